@@ -1,0 +1,237 @@
+//! Typed errors, split by concern.
+//!
+//! * [`MessageError`] — an impossible message layout.
+//! * [`ParameterError`] — a parameter set, table or protocol list that fails validation. Every
+//!   constructor of a parameter struct returns it, and so does deserialisation (the `serde`
+//!   feature routes loading through the same constructors).
+//! * [`FitError`] — a fit that cannot be computed from the data it was given.
+//!
+//! Every variant names the offending field and carries the offending value, so a message read
+//! from a log says what to fix.
+
+use thiserror::Error;
+
+/// An impossible [`Message`](crate::Message) layout.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum MessageError {
+    /// More than one block with stride 0: the blocks would all start at the same byte.
+    #[error("a vector of {count} blocks needs a stride > 0, got stride 0")]
+    ZeroStride {
+        /// Number of blocks requested.
+        count: u64,
+    },
+    /// Blocks would overlap because a block is longer than the distance between block starts.
+    #[error("block_len = {block_len} bytes is longer than stride = {stride} bytes: blocks overlap")]
+    BlockLongerThanStride {
+        /// Bytes per block.
+        block_len: u64,
+        /// Bytes between the starts of consecutive blocks.
+        stride: u64,
+    },
+    /// The total size or the extent of the layout does not fit in a `u64`.
+    #[error(
+        "layout of {count} blocks of {block_len} bytes with stride {stride} overflows u64 bytes"
+    )]
+    Overflow {
+        /// Number of blocks.
+        count: u64,
+        /// Bytes per block.
+        block_len: u64,
+        /// Bytes between the starts of consecutive blocks.
+        stride: u64,
+    },
+}
+
+/// A parameter set, table or protocol list that fails validation.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum ParameterError {
+    /// A real-valued parameter outside its allowed range (NaN and infinities always fail).
+    #[error("parameter `{name}` = {value} is invalid: it must be {expected}")]
+    OutOfRange {
+        /// The parameter's field name.
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// The allowed range in words, e.g. "finite and >= 0".
+        expected: &'static str,
+    },
+    /// An integer parameter below its minimum.
+    #[error("parameter `{name}` = {value} is invalid: it must be at least {min}")]
+    TooSmall {
+        /// The parameter's field name.
+        name: &'static str,
+        /// The rejected value.
+        value: u64,
+        /// The smallest allowed value.
+        min: u64,
+    },
+    /// A table with no points.
+    #[error("table `{name}` has no points")]
+    EmptyTable {
+        /// Which axis or table.
+        name: &'static str,
+    },
+    /// Two table arrays whose lengths must agree do not.
+    #[error("table `{name}`: expected {expected} values, got {got}")]
+    LengthMismatch {
+        /// Which table.
+        name: &'static str,
+        /// The length required by the axes.
+        expected: usize,
+        /// The length supplied.
+        got: usize,
+    },
+    /// A non-finite number inside a table.
+    #[error("table `{name}`: entry {index} is {value}, which is not finite")]
+    NonFiniteEntry {
+        /// Which axis or value array.
+        name: &'static str,
+        /// Position of the entry (row-major for 2-D values).
+        index: usize,
+        /// The rejected value.
+        value: f64,
+    },
+    /// A table axis that is not strictly increasing.
+    #[error(
+        "table axis `{name}` must be strictly increasing: entry {index} = {value} follows {previous}"
+    )]
+    NotIncreasing {
+        /// Which axis.
+        name: &'static str,
+        /// Position of the offending entry.
+        index: usize,
+        /// The offending entry.
+        value: f64,
+        /// The entry before it.
+        previous: f64,
+    },
+    /// A protocol list with no ranges.
+    #[error("a protocol list needs at least one size range")]
+    NoProtocolRanges,
+    /// The first protocol range must start at 0 or 1 byte.
+    #[error("the first protocol range must start at 0 or 1 byte, got {start}")]
+    FirstRangeStart {
+        /// The rejected start.
+        start: u64,
+    },
+    /// A range whose end is not after its start.
+    #[error("protocol range {index} is empty: start {start} >= end {end}")]
+    EmptyRange {
+        /// Position of the range.
+        index: usize,
+        /// Its first size (bytes).
+        start: u64,
+        /// Its exclusive end (bytes).
+        end: u64,
+    },
+    /// A bounded range that is not the last, or an unbounded range that is not the last.
+    #[error("protocol range {index} is unbounded but is not the last range")]
+    UnboundedRangeNotLast {
+        /// Position of the range.
+        index: usize,
+    },
+    /// The last range has an end: sizes beyond it would have no model.
+    #[error("the last protocol range must be unbounded, but it ends at {end} bytes")]
+    LastRangeBounded {
+        /// The end of the last range.
+        end: u64,
+    },
+    /// Consecutive ranges that overlap, leave a gap or are out of order.
+    #[error(
+        "protocol range {index} starts at {start} bytes but the previous range ends at {previous_end} bytes ({problem})"
+    )]
+    RangesNotContiguous {
+        /// Position of the later range.
+        index: usize,
+        /// Its start.
+        start: u64,
+        /// The previous range's exclusive end.
+        previous_end: u64,
+        /// "overlap", "gap" or "unsorted".
+        problem: &'static str,
+    },
+}
+
+impl ParameterError {
+    /// Checks `value >= 0` and finite; NaN fails.
+    pub(crate) fn non_negative(name: &'static str, value: f64) -> Result<f64, Self> {
+        if value >= 0.0 && value.is_finite() {
+            Ok(value)
+        } else {
+            Err(Self::OutOfRange {
+                name,
+                value,
+                expected: "finite and >= 0",
+            })
+        }
+    }
+
+    /// Checks an integer against its minimum.
+    pub(crate) fn at_least(name: &'static str, value: u64, min: u64) -> Result<u64, Self> {
+        if value >= min {
+            Ok(value)
+        } else {
+            Err(Self::TooSmall { name, value, min })
+        }
+    }
+}
+
+/// A fit that cannot be computed from the data it was given.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum FitError {
+    /// Fewer observations than coefficients (or than the method needs).
+    #[error("{what}: need at least {needed} points, got {got}")]
+    TooFewPoints {
+        /// What was being fitted.
+        what: &'static str,
+        /// The minimum number of points.
+        needed: usize,
+        /// The number supplied.
+        got: usize,
+    },
+    /// A design matrix or observation vector with the wrong shape.
+    #[error("{what}: expected {expected} entries, got {got}")]
+    DimensionMismatch {
+        /// Which input.
+        what: &'static str,
+        /// The length required.
+        expected: usize,
+        /// The length supplied.
+        got: usize,
+    },
+    /// A NaN or infinite input.
+    #[error("{what}: entry {index} is {value}, which is not finite")]
+    NonFinite {
+        /// Which input.
+        what: &'static str,
+        /// Position of the entry.
+        index: usize,
+        /// The rejected value.
+        value: f64,
+    },
+    /// The columns of the design matrix are linearly dependent (or a column is all zero), so the
+    /// coefficients are not determined by the data.
+    #[error(
+        "design matrix has rank {rank} < {columns} columns: the coefficients are not identifiable (column {column} is a combination of the others or zero)"
+    )]
+    RankDeficient {
+        /// Numerical rank found.
+        rank: usize,
+        /// Number of columns (coefficients).
+        columns: usize,
+        /// A column that is (numerically) dependent on the others.
+        column: usize,
+    },
+    /// The singular value decomposition did not converge (pathological input).
+    #[error("{what}: the singular value decomposition did not converge")]
+    NotConverged {
+        /// What was being fitted.
+        what: &'static str,
+    },
+    /// A fit that produced an invalid parameter set.
+    #[error("fitted parameters are invalid: {0}")]
+    InvalidParameters(#[from] ParameterError),
+}

@@ -1,0 +1,67 @@
+//! # commcost — predict what communication costs in parallel programs
+//!
+//! Analytic, calibrated models of point-to-point communication behind one trait,
+//! [`CommModel`]: pure functions from a [`Message`] (size and memory layout) to seconds, cheap
+//! enough to call inside a runtime scheduler or an MPI algorithm selector.
+//!
+//! ## Quick start
+//!
+//! ```
+//! use commcost::{CommModel, Message, presets};
+//!
+//! // Open MPI over InfiniBand, LogGP parameters of Hoefler et al. 2007, Table 2
+//! let openib = presets::open_mpi_openib();
+//! let t = openib.p2p(&Message::contiguous(64 * 1024));
+//! // 2o + L + (s - 1) G = 2 * 4.72 + 5.96 + 65535 * 0.00103 µs (rendezvous range)
+//! assert!((t - 82.90105e-6).abs() < 1e-12);
+//! ```
+//!
+//! ## Models
+//!
+//! | model | type | captures | paper |
+//! |---|---|---|---|
+//! | LogP | [`LogP`] | latency, CPU overhead, injection gap; fixed small messages | Culler et al. 1993 |
+//! | LogGP | [`LogGP`] | LogP + per-byte gap of long messages | Alexandrov et al. 1995 |
+//! | PRAM | [`Pram`] | unit cost, the baseline | Fortune & Wyllie 1978 |
+//! | protocol ranges | [`Protocols`] | a transport as size ranges (eager / rendezvous), each with its model | Hoefler et al. 2007 |
+//!
+//! `docs/MODELS.md` in the repository is a guide to choosing between them.
+//!
+//! ## Data flow
+//!
+//! measurements → [`calibrate`] → parameter structs (validated on construction and on load) →
+//! [`CommModel`] → predictions. Models never call calibration.
+//!
+//! Supporting pieces: [`Table1D`] / [`Table2D`] hold parameters measured at discrete sizes and
+//! strides; [`calibrate::least_squares`] is the fitting routine every calibration uses;
+//! [`presets`] embeds published parameter sets; [`ModelSpec`] stores any model.
+//!
+//! ## Units
+//!
+//! Times are seconds (`f64`), sizes and strides bytes (`u64`). The papers quote µs; presets are
+//! converted.
+//!
+//! ## Feature flags
+//!
+//! * `serde` (off by default): `Serialize` / `Deserialize` for every parameter struct, table,
+//!   [`Message`] and [`ModelSpec`]. Deserialisation runs the same validation as the
+//!   constructors, so a loaded file can never hold a value `new` would reject.
+
+pub mod calibrate;
+mod error;
+mod message;
+mod model;
+mod models;
+pub mod presets;
+mod spec;
+mod table;
+
+pub use error::{FitError, MessageError, ParameterError};
+pub use message::Message;
+pub use model::CommModel;
+pub use models::loggp::LogGP;
+pub use models::logp::LogP;
+pub use models::pram::Pram;
+pub use models::protocol::{ProtocolRange, Protocols};
+pub use spec::ModelSpec;
+pub use table::{Table1D, Table2D};

@@ -1,0 +1,102 @@
+//! The [`CommModel`] trait every model implements.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use crate::Message;
+
+/// A communication cost model: pure functions from a [`Message`] to seconds.
+///
+/// # Contract
+///
+/// Implementations are expected to be immutable parameter sets, so that one instance can be
+/// shared between threads and called concurrently (`Send + Sync`), and the trait is object safe
+/// (`&dyn CommModel`, `Box<dyn CommModel>`): the collectives and the selection code never name a
+/// concrete model.
+///
+/// Every method returns a time in **seconds** that is **finite and non-negative** for every
+/// message. Models whose formula is monotone (LogP, LogGP, table models over non-decreasing
+/// tables) are also **non-decreasing in [`Message::bytes`]**; a [`Protocols`](crate::Protocols)
+/// model is monotone only within each size range, because a real transport may get faster when
+/// it switches protocol (NMPI/SCI at 12289 bytes in the presets).
+///
+/// Only [`p2p`](Self::p2p) is required. The other four quantities are what the collectives are
+/// built from (SPEC §8); their defaults describe a model that knows nothing but end-to-end time:
+/// no CPU overhead, no gap, and a sender that can start the next message immediately.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{CommModel, LogGP, Message};
+///
+/// // LogGP with L = 5 µs, o = 1 µs, g = 2 µs, G = 1 ns/byte, 2 processes
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+/// let dynamic: &dyn CommModel = &model;
+/// // 2o + L + (s - 1) G for s = 1001 bytes
+/// let t = dynamic.p2p(&Message::contiguous(1001));
+/// assert!((t - (2e-6 + 5e-6 + 1000.0 * 1e-9)).abs() < 1e-15);
+/// # Ok::<(), commcost::ParameterError>(())
+/// ```
+pub trait CommModel: Debug + Send + Sync {
+    /// End-to-end time of one point-to-point message: from the moment the sender starts sending
+    /// until the receiver can use the data.
+    fn p2p(&self, msg: &Message) -> f64;
+
+    /// CPU time the sender spends on the message (LogP's `o` at the sending side).
+    ///
+    /// Default: 0 (a model without an overhead term).
+    fn send_overhead(&self, msg: &Message) -> f64 {
+        let _ = msg;
+        0.0
+    }
+
+    /// CPU time the receiver spends on the message (LogP's `o` at the receiving side).
+    ///
+    /// Default: 0.
+    fn recv_overhead(&self, msg: &Message) -> f64 {
+        let _ = msg;
+        0.0
+    }
+
+    /// Minimum time between the starts of two consecutive sends of this message from one
+    /// process (LogP `max(g, o)`, LogGP `max(o, g + (s - 1) G)`).
+    ///
+    /// Default: [`send_overhead`](Self::send_overhead) — the sender is busy only while it pays
+    /// its own overhead.
+    fn send_interval(&self, msg: &Message) -> f64 {
+        self.send_overhead(msg)
+    }
+
+    /// Idle gap a sender must leave between successive messages beyond their own cost (LogP's
+    /// and LogGP's `g`); the tree broadcast of SPEC §8 pays it between rounds.
+    ///
+    /// Default: 0.
+    fn gap(&self, msg: &Message) -> f64 {
+        let _ = msg;
+        0.0
+    }
+}
+
+macro_rules! forward_comm_model {
+    ($($wrapper:ty),*) => {$(
+        impl<M: CommModel + ?Sized> CommModel for $wrapper {
+            fn p2p(&self, msg: &Message) -> f64 {
+                (**self).p2p(msg)
+            }
+            fn send_overhead(&self, msg: &Message) -> f64 {
+                (**self).send_overhead(msg)
+            }
+            fn recv_overhead(&self, msg: &Message) -> f64 {
+                (**self).recv_overhead(msg)
+            }
+            fn send_interval(&self, msg: &Message) -> f64 {
+                (**self).send_interval(msg)
+            }
+            fn gap(&self, msg: &Message) -> f64 {
+                (**self).gap(msg)
+            }
+        }
+    )*};
+}
+
+forward_comm_model!(&M, Box<M>, Arc<M>);

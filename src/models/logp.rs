@@ -1,0 +1,159 @@
+//! LogP (Culler et al. 1993): latency, overhead, gap, processors, fixed small-message size.
+
+use crate::error::ParameterError;
+use crate::{CommModel, Message};
+
+/// The LogP model: a network that carries fixed-size small messages of `w` bytes.
+///
+/// Parameters (seconds unless stated): `L` [`latency`](Self::latency), `o`
+/// [`overhead`](Self::overhead) (the same at sender and receiver), `g` [`gap`](Self::gap) (the
+/// minimum interval between consecutive message injections), `P`
+/// [`processors`](Self::processors) and `w` [`word_bytes`](Self::word_bytes).
+///
+/// # Formula
+///
+/// A `B`-byte message travels as `m = max(1, ceil(B / w))` small messages (SPEC §1):
+///
+/// ```text
+/// T(B) = 2o + L + (m - 1) max(g, o)
+/// ```
+///
+/// The memory-logP paper (§5) writes `o + max(g, o) ceil(B/w) + L + o`, which counts one
+/// injection interval too many (for `B <= w` it would not reduce to `2o + L`); this crate follows
+/// the `(m - 1)` form. A 0-byte message costs what a 1-byte message does.
+///
+/// # References
+///
+/// D. Culler, R. Karp, D. Patterson, A. Sahay, K. E. Schauser, E. Santos, R. Subramonian,
+/// T. von Eicken, "LogP: Towards a realistic model of parallel computation", PPoPP 1993.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{CommModel, LogP, Message};
+///
+/// // L = 10 µs, o = 2 µs, g = 4 µs, P = 8, w = 8 bytes
+/// let logp = LogP::new(10e-6, 2e-6, 4e-6, 8, 8)?;
+/// // 20 bytes = 3 words: 2o + L + 2 max(g, o) = 4 + 10 + 8 = 22 µs
+/// assert!((logp.p2p(&Message::contiguous(20)) - 22e-6).abs() < 1e-15);
+/// # Ok::<(), commcost::ParameterError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "LogPFields")
+)]
+pub struct LogP {
+    latency: f64,
+    overhead: f64,
+    gap: f64,
+    processors: u64,
+    word_bytes: u64,
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogPFields {
+    latency: f64,
+    overhead: f64,
+    gap: f64,
+    processors: u64,
+    word_bytes: u64,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<LogPFields> for LogP {
+    type Error = ParameterError;
+    fn try_from(f: LogPFields) -> Result<Self, Self::Error> {
+        LogP::new(f.latency, f.overhead, f.gap, f.processors, f.word_bytes)
+    }
+}
+
+impl LogP {
+    /// Builds a LogP parameter set.
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError`] naming the field if `latency`, `overhead` or `gap` is negative or not
+    /// finite, if `processors < 1` or if `word_bytes < 1`.
+    pub fn new(
+        latency: f64,
+        overhead: f64,
+        gap: f64,
+        processors: u64,
+        word_bytes: u64,
+    ) -> Result<Self, ParameterError> {
+        Ok(Self {
+            latency: ParameterError::non_negative("latency", latency)?,
+            overhead: ParameterError::non_negative("overhead", overhead)?,
+            gap: ParameterError::non_negative("gap", gap)?,
+            processors: ParameterError::at_least("processors", processors, 1)?,
+            word_bytes: ParameterError::at_least("word_bytes", word_bytes, 1)?,
+        })
+    }
+
+    /// `L`: network latency of one small message, seconds.
+    pub fn latency(&self) -> f64 {
+        self.latency
+    }
+
+    /// `o`: CPU overhead of sending or receiving one small message, seconds.
+    pub fn overhead(&self) -> f64 {
+        self.overhead
+    }
+
+    /// `g`: minimum interval between consecutive injections, seconds.
+    pub fn gap(&self) -> f64 {
+        self.gap
+    }
+
+    /// `P`: number of processors.
+    pub fn processors(&self) -> u64 {
+        self.processors
+    }
+
+    /// `w`: bytes carried by one small message.
+    pub fn word_bytes(&self) -> u64 {
+        self.word_bytes
+    }
+
+    /// `m = max(1, ceil(B / w))`: small messages needed for `bytes`.
+    pub fn words(&self, bytes: u64) -> u64 {
+        bytes.div_ceil(self.word_bytes).max(1)
+    }
+
+    /// `max(g, o)`: interval between the starts of two consecutive small-message sends.
+    pub fn injection_interval(&self) -> f64 {
+        self.gap.max(self.overhead)
+    }
+}
+
+impl CommModel for LogP {
+    /// `T = 2o + L + (m - 1) max(g, o)`, `m = max(1, ceil(B / w))` (SPEC §1).
+    fn p2p(&self, msg: &Message) -> f64 {
+        let m = self.words(msg.bytes());
+        2.0 * self.overhead + self.latency + (m - 1) as f64 * self.injection_interval()
+    }
+
+    /// `o`.
+    fn send_overhead(&self, _msg: &Message) -> f64 {
+        self.overhead
+    }
+
+    /// `o`.
+    fn recv_overhead(&self, _msg: &Message) -> f64 {
+        self.overhead
+    }
+
+    /// `m max(g, o)`: the next message's first word follows this message's last one.
+    fn send_interval(&self, msg: &Message) -> f64 {
+        self.words(msg.bytes()) as f64 * self.injection_interval()
+    }
+
+    /// `g`.
+    fn gap(&self, _msg: &Message) -> f64 {
+        self.gap
+    }
+}

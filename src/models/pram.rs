@@ -1,0 +1,84 @@
+//! PRAM: every communication costs one unit.
+
+use crate::error::ParameterError;
+use crate::{CommModel, Message};
+
+/// The PRAM model: every communication, whatever its size or layout, costs one unit.
+///
+/// # Formula
+///
+/// ```text
+/// T = o + l = unit_cost
+/// ```
+///
+/// As a log_n P special case (lognp seed §5): `n = 1` and the single hop costs one unit. PRAM
+/// has no overhead or gap, so the trait's defaults apply: a sender can start the next message at
+/// once, which is the PRAM assumption of unlimited concurrent access.
+///
+/// # References
+///
+/// S. Fortune, J. Wyllie, "Parallelism in random access machines", STOC 1978.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{CommModel, Message, Pram};
+///
+/// let pram = Pram::unit();
+/// assert_eq!(pram.unit_cost(), 1.0);
+/// assert_eq!(pram.p2p(&Message::contiguous(1 << 20)), 1.0);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "PramFields")
+)]
+pub struct Pram {
+    unit_cost: f64,
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PramFields {
+    unit_cost: f64,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<PramFields> for Pram {
+    type Error = ParameterError;
+    fn try_from(f: PramFields) -> Result<Self, Self::Error> {
+        Pram::new(f.unit_cost)
+    }
+}
+
+impl Pram {
+    /// A PRAM whose every communication costs `unit_cost` seconds.
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError::OutOfRange`] for a negative or non-finite `unit_cost`.
+    pub fn new(unit_cost: f64) -> Result<Self, ParameterError> {
+        Ok(Self {
+            unit_cost: ParameterError::non_negative("unit_cost", unit_cost)?,
+        })
+    }
+
+    /// The textbook PRAM: unit cost 1.
+    pub fn unit() -> Self {
+        Self { unit_cost: 1.0 }
+    }
+
+    /// Cost of any communication, seconds.
+    pub fn unit_cost(&self) -> f64 {
+        self.unit_cost
+    }
+}
+
+impl CommModel for Pram {
+    /// `T = unit_cost`.
+    fn p2p(&self, _msg: &Message) -> f64 {
+        self.unit_cost
+    }
+}

@@ -1,0 +1,310 @@
+//! A transport as a sequence of size ranges, each with its own model (eager / rendezvous, ...).
+
+use crate::error::ParameterError;
+use crate::{CommModel, Message};
+
+/// One size range `[start, end)` of a [`Protocols`] model and the model used inside it.
+///
+/// `end = None` means unbounded (only the last range may be).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ProtocolRange<M> {
+    start: u64,
+    end: Option<u64>,
+    model: M,
+}
+
+impl<M> ProtocolRange<M> {
+    /// The range of sizes `start <= bytes < end` (`end = None`: no upper bound) using `model`.
+    /// Checked when assembled into [`Protocols::new`].
+    pub fn new(start: u64, end: Option<u64>, model: M) -> Self {
+        Self { start, end, model }
+    }
+
+    /// First message size (bytes) of the range.
+    pub fn start(&self) -> u64 {
+        self.start
+    }
+
+    /// Exclusive end (bytes), `None` when unbounded.
+    pub fn end(&self) -> Option<u64> {
+        self.end
+    }
+
+    /// The model used for sizes in the range.
+    pub fn model(&self) -> &M {
+        &self.model
+    }
+
+    /// True when `bytes` lies in the range.
+    pub fn contains(&self, bytes: u64) -> bool {
+        bytes >= self.start && self.end.is_none_or(|end| bytes < end)
+    }
+}
+
+/// A size-ranged multi-protocol model: a real transport is a sequence of size intervals, each
+/// with its own parameter set (loggp-assessment Table 2; SPEC §2).
+///
+/// # Formula
+///
+/// ```text
+/// T(msg) = M_i(msg)   for the range i with start_i <= bytes(msg) < end_i
+/// ```
+///
+/// A 0-byte message uses the first range even when it starts at 1 byte. Every [`CommModel`]
+/// method is forwarded to the selected range's model. The result is monotone in size only within
+/// each range: at a switch a transport may become faster.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{CommModel, LogGP, Message, Protocols};
+///
+/// // Open MPI / openib (Hoefler et al. 2007, Table 2): switch at 12289 bytes
+/// let eager = LogGP::new(5.96e-6, 4.72e-6, 5.14e-6, 0.00073e-6, 2)?;
+/// let rendezvous = LogGP::new(5.96e-6, 4.72e-6, 21.39e-6, 0.00103e-6, 2)?;
+/// let openib = Protocols::from_starts(vec![(1, eager), (12289, rendezvous)])?;
+/// assert_eq!(openib.range_index(12288), 0);
+/// assert_eq!(openib.range_index(12289), 1);
+/// // 12289 B: 2 * 4.72 + 5.96 + 12288 * 0.00103 = 28.05664 µs
+/// assert!((openib.p2p(&Message::contiguous(12289)) - 28.05664e-6).abs() < 1e-12);
+/// # Ok::<(), commcost::ParameterError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "ProtocolsFields<M>",
+        bound(
+            serialize = "M: serde::Serialize",
+            deserialize = "M: serde::Deserialize<'de>"
+        )
+    )
+)]
+pub struct Protocols<M> {
+    ranges: Vec<ProtocolRange<M>>,
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProtocolsFields<M> {
+    ranges: Vec<ProtocolRange<M>>,
+}
+
+#[cfg(feature = "serde")]
+impl<M> TryFrom<ProtocolsFields<M>> for Protocols<M> {
+    type Error = ParameterError;
+    fn try_from(f: ProtocolsFields<M>) -> Result<Self, Self::Error> {
+        Protocols::new(f.ranges)
+    }
+}
+
+impl<M> Protocols<M> {
+    /// Assembles ranges into a protocol list.
+    ///
+    /// # Errors
+    ///
+    /// * [`ParameterError::NoProtocolRanges`] for an empty list;
+    /// * [`ParameterError::FirstRangeStart`] unless the first range starts at 0 or 1;
+    /// * [`ParameterError::EmptyRange`] for `end <= start`;
+    /// * [`ParameterError::RangesNotContiguous`] when a range does not start exactly where the
+    ///   previous one ends (overlap, gap or wrong order);
+    /// * [`ParameterError::UnboundedRangeNotLast`] / [`ParameterError::LastRangeBounded`] unless
+    ///   exactly the last range is unbounded.
+    pub fn new(ranges: Vec<ProtocolRange<M>>) -> Result<Self, ParameterError> {
+        let first = ranges.first().ok_or(ParameterError::NoProtocolRanges)?;
+        if first.start > 1 {
+            return Err(ParameterError::FirstRangeStart { start: first.start });
+        }
+        let last = ranges.len() - 1;
+        for (index, range) in ranges.iter().enumerate() {
+            match range.end {
+                Some(end) if end <= range.start => {
+                    return Err(ParameterError::EmptyRange {
+                        index,
+                        start: range.start,
+                        end,
+                    });
+                }
+                Some(end) if index == last => return Err(ParameterError::LastRangeBounded { end }),
+                None if index != last => {
+                    return Err(ParameterError::UnboundedRangeNotLast { index });
+                }
+                _ => {}
+            }
+            if index > 0 {
+                // every range before the last is bounded, checked above
+                let previous = &ranges[index - 1];
+                let previous_end = previous.end.unwrap_or(u64::MAX);
+                if range.start != previous_end {
+                    let problem = if range.start < previous.start {
+                        "unsorted"
+                    } else if range.start < previous_end {
+                        "overlap"
+                    } else {
+                        "gap"
+                    };
+                    return Err(ParameterError::RangesNotContiguous {
+                        index,
+                        start: range.start,
+                        previous_end,
+                        problem,
+                    });
+                }
+            }
+        }
+        Ok(Self { ranges })
+    }
+
+    /// Builds contiguous ranges from `(start, model)` pairs: each range ends where the next
+    /// starts, the last is unbounded.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new): starts must be strictly increasing and the first 0 or 1.
+    pub fn from_starts(starts: Vec<(u64, M)>) -> Result<Self, ParameterError> {
+        Self::new(Self::from_trusted_starts(starts).ranges)
+    }
+
+    /// As [`from_starts`](Self::from_starts) for start lists the crate knows to be valid
+    /// (embedded presets); a unit test re-validates every use.
+    pub(crate) fn from_trusted_starts(starts: Vec<(u64, M)>) -> Self {
+        let ends: Vec<Option<u64>> = starts
+            .iter()
+            .skip(1)
+            .map(|(start, _)| Some(*start))
+            .chain(std::iter::once(None))
+            .collect();
+        Self {
+            ranges: starts
+                .into_iter()
+                .zip(ends)
+                .map(|((start, model), end)| ProtocolRange::new(start, end, model))
+                .collect(),
+        }
+    }
+
+    /// A single range covering every size.
+    pub fn single(model: M) -> Self {
+        Self {
+            ranges: vec![ProtocolRange::new(0, None, model)],
+        }
+    }
+
+    /// The ranges, in increasing size order.
+    pub fn ranges(&self) -> &[ProtocolRange<M>] {
+        &self.ranges
+    }
+
+    /// The sizes (bytes) at which a new protocol starts: every range start but the first.
+    pub fn switch_points(&self) -> impl Iterator<Item = u64> + '_ {
+        self.ranges.iter().skip(1).map(|r| r.start)
+    }
+
+    /// Index of the range that holds `bytes` (sizes below the first start use range 0).
+    ///
+    /// `O(log r)` for `r` ranges.
+    pub fn range_index(&self, bytes: u64) -> usize {
+        self.ranges
+            .partition_point(|r| r.start <= bytes)
+            .saturating_sub(1)
+    }
+
+    /// The model used for a message of `bytes` bytes.
+    pub fn model_for(&self, bytes: u64) -> &M {
+        &self.ranges[self.range_index(bytes)].model
+    }
+}
+
+impl<M: CommModel> CommModel for Protocols<M> {
+    fn p2p(&self, msg: &Message) -> f64 {
+        self.model_for(msg.bytes()).p2p(msg)
+    }
+    fn send_overhead(&self, msg: &Message) -> f64 {
+        self.model_for(msg.bytes()).send_overhead(msg)
+    }
+    fn recv_overhead(&self, msg: &Message) -> f64 {
+        self.model_for(msg.bytes()).recv_overhead(msg)
+    }
+    fn send_interval(&self, msg: &Message) -> f64 {
+        self.model_for(msg.bytes()).send_interval(msg)
+    }
+    fn gap(&self, msg: &Message) -> f64 {
+        self.model_for(msg.bytes()).gap(msg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Pram;
+
+    fn pram(c: f64) -> Pram {
+        Pram::new(c).unwrap()
+    }
+
+    #[test]
+    fn validation_names_each_problem() {
+        assert_eq!(
+            Protocols::<Pram>::new(vec![]),
+            Err(ParameterError::NoProtocolRanges)
+        );
+        assert_eq!(
+            Protocols::from_starts(vec![(2, pram(1.0))]),
+            Err(ParameterError::FirstRangeStart { start: 2 })
+        );
+        assert_eq!(
+            Protocols::new(vec![
+                ProtocolRange::new(0, None, pram(1.0)),
+                ProtocolRange::new(10, None, pram(2.0)),
+            ]),
+            Err(ParameterError::UnboundedRangeNotLast { index: 0 })
+        );
+        assert_eq!(
+            Protocols::new(vec![ProtocolRange::new(0, Some(10), pram(1.0))]),
+            Err(ParameterError::LastRangeBounded { end: 10 })
+        );
+        assert_eq!(
+            Protocols::new(vec![
+                ProtocolRange::new(1, Some(1), pram(1.0)),
+                ProtocolRange::new(1, None, pram(2.0)),
+            ]),
+            Err(ParameterError::EmptyRange {
+                index: 0,
+                start: 1,
+                end: 1
+            })
+        );
+        let gap = Protocols::new(vec![
+            ProtocolRange::new(1, Some(10), pram(1.0)),
+            ProtocolRange::new(11, None, pram(2.0)),
+        ]);
+        assert!(matches!(
+            gap,
+            Err(ParameterError::RangesNotContiguous { problem: "gap", index: 1, .. })
+        ));
+        let overlap = Protocols::new(vec![
+            ProtocolRange::new(1, Some(10), pram(1.0)),
+            ProtocolRange::new(5, None, pram(2.0)),
+        ]);
+        assert!(matches!(
+            overlap,
+            Err(ParameterError::RangesNotContiguous { problem: "overlap", .. })
+        ));
+    }
+
+    #[test]
+    fn lookup_picks_the_containing_range() {
+        let p = Protocols::from_starts(vec![(1, pram(1.0)), (100, pram(2.0)), (1000, pram(3.0))])
+            .unwrap();
+        let picks: Vec<usize> = [0, 1, 99, 100, 999, 1000, u64::MAX]
+            .iter()
+            .map(|&b| p.range_index(b))
+            .collect();
+        assert_eq!(picks, vec![0, 0, 0, 1, 1, 2, 2]);
+        assert_eq!(p.switch_points().collect::<Vec<_>>(), vec![100, 1000]);
+        assert_eq!(p.p2p(&Message::contiguous(500)), 2.0);
+    }
+}

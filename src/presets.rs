@@ -1,0 +1,129 @@
+//! Published parameter sets from the papers, embedded.
+//!
+//! # Table 2 of Hoefler, Lichei & Rehm (2007)
+//!
+//! LogGP parameters measured with the PRTT method on four transports (SPEC §9). The paper
+//! quotes µs and µs/byte; they are converted to seconds here. The paper's `o(1)` (the overhead
+//! of a 1-byte message) is used as `o`, and `P = 2` (the parameters were measured between two
+//! processes).
+//!
+//! | transport | size range (bytes) | L | o(1) | g | G |
+//! |---|---|---|---|---|---|
+//! | MPICH2 / TCP | 1 ≤ s | 45.74 | 3.46 | 0.915 | 0.00849 |
+//! | NMPI / SCI | 1 ≤ s < 12289 | 5.48 | 6.10 | 7.78 | 0.0045 |
+//! | NMPI / SCI | 12289 ≤ s | 5.48 | 6.10 | 13.34 | 0.0037 |
+//! | Open MPI / openib | 1 ≤ s < 12289 | 5.96 | 4.72 | 5.14 | 0.00073 |
+//! | Open MPI / openib | 12289 ≤ s | 5.96 | 4.72 | 21.39 | 0.00103 |
+//! | Open MPI / gm | 1 ≤ s < 32769 | 10.53 | 1.27 | 9.44 | 0.0092 |
+//! | Open MPI / gm | 32769 ≤ s | 10.53 | 1.27 | 52.01 | 0.0042 |
+//!
+//! T. Hoefler, T. Lichei, W. Rehm, "Low-overhead LogGP parameter assessment for modern
+//! interconnection networks", IPDPS 2007, Table 2.
+
+use crate::{LogGP, Protocols};
+
+const MICROSECOND: f64 = 1e-6;
+
+/// One Table 2 row: `(first size, L, o(1), g, G)` in bytes and µs.
+type Row = (u64, f64, f64, f64, f64);
+
+const MPICH2_TCP: &[Row] = &[(1, 45.74, 3.46, 0.915, 0.00849)];
+const NMPI_SCI: &[Row] = &[
+    (1, 5.48, 6.10, 7.78, 0.0045),
+    (12289, 5.48, 6.10, 13.34, 0.0037),
+];
+const OPEN_MPI_OPENIB: &[Row] = &[
+    (1, 5.96, 4.72, 5.14, 0.00073),
+    (12289, 5.96, 4.72, 21.39, 0.00103),
+];
+const OPEN_MPI_GM: &[Row] = &[
+    (1, 10.53, 1.27, 9.44, 0.0092),
+    (32769, 10.53, 1.27, 52.01, 0.0042),
+];
+
+fn table2(rows: &[Row]) -> Protocols<LogGP> {
+    Protocols::from_trusted_starts(
+        rows.iter()
+            .map(|&(start, l, o, g, big_g)| {
+                let model = LogGP::from_trusted(
+                    l * MICROSECOND,
+                    o * MICROSECOND,
+                    g * MICROSECOND,
+                    big_g * MICROSECOND,
+                    2,
+                );
+                (start, model)
+            })
+            .collect(),
+    )
+}
+
+/// MPICH2 over TCP (Gigabit Ethernet): one protocol for all sizes (Table 2, row 1).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{CommModel, Message, presets};
+/// let tcp = presets::mpich2_tcp();
+/// // 1 byte: 2 o + L = 2 * 3.46 + 45.74 = 52.66 µs
+/// assert!((tcp.p2p(&Message::contiguous(1)) - 52.66e-6).abs() < 1e-12);
+/// ```
+pub fn mpich2_tcp() -> Protocols<LogGP> {
+    table2(MPICH2_TCP)
+}
+
+/// NMPI over SCI: protocol switch at 12289 bytes (Table 2, rows 2-3).
+pub fn nmpi_sci() -> Protocols<LogGP> {
+    table2(NMPI_SCI)
+}
+
+/// Open MPI over InfiniBand (openib): protocol switch at 12289 bytes (Table 2, rows 4-5).
+pub fn open_mpi_openib() -> Protocols<LogGP> {
+    table2(OPEN_MPI_OPENIB)
+}
+
+/// Open MPI over Myrinet (gm): protocol switch at 32769 bytes (Table 2, rows 6-7).
+pub fn open_mpi_gm() -> Protocols<LogGP> {
+    table2(OPEN_MPI_GM)
+}
+
+/// Every Table 2 transport with its name, in the table's order.
+pub fn table2_transports() -> [(&'static str, Protocols<LogGP>); 4] {
+    [
+        ("MPICH2/TCP", mpich2_tcp()),
+        ("NMPI/SCI", nmpi_sci()),
+        ("Open MPI/openib", open_mpi_openib()),
+        ("Open MPI/gm", open_mpi_gm()),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ProtocolRange;
+
+    /// The trusted constructors skip validation; the validating ones must accept the same data.
+    #[test]
+    fn every_preset_passes_validation() {
+        for (name, preset) in table2_transports() {
+            let rebuilt: Vec<ProtocolRange<LogGP>> = preset
+                .ranges()
+                .iter()
+                .map(|r| {
+                    let m = r.model();
+                    let model = LogGP::new(
+                        m.latency(),
+                        m.overhead(),
+                        m.gap(),
+                        m.gap_per_byte(),
+                        m.processors(),
+                    )
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    ProtocolRange::new(r.start(), r.end(), model)
+                })
+                .collect();
+            let validated = Protocols::new(rebuilt).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(validated, preset, "{name}");
+        }
+    }
+}

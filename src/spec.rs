@@ -1,0 +1,113 @@
+//! [`ModelSpec`]: any model of the crate as one value, the form in which models are stored.
+
+use crate::{CommModel, LogGP, LogP, Message, Pram, Protocols};
+
+/// Any model of the crate, as a tagged value.
+///
+/// This is how a scheduler loads a calibrated model from a file: with the `serde` feature a
+/// `ModelSpec` (de)serialises with a `"model"` tag naming the model, every parameter struct inside
+/// it is validated on load exactly as its `new` validates, and the result is used directly (it
+/// implements [`CommModel`]) or boxed with [`into_model`](Self::into_model).
+///
+/// | tag | variant |
+/// |---|---|
+/// | `logp` | [`LogP`] |
+/// | `loggp` | [`LogGP`] |
+/// | `pram` | [`Pram`] |
+/// | `logp_protocols` | [`Protocols<LogP>`] |
+/// | `loggp_protocols` | [`Protocols<LogGP>`] |
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{CommModel, Message, ModelSpec, presets};
+///
+/// let spec = ModelSpec::from(presets::open_mpi_openib());
+/// let model: Box<dyn CommModel> = spec.clone().into_model();
+/// let msg = Message::contiguous(4096);
+/// assert_eq!(model.p2p(&msg), spec.p2p(&msg));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(tag = "model")
+)]
+#[non_exhaustive]
+pub enum ModelSpec {
+    /// [`LogP`].
+    #[cfg_attr(feature = "serde", serde(rename = "logp"))]
+    LogP(LogP),
+    /// [`LogGP`].
+    #[cfg_attr(feature = "serde", serde(rename = "loggp"))]
+    LogGP(LogGP),
+    /// [`Pram`].
+    #[cfg_attr(feature = "serde", serde(rename = "pram"))]
+    Pram(Pram),
+    /// [`Protocols`] of [`LogP`] ranges.
+    #[cfg_attr(feature = "serde", serde(rename = "logp_protocols"))]
+    LogPProtocols(Protocols<LogP>),
+    /// [`Protocols`] of [`LogGP`] ranges (Table 2 of the LogGP-assessment paper).
+    #[cfg_attr(feature = "serde", serde(rename = "loggp_protocols"))]
+    LogGPProtocols(Protocols<LogGP>),
+}
+
+impl ModelSpec {
+    /// The model as a trait object borrowed from the spec.
+    pub fn as_model(&self) -> &dyn CommModel {
+        match self {
+            Self::LogP(m) => m,
+            Self::LogGP(m) => m,
+            Self::Pram(m) => m,
+            Self::LogPProtocols(m) => m,
+            Self::LogGPProtocols(m) => m,
+        }
+    }
+
+    /// The model as an owned trait object.
+    pub fn into_model(self) -> Box<dyn CommModel> {
+        match self {
+            Self::LogP(m) => Box::new(m),
+            Self::LogGP(m) => Box::new(m),
+            Self::Pram(m) => Box::new(m),
+            Self::LogPProtocols(m) => Box::new(m),
+            Self::LogGPProtocols(m) => Box::new(m),
+        }
+    }
+}
+
+macro_rules! spec_from {
+    ($($variant:ident($ty:ty)),* $(,)?) => {$(
+        impl From<$ty> for ModelSpec {
+            fn from(model: $ty) -> Self {
+                Self::$variant(model)
+            }
+        }
+    )*};
+}
+
+spec_from!(
+    LogP(LogP),
+    LogGP(LogGP),
+    Pram(Pram),
+    LogPProtocols(Protocols<LogP>),
+    LogGPProtocols(Protocols<LogGP>),
+);
+
+impl CommModel for ModelSpec {
+    fn p2p(&self, msg: &Message) -> f64 {
+        self.as_model().p2p(msg)
+    }
+    fn send_overhead(&self, msg: &Message) -> f64 {
+        self.as_model().send_overhead(msg)
+    }
+    fn recv_overhead(&self, msg: &Message) -> f64 {
+        self.as_model().recv_overhead(msg)
+    }
+    fn send_interval(&self, msg: &Message) -> f64 {
+        self.as_model().send_interval(msg)
+    }
+    fn gap(&self, msg: &Message) -> f64 {
+        self.as_model().gap(msg)
+    }
+}
