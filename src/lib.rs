@@ -65,3 +65,8 @@ pub use models::pram::Pram;
 pub use models::protocol::{ProtocolRange, Protocols};
 pub use spec::ModelSpec;
 pub use table::{Table1D, Table2D};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

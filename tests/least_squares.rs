@@ -46,7 +46,11 @@ fn statistics_match_a_hand_computed_example() {
     assert_rel(s.sse(), 2.7, 1e-12);
     assert_rel(s.sst(), 8.75, 1e-12);
     assert_rel(s.sigma_eps().unwrap(), 1.35f64.sqrt(), 1e-12);
-    assert_rel(s.coefficient_of_determination().unwrap(), 6.05 / 8.75, 1e-12);
+    assert_rel(
+        s.coefficient_of_determination().unwrap(),
+        6.05 / 8.75,
+        1e-12,
+    );
     assert_rel(s.unexplained_variance_ratio().unwrap(), 2.7 / 8.75, 1e-12);
     assert_rel(fit.predict(&[1.0, 10.0]).unwrap(), 12.1, 1e-12);
 
@@ -58,7 +62,11 @@ fn statistics_match_a_hand_computed_example() {
     assert_rel(test.sse(), 0.45, 1e-12);
     assert_rel(test.sst(), 3.5, 1e-12);
     assert_rel(test.sigma_eps().unwrap(), 0.45f64.sqrt(), 1e-12);
-    assert_rel(test.unexplained_variance_ratio().unwrap(), 0.45 / 3.5, 1e-12);
+    assert_rel(
+        test.unexplained_variance_ratio().unwrap(),
+        0.45 / 3.5,
+        1e-12,
+    );
 }
 
 #[test]
@@ -76,11 +84,19 @@ fn statistics_without_degrees_of_freedom_or_variance_are_none() {
 fn bad_inputs_are_typed_errors() {
     assert!(matches!(
         least_squares(&[1.0, 2.0], 2, &[1.0]),
-        Err(FitError::TooFewPoints { needed: 2, got: 1, .. })
+        Err(FitError::TooFewPoints {
+            needed: 2,
+            got: 1,
+            ..
+        })
     ));
     assert!(matches!(
         least_squares(&[1.0, 2.0, 3.0], 2, &[1.0, 2.0]),
-        Err(FitError::DimensionMismatch { expected: 4, got: 3, .. })
+        Err(FitError::DimensionMismatch {
+            expected: 4,
+            got: 3,
+            ..
+        })
     ));
     assert!(matches!(
         least_squares(&[1.0, f64::NAN, 1.0, 2.0], 2, &[1.0, 2.0]),
@@ -88,7 +104,11 @@ fn bad_inputs_are_typed_errors() {
     ));
     assert!(matches!(
         least_squares(&[1.0, 0.0, 1.0, 1.0], 2, &[1.0, f64::INFINITY]),
-        Err(FitError::NonFinite { what: "observations", index: 1, .. })
+        Err(FitError::NonFinite {
+            what: "observations",
+            index: 1,
+            ..
+        })
     ));
     assert!(matches!(
         least_squares(&[], 0, &[]),
@@ -97,19 +117,36 @@ fn bad_inputs_are_typed_errors() {
     // a zero column
     assert!(matches!(
         least_squares(&[1.0, 0.0, 1.0, 0.0, 1.0, 0.0], 2, &[1.0, 2.0, 3.0]),
-        Err(FitError::RankDeficient { rank: 1, columns: 2, column: 1 })
+        Err(FitError::RankDeficient {
+            rank: 1,
+            columns: 2,
+            column: 1
+        })
     ));
     // column 2 = 2 × column 1: dependent
     let design = [1.0, 1.0, 2.0, 1.0, 2.0, 4.0, 1.0, 3.0, 6.0, 1.0, 5.0, 10.0];
     match least_squares(&design, 3, &[1.0, 2.0, 3.0, 4.0]) {
-        Err(FitError::RankDeficient { rank: 2, columns: 3, column }) => {
-            assert!(column == 1 || column == 2, "names a dependent column, got {column}")
+        Err(FitError::RankDeficient {
+            rank: 2,
+            columns: 3,
+            column,
+        }) => {
+            assert!(
+                column == 1 || column == 2,
+                "names a dependent column, got {column}"
+            )
         }
         other => panic!("expected rank deficiency, got {other:?}"),
     }
     let fit = least_squares(&[1.0, 0.0, 1.0, 1.0, 1.0, 2.0], 2, &[0.0, 1.0, 2.0]).unwrap();
-    assert!(matches!(fit.predict(&[1.0]), Err(FitError::DimensionMismatch { .. })));
-    assert!(matches!(fit.evaluate(&[], &[]), Err(FitError::TooFewPoints { .. })));
+    assert!(matches!(
+        fit.predict(&[1.0]),
+        Err(FitError::DimensionMismatch { .. })
+    ));
+    assert!(matches!(
+        fit.evaluate(&[], &[]),
+        Err(FitError::TooFewPoints { .. })
+    ));
 }
 
 proptest! {

@@ -72,7 +72,9 @@ fn a_scheduler_loads_a_model_file_and_predicts() {
                        "gap_per_byte": 1.03e-9, "processors": 2}}
         ]
     }"#;
-    let model: Box<dyn CommModel> = serde_json::from_str::<ModelSpec>(file).unwrap().into_model();
+    let model: Box<dyn CommModel> = serde_json::from_str::<ModelSpec>(file)
+        .unwrap()
+        .into_model();
     let preset = presets::open_mpi_openib();
     for bytes in [1, 1024, 12288, 12289, 65536] {
         let msg = Message::contiguous(bytes);
@@ -86,7 +88,10 @@ fn invalid_parameters_are_rejected_naming_the_field() {
     let err = load_error::<LogGP>(
         r#"{"latency": -1e-6, "overhead": 0, "gap": 0, "gap_per_byte": 0, "processors": 2}"#,
     );
-    assert!(err.contains("`latency`") && err.contains("-0.000001"), "{err}");
+    assert!(
+        err.contains("`latency`") && err.contains("-0.000001"),
+        "{err}"
+    );
     let err = load_error::<LogP>(
         r#"{"latency": 1, "overhead": 1, "gap": 1, "processors": 0, "word_bytes": 8}"#,
     );
@@ -154,10 +159,13 @@ mod serde_value_helper {
     }
 }
 
+/// `(start, end)` of one protocol range in a test file.
+type Range = (u64, Option<u64>);
+
 #[test]
 fn invalid_protocol_lists_are_rejected() {
     let model = r#"{"latency": 1e-6, "overhead": 1e-6, "gap": 1e-6, "gap_per_byte": 1e-9, "processors": 2}"#;
-    let list = |ranges: &[(u64, Option<u64>)]| {
+    let list = |ranges: &[Range]| {
         let body: Vec<String> = ranges
             .iter()
             .map(|(s, e)| {
@@ -167,7 +175,7 @@ fn invalid_protocol_lists_are_rejected() {
             .collect();
         format!(r#"{{"ranges": [{}]}}"#, body.join(","))
     };
-    let cases: [(&[(u64, Option<u64>)], &str); 6] = [
+    let cases: [(&[Range], &str); 6] = [
         (&[(1, Some(100)), (50, None)], "overlap"),
         (&[(1, Some(100)), (200, None)], "gap"),
         (&[(1, Some(100)), (100, Some(50)), (50, None)], "empty"),

@@ -106,9 +106,12 @@ pub fn least_squares(
         let (smallest, _) = sigma
             .iter()
             .enumerate()
-            .fold((0, f64::INFINITY), |best, (i, &s)| {
-                if s < best.1 { (i, s) } else { best }
-            });
+            .fold(
+                (0, f64::INFINITY),
+                |best, (i, &s)| {
+                    if s < best.1 { (i, s) } else { best }
+                },
+            );
         let null = v_t.row(smallest);
         let column = (0..columns)
             .max_by(|&a, &b| null[a].abs().total_cmp(&null[b].abs()))
@@ -222,7 +225,11 @@ impl LinearFit {
     ///
     /// [`FitError::DimensionMismatch`], [`FitError::NonFinite`] as for [`least_squares`], and
     /// [`FitError::TooFewPoints`] for an empty set.
-    pub fn evaluate(&self, design: &[f64], observations: &[f64]) -> Result<FitStatistics, FitError> {
+    pub fn evaluate(
+        &self,
+        design: &[f64],
+        observations: &[f64],
+    ) -> Result<FitStatistics, FitError> {
         if observations.is_empty() {
             return Err(FitError::TooFewPoints {
                 what: "evaluation set",

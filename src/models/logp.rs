@@ -121,7 +121,11 @@ impl LogP {
 
     /// `m = max(1, ceil(B / w))`: small messages needed for `bytes`.
     pub fn words(&self, bytes: u64) -> u64 {
-        bytes.div_ceil(self.word_bytes).max(1)
+        if bytes <= self.word_bytes {
+            1 // the common small-message case, without a division
+        } else {
+            bytes.div_ceil(self.word_bytes)
+        }
     }
 
     /// `max(g, o)`: interval between the starts of two consecutive small-message sends.

@@ -283,7 +283,11 @@ mod tests {
         ]);
         assert!(matches!(
             gap,
-            Err(ParameterError::RangesNotContiguous { problem: "gap", index: 1, .. })
+            Err(ParameterError::RangesNotContiguous {
+                problem: "gap",
+                index: 1,
+                ..
+            })
         ));
         let overlap = Protocols::new(vec![
             ProtocolRange::new(1, Some(10), pram(1.0)),
@@ -291,7 +295,10 @@ mod tests {
         ]);
         assert!(matches!(
             overlap,
-            Err(ParameterError::RangesNotContiguous { problem: "overlap", .. })
+            Err(ParameterError::RangesNotContiguous {
+                problem: "overlap",
+                ..
+            })
         ));
     }
 
@@ -305,6 +312,6 @@ mod tests {
             .collect();
         assert_eq!(picks, vec![0, 0, 0, 1, 1, 2, 2]);
         assert_eq!(p.switch_points().collect::<Vec<_>>(), vec![100, 1000]);
-        assert_eq!(p.p2p(&Message::contiguous(500)), 2.0);
+        assert_eq!(p.p2p(&Message::contiguous(500)).to_bits(), 2.0f64.to_bits());
     }
 }
