@@ -14,12 +14,17 @@ pub const EXACT_FIT_RELATIVE: f64 = 1e-9;
 /// One microsecond in seconds.
 pub const US: f64 = 1e-6;
 
-/// Asserts `|actual - expected| <= rel * max(|expected|, tiny)`.
+/// Asserts that `actual` and `expected` agree to `rel` relative tolerance (approx's
+/// `relative_eq`, with an absolute floor of the smallest normal number for zeros).
 #[track_caller]
 pub fn assert_rel(actual: f64, expected: f64, rel: f64) {
-    let scale = expected.abs().max(f64::MIN_POSITIVE);
     assert!(
-        (actual - expected).abs() <= rel * scale,
+        approx::relative_eq!(
+            actual,
+            expected,
+            epsilon = f64::MIN_POSITIVE,
+            max_relative = rel
+        ),
         "actual {actual:e} differs from expected {expected:e} by more than {rel:e} relative"
     );
 }
