@@ -24,6 +24,7 @@
 //! | LogGP | [`LogGP`] | LogP + per-byte gap of long messages | Alexandrov et al. 1995 |
 //! | PRAM | [`Pram`] | unit cost, the baseline | Fortune & Wyllie 1978 |
 //! | protocol ranges | [`Protocols`] | a transport as size ranges (eager / rendezvous), each with its model | Hoefler et al. 2007 |
+//! | Mlines | [`MlinesModel`] | messages, bytes and unique memory lines touched (rows vs columns) | the Mlines paper (cache effects) |
 //!
 //! `docs/MODELS.md` in the repository is a guide to choosing between them.
 //!
@@ -33,7 +34,9 @@
 //! [`CommModel`] → predictions. Models never call calibration.
 //!
 //! Supporting pieces: [`Table1D`] / [`Table2D`] hold parameters measured at discrete sizes and
-//! strides; [`calibrate::least_squares`] is the fitting routine every calibration uses;
+//! strides; [`mlines`] counts the unique memory lines of strided layouts exactly, in `O(log L)`;
+//! [`calibrate::least_squares`] is the fitting routine every calibration uses and
+//! [`calibrate::fit_regression`] fits the Mlines paper's six regression variants;
 //! [`presets`] embeds published parameter sets; [`ModelSpec`] stores any model.
 //!
 //! ## Units
@@ -50,6 +53,7 @@
 pub mod calibrate;
 mod error;
 mod message;
+pub mod mlines;
 mod model;
 mod models;
 pub mod presets;
@@ -61,6 +65,7 @@ pub use message::Message;
 pub use model::CommModel;
 pub use models::loggp::LogGP;
 pub use models::logp::LogP;
+pub use models::mlines::MlinesModel;
 pub use models::pram::Pram;
 pub use models::protocol::{ProtocolRange, Protocols};
 pub use spec::ModelSpec;

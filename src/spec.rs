@@ -1,6 +1,6 @@
 //! [`ModelSpec`]: any model of the crate as one value, the form in which models are stored.
 
-use crate::{CommModel, LogGP, LogP, Message, Pram, Protocols};
+use crate::{CommModel, LogGP, LogP, Message, MlinesModel, Pram, Protocols};
 
 /// Any model of the crate, as a tagged value.
 ///
@@ -16,6 +16,7 @@ use crate::{CommModel, LogGP, LogP, Message, Pram, Protocols};
 /// | `pram` | [`Pram`] |
 /// | `logp_protocols` | [`Protocols<LogP>`] |
 /// | `loggp_protocols` | [`Protocols<LogGP>`] |
+/// | `mlines` | [`MlinesModel`] |
 ///
 /// # Examples
 ///
@@ -50,6 +51,9 @@ pub enum ModelSpec {
     /// [`Protocols`] of [`LogGP`] ranges (Table 2 of the LogGP-assessment paper).
     #[cfg_attr(feature = "serde", serde(rename = "loggp_protocols"))]
     LogGPProtocols(Protocols<LogGP>),
+    /// [`MlinesModel`].
+    #[cfg_attr(feature = "serde", serde(rename = "mlines"))]
+    Mlines(MlinesModel),
 }
 
 impl ModelSpec {
@@ -61,6 +65,7 @@ impl ModelSpec {
             Self::Pram(m) => m,
             Self::LogPProtocols(m) => m,
             Self::LogGPProtocols(m) => m,
+            Self::Mlines(m) => m,
         }
     }
 
@@ -72,6 +77,7 @@ impl ModelSpec {
             Self::Pram(m) => Box::new(m),
             Self::LogPProtocols(m) => Box::new(m),
             Self::LogGPProtocols(m) => Box::new(m),
+            Self::Mlines(m) => Box::new(m),
         }
     }
 }
@@ -92,6 +98,7 @@ spec_from!(
     Pram(Pram),
     LogPProtocols(Protocols<LogP>),
     LogGPProtocols(Protocols<LogGP>),
+    Mlines(MlinesModel),
 );
 
 impl CommModel for ModelSpec {

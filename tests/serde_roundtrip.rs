@@ -2,8 +2,8 @@
 //! (`cargo test` enables the `serde` feature through the crate's dev-dependency on itself.)
 
 use commcost::{
-    CommModel, LogGP, LogP, Message, ModelSpec, Pram, ProtocolRange, Protocols, Table1D, Table2D,
-    presets,
+    CommModel, LogGP, LogP, Message, MlinesModel, ModelSpec, Pram, ProtocolRange, Protocols,
+    Table1D, Table2D, presets,
 };
 use serde::Deserialize;
 use serde::de::value::{Error as ValueError, MapDeserializer};
@@ -39,6 +39,7 @@ fn every_model_round_trips() {
         ModelSpec::from(loggp),
         ModelSpec::from(Pram::unit()),
         ModelSpec::from(Protocols::single(logp)),
+        ModelSpec::from(MlinesModel::new(1e-5, 1e-9, 5e-8, 64).unwrap()),
     ] {
         assert_eq!(round_trip(&spec), spec);
     }
@@ -98,6 +99,10 @@ fn invalid_parameters_are_rejected_naming_the_field() {
     assert!(err.contains("`processors`"), "{err}");
     let err = load_error::<ModelSpec>(r#"{"model": "pram", "unit_cost": -2}"#);
     assert!(err.contains("`unit_cost`"), "{err}");
+    let err = load_error::<ModelSpec>(
+        r#"{"model": "mlines", "per_message": 1e-6, "per_byte": 0, "per_line": 0, "line_bytes": 0}"#,
+    );
+    assert!(err.contains("`line_bytes`"), "{err}");
     let err = load_error::<LogGP>(r#"{"latency": 1, "overhead": 1, "gap": 1, "processors": 2}"#);
     assert!(err.contains("gap_per_byte"), "missing field named: {err}");
     let err = load_error::<LogGP>(

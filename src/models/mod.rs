@@ -2,5 +2,6 @@
 
 pub(crate) mod loggp;
 pub(crate) mod logp;
+pub(crate) mod mlines;
 pub(crate) mod pram;
 pub(crate) mod protocol;

@@ -1,0 +1,461 @@
+//! Exact count of the unique memory lines a strided block touches.
+//!
+//! A *memory line* is a cache-line-sized, line-aligned block of `L` bytes. The Mlines model
+//! (Mlines paper §3; SPEC §5) prices a message by the number of distinct lines its bytes touch:
+//! sending a column of a row-major matrix touches up to `L / element` times more lines than
+//! sending a row of the same bytes.
+//!
+//! # Layouts
+//!
+//! * [`vector_lines`] — `count` blocks of `block` bytes, `stride` bytes apart, the first byte
+//!   `offset` bytes into a line: an MPI vector type, a set of columns of a row-major array.
+//! * [`rows`] / [`columns`] — the same for `k` rows or `k` columns of an `H × W` array.
+//! * [`lines_touched`] — for a [`Message`].
+//! * [`nested_lines`] — planes of vector blocks (a 3-D subarray), with [`NestedLayout`].
+//!
+//! # Method (SPEC §5.1)
+//!
+//! For blocks in increasing address order with first byte `a_b` and last byte `e_b`, the
+//! distinct lines are the per-block line counts minus the lines consecutive blocks share:
+//!
+//! ```text
+//! Mlines = Σ_b (⌊e_b / L⌋ - ⌊a_b / L⌋ + 1) - #{b : ⌊e_b / L⌋ = ⌊a_{b+1} / L⌋}
+//! ```
+//!
+//! For a vector (`a_i = s + iW`, `e_i = a_i + k - 1`, `H` blocks):
+//!
+//! * **case A**, `W - k <= L - 1`: no gap between blocks can hold a whole line, so every line of
+//!   the span is touched: `Mlines = ⌊(s + (H-1)W + k - 1) / L⌋ - ⌊s / L⌋ + 1`;
+//! * **case B**, `W - k >= L - 1`: no line is shared by two blocks, so
+//!   `Mlines = H + FS(H, L, W, s + k - 1) - FS(H, L, W, s)` with the floor sum
+//!   `FS(n, m, a, b) = Σ_{i<n} ⌊(a i + b) / m⌋` ([`floor_sum`], Euclid-like, `O(log L)`).
+//!
+//! The two cases agree at `W - k = L - 1`. Before summing, `W` and `s + k - 1` are reduced
+//! modulo `L` (the quotients contribute `H ⌊·⌋` terms that cancel or are added in closed form), so
+//! every intermediate value fits in `u128` for any `u64` input.
+//!
+//! # References
+//!
+//! Mlines paper §3.2.1 (Theorems 1-2); T. H. Cormen, C. E. Leiserson, R. L. Rivest, C. Stein,
+//! *Introduction to Algorithms* (the additive group mod `L` and `gcd`); the floor-sum algorithm
+//! as in the AtCoder Library (`floor_sum`).
+
+use crate::Message;
+
+mod bounds;
+mod nested;
+
+pub use bounds::{
+    PaperColumnBounds, paper_column_bounds, paper_row_bounds, per_row_line_sum, tight_column_bounds,
+};
+pub use nested::{NestedLayout, nested_lines};
+
+/// Errors of the memory-lines calculator.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LinesError {
+    /// A line size of 0 bytes.
+    #[error("line size must be at least 1 byte, got 0")]
+    ZeroLine,
+    /// Blocks that overlap (a block longer than the stride) or a zero stride with several blocks.
+    #[error("{what}: block of {block} bytes does not fit in stride {stride}")]
+    Overlap {
+        /// Which level of the layout.
+        what: &'static str,
+        /// Bytes per block (or per plane).
+        block: u128,
+        /// Bytes between block (or plane) starts.
+        stride: u64,
+    },
+    /// An array region that lies outside the array (e.g. columns past the row's end).
+    #[error("{what}: {first} + {count} exceeds {limit}")]
+    OutOfArray {
+        /// Which dimension.
+        what: &'static str,
+        /// First row / column selected.
+        first: u64,
+        /// Rows / columns selected.
+        count: u64,
+        /// Rows / columns in the array.
+        limit: u64,
+    },
+}
+
+/// `FS(n, m, a, b) = Σ_{i=0}^{n-1} ⌊(a i + b) / m⌋` in `O(log m)` steps; `None` for `m = 0`.
+///
+/// # Formula
+///
+/// Euclid-like reduction: with `a >= m` or `b >= m` the quotients are taken out in closed form
+/// (`n(n-1)/2 ⌊a/m⌋ + n ⌊b/m⌋`); otherwise the sum counts lattice points under a line, which is
+/// the same floor sum with the roles of `a` and `m` exchanged
+/// (`y_max = a n + b`: `FS(⌊y_max/m⌋, a, m, y_max mod m)`).
+///
+/// Exact for all `u64` inputs whose result fits in a `u128` (always when `a, b < m`: the sum is
+/// then below `n²/2 < 2^127`). After the first reduction every loop variable stays below `2^64`;
+/// only `a n + b` and the total need 128 bits.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::mlines::floor_sum;
+/// // ⌊5/4⌋ + ⌊8/4⌋ + ⌊11/4⌋ + ⌊14/4⌋ = 1 + 2 + 2 + 3
+/// assert_eq!(floor_sum(4, 4, 3, 5), Some(8));
+/// assert_eq!(floor_sum(4, 0, 3, 5), None);
+/// ```
+pub fn floor_sum(n: u64, m: u64, a: u64, b: u64) -> Option<u128> {
+    (m > 0).then(|| floor_sum_nonzero(n, m, a, b))
+}
+
+/// [`floor_sum`] for `m >= 1`.
+fn floor_sum_nonzero(n: u64, m: u64, a: u64, b: u64) -> u128 {
+    debug_assert!(m >= 1);
+    let (mut n, mut m, mut a, mut b) = (n, m, a, b);
+    let mut total: u128 = 0;
+    loop {
+        if n == 0 {
+            return total;
+        }
+        if a >= m {
+            let n128 = u128::from(n);
+            // n (n - 1) / 2 <= 2^127: no overflow
+            total += n128 * (n128 - 1) / 2 * u128::from(a / m);
+            a %= m;
+        }
+        if b >= m {
+            total += u128::from(n) * u128::from(b / m);
+            b %= m;
+        }
+        // a < m, so y_max / m < n + 1: the new n fits in u64
+        let y_max = u128::from(a) * u128::from(n) + u128::from(b);
+        if y_max < u128::from(m) {
+            return total;
+        }
+        (n, b) = match u64::try_from(y_max) {
+            Ok(y) => (y / m, y % m),
+            Err(_) => (
+                (y_max / u128::from(m)) as u64,
+                (y_max % u128::from(m)) as u64,
+            ),
+        };
+        std::mem::swap(&mut m, &mut a);
+    }
+}
+
+/// `⌊x / L⌋` for the line index of byte `x`.
+#[inline]
+fn line_of(x: u128, line: u128) -> u128 {
+    x / line
+}
+
+/// Distinct lines touched by `count` blocks of `block` bytes whose starts are `stride` bytes
+/// apart, the first byte `offset` bytes into a line (offsets `>= line` are reduced mod `line`).
+///
+/// `O(log line)` time, independent of `count`; exact for every `u64` input (the result is a
+/// `u128` because `count · ⌈block / line⌉` can exceed `u64`).
+///
+/// # Formula
+///
+/// Case A / case B of the [module docs](self) (SPEC §5.1), with `H = count`, `k = block`,
+/// `W = stride`, `s = offset mod L`.
+///
+/// # Errors
+///
+/// [`LinesError::ZeroLine`] for `line = 0`; [`LinesError::Overlap`] for `count > 1` with
+/// `block > stride` (including `stride = 0`).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::mlines::vector_lines;
+/// // SPEC §5.1 worked example: 100 rows of a 36-byte-wide array, 16-byte lines, a 5-byte
+/// // column block starting 5 bytes into a line: offsets cycle 5, 9, 13, 1 and only the
+/// // 13 crosses a line boundary, so 100 + 25 = 125 lines (a bytes-only estimate: 500/16 ≈ 31)
+/// assert_eq!(vector_lines(100, 5, 36, 5, 16)?, 125);
+/// assert_eq!(vector_lines(100, 20, 36, 5, 16)?, 225);
+/// # Ok::<(), commcost::mlines::LinesError>(())
+/// ```
+pub fn vector_lines(
+    count: u64,
+    block: u64,
+    stride: u64,
+    offset: u64,
+    line: u64,
+) -> Result<u128, LinesError> {
+    if line == 0 {
+        return Err(LinesError::ZeroLine);
+    }
+    if count > 1 && block > stride {
+        return Err(LinesError::Overlap {
+            what: "vector",
+            block: u128::from(block),
+            stride,
+        });
+    }
+    if count == 0 || block == 0 {
+        return Ok(0);
+    }
+    let (h, k, w, l) = (
+        u128::from(count),
+        u128::from(block),
+        u128::from(stride),
+        u128::from(line),
+    );
+    let s = u128::from(offset % line);
+    if count == 1 || w - k < l {
+        // case A: the whole span [s, s + (H-1) W + k - 1]
+        let last = s + (h - 1) * w + k - 1;
+        return Ok(line_of(last, l) - line_of(s, l) + 1);
+    }
+    Ok(per_block_sum(count, block, stride, offset % line, line))
+}
+
+/// `H + Σ_i ⌊(iW + s + k - 1)/L⌋ - Σ_i ⌊(iW + s)/L⌋` (`H, k, L >= 1`, `s < L`): the per-block
+/// line counts summed, ignoring sharing between blocks (exact in case B). `W` and `s + k - 1` are
+/// reduced mod `L`; the `i ⌊W/L⌋` parts of the two sums cancel.
+fn per_block_sum(h: u64, k: u64, w: u64, s: u64, l: u64) -> u128 {
+    let w_mod = w % l;
+    let end = u128::from(s) + u128::from(k) - 1;
+    let (l128, h128) = (u128::from(l), u128::from(h));
+    // end % l < l fits in u64
+    let high = h128 * (end / l128) + floor_sum_nonzero(h, l, w_mod, (end % l128) as u64);
+    let low = floor_sum_nonzero(h, l, w_mod, s);
+    h128 + high - low
+}
+
+/// Distinct lines touched by a [`Message`] with lines of `line` bytes, its first byte
+/// [`Message::offset`] bytes into a line.
+///
+/// # Errors
+///
+/// [`LinesError::ZeroLine`] for `line = 0`.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{Message, mlines::lines_touched};
+/// // one column of 4-byte integers of a 2000 x 2000 matrix: one line per element
+/// let column = Message::vector(2000, 4, 8000)?;
+/// assert_eq!(lines_touched(&column, 64)?, 2000);
+/// // one row: 8000 bytes = 125 lines
+/// assert_eq!(lines_touched(&Message::contiguous(8000), 64)?, 125);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn lines_touched(msg: &Message, line: u64) -> Result<u64, LinesError> {
+    let lines = vector_lines(
+        msg.count(),
+        msg.block_len(),
+        msg.stride(),
+        msg.offset(),
+        line,
+    )?;
+    // a valid Message's extent fits in u64, and lines <= ceil((L - 1 + extent) / L) <= extent
+    // for L >= 2 (and = bytes for L = 1), so this cannot saturate
+    Ok(u64::try_from(lines).unwrap_or(u64::MAX))
+}
+
+/// Lines touched by `k` whole rows starting at row `first_row` of an array of `height` rows of
+/// `width` bytes whose first byte is `array_offset` bytes into a line.
+///
+/// The rows are one contiguous block of `k W` bytes at offset `o = (s0 + r0 W) mod L`:
+/// `Mlines = ⌈(o + kW) / L⌉` (SPEC §5.1, "Rows").
+///
+/// # Errors
+///
+/// [`LinesError::ZeroLine`], [`LinesError::OutOfArray`] when `first_row + k > height`.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::mlines::rows;
+/// // 3 rows of a 2000 x 8000-byte array, aligned: 24000 / 64 = 375 lines
+/// assert_eq!(rows(2000, 8000, 0, 0, 3, 64)?, 375);
+/// # Ok::<(), commcost::mlines::LinesError>(())
+/// ```
+pub fn rows(
+    height: u64,
+    width: u64,
+    array_offset: u64,
+    first_row: u64,
+    k: u64,
+    line: u64,
+) -> Result<u128, LinesError> {
+    check_within("rows", first_row, k, height)?;
+    if line == 0 {
+        return Err(LinesError::ZeroLine);
+    }
+    let l = u128::from(line);
+    let start = u128::from(array_offset) + u128::from(first_row) * u128::from(width);
+    let bytes = u128::from(k) * u128::from(width);
+    if bytes == 0 {
+        return Ok(0);
+    }
+    let o = start % l;
+    Ok(line_of(o + bytes - 1, l) + 1)
+}
+
+/// Lines touched by `k` adjacent columns starting at byte column `first_column` of every one of
+/// the `height` rows of a row-major array of `width`-byte rows whose first byte is
+/// `array_offset` bytes into a line: a vector of `height` blocks of `k` bytes, stride `width`.
+///
+/// # Errors
+///
+/// [`LinesError::ZeroLine`], [`LinesError::OutOfArray`] when `first_column + k > width`.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::mlines::columns;
+/// // SPEC §5.1: W = 6, k = 2, 16-byte lines (case A), 100 rows, array 5 bytes into a line
+/// assert_eq!(columns(100, 6, 5, 0, 2, 16)?, 38);
+/// # Ok::<(), commcost::mlines::LinesError>(())
+/// ```
+pub fn columns(
+    height: u64,
+    width: u64,
+    array_offset: u64,
+    first_column: u64,
+    k: u64,
+    line: u64,
+) -> Result<u128, LinesError> {
+    check_within("columns", first_column, k, width)?;
+    if line == 0 {
+        return Err(LinesError::ZeroLine);
+    }
+    // offset reduced mod L first so the sum cannot overflow
+    let start = (array_offset % line) as u128 + u128::from(first_column);
+    let start_in_line = (start % u128::from(line)) as u64;
+    vector_lines(height, k, width, start_in_line, line)
+}
+
+fn check_within(what: &'static str, first: u64, count: u64, limit: u64) -> Result<(), LinesError> {
+    if u128::from(first) + u128::from(count) > u128::from(limit) {
+        Err(LinesError::OutOfArray {
+            what,
+            first,
+            count,
+            limit,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Reference count by walking every block's lines in address order: `O(count + lines)`.
+///
+/// The slow, obviously-correct formulation the exact routines are benchmarked against; use
+/// [`vector_lines`] in practice.
+///
+/// # Errors
+///
+/// As [`vector_lines`].
+pub fn vector_lines_by_enumeration(
+    count: u64,
+    block: u64,
+    stride: u64,
+    offset: u64,
+    line: u64,
+) -> Result<u128, LinesError> {
+    if line == 0 {
+        return Err(LinesError::ZeroLine);
+    }
+    if count > 1 && block > stride {
+        return Err(LinesError::Overlap {
+            what: "vector",
+            block: u128::from(block),
+            stride,
+        });
+    }
+    if block == 0 {
+        return Ok(0);
+    }
+    let (l, s) = (u128::from(line), u128::from(offset % line));
+    let mut lines: u128 = 0;
+    let mut last_counted: Option<u128> = None;
+    for i in 0..u128::from(count) {
+        let first_byte = s + i * u128::from(stride);
+        let last_byte = first_byte + u128::from(block) - 1;
+        let first_line = line_of(first_byte, l);
+        let start = match last_counted {
+            Some(prev) if prev >= first_line => prev + 1,
+            _ => first_line,
+        };
+        let end = line_of(last_byte, l);
+        if end >= start {
+            lines += end - start + 1;
+            last_counted = Some(end);
+        }
+    }
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Direct summation, for checking the floor sum.
+    fn floor_sum_naive(n: u64, m: u64, a: u64, b: u64) -> u128 {
+        (0..u128::from(n))
+            .map(|i| (u128::from(a) * i + u128::from(b)) / u128::from(m))
+            .sum()
+    }
+
+    #[test]
+    fn floor_sum_matches_direct_summation() {
+        for n in 0..20 {
+            for m in 1..12 {
+                for a in 0..30 {
+                    for b in 0..30 {
+                        assert_eq!(
+                            floor_sum(n, m, a, b),
+                            Some(floor_sum_naive(n, m, a, b)),
+                            "FS({n}, {m}, {a}, {b})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn floor_sum_at_the_u64_edge() {
+        // n = m = 2^64 - 1, a = m - 1, b = m - 1: Σ ⌊((m-1) i + m - 1)/m⌋ = Σ_{i<n} ⌊(m-1)(i+1)/m⌋
+        // = Σ_{j=1}^{n} (j - ⌈j/m⌉) = n(n+1)/2 - n  (every j <= m has ⌈j/m⌉ = 1)
+        let m = u64::MAX;
+        let n = u128::from(m);
+        let expected = n * (n + 1) / 2 - n;
+        assert_eq!(floor_sum(m, m, m - 1, m - 1), Some(expected));
+    }
+
+    #[test]
+    fn degenerate_vectors() {
+        assert_eq!(vector_lines(0, 8, 8, 0, 64), Ok(0));
+        assert_eq!(vector_lines(10, 0, 8, 0, 64), Ok(0));
+        assert_eq!(vector_lines(1, 64, 0, 0, 64), Ok(1));
+        assert_eq!(vector_lines(1, 64, 0, 1, 64), Ok(2));
+        assert_eq!(vector_lines(1, 1, 0, 1, 1), Ok(1));
+        assert_eq!(vector_lines(3, 1, 1, 0, 0), Err(LinesError::ZeroLine));
+        assert!(matches!(
+            vector_lines(3, 9, 8, 0, 64),
+            Err(LinesError::Overlap { .. })
+        ));
+        assert!(matches!(
+            columns(10, 8, 0, 5, 4, 64),
+            Err(LinesError::OutOfArray { .. })
+        ));
+        assert!(matches!(
+            rows(10, 8, 0, 8, 3, 64),
+            Err(LinesError::OutOfArray { .. })
+        ));
+    }
+
+    #[test]
+    fn largest_inputs_do_not_overflow() {
+        let max = u64::MAX;
+        // 2^64 - 1 one-byte blocks every 2^64 - 1 bytes: one line each
+        assert_eq!(vector_lines(max, 1, max, max - 1, 64), Ok(u128::from(max)));
+        // max-size block with 1-byte lines: every byte
+        assert_eq!(vector_lines(1, max, max, 0, 1), Ok(u128::from(max)));
+        // blocks of exactly one line, back to back (offset max mod max = 0): one line each
+        assert_eq!(vector_lines(max, max, max, max, max), Ok(u128::from(max)));
+    }
+}

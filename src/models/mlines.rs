@@ -1,0 +1,128 @@
+//! The Mlines model: cost grows with messages, bytes and unique memory lines touched.
+
+use crate::error::ParameterError;
+use crate::mlines::lines_touched;
+use crate::{CommModel, Message};
+
+/// The Mlines point-to-point model: a message costs a fixed amount, an amount per byte and an
+/// amount per unique memory line its bytes touch.
+///
+/// # Formula
+///
+/// Per message (Mlines paper eq. (2); SPEC §5):
+///
+/// ```text
+/// T = α + β b + γ Mlines(msg, L)
+/// ```
+///
+/// with `b` the message's bytes and `Mlines` the exact count of distinct `L`-byte lines of its
+/// layout ([`crate::mlines::lines_touched`], which honours [`Message::offset`]). A row and a
+/// column of the same bytes cost the same under LogGP; under Mlines the column pays `γ` for each
+/// of its (up to `L / element` times more) lines.
+///
+/// # References
+///
+/// The Mlines paper (`mlines-cache-effects` seed): "cost grows with the number of unique memory
+/// lines touched", §3 and Table 1 (model M1).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{CommModel, Message, MlinesModel};
+///
+/// // α = 10 µs, β = 1 ns/byte, γ = 20 ns/line, 64-byte lines
+/// let model = MlinesModel::new(10e-6, 1e-9, 20e-9, 64)?;
+/// let row = Message::contiguous(8000);            // 125 lines
+/// let column = Message::vector(2000, 4, 8000)?;   // 2000 lines
+/// // 10 + 8 + 2.5 = 20.5 µs and 10 + 8 + 40 = 58 µs
+/// assert!((model.p2p(&row) - 20.5e-6).abs() < 1e-15);
+/// assert!((model.p2p(&column) - 58e-6).abs() < 1e-15);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "MlinesModelFields")
+)]
+pub struct MlinesModel {
+    per_message: f64,
+    per_byte: f64,
+    per_line: f64,
+    line_bytes: u64,
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MlinesModelFields {
+    per_message: f64,
+    per_byte: f64,
+    per_line: f64,
+    line_bytes: u64,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<MlinesModelFields> for MlinesModel {
+    type Error = ParameterError;
+    fn try_from(f: MlinesModelFields) -> Result<Self, Self::Error> {
+        MlinesModel::new(f.per_message, f.per_byte, f.per_line, f.line_bytes)
+    }
+}
+
+impl MlinesModel {
+    /// Builds the model from `α` (s), `β` (s/byte), `γ` (s/line) and the line size in bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError`] naming the field for a negative or non-finite coefficient or a line
+    /// size of 0.
+    pub fn new(
+        per_message: f64,
+        per_byte: f64,
+        per_line: f64,
+        line_bytes: u64,
+    ) -> Result<Self, ParameterError> {
+        Ok(Self {
+            per_message: ParameterError::non_negative("per_message", per_message)?,
+            per_byte: ParameterError::non_negative("per_byte", per_byte)?,
+            per_line: ParameterError::non_negative("per_line", per_line)?,
+            line_bytes: ParameterError::at_least("line_bytes", line_bytes, 1)?,
+        })
+    }
+
+    /// `α`: seconds per message.
+    pub fn per_message(&self) -> f64 {
+        self.per_message
+    }
+
+    /// `β`: seconds per byte.
+    pub fn per_byte(&self) -> f64 {
+        self.per_byte
+    }
+
+    /// `γ`: seconds per unique memory line.
+    pub fn per_line(&self) -> f64 {
+        self.per_line
+    }
+
+    /// `L`: bytes per memory line.
+    pub fn line_bytes(&self) -> u64 {
+        self.line_bytes
+    }
+
+    /// `Mlines(msg, L)`.
+    pub fn lines(&self, msg: &Message) -> u64 {
+        // line_bytes >= 1 is validated, so the calculator cannot fail
+        lines_touched(msg, self.line_bytes).unwrap_or(0)
+    }
+}
+
+impl CommModel for MlinesModel {
+    /// `α + β b + γ Mlines`.
+    fn p2p(&self, msg: &Message) -> f64 {
+        self.per_message
+            + self.per_byte * msg.bytes() as f64
+            + self.per_line * self.lines(msg) as f64
+    }
+}
