@@ -1,13 +1,6 @@
 //! Bounds on memory-line counts: the Mlines paper's and tight ones, each with its condition.
 
-use super::{LinesError, per_block_sum, vector_lines};
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
+use super::{LinesError, gcd, per_block_sum, vector_lines};
 
 /// The Mlines paper's bounds for `k` whole rows of an **aligned** array of `width`-byte rows
 /// (SPEC §5.1, "Rows"): `(LB, UB) = (⌈kW / L⌉, ⌈kW / L⌉ + 1)`, the paper's estimate
@@ -42,7 +35,7 @@ pub fn paper_row_bounds(
         return Ok((0, 0, 0.0, 0));
     }
     let lower = bytes.div_ceil(l);
-    let g = u128::from(gcd(width, line));
+    let g = gcd(u128::from(width), u128::from(line));
     let worst = 1 + (bytes - g.min(bytes)).div_ceil(l);
     Ok((lower, lower + 1, lower as f64 + 0.5, worst))
 }
@@ -89,9 +82,9 @@ pub fn paper_column_bounds(
     if line == 0 {
         return Err(LinesError::ZeroLine);
     }
-    let g = gcd(width, line);
-    let q = line / g;
-    let (g128, q128, k128) = (u128::from(g), u128::from(q), u128::from(k));
+    let g128 = gcd(u128::from(width), u128::from(line));
+    let q128 = u128::from(line) / g128;
+    let k128 = u128::from(k);
     let group_lines = if k128 > g128 {
         q128 + (k128 - g128).div_ceil(g128)
     } else {
@@ -99,7 +92,8 @@ pub fn paper_column_bounds(
     };
     let h = u128::from(height);
     Ok(PaperColumnBounds {
-        rows_per_group: q,
+        // q = L / g <= L fits in u64
+        rows_per_group: q128 as u64,
         group_lines,
         lower: (h / q128) * group_lines,
         upper: h.div_ceil(q128) * (group_lines + 1),
@@ -141,7 +135,7 @@ pub fn tight_column_bounds(
     if k == 0 {
         return Ok((0, 0));
     }
-    let g = u128::from(gcd(width, line));
+    let g = gcd(u128::from(width), u128::from(line));
     let (h, l, k) = (u128::from(height), u128::from(line), u128::from(k));
     let r = (k - 1) % l;
     let base = h * k.div_ceil(l);

@@ -141,6 +141,30 @@ fn floor_sum_nonzero(n: u64, m: u64, a: u64, b: u64) -> u128 {
     }
 }
 
+/// The shared checks of the vector routines: a line of at least one byte, blocks that do not
+/// overlap.
+fn check_vector(count: u64, block: u64, stride: u64, line: u64) -> Result<(), LinesError> {
+    if line == 0 {
+        return Err(LinesError::ZeroLine);
+    }
+    if count > 1 && block > stride {
+        return Err(LinesError::Overlap {
+            what: "vector",
+            block: u128::from(block),
+            stride,
+        });
+    }
+    Ok(())
+}
+
+/// Greatest common divisor (Euclid).
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// `⌊x / L⌋` for the line index of byte `x`.
 #[inline]
 fn line_of(x: u128, line: u128) -> u128 {
@@ -181,16 +205,7 @@ pub fn vector_lines(
     offset: u64,
     line: u64,
 ) -> Result<u128, LinesError> {
-    if line == 0 {
-        return Err(LinesError::ZeroLine);
-    }
-    if count > 1 && block > stride {
-        return Err(LinesError::Overlap {
-            what: "vector",
-            block: u128::from(block),
-            stride,
-        });
-    }
+    check_vector(count, block, stride, line)?;
     if count == 0 || block == 0 {
         return Ok(0);
     }
@@ -355,16 +370,7 @@ pub fn vector_lines_by_enumeration(
     offset: u64,
     line: u64,
 ) -> Result<u128, LinesError> {
-    if line == 0 {
-        return Err(LinesError::ZeroLine);
-    }
-    if count > 1 && block > stride {
-        return Err(LinesError::Overlap {
-            what: "vector",
-            block: u128::from(block),
-            stride,
-        });
-    }
+    check_vector(count, block, stride, line)?;
     if block == 0 {
         return Ok(0);
     }

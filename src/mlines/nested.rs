@@ -1,6 +1,6 @@
 //! Planes of vector blocks: the memory lines of a 3-D subarray.
 
-use super::{LinesError, floor_sum_nonzero, vector_lines};
+use super::{LinesError, floor_sum_nonzero, gcd, vector_lines};
 
 /// A 3-D subarray: `planes` planes whose starts are `plane_stride` bytes apart, each holding
 /// `rows` blocks of `block` bytes whose starts are `row_stride` bytes apart; the first byte is
@@ -31,13 +31,6 @@ fn progression_floor_sum(n: u64, p_mod: u64, c: u128, l: u64) -> u128 {
     let l128 = u128::from(l);
     // c % l < l fits in u64
     u128::from(n) * (c / l128) + floor_sum_nonzero(n, l, p_mod, (c % l128) as u64)
-}
-
-fn gcd(mut a: u128, mut b: u128) -> u128 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// Distinct lines touched by a [`NestedLayout`] with lines of `line` bytes.
