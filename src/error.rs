@@ -107,6 +107,61 @@ pub enum ParameterError {
         /// The entry before it.
         previous: f64,
     },
+    /// A negative entry in a cost table.
+    #[error("table `{name}`: entry {index} is {value}, but costs cannot be negative")]
+    NegativeCost {
+        /// Which table.
+        name: &'static str,
+        /// Position of the entry (row-major for 2-D values).
+        index: usize,
+        /// The rejected value.
+        value: f64,
+    },
+    /// A strided-cost table that is not zero at (or below) the unit stride: `l(s, unit) = 0` by
+    /// definition (log_n P §2, memory logP §4).
+    #[error(
+        "table `{name}` must be 0 at strides <= the unit stride {unit_stride}, but is {value} at stride {stride}"
+    )]
+    StridedCostAtUnitStride {
+        /// Which table.
+        name: &'static str,
+        /// The unit stride (bytes).
+        unit_stride: u64,
+        /// The stride of the offending column.
+        stride: f64,
+        /// The offending value.
+        value: f64,
+    },
+    /// A chain (of hops, stages, levels) with nothing in it.
+    #[error("`{name}` needs at least one element")]
+    EmptyChain {
+        /// Which chain.
+        name: &'static str,
+    },
+    /// An invalid element of a chain, with its position.
+    #[error("{name} {index}: {source}")]
+    InChain {
+        /// Which chain ("hop", "stage", "cache level").
+        name: &'static str,
+        /// Position in the chain.
+        index: usize,
+        /// What is wrong with it.
+        source: Box<ParameterError>,
+    },
+    /// A strided bandwidth above the contiguous one: strided access would be cheaper.
+    #[error(
+        "`{name}`: bandwidth {value} bytes/s at stride {stride} exceeds the contiguous bandwidth {contiguous} bytes/s"
+    )]
+    StridedFasterThanContiguous {
+        /// Which table.
+        name: &'static str,
+        /// The stride (bytes).
+        stride: f64,
+        /// The strided bandwidth.
+        value: f64,
+        /// The contiguous bandwidth.
+        contiguous: f64,
+    },
     /// A protocol list with no ranges.
     #[error("a protocol list needs at least one size range")]
     NoProtocolRanges,
@@ -165,6 +220,28 @@ impl ParameterError {
                 value,
                 expected: "finite and >= 0",
             })
+        }
+    }
+
+    /// Checks `value > 0` and finite; NaN fails.
+    pub(crate) fn positive(name: &'static str, value: f64) -> Result<f64, Self> {
+        if value > 0.0 && value.is_finite() {
+            Ok(value)
+        } else {
+            Err(Self::OutOfRange {
+                name,
+                value,
+                expected: "finite and > 0",
+            })
+        }
+    }
+
+    /// Wraps an error of element `index` of the chain `name`.
+    pub(crate) fn in_chain(name: &'static str, index: usize) -> impl FnOnce(Self) -> Self {
+        move |source| Self::InChain {
+            name,
+            index,
+            source: Box::new(source),
         }
     }
 

@@ -25,8 +25,14 @@
 //! | PRAM | [`Pram`] | unit cost, the baseline | Fortune & Wyllie 1978 |
 //! | protocol ranges | [`Protocols`] | a transport as size ranges (eager / rendezvous), each with its model | Hoefler et al. 2007 |
 //! | Mlines | [`MlinesModel`] | messages, bytes and unique memory lines touched (rows vs columns) | the Mlines paper (cache effects) |
+//! | log_n P | [`LogNP`] | `n` hops, each with measured unit-stride, strided and gap costs | Cameron, Ge & Sun 2007 |
+//! | log_3 P | [`Log3P`] | middleware overhead and strided-data latency around the network | Cameron, Ge & Sun 2007 |
+//! | memory logP | [`MemoryLogP`], [`MemoryNetworkLogP`] | copy / pack / unpack cost by size and stride, coupled with network LogP | Cameron & Sun 2003 |
+//! | copy-transfer | [`CopyTransfer`] | a chain of copies and transfers with stride-dependent bandwidths | Stricker & Gross 1995 |
 //!
-//! `docs/MODELS.md` in the repository is a guide to choosing between them.
+//! Every classic model converts into [`LogNP`] with identical predictions (`LogNP::from`), and
+//! [`LogNP::terms`] gives its complexity count. `docs/MODELS.md` in the repository is a guide to
+//! choosing between the models.
 //!
 //! ## Data flow
 //!
@@ -63,8 +69,11 @@ mod table;
 pub use error::{FitError, MessageError, ParameterError};
 pub use message::Message;
 pub use model::CommModel;
+pub use models::copy_transfer::{Composition, CopyTransfer, Stage};
 pub use models::loggp::LogGP;
+pub use models::lognp::{Hop, Log3P, Log3PBreakdown, LogNP, SizeCost, StrideCost};
 pub use models::logp::LogP;
+pub use models::memory_logp::{CacheHierarchy, CacheLevel, MemoryLogP, MemoryNetworkLogP};
 pub use models::mlines::MlinesModel;
 pub use models::pram::Pram;
 pub use models::protocol::{ProtocolRange, Protocols};

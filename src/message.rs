@@ -174,6 +174,31 @@ impl Message {
     pub const fn is_contiguous(&self) -> bool {
         self.count <= 1 || self.stride == self.block_len
     }
+
+    /// The stride at which a strided-cost table is read for this message, or `None` when the
+    /// message pays no strided cost: it is contiguous, or its stride is at most `unit_stride`
+    /// (the element size the tables were measured with, e.g. 8 for doubles as in the log_n P
+    /// paper).
+    ///
+    /// This is the one rule every strided model (log_n P, log_3 P, memory logP, copy-transfer)
+    /// uses, so that converting between them cannot change which messages pay.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::Message;
+    /// assert_eq!(Message::vector(2048, 8, 1024)?.strided_access(8), Some(1024));
+    /// assert_eq!(Message::contiguous(16384).strided_access(8), None);
+    /// assert_eq!(Message::vector(100, 4, 8)?.strided_access(8), None);
+    /// # Ok::<(), commcost::MessageError>(())
+    /// ```
+    pub const fn strided_access(&self, unit_stride: u64) -> Option<u64> {
+        if self.is_contiguous() || self.stride <= unit_stride {
+            None
+        } else {
+            Some(self.stride)
+        }
+    }
 }
 
 #[cfg(test)]

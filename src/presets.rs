@@ -20,7 +20,7 @@
 //! T. Hoefler, T. Lichei, W. Rehm, "Low-overhead LogGP parameter assessment for modern
 //! interconnection networks", IPDPS 2007, Table 2.
 
-use crate::{LogGP, Protocols};
+use crate::{CacheHierarchy, CacheLevel, Log3P, LogGP, Protocols};
 
 const MICROSECOND: f64 = 1e-6;
 
@@ -87,6 +87,57 @@ pub fn open_mpi_gm() -> Protocols<LogGP> {
     table2(OPEN_MPI_GM)
 }
 
+/// The published log_3 P point of the Titan cluster (IA-64 + Myrinet; lognp-log3p §4.1):
+/// `s = 16 KiB`, `d = 1 KiB`, `o_mw = 29 µs`, `l_mw = 420 µs`, `o_net = 131 µs`, unit stride 8
+/// bytes (doubles). A single point: every size and stride gets these constants.
+///
+/// With `T_mem = 3 µs` it predicts the paper's measured `T00(s, d) = 452 µs` (send to self) and
+/// `T01(s, d) = 580 µs` (remote).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{CommModel, Message, presets};
+/// let titan = presets::titan_log3p();
+/// let msg = Message::vector(2048, 8, 1024)?; // 16 KiB of doubles at 1 KiB stride
+/// assert!((titan.send_to_self(&msg, 3e-6) - 452e-6).abs() < 1e-12);
+/// assert!((titan.p2p(&msg) - 580e-6).abs() < 1e-12);
+/// # Ok::<(), commcost::MessageError>(())
+/// ```
+pub fn titan_log3p() -> Log3P {
+    Log3P::trusted_constants(
+        29.0 * MICROSECOND,
+        420.0 * MICROSECOND,
+        131.0 * MICROSECOND,
+        16 * 1024,
+        1024,
+        8,
+    )
+}
+
+/// The cache hierarchy of the Pentium III Beowulf of memory logP §6: 32-byte lines, 16 KiB L1
+/// (misses cost 7 cycles), 256 KiB L2 (misses cost 70 cycles), 933 MHz. Each miss penalty is
+/// read as the extra cost of missing that level, as in the paper's
+/// `l = T_1 + T_2 ∫_{S_1} p + T_3 ∫_{S_2} p` (so a line beyond L2 costs 7 + 70 cycles).
+///
+/// For [`CacheHierarchy`]'s approximate `l(s, d)` prediction.
+pub fn pentium3_beowulf_caches() -> CacheHierarchy {
+    let cycle = 1.0 / 933e6;
+    CacheHierarchy::trusted(
+        32,
+        vec![
+            CacheLevel {
+                capacity_bytes: 16 * 1024,
+                miss_penalty: 7.0 * cycle,
+            },
+            CacheLevel {
+                capacity_bytes: 256 * 1024,
+                miss_penalty: 70.0 * cycle,
+            },
+        ],
+    )
+}
+
 /// Every Table 2 transport with its name, in the table's order.
 pub fn table2_transports() -> [(&'static str, Protocols<LogGP>); 4] {
     [
@@ -125,5 +176,18 @@ mod tests {
             let validated = Protocols::new(rebuilt).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(validated, preset, "{name}");
         }
+        let titan = titan_log3p();
+        let validated = Log3P::new(
+            titan.middleware_overhead().clone(),
+            titan.middleware_latency().clone(),
+            titan.network_overhead().clone(),
+            titan.unit_stride(),
+        )
+        .expect("Titan point is valid");
+        assert_eq!(validated, titan);
+        let p3 = pentium3_beowulf_caches();
+        let validated = CacheHierarchy::new(p3.line_bytes(), p3.levels().to_vec())
+            .expect("Pentium III caches are valid");
+        assert_eq!(validated, p3);
     }
 }

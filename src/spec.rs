@@ -1,6 +1,9 @@
 //! [`ModelSpec`]: any model of the crate as one value, the form in which models are stored.
 
-use crate::{CommModel, LogGP, LogP, Message, MlinesModel, Pram, Protocols};
+use crate::{
+    CommModel, CopyTransfer, Log3P, LogGP, LogNP, LogP, MemoryLogP, MemoryNetworkLogP, Message,
+    MlinesModel, Pram, Protocols,
+};
 
 /// Any model of the crate, as a tagged value.
 ///
@@ -17,6 +20,11 @@ use crate::{CommModel, LogGP, LogP, Message, MlinesModel, Pram, Protocols};
 /// | `logp_protocols` | [`Protocols<LogP>`] |
 /// | `loggp_protocols` | [`Protocols<LogGP>`] |
 /// | `mlines` | [`MlinesModel`] |
+/// | `lognp` | [`LogNP`] |
+/// | `log3p` | [`Log3P`] |
+/// | `memory_logp` | [`MemoryLogP`] |
+/// | `memory_network_logp` | [`MemoryNetworkLogP`] |
+/// | `copy_transfer` | [`CopyTransfer`] |
 ///
 /// # Examples
 ///
@@ -54,6 +62,21 @@ pub enum ModelSpec {
     /// [`MlinesModel`].
     #[cfg_attr(feature = "serde", serde(rename = "mlines"))]
     Mlines(MlinesModel),
+    /// [`LogNP`].
+    #[cfg_attr(feature = "serde", serde(rename = "lognp"))]
+    LogNP(LogNP),
+    /// [`Log3P`].
+    #[cfg_attr(feature = "serde", serde(rename = "log3p"))]
+    Log3P(Log3P),
+    /// [`MemoryLogP`].
+    #[cfg_attr(feature = "serde", serde(rename = "memory_logp"))]
+    MemoryLogP(MemoryLogP),
+    /// [`MemoryNetworkLogP`].
+    #[cfg_attr(feature = "serde", serde(rename = "memory_network_logp"))]
+    MemoryNetworkLogP(MemoryNetworkLogP),
+    /// [`CopyTransfer`].
+    #[cfg_attr(feature = "serde", serde(rename = "copy_transfer"))]
+    CopyTransfer(CopyTransfer),
 }
 
 impl ModelSpec {
@@ -66,6 +89,11 @@ impl ModelSpec {
             Self::LogPProtocols(m) => m,
             Self::LogGPProtocols(m) => m,
             Self::Mlines(m) => m,
+            Self::LogNP(m) => m,
+            Self::Log3P(m) => m,
+            Self::MemoryLogP(m) => m,
+            Self::MemoryNetworkLogP(m) => m,
+            Self::CopyTransfer(m) => m,
         }
     }
 
@@ -78,6 +106,11 @@ impl ModelSpec {
             Self::LogPProtocols(m) => Box::new(m),
             Self::LogGPProtocols(m) => Box::new(m),
             Self::Mlines(m) => Box::new(m),
+            Self::LogNP(m) => Box::new(m),
+            Self::Log3P(m) => Box::new(m),
+            Self::MemoryLogP(m) => Box::new(m),
+            Self::MemoryNetworkLogP(m) => Box::new(m),
+            Self::CopyTransfer(m) => Box::new(m),
         }
     }
 }
@@ -99,6 +132,11 @@ spec_from!(
     LogPProtocols(Protocols<LogP>),
     LogGPProtocols(Protocols<LogGP>),
     Mlines(MlinesModel),
+    LogNP(LogNP),
+    Log3P(Log3P),
+    MemoryLogP(MemoryLogP),
+    MemoryNetworkLogP(MemoryNetworkLogP),
+    CopyTransfer(CopyTransfer),
 );
 
 impl CommModel for ModelSpec {

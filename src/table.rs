@@ -46,26 +46,52 @@ fn check_finite(name: &'static str, values: &[f64]) -> Result<(), ParameterError
     }
 }
 
-/// Piecewise-linear interpolation over the strictly increasing `xs` at `x`, with linear
-/// extrapolation along the end segments. `y(k)` is the value at `xs[k]`.
-///
-/// The anchor of the segment formula is the bracketing point at or below `x` (the last point
-/// beyond the right end), so `x == xs[k]` returns `y(k)` exactly.
-#[inline]
-fn interpolate(xs: &[f64], x: f64, y: impl Fn(usize) -> f64) -> f64 {
-    let n = xs.len();
-    if n == 1 {
-        return y(0);
+/// Where `x` falls on the strictly increasing axis `xs`: the segment `(k, k+1)` whose line is
+/// used and the anchor point of the formula — the bracketing point at or below `x`, the first
+/// point left of the axis, the last point right of it — so `x == xs[k]` reproduces `y(k)`
+/// exactly. One binary search, `O(log n)`.
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    /// Left end of the segment (`None` for a one-point axis: a constant).
+    left: Option<usize>,
+    anchor: usize,
+    /// `(x - xs[anchor]) / (xs[left + 1] - xs[left])`.
+    fraction: f64,
+}
+
+impl Segment {
+    #[inline]
+    fn locate(xs: &[f64], x: f64) -> Self {
+        let n = xs.len();
+        if n == 1 {
+            return Self {
+                left: None,
+                anchor: 0,
+                fraction: 0.0,
+            };
+        }
+        let i = xs.partition_point(|&v| v <= x);
+        let (left, anchor) = match i {
+            0 => (0, 0),
+            i if i == n => (n - 2, n - 1),
+            i => (i - 1, i - 1),
+        };
+        Self {
+            left: Some(left),
+            anchor,
+            fraction: (x - xs[anchor]) / (xs[left + 1] - xs[left]),
+        }
     }
-    let i = xs.partition_point(|&v| v <= x);
-    let (segment, anchor) = match i {
-        0 => (0, 0),
-        i if i == n => (n - 2, n - 1),
-        i => (i - 1, i - 1),
-    };
-    let (x0, x1) = (xs[segment], xs[segment + 1]);
-    let slope_rise = y(segment + 1) - y(segment);
-    y(anchor) + slope_rise * ((x - xs[anchor]) / (x1 - x0))
+
+    /// Piecewise-linear value with linear extrapolation along the end segments; `y(k)` is the
+    /// value at `xs[k]`.
+    #[inline]
+    fn value(&self, y: impl Fn(usize) -> f64) -> f64 {
+        match self.left {
+            None => y(0),
+            Some(k) => y(self.anchor) + (y(k + 1) - y(k)) * self.fraction,
+        }
+    }
 }
 
 /// A measured function of message size, `f(s)`.
@@ -149,6 +175,19 @@ impl Table1D {
         Self::new(vec![0.0], vec![value])
     }
 
+    /// The constant function for a value the crate has validated (finite) already.
+    pub(crate) fn trusted_constant(value: f64) -> Self {
+        Self::trusted_point(0.0, value)
+    }
+
+    /// A one-point (constant) table from finite values the crate has validated already.
+    pub(crate) fn trusted_point(size: f64, value: f64) -> Self {
+        Self {
+            sizes: vec![size],
+            values: vec![value],
+        }
+    }
+
     /// The line `f(s) = intercept + slope * s`, stored as two points (at 0 and 1 byte).
     ///
     /// # Errors
@@ -161,7 +200,7 @@ impl Table1D {
     /// Evaluates `f(s)` (piecewise linear, linear extrapolation); `O(log n)`.
     #[inline]
     pub fn eval(&self, size: f64) -> f64 {
-        interpolate(&self.sizes, size, |k| self.values[k])
+        Segment::locate(&self.sizes, size).value(|k| self.values[k])
     }
 
     /// The measured sizes, strictly increasing.
@@ -179,28 +218,35 @@ impl Table1D {
         self.sizes.len()
     }
 
-    /// The smallest value the table takes over `s >= 0`: its measured points and, where the
-    /// extrapolation can go lower, its value at `s = 0` and the sign of its last slope.
-    ///
-    /// Returns `-inf` when the last segment decreases (extrapolation falls without bound).
-    pub fn min_over_non_negative_sizes(&self) -> f64 {
-        let n = self.sizes.len();
-        if n >= 2 && self.values[n - 1] < self.values[n - 2] {
-            return f64::NEG_INFINITY;
-        }
-        let at_zero = self.eval(0.0);
-        self.values
-            .iter()
-            .zip(&self.sizes)
-            .filter(|(_, s)| **s >= 0.0)
-            .map(|(v, _)| *v)
-            .fold(at_zero, f64::min)
-    }
-
     /// True when the values never decrease with size (then [`eval`](Self::eval) is
     /// non-decreasing everywhere).
     pub fn is_non_decreasing(&self) -> bool {
         self.values.windows(2).all(|w| w[1] >= w[0])
+    }
+
+    /// Checks that no value is negative (a cost table).
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError::NegativeCost`] naming the table `name` and the first negative entry.
+    pub fn check_non_negative(&self, name: &'static str) -> Result<(), ParameterError> {
+        match self.values.iter().position(|v| *v < 0.0) {
+            Some(index) => Err(ParameterError::NegativeCost {
+                name,
+                index,
+                value: self.values[index],
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The same table with every value multiplied by `factor` (a finite factor: used for exact
+    /// halvings and unit conversions, where the products stay finite).
+    pub(crate) fn scaled(&self, factor: f64) -> Self {
+        Self {
+            sizes: self.sizes.clone(),
+            values: self.values.iter().map(|v| v * factor).collect(),
+        }
     }
 }
 
@@ -237,22 +283,36 @@ impl Table1D {
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "Table2DFields")
+    serde(try_from = "Table2DFields", into = "Table2DFields")
 )]
 pub struct Table2D {
     sizes: Vec<f64>,
     strides: Vec<f64>,
-    /// One row per size, one entry per stride.
-    values: Vec<Vec<f64>>,
+    /// Row-major: `grid[i * strides.len() + j] = f(sizes[i], strides[j])` (flat, so an entry
+    /// is one load).
+    grid: Vec<f64>,
 }
 
+/// The serialised form of [`Table2D`]: one row per size (loading goes through
+/// [`Table2D::new`]).
 #[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
+#[derive(serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Table2DFields {
     sizes: Vec<f64>,
     strides: Vec<f64>,
     values: Vec<Vec<f64>>,
+}
+
+#[cfg(feature = "serde")]
+impl From<Table2D> for Table2DFields {
+    fn from(t: Table2D) -> Self {
+        Self {
+            values: t.rows().map(<[f64]>::to_vec).collect(),
+            sizes: t.sizes,
+            strides: t.strides,
+        }
+    }
 }
 
 #[cfg(feature = "serde")]
@@ -305,7 +365,7 @@ impl Table2D {
         Ok(Self {
             sizes,
             strides,
-            values,
+            grid: values.into_iter().flatten().collect(),
         })
     }
 
@@ -314,7 +374,8 @@ impl Table2D {
     pub fn eval(&self, size: f64, stride: f64) -> f64 {
         let nd = self.strides.len();
         let j = self.strides.partition_point(|&v| v <= stride);
-        let column = |c: usize| interpolate(&self.sizes, size, |k| self.values[k][c]);
+        let segment = Segment::locate(&self.sizes, size);
+        let column = |c: usize| segment.value(|k| self.grid[k * nd + c]);
         if j == 0 {
             column(0)
         } else if j == nd {
@@ -336,8 +397,82 @@ impl Table2D {
         &self.strides
     }
 
-    /// The measured values, one row per size, one entry per stride.
-    pub fn values(&self) -> &[Vec<f64>] {
-        &self.values
+    /// The measured values, one row (one entry per stride) per size.
+    pub fn rows(&self) -> impl Iterator<Item = &[f64]> + '_ {
+        self.grid.chunks_exact(self.strides.len())
+    }
+
+    /// The value measured at `sizes()[i]`, `strides()[j]` (`None` outside the grid).
+    pub fn value(&self, i: usize, j: usize) -> Option<f64> {
+        (i < self.sizes.len() && j < self.strides.len())
+            .then(|| self.grid[i * self.strides.len() + j])
+    }
+
+    /// A one-entry (constant) grid from finite values the crate has validated already.
+    pub(crate) fn trusted_point(size: f64, stride: f64, value: f64) -> Self {
+        Self {
+            sizes: vec![size],
+            strides: vec![stride],
+            grid: vec![value],
+        }
+    }
+
+    /// A size-independent table (one row at size 0) from strides and values the crate has
+    /// built from validated data (strictly increasing, finite).
+    pub(crate) fn trusted_row(strides: Vec<f64>, values: Vec<f64>) -> Self {
+        Self {
+            sizes: vec![0.0],
+            strides,
+            grid: values,
+        }
+    }
+
+    /// Number of entries, sizes × strides.
+    pub fn num_entries(&self) -> usize {
+        self.sizes.len() * self.strides.len()
+    }
+
+    /// Checks that no value is negative and that every column at a stride `<= unit_stride` is
+    /// zero (a strided-cost table: `l(s, unit) = 0`).
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError::NegativeCost`] or [`ParameterError::StridedCostAtUnitStride`] naming
+    /// the table `name`.
+    pub fn check_strided_cost(
+        &self,
+        name: &'static str,
+        unit_stride: u64,
+    ) -> Result<(), ParameterError> {
+        let nd = self.strides.len();
+        for (i, row) in self.rows().enumerate() {
+            for (j, &value) in row.iter().enumerate() {
+                if value < 0.0 {
+                    return Err(ParameterError::NegativeCost {
+                        name,
+                        index: i * nd + j,
+                        value,
+                    });
+                }
+                if self.strides[j] <= unit_stride as f64 && value != 0.0 {
+                    return Err(ParameterError::StridedCostAtUnitStride {
+                        name,
+                        unit_stride,
+                        stride: self.strides[j],
+                        value,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The same table with every value multiplied by `factor` (see [`Table1D::scaled`]).
+    pub(crate) fn scaled(&self, factor: f64) -> Self {
+        Self {
+            sizes: self.sizes.clone(),
+            strides: self.strides.clone(),
+            grid: self.grid.iter().map(|v| v * factor).collect(),
+        }
     }
 }

@@ -2,8 +2,9 @@
 //! (`cargo test` enables the `serde` feature through the crate's dev-dependency on itself.)
 
 use commcost::{
-    CommModel, LogGP, LogP, Message, MlinesModel, ModelSpec, Pram, ProtocolRange, Protocols,
-    Table1D, Table2D, presets,
+    CommModel, Composition, CopyTransfer, LogGP, LogNP, LogP, MemoryLogP, MemoryNetworkLogP,
+    Message, MlinesModel, ModelSpec, Pram, ProtocolRange, Protocols, Stage, Table1D, Table2D,
+    presets,
 };
 use serde::Deserialize;
 use serde::de::value::{Error as ValueError, MapDeserializer};
@@ -34,12 +35,35 @@ fn every_model_round_trips() {
         let spec = ModelSpec::from(preset);
         assert_eq!(round_trip(&spec), spec);
     }
+    let l = Table2D::new(
+        vec![0.0, 4096.0],
+        vec![8.0, 64.0],
+        vec![vec![0.0, 1e-9], vec![0.0, 2e-9]],
+    )
+    .unwrap();
+    let memory = MemoryLogP::new(Table1D::constant(1e-9).unwrap(), Some(l), 8, 8).unwrap();
+    let pack = Stage::new("pack", 4e9, 0.0)
+        .unwrap()
+        .with_strided_bandwidth(vec![16.0, 64.0], vec![2e9, 1e9])
+        .unwrap();
+    let wire = Stage::new("wire", 1e9, 5e-6).unwrap();
+    let chain = CopyTransfer::new(vec![pack, wire], Composition::Pipelined, 8).unwrap();
     for spec in [
         ModelSpec::from(logp.clone()),
         ModelSpec::from(loggp),
         ModelSpec::from(Pram::unit()),
         ModelSpec::from(Protocols::single(logp)),
         ModelSpec::from(MlinesModel::new(1e-5, 1e-9, 5e-8, 64).unwrap()),
+        ModelSpec::from(presets::titan_log3p()),
+        ModelSpec::from(LogNP::from(presets::titan_log3p())),
+        ModelSpec::from(LogNP::from(LogP::new(1e-6, 2e-6, 3e-6, 16, 8).unwrap())),
+        ModelSpec::from(memory.clone()),
+        ModelSpec::from(MemoryNetworkLogP::new(
+            memory,
+            LogP::new(1e-6, 2e-6, 3e-6, 16, 8).unwrap(),
+        )),
+        ModelSpec::from(chain.clone()),
+        ModelSpec::from(LogNP::from(chain)),
     ] {
         assert_eq!(round_trip(&spec), spec);
     }
@@ -103,6 +127,26 @@ fn invalid_parameters_are_rejected_naming_the_field() {
         r#"{"model": "mlines", "per_message": 1e-6, "per_byte": 0, "per_line": 0, "line_bytes": 0}"#,
     );
     assert!(err.contains("`line_bytes`"), "{err}");
+    // log_3 P with l_mw non-zero at the unit stride
+    let err = load_error::<ModelSpec>(
+        r#"{"model": "log3p", "unit_stride": 8,
+            "middleware_overhead": {"sizes": [16384], "values": [2.9e-5]},
+            "middleware_latency": {"sizes": [16384], "strides": [8], "values": [[4.2e-4]]},
+            "network_overhead": {"sizes": [16384], "values": [1.31e-4]}}"#,
+    );
+    assert!(
+        err.contains("middleware_latency") && err.contains("unit stride"),
+        "{err}"
+    );
+    // a copy-transfer stage with zero bandwidth
+    let err = load_error::<ModelSpec>(
+        r#"{"model": "copy_transfer", "unit_stride": 8, "composition": "Sequential",
+            "stages": [{"name": "wire", "contiguous_bandwidth": 0, "strided_bandwidth": null, "startup": 0}]}"#,
+    );
+    assert!(err.contains("`contiguous_bandwidth`"), "{err}");
+    // log_n P with no hops
+    let err = load_error::<ModelSpec>(r#"{"model": "lognp", "unit_stride": 8, "hops": []}"#);
+    assert!(err.contains("`hops`"), "{err}");
     let err = load_error::<LogGP>(r#"{"latency": 1, "overhead": 1, "gap": 1, "processors": 2}"#);
     assert!(err.contains("gap_per_byte"), "missing field named: {err}");
     let err = load_error::<LogGP>(

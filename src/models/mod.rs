@@ -1,7 +1,10 @@
 //! One file per model.
 
+pub(crate) mod copy_transfer;
 pub(crate) mod loggp;
+pub(crate) mod lognp;
 pub(crate) mod logp;
+pub(crate) mod memory_logp;
 pub(crate) mod mlines;
 pub(crate) mod pram;
 pub(crate) mod protocol;

@@ -1,0 +1,717 @@
+//! log_n P and log_3 P (Cameron, Ge & Sun): software-parameterised point-to-point cost.
+
+use crate::error::ParameterError;
+use crate::{CommModel, LogGP, LogP, Message, Pram, Table1D, Table2D};
+
+/// The cost of one hop as a function of the message size `s` (bytes): the unit-stride cost
+/// `o_i(s)` or the gap `g_i(s)` of a log_n P hop.
+///
+/// Every form evaluates to a non-negative number of seconds: a table's linear extrapolation is
+/// clamped at 0.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(tag = "form", rename_all = "snake_case")
+)]
+pub enum SizeCost {
+    /// Measured seconds at discrete sizes, piecewise linear ([`Table1D`]).
+    Table(Table1D),
+    /// Measured seconds **per byte** at discrete sizes, times the size: `s · t(s)` (memory
+    /// logP's per-byte `o`).
+    PerByte(Table1D),
+    /// `fixed + s · per_byte`: one rate, as a copy-transfer stage (`s / bandwidth`).
+    Linear {
+        /// Seconds at 0 bytes.
+        fixed: f64,
+        /// Seconds per byte.
+        per_byte: f64,
+    },
+    /// LogGP's sending hop: `first_byte + (max(s, 1) - 1) · per_byte` (`o + (s - 1) G`).
+    LongMessage {
+        /// Seconds for a 1-byte message (`o`).
+        first_byte: f64,
+        /// Seconds per further byte (`G`).
+        per_byte: f64,
+    },
+    /// LogP's network hop: `first_word + (⌈s / w⌉ - 1) · per_extra_word`, at least one word
+    /// (`L + (m - 1) max(g, o)`).
+    Words {
+        /// Seconds for the first word.
+        first_word: f64,
+        /// Seconds for each further word.
+        per_extra_word: f64,
+        /// Bytes per word `w`.
+        word_bytes: u64,
+    },
+}
+
+impl SizeCost {
+    /// The cost of a message of `bytes` bytes, seconds, never negative.
+    #[inline]
+    pub fn eval(&self, bytes: u64) -> f64 {
+        let s = bytes as f64;
+        match self {
+            Self::Table(t) => t.eval(s).max(0.0),
+            Self::PerByte(t) => s * t.eval(s).max(0.0),
+            Self::Linear { fixed, per_byte } => fixed + s * per_byte,
+            Self::LongMessage {
+                first_byte,
+                per_byte,
+            } => first_byte + bytes.saturating_sub(1) as f64 * per_byte,
+            Self::Words {
+                first_word,
+                per_extra_word,
+                word_bytes,
+            } => {
+                let words = bytes.div_ceil(*word_bytes).max(1);
+                first_word + (words - 1) as f64 * per_extra_word
+            }
+        }
+    }
+
+    /// Discrete sizes `S_i` this cost counts in the log_n P complexity (§5): the table's points;
+    /// 1 for a single rate or a word staircase; 2 for LogGP's short / long ranges (the paper's
+    /// `S_0 = 2`).
+    pub fn sizes(&self) -> usize {
+        match self {
+            Self::Table(t) | Self::PerByte(t) => t.num_points(),
+            Self::Linear { .. } | Self::Words { .. } => 1,
+            Self::LongMessage { .. } => 2,
+        }
+    }
+
+    fn validate(&self, name: &'static str) -> Result<(), ParameterError> {
+        match self {
+            Self::Table(t) | Self::PerByte(t) => t.check_non_negative(name),
+            Self::Linear { fixed, per_byte } => {
+                ParameterError::non_negative(name, *fixed)?;
+                ParameterError::non_negative(name, *per_byte).map(drop)
+            }
+            Self::LongMessage {
+                first_byte,
+                per_byte,
+            } => {
+                ParameterError::non_negative(name, *first_byte)?;
+                ParameterError::non_negative(name, *per_byte).map(drop)
+            }
+            Self::Words {
+                first_word,
+                per_extra_word,
+                word_bytes,
+            } => {
+                ParameterError::non_negative(name, *first_word)?;
+                ParameterError::non_negative(name, *per_extra_word)?;
+                ParameterError::at_least("word_bytes", *word_bytes, 1).map(drop)
+            }
+        }
+    }
+}
+
+/// The additional cost of strided data over unit stride, `l_i(s, d)`, of a log_n P hop; read
+/// only for messages that [`Message::strided_access`] reports as strided.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(tag = "form", rename_all = "snake_case")
+)]
+pub enum StrideCost {
+    /// Measured seconds on a size × stride grid ([`Table2D`]).
+    Table(Table2D),
+    /// Measured seconds **per byte** on a size × stride grid, times the size (memory logP's
+    /// per-byte `l(s, d)`, copy-transfer's `1/bw(d) - 1/bw`).
+    PerByte(Table2D),
+}
+
+impl StrideCost {
+    /// The extra cost of `bytes` bytes at stride `stride`, seconds, never negative.
+    #[inline]
+    pub fn eval(&self, bytes: u64, stride: u64) -> f64 {
+        let (s, d) = (bytes as f64, stride as f64);
+        match self {
+            Self::Table(t) => t.eval(s, d).max(0.0),
+            Self::PerByte(t) => s * t.eval(s, d).max(0.0),
+        }
+    }
+
+    /// The table's entries (`S_i · D_i` in the complexity count).
+    pub fn entries(&self) -> usize {
+        match self {
+            Self::Table(t) | Self::PerByte(t) => t.num_entries(),
+        }
+    }
+
+    fn validate(&self, name: &'static str, unit_stride: u64) -> Result<(), ParameterError> {
+        match self {
+            Self::Table(t) | Self::PerByte(t) => t.check_strided_cost(name, unit_stride),
+        }
+    }
+}
+
+/// One implicit transfer ("hop") of a log_n P communication.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Hop {
+    /// `o_i(s)`: unit-stride cost.
+    pub overhead: SizeCost,
+    /// `l_i(s, d)`: additional strided cost; `None` when the hop does not depend on layout.
+    pub strided: Option<StrideCost>,
+    /// `g_i(s)`: gap; `None` for `g_i = o_i` (no contention, the paper's assumption).
+    pub gap: Option<SizeCost>,
+}
+
+impl Hop {
+    /// A hop with a unit-stride cost only.
+    pub fn new(overhead: SizeCost) -> Self {
+        Self {
+            overhead,
+            strided: None,
+            gap: None,
+        }
+    }
+
+    /// The same hop with a strided cost.
+    pub fn with_strided(mut self, strided: StrideCost) -> Self {
+        self.strided = Some(strided);
+        self
+    }
+
+    /// The same hop with a gap.
+    pub fn with_gap(mut self, gap: SizeCost) -> Self {
+        self.gap = Some(gap);
+        self
+    }
+
+    /// `max(o_i, g_i) + l_i` for a message.
+    #[inline]
+    pub fn cost(&self, msg: &Message, unit_stride: u64) -> f64 {
+        self.cost_at(msg.bytes(), msg.strided_access(unit_stride))
+    }
+
+    /// `max(o_i, g_i) + l_i` for `bytes` bytes, at `stride` when the message is strided.
+    #[inline]
+    fn cost_at(&self, bytes: u64, stride: Option<u64>) -> f64 {
+        let mut unit = self.overhead.eval(bytes);
+        if let Some(gap) = &self.gap {
+            unit = unit.max(gap.eval(bytes));
+        }
+        let strided = match (&self.strided, stride) {
+            (Some(l), Some(d)) => l.eval(bytes, d),
+            _ => 0.0,
+        };
+        unit + strided
+    }
+
+    fn validate(&self, unit_stride: u64) -> Result<(), ParameterError> {
+        self.overhead.validate("overhead")?;
+        if let Some(gap) = &self.gap {
+            gap.validate("gap")?;
+        }
+        if let Some(strided) = &self.strided {
+            strided.validate("strided", unit_stride)?;
+        }
+        Ok(())
+    }
+
+    fn terms(&self) -> usize {
+        self.overhead.sizes() + self.strided.as_ref().map_or(0, StrideCost::entries)
+    }
+}
+
+/// The log_n P model: an explicit communication as `n` implicit transfers (hops), each with a
+/// unit-stride cost `o_i(s)`, an additional strided cost `l_i(s, d)` and a gap `g_i(s)`.
+///
+/// # Formula
+///
+/// log_n P eq. (1) (lognp-log3p §2.1):
+///
+/// ```text
+/// T = Σ_{i=0}^{n-1} ( max(o_i, g_i) + l_i )
+/// ```
+///
+/// with eq. (2), `T = Σ (o_i + l_i)`, when no gap is given (`g_i = o_i`). `l_i` is read at the
+/// message's stride only when [`Message::strided_access`] says the message is strided (not
+/// contiguous, stride above [`unit_stride`](Self::unit_stride)); otherwise it is 0.
+///
+/// [`CommModel::send_overhead`] is the first hop's cost, [`CommModel::recv_overhead`] the last
+/// hop's; the send interval is the first hop's cost (a sender is free once its own hop is done).
+///
+/// Every classic model is log_n P with assumptions (lognp §5): `From` conversions exist for
+/// [`LogP`], [`LogGP`], [`Pram`], [`Log3P`] and, in their modules, memory logP and
+/// copy-transfer; each predicts exactly the original's `p2p` for every message.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{CommModel, LogGP, LogNP, Message};
+///
+/// let loggp = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+/// let as_lognp = LogNP::from(loggp.clone());
+/// let msg = Message::contiguous(4096);
+/// assert!((as_lognp.p2p(&msg) - loggp.p2p(&msg)).abs() < 1e-18);
+/// assert_eq!(as_lognp.terms(), 4); // the paper's count for LogGP
+/// # Ok::<(), commcost::ParameterError>(())
+/// ```
+///
+/// # References
+///
+/// K. W. Cameron, R. Ge, X.-H. Sun, "log_n P and log_3 P: Accurate analytical models of
+/// point-to-point communication in distributed systems", IEEE Trans. Computers 56(3), 2007.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "LogNPFields")
+)]
+pub struct LogNP {
+    hops: Vec<Hop>,
+    unit_stride: u64,
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogNPFields {
+    hops: Vec<Hop>,
+    unit_stride: u64,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<LogNPFields> for LogNP {
+    type Error = ParameterError;
+    fn try_from(f: LogNPFields) -> Result<Self, Self::Error> {
+        LogNP::new(f.hops, f.unit_stride)
+    }
+}
+
+impl LogNP {
+    /// Builds a log_n P model from its hops; `unit_stride` (bytes) is the element size the
+    /// strided tables were measured with (8 for doubles in the paper).
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError::EmptyChain`] without hops; [`ParameterError::InChain`] around a
+    /// negative cost, a strided table that is not zero at strides `<= unit_stride`, or a word
+    /// size of 0.
+    pub fn new(hops: Vec<Hop>, unit_stride: u64) -> Result<Self, ParameterError> {
+        if hops.is_empty() {
+            return Err(ParameterError::EmptyChain { name: "hops" });
+        }
+        for (i, hop) in hops.iter().enumerate() {
+            hop.validate(unit_stride)
+                .map_err(ParameterError::in_chain("hop", i))?;
+        }
+        Ok(Self { hops, unit_stride })
+    }
+
+    /// A model from hops the crate built from validated parameters (conversions); the
+    /// conversion tests re-validate every form.
+    pub(crate) fn trusted(hops: Vec<Hop>, unit_stride: u64) -> Self {
+        Self { hops, unit_stride }
+    }
+
+    /// The hops, in order from source to target.
+    pub fn hops(&self) -> &[Hop] {
+        &self.hops
+    }
+
+    /// `n`, the number of hops.
+    pub fn num_hops(&self) -> usize {
+        self.hops.len()
+    }
+
+    /// Unit stride in bytes: messages at or below it pay no strided cost.
+    pub fn unit_stride(&self) -> u64 {
+        self.unit_stride
+    }
+
+    /// Each hop's `max(o_i, g_i) + l_i` for a message.
+    pub fn hop_costs(&self, msg: &Message) -> Vec<f64> {
+        self.hops
+            .iter()
+            .map(|h| h.cost(msg, self.unit_stride))
+            .collect()
+    }
+
+    /// The model's complexity, the number of measured terms `Σ_i (S_i + S_i D_i)` (lognp §5):
+    /// for each hop the discrete sizes of its unit-stride cost plus the entries of its strided
+    /// table.
+    ///
+    /// The paper's counts follow: LogP 3, LogGP 4, PRAM 1, copy-transfer `N S (1 + D)`. Its
+    /// uniform count `3 S (1 + D)` for log_3 P and memory logP also counts the network hop's
+    /// `l_1 = 0` as an `S × D` table; a model holding only what it measured counts
+    /// `3 S + 2 S D` (log_3 P) here.
+    pub fn terms(&self) -> usize {
+        self.hops.iter().map(Hop::terms).sum()
+    }
+}
+
+impl CommModel for LogNP {
+    /// `Σ (max(o_i, g_i) + l_i)`.
+    fn p2p(&self, msg: &Message) -> f64 {
+        let (bytes, stride) = (msg.bytes(), msg.strided_access(self.unit_stride));
+        self.hops.iter().map(|h| h.cost_at(bytes, stride)).sum()
+    }
+
+    /// The first hop's cost.
+    fn send_overhead(&self, msg: &Message) -> f64 {
+        self.hops[0].cost(msg, self.unit_stride)
+    }
+
+    /// The last hop's cost.
+    fn recv_overhead(&self, msg: &Message) -> f64 {
+        self.hops[self.hops.len() - 1].cost(msg, self.unit_stride)
+    }
+}
+
+impl From<LogP> for LogNP {
+    /// lognp §5: `n = 3`, `f(s,1)_0 = o`, `f(s,1)_1 = L`, `f(s,1)_2 = o`, every `l_i = 0`; the
+    /// `(m - 1) max(g, o)` of a multi-word message is carried by the network hop.
+    fn from(m: LogP) -> Self {
+        let o = SizeCost::Table(Table1D::trusted_constant(m.overhead()));
+        Self {
+            hops: vec![
+                Hop::new(o.clone()),
+                Hop::new(SizeCost::Words {
+                    first_word: m.latency(),
+                    per_extra_word: m.injection_interval(),
+                    word_bytes: m.word_bytes(),
+                }),
+                Hop::new(o),
+            ],
+            unit_stride: 0,
+        }
+    }
+}
+
+impl From<LogGP> for LogNP {
+    /// lognp §5: as LogP, but hop 0 is `o` for the short range and `o + (s - 1) G` for long
+    /// messages.
+    fn from(m: LogGP) -> Self {
+        Self {
+            hops: vec![
+                Hop::new(SizeCost::LongMessage {
+                    first_byte: m.overhead(),
+                    per_byte: m.gap_per_byte(),
+                }),
+                Hop::new(SizeCost::Table(Table1D::trusted_constant(m.latency()))),
+                Hop::new(SizeCost::Table(Table1D::trusted_constant(m.overhead()))),
+            ],
+            unit_stride: 0,
+        }
+    }
+}
+
+impl From<Pram> for LogNP {
+    /// lognp §5: `n = 1`, unit cost.
+    fn from(m: Pram) -> Self {
+        Self {
+            hops: vec![Hop::new(SizeCost::Table(Table1D::trusted_constant(
+                m.unit_cost(),
+            )))],
+            unit_stride: 0,
+        }
+    }
+}
+
+/// The three named components of a log_3 P prediction, for "which part dominates" analysis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Log3PBreakdown {
+    /// `o_mw(s)`: middleware overhead, source and target together.
+    pub middleware_overhead: f64,
+    /// `l_mw(s, d)`: middleware latency of strided data, source and target together.
+    pub middleware_latency: f64,
+    /// `o_net(s)`: network (interconnect) cost.
+    pub network_overhead: f64,
+}
+
+impl Log3PBreakdown {
+    /// `o_mw + l_mw + o_net`.
+    pub fn total(&self) -> f64 {
+        self.middleware_overhead + self.middleware_latency + self.network_overhead
+    }
+
+    /// `o_mw + l_mw`: everything the middleware costs.
+    pub fn middleware(&self) -> f64 {
+        self.middleware_overhead + self.middleware_latency
+    }
+}
+
+/// The log_3 P model: log_n P with three hops — source middleware (with the memory
+/// hierarchy), interconnect, target middleware.
+///
+/// # Formula
+///
+/// lognp eq. (5)-(6):
+///
+/// ```text
+/// T = o_mw(s) + l_mw(s, d) + o_net(s)        o_mw = o_0 + o_2,  l_mw = l_0 + l_2,  o_net = o_1
+/// ```
+///
+/// with `l_1 = 0` and a symmetric split: each middleware side carries `o_mw / 2` and `l_mw / 2`.
+/// The send and receive overheads are therefore `(o_mw + l_mw) / 2`, which makes the generic
+/// linear broadcast `p2p + (P - 2) · interval` equal the paper's `P (o_mw/2 + l_mw/2) + o_net`.
+/// `l_mw` is read only for strided messages ([`Message::strided_access`]).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{CommModel, Message, presets};
+///
+/// // Titan (IA-64 + Myrinet), 16 KiB at 1 KiB stride: 29 + 420 + 131 = 580 µs, as measured
+/// let titan = presets::titan_log3p();
+/// let msg = Message::vector(2048, 8, 1024)?;
+/// assert!((titan.p2p(&msg) - 580e-6).abs() < 1e-12);
+/// # Ok::<(), commcost::MessageError>(())
+/// ```
+///
+/// # References
+///
+/// Cameron, Ge & Sun 2007 (see [`LogNP`]), §2.2 and §4.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "Log3PFields")
+)]
+pub struct Log3P {
+    middleware_overhead: Table1D,
+    middleware_latency: Table2D,
+    network_overhead: Table1D,
+    unit_stride: u64,
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Log3PFields {
+    middleware_overhead: Table1D,
+    middleware_latency: Table2D,
+    network_overhead: Table1D,
+    unit_stride: u64,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<Log3PFields> for Log3P {
+    type Error = ParameterError;
+    fn try_from(f: Log3PFields) -> Result<Self, Self::Error> {
+        Log3P::new(
+            f.middleware_overhead,
+            f.middleware_latency,
+            f.network_overhead,
+            f.unit_stride,
+        )
+    }
+}
+
+impl Log3P {
+    /// Builds log_3 P from measured `o_mw(s)`, `l_mw(s, d)` and `o_net(s)` (seconds).
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError::NegativeCost`] for a negative entry;
+    /// [`ParameterError::StridedCostAtUnitStride`] if `l_mw` is not 0 at strides
+    /// `<= unit_stride`.
+    pub fn new(
+        middleware_overhead: Table1D,
+        middleware_latency: Table2D,
+        network_overhead: Table1D,
+        unit_stride: u64,
+    ) -> Result<Self, ParameterError> {
+        middleware_overhead.check_non_negative("middleware_overhead")?;
+        middleware_latency.check_strided_cost("middleware_latency", unit_stride)?;
+        network_overhead.check_non_negative("network_overhead")?;
+        Ok(Self {
+            middleware_overhead,
+            middleware_latency,
+            network_overhead,
+            unit_stride,
+        })
+    }
+
+    /// Single-point log_3 P: constants measured at one size `size` and one stride `stride`
+    /// (which must exceed `unit_stride`); every size and stride then gets these values.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), plus [`ParameterError::NonFiniteEntry`] for non-finite values.
+    pub fn from_constants(
+        middleware_overhead: f64,
+        middleware_latency: f64,
+        network_overhead: f64,
+        size: u64,
+        stride: u64,
+        unit_stride: u64,
+    ) -> Result<Self, ParameterError> {
+        let s = size as f64;
+        Self::new(
+            Table1D::new(vec![s], vec![middleware_overhead])?,
+            Table2D::new(vec![s], vec![stride as f64], vec![vec![middleware_latency]])?,
+            Table1D::new(vec![s], vec![network_overhead])?,
+            unit_stride,
+        )
+    }
+
+    /// [`from_constants`](Self::from_constants) for values the crate knows to be valid
+    /// (embedded presets); a unit test re-validates every use.
+    pub(crate) fn trusted_constants(
+        middleware_overhead: f64,
+        middleware_latency: f64,
+        network_overhead: f64,
+        size: u64,
+        stride: u64,
+        unit_stride: u64,
+    ) -> Self {
+        let s = size as f64;
+        Self {
+            middleware_overhead: Table1D::trusted_point(s, middleware_overhead),
+            middleware_latency: Table2D::trusted_point(s, stride as f64, middleware_latency),
+            network_overhead: Table1D::trusted_point(s, network_overhead),
+            unit_stride,
+        }
+    }
+
+    /// `o_mw(s)`.
+    pub fn middleware_overhead(&self) -> &Table1D {
+        &self.middleware_overhead
+    }
+
+    /// `l_mw(s, d)`.
+    pub fn middleware_latency(&self) -> &Table2D {
+        &self.middleware_latency
+    }
+
+    /// `o_net(s)`.
+    pub fn network_overhead(&self) -> &Table1D {
+        &self.network_overhead
+    }
+
+    /// Unit stride in bytes.
+    pub fn unit_stride(&self) -> u64 {
+        self.unit_stride
+    }
+
+    fn latency_at(&self, size: f64, stride: Option<u64>) -> f64 {
+        stride.map_or(0.0, |d| {
+            self.middleware_latency.eval(size, d as f64).max(0.0)
+        })
+    }
+
+    /// The three components of the prediction for `msg`.
+    pub fn breakdown(&self, msg: &Message) -> Log3PBreakdown {
+        let s = msg.bytes() as f64;
+        Log3PBreakdown {
+            middleware_overhead: self.middleware_overhead.eval(s).max(0.0),
+            middleware_latency: self.latency_at(s, msg.strided_access(self.unit_stride)),
+            network_overhead: self.network_overhead.eval(s).max(0.0),
+        }
+    }
+
+    /// Predicted send-to-self half round trip, `T00(s, d) = o_mw + l_mw + T_mem(s)` (lognp §4.1),
+    /// with `memory_time` the measured memory-copy time `T_mem(s)`.
+    pub fn send_to_self(&self, msg: &Message, memory_time: f64) -> f64 {
+        self.breakdown(msg).middleware() + memory_time
+    }
+
+    /// The smallest message size (bytes) at which the middleware cost `o_mw(s) + l_mw(s, d)`
+    /// exceeds the network cost `o_net(s)` for strided messages at stride `stride`, searched over
+    /// the sizes the tables span (`None` if it never does there). Right of it, messages are
+    /// middleware-bound (lognp §4.2).
+    ///
+    /// Exact for the piecewise-linear tables: the difference is linear between consecutive
+    /// breakpoints of the three tables, so each segment's root is solved directly.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{Log3P, Table1D, Table2D};
+    ///
+    /// // o_mw = 10 + s/1000 µs, l_mw = s/500 µs at stride 64, o_net = 20.001 + s/1000 µs:
+    /// // 10 + 0.001 s + 0.002 s > 20.001 + 0.001 s  ⇔  s > 5000.5
+    /// let t = |a: f64, b: f64| Table1D::new(vec![0.0, 1e5], vec![a, a + 1e5 * b]).unwrap();
+    /// let l = Table2D::new(vec![0.0, 1e5], vec![64.0], vec![vec![0.0], vec![200.0e-6]])?;
+    /// let m = Log3P::new(t(10e-6, 1e-9), l, t(20.001e-6, 1e-9), 8)?;
+    /// assert_eq!(m.middleware_crossover(64), Some(5001));
+    /// assert_eq!(m.middleware_crossover(8), None); // unit stride: no l_mw, never
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    pub fn middleware_crossover(&self, stride: u64) -> Option<u64> {
+        // a strided message at this stride pays l_mw iff the stride exceeds the unit
+        // (Message::strided_access)
+        let strided = (stride > self.unit_stride).then_some(stride);
+        let difference = |s: f64| {
+            self.middleware_overhead.eval(s).max(0.0) + self.latency_at(s, strided)
+                - self.network_overhead.eval(s).max(0.0)
+        };
+        let mut points: Vec<f64> = self
+            .middleware_overhead
+            .sizes()
+            .iter()
+            .chain(self.middleware_latency.sizes())
+            .chain(self.network_overhead.sizes())
+            .copied()
+            .filter(|s| *s >= 0.0)
+            .collect();
+        points.sort_by(f64::total_cmp);
+        points.dedup();
+        let first = *points.first()?;
+        // the smallest integer size above a point where the difference becomes positive
+        let smallest_above = |x: f64| {
+            let candidate = x.ceil();
+            let candidate = if difference(candidate) > 0.0 {
+                candidate
+            } else {
+                candidate + 1.0
+            };
+            candidate as u64
+        };
+        if difference(first.ceil()) > 0.0 {
+            return Some(first.ceil() as u64);
+        }
+        for pair in points.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let (da, db) = (difference(a), difference(b));
+            if db > 0.0 {
+                // da <= 0 < db: the root of the linear segment
+                let root = a + (b - a) * (-da / (db - da));
+                return Some(smallest_above(root).min(b.ceil() as u64));
+            }
+        }
+        None
+    }
+}
+
+impl CommModel for Log3P {
+    /// `o_mw + l_mw + o_net`.
+    fn p2p(&self, msg: &Message) -> f64 {
+        self.breakdown(msg).total()
+    }
+
+    /// `(o_mw + l_mw) / 2`.
+    fn send_overhead(&self, msg: &Message) -> f64 {
+        self.breakdown(msg).middleware() / 2.0
+    }
+
+    /// `(o_mw + l_mw) / 2`.
+    fn recv_overhead(&self, msg: &Message) -> f64 {
+        self.breakdown(msg).middleware() / 2.0
+    }
+}
+
+impl From<Log3P> for LogNP {
+    /// Hops: `(o_mw/2, l_mw/2)`, `(o_net, 0)`, `(o_mw/2, l_mw/2)` (lognp §2.2). Halving is exact
+    /// in binary floating point, so the conversion predicts the same times.
+    fn from(m: Log3P) -> Self {
+        let middleware = Hop::new(SizeCost::Table(m.middleware_overhead.scaled(0.5)))
+            .with_strided(StrideCost::Table(m.middleware_latency.scaled(0.5)));
+        Self {
+            hops: vec![
+                middleware.clone(),
+                Hop::new(SizeCost::Table(m.network_overhead)),
+                middleware,
+            ],
+            unit_stride: m.unit_stride,
+        }
+    }
+}
