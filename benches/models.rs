@@ -6,8 +6,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use commcost::{
-    CommModel, Composition, CopyTransfer, Hop, Log3P, LogGP, LogNP, LogP, MemoryLogP, Message,
-    Pram, Protocols, SizeCost, Stage, StrideCost, Table1D, Table2D,
+    CommModel, Composition, CopyTransfer, Hop, Log3P, LogGP, LogGpo, LogNP, LogP, Mechanism,
+    MemoryLogP, Message, Pram, Progress, Protocols, SizeCost, Stage, StrideCost, Table1D, Table2D,
 };
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
@@ -32,6 +32,18 @@ fn models() -> Vec<(&'static str, Box<dyn CommModel>)> {
             .collect(),
     )
     .unwrap();
+    let loggpo = LogGpo::new(
+        5.96e-6,
+        1.03e-9,
+        12288,
+        Progress::Dependent,
+        Mechanism::T,
+        Mechanism::Rat,
+        4.72e-6,
+        Table1D::constant(4.72e-6).unwrap(),
+        Table1D::linear(0.0, 0.73e-9).unwrap(),
+    )
+    .unwrap();
     vec![
         (
             "logp",
@@ -40,6 +52,7 @@ fn models() -> Vec<(&'static str, Box<dyn CommModel>)> {
         ("loggp", Box::new(loggp)),
         ("pram", Box::new(Pram::unit())),
         ("protocols_8_ranges", Box::new(eight_ranges)),
+        ("loggpo_dependent", Box::new(loggpo)),
     ]
 }
 

@@ -162,6 +162,19 @@ pub enum ParameterError {
         /// The contiguous bandwidth.
         contiguous: f64,
     },
+    /// A protocol / progress / transfer-mechanism combination the LogGPO paper does not
+    /// analyse; the crate does not guess its costs.
+    #[error(
+        "LogGPO does not analyse the {protocol} protocol with {progress} progress and the {mechanism} transfer mechanism (analysed: eager with T; rendezvous with dependent progress + RAT or independent progress + RTA)"
+    )]
+    UnsupportedCombination {
+        /// "eager" or "rendezvous".
+        protocol: &'static str,
+        /// "dependent" or "independent".
+        progress: &'static str,
+        /// "T", "TA", "RAT" or "RTA".
+        mechanism: &'static str,
+    },
     /// A protocol list with no ranges.
     #[error("a protocol list needs at least one size range")]
     NoProtocolRanges,
@@ -253,6 +266,42 @@ impl ParameterError {
             Err(Self::TooSmall { name, value, min })
         }
     }
+}
+
+/// An impossible LogGPO timeline or question.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum TimelineError {
+    /// A time that is NaN or infinite, or a negative duration.
+    #[error("timeline `{name}` = {value} is invalid: it must be {expected}")]
+    OutOfRange {
+        /// The field.
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// What it must be.
+        expected: &'static str,
+    },
+    /// A wait that arrives before its own non-blocking call.
+    #[error("`{wait}` = {wait_time} arrives before `{start}` = {start_time}")]
+    WaitBeforeStart {
+        /// The wait's field name.
+        wait: &'static str,
+        /// Its arrival time.
+        wait_time: f64,
+        /// The call's field name.
+        start: &'static str,
+        /// Its arrival time.
+        start_time: f64,
+    },
+    /// An overlap ratio that no computation reaches (1 with a non-zero overhead).
+    #[error("an overlap ratio of {ratio} cannot be reached: the overhead is {overhead} s")]
+    UnreachableRatio {
+        /// The requested ratio.
+        ratio: f64,
+        /// The overhead that always stays exposed.
+        overhead: f64,
+    },
 }
 
 /// A fit that cannot be computed from the data it was given.

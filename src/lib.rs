@@ -25,6 +25,7 @@
 //! | PRAM | [`Pram`] | unit cost, the baseline | Fortune & Wyllie 1978 |
 //! | protocol ranges | [`Protocols`] | a transport as size ranges (eager / rendezvous), each with its model | Hoefler et al. 2007 |
 //! | Mlines | [`MlinesModel`] | messages, bytes and unique memory lines touched (rows vs columns) | the Mlines paper (cache effects) |
+//! | LogGPO | [`LogGpo`] | overlap of computation and communication under eager / rendezvous, dependent / independent progress | the LogGPO paper |
 //! | log_n P | [`LogNP`] | `n` hops, each with measured unit-stride, strided and gap costs | Cameron, Ge & Sun 2007 |
 //! | log_3 P | [`Log3P`] | middleware overhead and strided-data latency around the network | Cameron, Ge & Sun 2007 |
 //! | memory logP | [`MemoryLogP`], [`MemoryNetworkLogP`] | copy / pack / unpack cost by size and stride, coupled with network LogP | Cameron & Sun 2003 |
@@ -66,11 +67,14 @@ pub mod presets;
 mod spec;
 mod table;
 
-pub use error::{FitError, MessageError, ParameterError};
+pub use error::{FitError, MessageError, ParameterError, TimelineError};
 pub use message::Message;
 pub use model::CommModel;
 pub use models::copy_transfer::{Composition, CopyTransfer, Stage};
 pub use models::loggp::LogGP;
+pub use models::loggpo::{
+    LogGpo, Mechanism, Overlap, Progress, Protocol, RendezvousCase, Timeline,
+};
 pub use models::lognp::{Hop, Log3P, Log3PBreakdown, LogNP, SizeCost, StrideCost};
 pub use models::logp::LogP;
 pub use models::memory_logp::{CacheHierarchy, CacheLevel, MemoryLogP, MemoryNetworkLogP};

@@ -1,8 +1,8 @@
 //! [`ModelSpec`]: any model of the crate as one value, the form in which models are stored.
 
 use crate::{
-    CommModel, CopyTransfer, Log3P, LogGP, LogNP, LogP, MemoryLogP, MemoryNetworkLogP, Message,
-    MlinesModel, Pram, Protocols,
+    CommModel, CopyTransfer, Log3P, LogGP, LogGpo, LogNP, LogP, MemoryLogP, MemoryNetworkLogP,
+    Message, MlinesModel, Pram, Protocols,
 };
 
 /// Any model of the crate, as a tagged value.
@@ -25,6 +25,7 @@ use crate::{
 /// | `memory_logp` | [`MemoryLogP`] |
 /// | `memory_network_logp` | [`MemoryNetworkLogP`] |
 /// | `copy_transfer` | [`CopyTransfer`] |
+/// | `loggpo` | [`LogGpo`] |
 ///
 /// # Examples
 ///
@@ -77,6 +78,9 @@ pub enum ModelSpec {
     /// [`CopyTransfer`].
     #[cfg_attr(feature = "serde", serde(rename = "copy_transfer"))]
     CopyTransfer(CopyTransfer),
+    /// [`LogGpo`].
+    #[cfg_attr(feature = "serde", serde(rename = "loggpo"))]
+    LogGpo(LogGpo),
 }
 
 impl ModelSpec {
@@ -94,6 +98,7 @@ impl ModelSpec {
             Self::MemoryLogP(m) => m,
             Self::MemoryNetworkLogP(m) => m,
             Self::CopyTransfer(m) => m,
+            Self::LogGpo(m) => m,
         }
     }
 
@@ -111,6 +116,7 @@ impl ModelSpec {
             Self::MemoryLogP(m) => Box::new(m),
             Self::MemoryNetworkLogP(m) => Box::new(m),
             Self::CopyTransfer(m) => Box::new(m),
+            Self::LogGpo(m) => Box::new(m),
         }
     }
 }
@@ -137,6 +143,7 @@ spec_from!(
     MemoryLogP(MemoryLogP),
     MemoryNetworkLogP(MemoryNetworkLogP),
     CopyTransfer(CopyTransfer),
+    LogGpo(LogGpo),
 );
 
 impl CommModel for ModelSpec {

@@ -2,6 +2,7 @@
 
 pub(crate) mod copy_transfer;
 pub(crate) mod loggp;
+pub(crate) mod loggpo;
 pub(crate) mod lognp;
 pub(crate) mod logp;
 pub(crate) mod memory_logp;
