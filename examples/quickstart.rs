@@ -1,8 +1,11 @@
 //! Predicted point-to-point times of the four transports of Table 2 of Hoefler, Lichei & Rehm
-//! (IPDPS 2007), from 1 byte to 1 MiB, using the embedded presets. Needs no input.
+//! (IPDPS 2007), from 1 byte to 1 MiB, using the embedded presets; then, for Open MPI over
+//! InfiniBand, the best broadcast and allreduce algorithm by communicator and message size, and
+//! the sizes where the choice changes. Needs no input.
 //!
 //! Run with `cargo run --release --example quickstart`.
 
+use commcost::collectives::{Algorithm, Allreduce, Broadcast, Problem, best, crossover};
 use commcost::{CommModel, LogGP, Message, Protocols, presets};
 
 fn main() {
@@ -33,6 +36,59 @@ fn main() {
     println!("\nProtocol switches:");
     for (name, model) in &transports {
         describe_switches(name, model);
+    }
+
+    let openib = presets::open_mpi_openib();
+    let processes = [4u64, 64, 1024];
+    // 8 B … 4 MiB
+    let sizes: Vec<u64> = (0..=19)
+        .step_by(2)
+        .map(|k| 8u64 << k)
+        .chain([4 << 20])
+        .collect();
+    println!("\nAlgorithm selection on Open MPI/openib (LogGP, Table 2 presets)");
+    selection_table::<Broadcast>("broadcast", &openib, &processes, &sizes);
+    selection_table::<Allreduce>("allreduce", &openib, &processes, &sizes);
+}
+
+/// The best algorithm per (size, P), then the exact sizes where the choice changes.
+fn selection_table<A: Algorithm>(
+    what: &str,
+    model: &dyn CommModel,
+    processes: &[u64],
+    sizes: &[u64],
+) {
+    println!("\n  best {what} algorithm");
+    print!("  {:>10}", "size (B)");
+    for p in processes {
+        print!("  {:>28}", format!("P = {p}"));
+    }
+    println!();
+    let problem = |p: u64, s: u64| Problem::new(p, Message::contiguous(s));
+    let choice = |p: u64, s: u64| best::<A>(model, &problem(p, s)).expect("P >= 1").0;
+    for &s in sizes {
+        print!("  {s:>10}");
+        for &p in processes {
+            print!("  {:>28}", choice(p, s).label());
+        }
+        println!();
+    }
+    println!("  crossovers (exact byte where the cheaper of the two neighbours changes):");
+    for &p in processes {
+        let mut changes = Vec::new();
+        for pair in sizes.windows(2) {
+            let (a, b) = (choice(p, pair[0]), choice(p, pair[1]));
+            if a.name() != b.name() {
+                let at = crossover(model, a, b, &problem(p, 1), pair[0]..=pair[1])
+                    .expect("valid range")
+                    .unwrap_or(pair[1]);
+                changes.push(format!("{} -> {} at {at} B", a.name(), b.name()));
+            }
+        }
+        if changes.is_empty() {
+            changes.push("none".into());
+        }
+        println!("    P = {p:>4}: {}", changes.join("; "));
     }
 }
 

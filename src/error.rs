@@ -268,6 +268,34 @@ impl ParameterError {
     }
 }
 
+/// A collective that cannot be evaluated.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum CollectiveError {
+    /// A communicator of 0 processes.
+    #[error("a collective needs at least one process, got 0")]
+    NoProcesses,
+    /// A pipelined algorithm with segments of 0 bytes.
+    #[error("the pipeline segment size must be at least 1 byte")]
+    ZeroSegment,
+    /// An empty or inverted size range, or an empty grid.
+    #[error("{what}: {detail}")]
+    EmptyRange {
+        /// Which input.
+        what: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+    /// An invalid operator cost.
+    #[error("operator cost `{name}` = {value} must be finite and >= 0")]
+    InvalidOperator {
+        /// The field.
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+    },
+}
+
 /// An impossible LogGPO timeline or question.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]

@@ -38,7 +38,8 @@
 //! ## Data flow
 //!
 //! measurements → [`calibrate`] → parameter structs (validated on construction and on load) →
-//! [`CommModel`] → predictions. Models never call calibration.
+//! [`CommModel`] → predictions → [`collectives`] and algorithm selection. Models never call
+//! calibration; collectives never name a concrete model.
 //!
 //! Supporting pieces: [`Table1D`] / [`Table2D`] hold parameters measured at discrete sizes and
 //! strides; [`mlines`] counts the unique memory lines of strided layouts exactly, in `O(log L)`;
@@ -58,6 +59,7 @@
 //!   constructors, so a loaded file can never hold a value `new` would reject.
 
 pub mod calibrate;
+pub mod collectives;
 mod error;
 mod message;
 pub mod mlines;
@@ -67,9 +69,9 @@ pub mod presets;
 mod spec;
 mod table;
 
-pub use error::{FitError, MessageError, ParameterError, TimelineError};
+pub use error::{CollectiveError, FitError, MessageError, ParameterError, TimelineError};
 pub use message::Message;
-pub use model::CommModel;
+pub use model::{CommModel, Quantities};
 pub use models::copy_transfer::{Composition, CopyTransfer, Stage};
 pub use models::loggp::LogGP;
 pub use models::loggpo::{

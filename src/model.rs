@@ -75,6 +75,45 @@ pub trait CommModel: Debug + Send + Sync {
         let _ = msg;
         0.0
     }
+
+    /// All five per-message quantities at once. Collectives that need several of them for the
+    /// same piece call this once; a model that shares work between them (a protocol lookup)
+    /// overrides it.
+    ///
+    /// Default: each quantity from its own method.
+    fn quantities(&self, msg: &Message) -> Quantities {
+        Quantities {
+            p2p: self.p2p(msg),
+            send_overhead: self.send_overhead(msg),
+            recv_overhead: self.recv_overhead(msg),
+            send_interval: self.send_interval(msg),
+            gap: self.gap(msg),
+        }
+    }
+
+    /// Message sizes (bytes) at which the model's costs may jump: the first size of each new
+    /// protocol range. Searches over message size (crossover points of collectives) place extra
+    /// probes around them, because between them the costs are continuous.
+    ///
+    /// Default: none (a model whose costs are continuous in size).
+    fn size_breakpoints(&self) -> Vec<u64> {
+        Vec::new()
+    }
+}
+
+/// The five per-message quantities of a [`CommModel`] for one message, seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quantities {
+    /// [`CommModel::p2p`].
+    pub p2p: f64,
+    /// [`CommModel::send_overhead`].
+    pub send_overhead: f64,
+    /// [`CommModel::recv_overhead`].
+    pub recv_overhead: f64,
+    /// [`CommModel::send_interval`].
+    pub send_interval: f64,
+    /// [`CommModel::gap`].
+    pub gap: f64,
 }
 
 macro_rules! forward_comm_model {
@@ -94,6 +133,12 @@ macro_rules! forward_comm_model {
             }
             fn gap(&self, msg: &Message) -> f64 {
                 (**self).gap(msg)
+            }
+            fn quantities(&self, msg: &Message) -> Quantities {
+                (**self).quantities(msg)
+            }
+            fn size_breakpoints(&self) -> Vec<u64> {
+                (**self).size_breakpoints()
             }
         }
     )*};

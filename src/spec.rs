@@ -162,4 +162,10 @@ impl CommModel for ModelSpec {
     fn gap(&self, msg: &Message) -> f64 {
         self.as_model().gap(msg)
     }
+    fn quantities(&self, msg: &Message) -> crate::Quantities {
+        self.as_model().quantities(msg)
+    }
+    fn size_breakpoints(&self) -> Vec<u64> {
+        self.as_model().size_breakpoints()
+    }
 }

@@ -555,4 +555,9 @@ impl CommModel for LogGpo {
     fn recv_overhead(&self, msg: &Message) -> f64 {
         self.balanced(msg).recv_overhead
     }
+
+    /// `S + 1`, the first rendezvous size.
+    fn size_breakpoints(&self) -> Vec<u64> {
+        self.eager_limit.checked_add(1).into_iter().collect()
+    }
 }

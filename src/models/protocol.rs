@@ -234,6 +234,26 @@ impl<M: CommModel> CommModel for Protocols<M> {
     fn gap(&self, msg: &Message) -> f64 {
         self.model_for(msg.bytes()).gap(msg)
     }
+    /// One range lookup for all five quantities.
+    fn quantities(&self, msg: &Message) -> crate::Quantities {
+        self.model_for(msg.bytes()).quantities(msg)
+    }
+    /// Every switch point, and the breakpoints of each range's model inside its range.
+    fn size_breakpoints(&self) -> Vec<u64> {
+        let mut points: Vec<u64> = self.switch_points().collect();
+        for range in &self.ranges {
+            points.extend(
+                range
+                    .model
+                    .size_breakpoints()
+                    .into_iter()
+                    .filter(|&b| range.contains(b)),
+            );
+        }
+        points.sort_unstable();
+        points.dedup();
+        points
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,87 @@
+//! Collective cost evaluation, ranking and decision tables on the Open MPI / openib preset.
+//!
+//! `cargo bench --bench collectives`; figures and targets in docs/PERFORMANCE.md.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use commcost::collectives::{
+    Algorithm, Allreduce, Alltoall, Broadcast, DecisionTable, Problem, rank,
+};
+use commcost::{CommModel, Message, presets};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+
+fn evaluation(c: &mut Criterion) {
+    let model = presets::open_mpi_openib();
+    let model: &dyn CommModel = &model;
+    let mut group = c.benchmark_group("evaluate");
+    for p in [4u64, 1 << 10, 1 << 20, 1 << 32] {
+        let problem = Problem::new(p, Message::contiguous(64 * 1024));
+        group.bench_with_input(
+            BenchmarkId::new("broadcast_binomial", p),
+            &problem,
+            |b, pr| b.iter(|| Broadcast::Binomial.cost(black_box(model), black_box(pr))),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("broadcast_scatter_allgather", p),
+            &problem,
+            |b, pr| b.iter(|| Broadcast::ScatterAllgather.cost(black_box(model), black_box(pr))),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("allreduce_rabenseifner", p),
+            &problem,
+            |b, pr| b.iter(|| Allreduce::Rabenseifner.cost(black_box(model), black_box(pr))),
+        );
+        group.bench_with_input(BenchmarkId::new("alltoall_bruck", p), &problem, |b, pr| {
+            b.iter(|| Alltoall::Bruck.cost(black_box(model), black_box(pr)))
+        });
+    }
+    group.finish();
+}
+
+fn ranking(c: &mut Criterion) {
+    let model = presets::open_mpi_openib();
+    let model: &dyn CommModel = &model;
+    let mut group = c.benchmark_group("rank_broadcast");
+    for bytes in [8u64, 64 * 1024, 4 << 20] {
+        let problem = Problem::new(1024, Message::contiguous(bytes));
+        group.bench_with_input(BenchmarkId::from_parameter(bytes), &problem, |b, pr| {
+            b.iter(|| rank::<Broadcast>(black_box(model), black_box(pr)))
+        });
+    }
+    group.finish();
+}
+
+fn decision_table(c: &mut Criterion) {
+    let model = presets::open_mpi_openib();
+    // 64 geometric sizes from 8 B to 4 MiB (ratio 2^(19/63) ≈ 1.23: all distinct)
+    let sizes: Vec<u64> = (0..64)
+        .map(|k| (8.0 * 2f64.powf(19.0 * f64::from(k) / 63.0)).round() as u64)
+        .collect();
+    let processes: Vec<u64> = (1..=16).map(|k| 1u64 << k).collect();
+    let template = Problem::new(1, Message::contiguous(1));
+    c.bench_function("decision_table_allreduce_64x16", |b| {
+        b.iter(|| {
+            DecisionTable::<Allreduce>::build(black_box(&model), &processes, &sizes, &template)
+        })
+    });
+    c.bench_function("decision_table_lookup", |b| {
+        let table =
+            DecisionTable::<Allreduce>::build(&model, &processes, &sizes, &template).unwrap();
+        b.iter(|| table.lookup(black_box(1000), black_box(100_000)))
+    });
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+        .sample_size(20)
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = evaluation, ranking, decision_table
+}
+criterion_main!(benches);

@@ -1,0 +1,549 @@
+//! The algorithms of each collective and their costs.
+//!
+//! Notation in the formulas: `m` the problem's message bytes, `P` processes, `h = ⌈log2 P⌉`,
+//! `h' = ⌊log2 P⌋`, `p' = 2^h'`, `[np2]` 1 when `P` is not a power of two (else 0),
+//! `T(x)`, `I(x)`, `g(x)`, `os(x)`, `or(x)` the model's `p2p`, `send_interval`, `gap`,
+//! `send_overhead`, `recv_overhead` for a piece of `x` bytes, `op(x)` the operator.
+
+use std::cell::Cell;
+
+use super::{Algorithm, Problem, ceil_log2, floor_log2};
+use crate::error::CollectiveError;
+use crate::{CommModel, Quantities};
+
+/// Per-message quantities of a model for pieces of a problem's message.
+struct Pieces<'a> {
+    model: &'a dyn CommModel,
+    problem: &'a Problem,
+    /// The last `p2p` evaluated: consecutive rounds often send pieces of the same size (Bruck
+    /// at powers of two, halvings that reached one byte), and models are pure.
+    last_p2p: Cell<Option<(u64, f64)>>,
+}
+
+impl Pieces<'_> {
+    fn p2p(&self, bytes: u64) -> f64 {
+        if let Some((b, t)) = self.last_p2p.get()
+            && b == bytes
+        {
+            return t;
+        }
+        let t = self.model.p2p(&self.problem.piece(bytes));
+        self.last_p2p.set(Some((bytes, t)));
+        t
+    }
+    fn interval(&self, bytes: u64) -> f64 {
+        self.model.send_interval(&self.problem.piece(bytes))
+    }
+    fn gap(&self, bytes: u64) -> f64 {
+        self.model.gap(&self.problem.piece(bytes))
+    }
+    fn quantities(&self, bytes: u64) -> Quantities {
+        self.model.quantities(&self.problem.piece(bytes))
+    }
+    fn op(&self, bytes: u64) -> f64 {
+        self.problem.operator.cost(bytes)
+    }
+}
+
+/// Validates the problem and returns `(pieces, m, P)`, or `None` when `P = 1` (cost 0).
+fn setup<'a>(
+    model: &'a dyn CommModel,
+    problem: &'a Problem,
+) -> Result<Option<(Pieces<'a>, u64, u64)>, CollectiveError> {
+    problem.check()?;
+    if problem.processes == 1 {
+        return Ok(None);
+    }
+    Ok(Some((
+        Pieces {
+            model,
+            problem,
+            last_p2p: Cell::new(None),
+        },
+        problem.message.bytes(),
+        problem.processes,
+    )))
+}
+
+/// `Σ_{k=1}^{h} T(unit · min(2^(h-k), P - 2^(h-k)))`: the rounds of a binomial scatter (or,
+/// reversed, gather) of `unit`-byte blocks — at each round a subtree of at most
+/// `min(2^(h-k), P - 2^(h-k))` processes is served.
+fn binomial_blocks(pieces: &Pieces<'_>, unit: u64, p: u64) -> f64 {
+    let h = ceil_log2(p);
+    (1..=h)
+        .map(|k| {
+            let half = 1u64 << (h - k);
+            pieces.p2p(unit.saturating_mul(half.min(p - half)))
+        })
+        .sum()
+}
+
+/// `ALL`, the list of a collective's algorithms.
+macro_rules! algorithm_list {
+    ($ty:ident [$($variant:ident),* $(,)?]) => {
+        impl $ty {
+            /// Every algorithm of this collective.
+            pub const ALL: &'static [$ty] = &[$($ty::$variant),*];
+        }
+    };
+}
+
+/// Broadcast algorithms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Broadcast {
+    /// The root sends `P - 1` consecutive messages: `T(m) + (P - 2) I(m)` (SPEC §8; LogGP:
+    /// `2o + L + (P-1) G k + (P-2) g` when `g + kG >= o`; log_3 P: `P (o_mw/2 + l_mw/2) + o_net`).
+    Linear,
+    /// Binomial tree: `h T(m) + (h - 1) g(m)` (SPEC §8; LogGP `h (2o + L + kG) + (h-1) g`,
+    /// log_3 P `h (o_mw + l_mw + o_net)`).
+    Binomial,
+    /// Van de Geijn: binomial scatter of `c = ⌈m/P⌉`-byte chunks, then a ring allgather:
+    /// `Σ_{k=1}^{h} T(c · min(2^(h-k), P - 2^(h-k))) + (h - 1) g(c) + (P - 1) T(c)`.
+    ScatterAllgather,
+    /// Pipelined chain with `segment`-byte segments, `q = ⌈m / segment⌉`:
+    /// `(P - 1) T(s) + (q - 1) max(I(s), or(s) + os(s))`, `s = min(segment, m)` — the first
+    /// segment crosses `P - 1` links, each further one follows a step later, a step being what
+    /// an inner process needs to receive and forward a segment.
+    Pipelined {
+        /// Segment size in bytes (at least 1).
+        segment: u64,
+    },
+}
+
+impl Broadcast {
+    /// The segment size minimising the pipelined broadcast among `m` and the powers of two below
+    /// it that cut it into at most 2^16 segments (the segment sizes MPI libraries use; finer
+    /// pipelines are not used in practice): at most 17 evaluations.
+    pub fn best_segment(model: &dyn CommModel, problem: &Problem) -> u64 {
+        const MAX_SEGMENTS: u64 = 1 << 16;
+        let m = problem.message.bytes().max(1);
+        (0..64)
+            .map(|k| 1u64 << k)
+            .skip_while(|&s| m.div_ceil(s) > MAX_SEGMENTS)
+            .take_while(|&s| s < m)
+            .chain(std::iter::once(m))
+            .map(|segment| {
+                let cost = Broadcast::Pipelined { segment }
+                    .cost(model, problem)
+                    .unwrap_or(f64::INFINITY);
+                (segment, cost)
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or(m, |(segment, _)| segment)
+    }
+}
+
+impl Algorithm for Broadcast {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Linear => "linear",
+            Self::Binomial => "binomial",
+            Self::ScatterAllgather => "scatter-allgather",
+            Self::Pipelined { .. } => "pipelined",
+        }
+    }
+
+    fn label(&self) -> String {
+        match self {
+            Self::Pipelined { segment } => format!("pipelined, {segment} B segments"),
+            other => other.name().to_string(),
+        }
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        if let Self::Pipelined { segment: 0 } = self {
+            return Err(CollectiveError::ZeroSegment);
+        }
+        let Some((x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        let h = f64::from(ceil_log2(p));
+        Ok(match *self {
+            Self::Linear => x.p2p(m) + (p - 2) as f64 * x.interval(m),
+            Self::Binomial => h * x.p2p(m) + (h - 1.0) * x.gap(m),
+            Self::ScatterAllgather => {
+                let c = m.div_ceil(p);
+                binomial_blocks(&x, c, p) + (h - 1.0) * x.gap(c) + (p - 1) as f64 * x.p2p(c)
+            }
+            Self::Pipelined { segment } => {
+                let s = segment.min(m);
+                let q = m.div_ceil(segment).max(1);
+                let t = x.quantities(s);
+                let step = t.send_interval.max(t.recv_overhead + t.send_overhead);
+                (p - 1) as f64 * t.p2p + (q - 1) as f64 * step
+            }
+        })
+    }
+
+    fn candidates(model: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        vec![
+            Self::Linear,
+            Self::Binomial,
+            Self::ScatterAllgather,
+            Self::Pipelined {
+                segment: Self::best_segment(model, problem),
+            },
+        ]
+    }
+}
+
+/// Scan (parallel prefix) algorithms; each step applies the operator to the received data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Scan {
+    /// Linear chain: `(P - 1) (T(m) + op(m))`.
+    LinearChain,
+    /// Recursive doubling (log-step): `h (T(m) + op(m))` — the `O(log P)` growth of the Mlines
+    /// paper's ZPL scans.
+    RecursiveDoubling,
+}
+algorithm_list!(Scan [LinearChain, RecursiveDoubling]);
+
+impl Algorithm for Scan {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::LinearChain => "linear chain",
+            Self::RecursiveDoubling => "recursive doubling",
+        }
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        let step = x.p2p(m) + x.op(m);
+        Ok(match self {
+            Self::LinearChain => (p - 1) as f64 * step,
+            Self::RecursiveDoubling => f64::from(ceil_log2(p)) * step,
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        Self::ALL.to_vec()
+    }
+}
+
+/// Reduce algorithms (to one root).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Reduce {
+    /// Binomial tree: `h (T(m) + op(m)) + (h - 1) g(m)`.
+    Binomial,
+}
+algorithm_list!(Reduce[Binomial]);
+
+impl Algorithm for Reduce {
+    fn name(&self) -> &'static str {
+        "binomial"
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        let h = f64::from(ceil_log2(p));
+        Ok(h * (x.p2p(m) + x.op(m)) + (h - 1.0) * x.gap(m))
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        Self::ALL.to_vec()
+    }
+}
+
+/// Allreduce algorithms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Allreduce {
+    /// Recursive doubling: `h' (T(m) + op(m)) + [np2] (2 T(m) + op(m))` — for `P` not a power of
+    /// two the `P - p'` extra processes first fold into partners and get the result back.
+    RecursiveDoubling,
+    /// Ring: reduce-scatter then allgather of `c = ⌈m/P⌉`-byte blocks:
+    /// `(P - 1) (2 T(c) + op(c))`.
+    Ring,
+    /// Rabenseifner: reduce-scatter by recursive halving, allgather by recursive doubling:
+    /// `[np2] (T(m) + op(m)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(m)`.
+    Rabenseifner,
+}
+algorithm_list!(Allreduce [RecursiveDoubling, Ring, Rabenseifner]);
+
+impl Algorithm for Allreduce {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::RecursiveDoubling => "recursive doubling",
+            Self::Ring => "ring",
+            Self::Rabenseifner => "rabenseifner",
+        }
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        let hp = floor_log2(p);
+        let extra = if p.is_power_of_two() { 0.0 } else { 1.0 };
+        Ok(match self {
+            Self::RecursiveDoubling => {
+                f64::from(hp) * (x.p2p(m) + x.op(m)) + extra * (2.0 * x.p2p(m) + x.op(m))
+            }
+            Self::Ring => {
+                let c = m.div_ceil(p);
+                (p - 1) as f64 * (2.0 * x.p2p(c) + x.op(c))
+            }
+            Self::Rabenseifner => {
+                let halving: f64 = (1..=hp)
+                    .map(|k| {
+                        let c = ceil_shift(m, k);
+                        2.0 * x.p2p(c) + x.op(c)
+                    })
+                    .sum();
+                extra * (x.p2p(m) + x.op(m)) + halving + extra * x.p2p(m)
+            }
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        Self::ALL.to_vec()
+    }
+}
+
+/// Allgather algorithms (`m` is each process's contribution).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Allgather {
+    /// Ring: `(P - 1) T(m)`.
+    Ring,
+    /// Recursive doubling: `Σ_{k=0}^{h'-1} T(c 2^k)` with `c = m ⌈P/p'⌉`, plus for `P` not a
+    /// power of two a first step `T(m)` (the extra processes fold into partners) and a last
+    /// step `T(P m)` (they get the result).
+    RecursiveDoubling,
+    /// Bruck: `Σ_{k=0}^{h-1} T(m · min(2^k, P - 2^k))`, any `P`.
+    Bruck,
+}
+algorithm_list!(Allgather [Ring, RecursiveDoubling, Bruck]);
+
+impl Algorithm for Allgather {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Ring => "ring",
+            Self::RecursiveDoubling => "recursive doubling",
+            Self::Bruck => "bruck",
+        }
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(match self {
+            Self::Ring => (p - 1) as f64 * x.p2p(m),
+            Self::RecursiveDoubling => {
+                let hp = floor_log2(p);
+                let folded = p.div_ceil(1u64 << hp);
+                let c = m.saturating_mul(folded);
+                let doubling: f64 = (0..hp).map(|k| x.p2p(c.saturating_mul(1u64 << k))).sum();
+                if p.is_power_of_two() {
+                    doubling
+                } else {
+                    x.p2p(m) + doubling + x.p2p(m.saturating_mul(p))
+                }
+            }
+            Self::Bruck => (0..ceil_log2(p))
+                .map(|k| {
+                    let blocks = (1u64 << k).min(p - (1u64 << k));
+                    x.p2p(m.saturating_mul(blocks))
+                })
+                .sum(),
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        Self::ALL.to_vec()
+    }
+}
+
+/// Gather algorithms (`m` is each process's contribution).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Gather {
+    /// The root receives `P - 1` messages: `T(m) + (P - 2) max(I(m), or(m))`.
+    Linear,
+    /// Binomial tree, subtrees forwarding their blocks:
+    /// `Σ_{k=1}^{h} T(m · min(2^(k-1), P - 2^(k-1))) + (h - 1) g(m)`.
+    Binomial,
+}
+algorithm_list!(Gather [Linear, Binomial]);
+
+impl Algorithm for Gather {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Linear => "linear",
+            Self::Binomial => "binomial",
+        }
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(match self {
+            Self::Linear => {
+                let t = x.quantities(m);
+                t.p2p + (p - 2) as f64 * t.send_interval.max(t.recv_overhead)
+            }
+            Self::Binomial => {
+                binomial_blocks(&x, m, p) + (f64::from(ceil_log2(p)) - 1.0) * x.gap(m)
+            }
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        Self::ALL.to_vec()
+    }
+}
+
+/// Scatter algorithms (`m` is each destination's block).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Scatter {
+    /// The root sends `P - 1` messages: `T(m) + (P - 2) I(m)`.
+    Linear,
+    /// Binomial tree, halves of the remaining blocks per round:
+    /// `Σ_{k=1}^{h} T(m · min(2^(h-k), P - 2^(h-k))) + (h - 1) g(m)`.
+    Binomial,
+}
+algorithm_list!(Scatter [Linear, Binomial]);
+
+impl Algorithm for Scatter {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Linear => "linear",
+            Self::Binomial => "binomial",
+        }
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(match self {
+            Self::Linear => x.p2p(m) + (p - 2) as f64 * x.interval(m),
+            Self::Binomial => {
+                binomial_blocks(&x, m, p) + (f64::from(ceil_log2(p)) - 1.0) * x.gap(m)
+            }
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        Self::ALL.to_vec()
+    }
+}
+
+/// Barrier algorithms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Barrier {
+    /// Dissemination: `h` rounds of empty messages, `h T(0)`.
+    Dissemination,
+}
+algorithm_list!(Barrier[Dissemination]);
+
+impl Algorithm for Barrier {
+    fn name(&self) -> &'static str {
+        "dissemination"
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((x, _, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(f64::from(ceil_log2(p)) * x.p2p(0))
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        Self::ALL.to_vec()
+    }
+}
+
+/// All-to-all algorithms (`m` is the block for each pair).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Alltoall {
+    /// Pairwise exchange: `(P - 1) T(m)`.
+    PairwiseExchange,
+    /// Bruck: `Σ_{k=0}^{h-1} T(m · n_k)` where `n_k` counts the indices `j < P` with bit `k`
+    /// set (the blocks forwarded in round `k`).
+    Bruck,
+}
+algorithm_list!(Alltoall [PairwiseExchange, Bruck]);
+
+/// `#{j < p : bit k of j is set}` (`k < 64`): `⌊p / 2^(k+1)⌋ 2^k + max(0, p mod 2^(k+1) - 2^k)`,
+/// with shifts and masks.
+fn blocks_with_bit(p: u64, k: u32) -> u64 {
+    let p = u128::from(p);
+    let half = 1u128 << k;
+    let full_periods = (p >> (k + 1)) << k;
+    let remainder = p & ((half << 1) - 1);
+    // <= p, fits in u64
+    (full_periods + remainder.saturating_sub(half)) as u64
+}
+
+/// `⌈m / 2^k⌉` (`k < 64`) with a shift.
+fn ceil_shift(m: u64, k: u32) -> u64 {
+    let shifted = m >> k;
+    if m & ((1u64 << k) - 1) == 0 {
+        shifted
+    } else {
+        shifted + 1
+    }
+}
+
+impl Algorithm for Alltoall {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::PairwiseExchange => "pairwise exchange",
+            Self::Bruck => "bruck",
+        }
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(match self {
+            Self::PairwiseExchange => (p - 1) as f64 * x.p2p(m),
+            Self::Bruck => (0..ceil_log2(p))
+                .map(|k| x.p2p(m.saturating_mul(blocks_with_bit(p, k))))
+                .sum(),
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        Self::ALL.to_vec()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ceil_shift_is_ceiling_division() {
+        for m in 0..300u64 {
+            for k in 0..10 {
+                assert_eq!(ceil_shift(m, k), m.div_ceil(1 << k));
+            }
+        }
+        assert_eq!(ceil_shift(u64::MAX, 63), 2);
+    }
+
+    #[test]
+    fn blocks_with_bit_counts_indices() {
+        for p in 0..200u64 {
+            for k in 0..9 {
+                let brute = (0..p).filter(|j| j >> k & 1 == 1).count() as u64;
+                assert_eq!(blocks_with_bit(p, k), brute, "p {p} k {k}");
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Collectives built on the [`CommModel`] trait: the standard MPI algorithm families, their
+//! costs, and algorithm selection.
+//!
+//! Every cost here is computed from the five per-message quantities of the trait — `p2p`,
+//! `send_interval`, `gap`, `send_overhead`, `recv_overhead` — so it works for any model, and no
+//! function here names a concrete model. Costs are in seconds; `P = 1` costs 0 and `P = 0` is
+//! [`CollectiveError::NoProcesses`]. All evaluations are `O(1)` or `O(log P)`.
+//!
+//! Round structures follow R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective
+//! communication operations in MPICH", IJHPCA 19(1), 2005, and the SPEC §8 forms, which reproduce
+//! the seeds' closed forms for LogGP and log_3 P exactly:
+//!
+//! ```text
+//! linear broadcast   T = p2p + (P - 2) interval
+//! binomial broadcast T = h p2p + (h - 1) gap,          h = ⌈log2 P⌉
+//! ```
+//!
+//! Algorithms are values — one enum per collective ([`Broadcast`], [`Scan`], [`Reduce`],
+//! [`Allreduce`], [`Allgather`], [`Gather`], [`Scatter`], [`Barrier`], [`Alltoall`]) implementing
+//! [`Algorithm`] — so a caller can store, compare and rank choices ([`rank`], [`best`],
+//! [`crossover`], [`DecisionTable`]).
+//!
+//! Message sizes: `problem.message` is the message of the collective as MPI counts it — the
+//! broadcast buffer, each process's contribution to a reduction, gather or allgather, each
+//! pairwise block of an all-to-all. Pieces of it (`m / P`, `m / 2^k`) keep its layout
+//! ([`Problem::piece`]).
+
+mod algorithms;
+mod select;
+
+pub use algorithms::{
+    Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
+};
+pub use select::{DecisionTable, best, crossover, rank};
+
+use crate::error::CollectiveError;
+use crate::{CommModel, Message};
+
+/// The cost of applying a reduction or scan operator to the data of one step.
+///
+/// # Formula
+///
+/// ```text
+/// op(bytes) = per_call + per_byte · bytes
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Operator {
+    per_call: f64,
+    per_byte: f64,
+}
+
+impl Operator {
+    /// An operator that costs nothing (a broadcast-like collective).
+    pub const FREE: Self = Self {
+        per_call: 0.0,
+        per_byte: 0.0,
+    };
+
+    /// An operator costing `per_call` seconds per application plus `per_byte` seconds per byte.
+    ///
+    /// # Errors
+    ///
+    /// [`CollectiveError::InvalidOperator`] for negative or non-finite costs.
+    pub fn new(per_call: f64, per_byte: f64) -> Result<Self, CollectiveError> {
+        for (name, value) in [("per_call", per_call), ("per_byte", per_byte)] {
+            if !(value >= 0.0 && value.is_finite()) {
+                return Err(CollectiveError::InvalidOperator { name, value });
+            }
+        }
+        Ok(Self { per_call, per_byte })
+    }
+
+    /// `op(bytes)`, seconds.
+    pub fn cost(&self, bytes: u64) -> f64 {
+        self.per_call + self.per_byte * bytes as f64
+    }
+}
+
+/// A collective problem: how many processes, what message, what operator.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Problem {
+    /// `P`, the communicator size.
+    pub processes: u64,
+    /// The collective's message (see the [module docs](self) for what it means per collective).
+    pub message: Message,
+    /// The operator of reductions and scans ([`Operator::FREE`] otherwise).
+    pub operator: Operator,
+}
+
+impl Problem {
+    /// A problem without an operator.
+    pub fn new(processes: u64, message: Message) -> Self {
+        Self {
+            processes,
+            message,
+            operator: Operator::FREE,
+        }
+    }
+
+    /// The same problem with an operator.
+    pub fn with_operator(mut self, operator: Operator) -> Self {
+        self.operator = operator;
+        self
+    }
+
+    /// The same problem with a message of `bytes` bytes in the same layout.
+    pub fn with_bytes(mut self, bytes: u64) -> Self {
+        self.message = self.piece(bytes);
+        self
+    }
+
+    /// A message of `bytes` bytes in the layout of the problem's message: contiguous stays
+    /// contiguous; a vector keeps its block length and stride with `⌈bytes / block⌉` blocks
+    /// (a contiguous message if that layout would overflow).
+    pub fn piece(&self, bytes: u64) -> Message {
+        let m = &self.message;
+        if m.is_contiguous() || m.block_len() == 0 {
+            return Message::contiguous(bytes);
+        }
+        Message::vector(bytes.div_ceil(m.block_len()), m.block_len(), m.stride())
+            .map(|v| v.with_offset(m.offset()))
+            .unwrap_or(Message::contiguous(bytes))
+    }
+
+    fn check(&self) -> Result<(), CollectiveError> {
+        if self.processes == 0 {
+            Err(CollectiveError::NoProcesses)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A collective algorithm: a value that prices itself for a model and a problem.
+pub trait Algorithm: Copy + std::fmt::Debug + PartialEq + Send + Sync + 'static {
+    /// The algorithm's name, e.g. `"binomial"`.
+    fn name(&self) -> &'static str;
+
+    /// The name with the algorithm's parameters, for reports (e.g. `"pipelined, 8192 B
+    /// segments"`). Default: the name.
+    fn label(&self) -> String {
+        self.name().to_string()
+    }
+
+    /// Predicted time of the collective, seconds.
+    ///
+    /// # Errors
+    ///
+    /// [`CollectiveError::NoProcesses`] for `P = 0`; algorithm-specific errors (a zero
+    /// pipeline segment).
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError>;
+
+    /// The algorithms to rank for a problem (a pipelined algorithm with its best segment).
+    fn candidates(model: &dyn CommModel, problem: &Problem) -> Vec<Self>;
+
+    /// The largest factor by which a piece of this collective can be larger or smaller than the
+    /// problem's message, for placing search probes around the model's breakpoints: the
+    /// collective's internal messages have sizes `m · f` with `1/P <= f <= P`.
+    fn size_factors(problem: &Problem) -> Vec<f64> {
+        let p = problem.processes.max(1) as f64;
+        let mut factors = vec![1.0, p, 1.0 / p];
+        let mut f = 2.0;
+        while f < p {
+            factors.push(f);
+            factors.push(1.0 / f);
+            f *= 2.0;
+        }
+        factors
+    }
+}
+
+/// `⌈log2 P⌉` (0 for `P <= 1`).
+pub(crate) fn ceil_log2(p: u64) -> u32 {
+    if p <= 1 {
+        0
+    } else {
+        64 - (p - 1).leading_zeros()
+    }
+}
+
+/// `⌊log2 P⌋` (`P >= 1`).
+pub(crate) fn floor_log2(p: u64) -> u32 {
+    63 - p.max(1).leading_zeros()
+}
