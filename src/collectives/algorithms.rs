@@ -78,6 +78,12 @@ fn binomial_blocks(pieces: &Pieces<'_>, unit: u64, p: u64) -> f64 {
         .sum()
 }
 
+/// A binomial scatter or gather of `unit`-byte blocks: the rounds of [`binomial_blocks`] and a
+/// gap between consecutive rounds, `(h - 1) g(unit)`.
+fn binomial_tree_of_blocks(pieces: &Pieces<'_>, unit: u64, p: u64) -> f64 {
+    binomial_blocks(pieces, unit, p) + (f64::from(ceil_log2(p)) - 1.0) * pieces.gap(unit)
+}
+
 /// `ALL`, the list of a collective's algorithms.
 macro_rules! algorithm_list {
     ($ty:ident [$($variant:ident),* $(,)?]) => {
@@ -164,7 +170,7 @@ impl Algorithm for Broadcast {
             Self::Binomial => h * x.p2p(m) + (h - 1.0) * x.gap(m),
             Self::ScatterAllgather => {
                 let c = m.div_ceil(p);
-                binomial_blocks(&x, c, p) + (h - 1.0) * x.gap(c) + (p - 1) as f64 * x.p2p(c)
+                binomial_tree_of_blocks(&x, c, p) + (p - 1) as f64 * x.p2p(c)
             }
             Self::Pipelined { segment } => {
                 let s = segment.min(m);
@@ -391,9 +397,7 @@ impl Algorithm for Gather {
                 let t = x.quantities(m);
                 t.p2p + (p - 2) as f64 * t.send_interval.max(t.recv_overhead)
             }
-            Self::Binomial => {
-                binomial_blocks(&x, m, p) + (f64::from(ceil_log2(p)) - 1.0) * x.gap(m)
-            }
+            Self::Binomial => binomial_tree_of_blocks(&x, m, p),
         })
     }
 
@@ -428,9 +432,7 @@ impl Algorithm for Scatter {
         };
         Ok(match self {
             Self::Linear => x.p2p(m) + (p - 2) as f64 * x.interval(m),
-            Self::Binomial => {
-                binomial_blocks(&x, m, p) + (f64::from(ceil_log2(p)) - 1.0) * x.gap(m)
-            }
+            Self::Binomial => binomial_tree_of_blocks(&x, m, p),
         })
     }
 
