@@ -268,6 +268,81 @@ impl ParameterError {
     }
 }
 
+/// Measurements that cannot be turned into parameters.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum CalibrationError {
+    /// A NaN, infinite or (where it must be positive) non-positive measurement.
+    #[error("{what}: entry {index} is {value}, which is not a valid measurement")]
+    InvalidValue {
+        /// Which input.
+        what: &'static str,
+        /// Position of the entry.
+        index: usize,
+        /// The rejected value.
+        value: f64,
+    },
+    /// A measurement the method needs is missing.
+    #[error("size {size} bytes: missing {what}")]
+    MissingMeasurement {
+        /// Message size (bytes).
+        size: u64,
+        /// Which measurement.
+        what: &'static str,
+    },
+    /// Too few points (sizes, samples) for the method.
+    #[error("{what}: need at least {needed}, got {got}")]
+    TooFew {
+        /// What is counted.
+        what: &'static str,
+        /// Minimum.
+        needed: usize,
+        /// Supplied.
+        got: usize,
+    },
+    /// Inputs whose shapes do not match (one value per size, ...).
+    #[error("{what}: expected {expected} entries, got {got}")]
+    LengthMismatch {
+        /// Which input.
+        what: &'static str,
+        /// Required length.
+        expected: usize,
+        /// Supplied length.
+        got: usize,
+    },
+    /// Measurements that imply a negative cost component: names the measurement at fault.
+    #[error("size {size} bytes{at_stride}: {component} = {value:e} s < 0 — {explanation}")]
+    Inconsistent {
+        /// Message size (bytes).
+        size: u64,
+        /// ", stride d bytes" when the component depends on a stride (else empty).
+        at_stride: String,
+        /// The derived component, e.g. `o_mw = T00 - T_mem`.
+        component: &'static str,
+        /// Its value.
+        value: f64,
+        /// Which measurement is inconsistent with which.
+        explanation: &'static str,
+    },
+    /// A line of an input file that cannot be read.
+    #[error("line {line}: {message}")]
+    Parse {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A measurement failed on the prober's side.
+    #[error("measurement failed: {0}")]
+    Probe(String),
+    /// A fit failed.
+    #[error(transparent)]
+    Fit(#[from] FitError),
+    /// The fitted parameters are invalid.
+    #[error(transparent)]
+    Parameters(#[from] ParameterError),
+}
+
 /// A collective that cannot be evaluated.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]

@@ -69,7 +69,9 @@ pub mod presets;
 mod spec;
 mod table;
 
-pub use error::{CollectiveError, FitError, MessageError, ParameterError, TimelineError};
+pub use error::{
+    CalibrationError, CollectiveError, FitError, MessageError, ParameterError, TimelineError,
+};
 pub use message::Message;
 pub use model::{CommModel, Quantities};
 pub use models::copy_transfer::{Composition, CopyTransfer, Stage};

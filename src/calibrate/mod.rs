@@ -6,13 +6,33 @@
 //!
 //! * [`least_squares`] — linear least squares with column normalisation and the fit statistics
 //!   every later fit reports ([`FitStatistics`]).
+//! * [`detect_changes`] — protocol-change detection on `(size, value)` series, robust to noise,
+//!   outliers and level shifts; [`detect_changes_netgauge`] reproduces Netgauge's rule.
+//! * [`assess_loggp`] — LogGP with protocol ranges from PRTT samples (Hoefler et al. 2007);
+//!   [`measure_prtt`] takes those samples through any [`Prober`].
+//! * [`derive_log3p`] and [`derive_memory_logp`] — the software-parameterised models from
+//!   half round trips and copy timings.
+//! * [`parse_netgauge`] — Netgauge's LogGP output files, as samples and as its reported model.
 //! * [`fit_regression`] — the Mlines paper's regression variants S1-S3 / M1-M3
 //!   ([`RegressionVariant`]) with held-out statistics.
 
+mod derive;
+mod detect;
 mod least_squares;
 mod mlines_regression;
+mod netgauge;
+mod prtt;
 
+pub use derive::{CopyMeasurements, Log3PMeasurements, derive_log3p, derive_memory_logp};
+pub use detect::{
+    DetectionConfig, Segment, detect_changes, detect_changes_naive, detect_changes_netgauge,
+};
 pub use least_squares::{FitStatistics, LinearFit, least_squares};
 pub use mlines_regression::{
     Feature, FeatureSet, MlinesFit, MlinesSample, Order, RegressionVariant, Term, fit_regression,
+};
+pub use netgauge::{NetgaugeRow, NetgaugeRun, parse_netgauge};
+pub use prtt::{
+    AssessmentConfig, LogGPAssessment, Prober, PrttMeasurement, PrttPlan, PrttSample, PrttSpread,
+    RangeFit, SimulatedProber, SizeDiagnostics, assess_loggp, measure_prtt,
 };

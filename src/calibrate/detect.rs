@@ -1,0 +1,674 @@
+//! Protocol-change detection on `(size, value)` series (loggp-assessment §3.5, SPEC §9, §11).
+
+use crate::error::CalibrationError;
+
+/// Settings of [`detect_changes`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct DetectionConfig {
+    /// `x`: points of look-ahead (the paper suggests 3 to 5).
+    pub lookahead: usize,
+    /// `pfact`: how much the mean least-squares deviation must grow (the paper's 2.0).
+    pub pfact: f64,
+    /// How many noise standard deviations a point must be off the current line to count as
+    /// deviating.
+    pub deviation: f64,
+    /// The smallest relative noise level assumed, so that exact data does not turn rounding
+    /// into "changes".
+    pub relative_floor: f64,
+}
+
+impl Default for DetectionConfig {
+    /// `x = 5`, `pfact = 2.0` (the paper's), deviation 4 σ, relative floor 1e-6.
+    fn default() -> Self {
+        Self {
+            lookahead: 5,
+            pfact: 2.0,
+            deviation: 4.0,
+            relative_floor: 1e-6,
+        }
+    }
+}
+
+/// A detected protocol range: points `start..end` of the series (indices), the points inside
+/// it treated as outliers, and its line `value ≈ intercept + slope · size`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    /// First point (index into the series).
+    pub start: usize,
+    /// One past the last point.
+    pub end: usize,
+    /// Points inside `start..end` left out of the fit.
+    pub outliers: Vec<usize>,
+    /// Value of the segment's line at size 0.
+    pub intercept: f64,
+    /// Slope of the segment's line.
+    pub slope: f64,
+}
+
+impl Segment {
+    /// The indices of the points the segment's line was fitted to.
+    pub fn inliers(&self) -> impl Iterator<Item = usize> + '_ {
+        (self.start..self.end).filter(|i| !self.outliers.contains(i))
+    }
+}
+
+/// Weighted least-squares sums of a line fit, with sizes and values shifted by an origin for
+/// accuracy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Sums {
+    count: usize,
+    w: f64,
+    x: f64,
+    y: f64,
+    xx: f64,
+    xy: f64,
+    yy: f64,
+    origin: (f64, f64),
+}
+
+/// The fitted line and its mean squared (relative) deviation.
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    intercept: f64,
+    slope: f64,
+    /// `SSE / (count - 2)`; 0 with fewer than 3 points.
+    lsq: f64,
+    /// `count - 2`, the residual degrees of freedom (0 with fewer than 3 points).
+    dof: usize,
+}
+
+impl Line {
+    /// The noise standard deviation to judge deviations by: `sqrt(max(lsq, floor))`, widened
+    /// by `1 + 4 / dof` while few points back it (a standardised residual then follows a
+    /// Student t distribution with heavy tails, not a normal one).
+    fn sigma(&self, floor: f64) -> f64 {
+        let widen = if self.dof == 0 {
+            f64::INFINITY
+        } else {
+            1.0 + 4.0 / self.dof as f64
+        };
+        self.lsq.max(floor).sqrt() * widen
+    }
+}
+
+impl Sums {
+    fn new(origin: (f64, f64)) -> Self {
+        Self {
+            count: 0,
+            w: 0.0,
+            x: 0.0,
+            y: 0.0,
+            xx: 0.0,
+            xy: 0.0,
+            yy: 0.0,
+            origin,
+        }
+    }
+
+    fn add(&mut self, s: &Series<'_>, i: usize) {
+        let (dx, dy, w) = (
+            s.sizes[i] - self.origin.0,
+            s.values[i] - self.origin.1,
+            s.weights[i],
+        );
+        self.count += 1;
+        self.w += w;
+        self.x += w * dx;
+        self.y += w * dy;
+        self.xx += w * dx * dx;
+        self.xy += w * dx * dy;
+        self.yy += w * dy * dy;
+    }
+
+    fn line(&self) -> Line {
+        if self.count == 0 {
+            return Line {
+                intercept: self.origin.1,
+                slope: 0.0,
+                lsq: 0.0,
+                dof: 0,
+            };
+        }
+        let (mx, my) = (self.x / self.w, self.y / self.w);
+        let cxx = self.xx - self.x * mx;
+        let cxy = self.xy - self.x * my;
+        let cyy = self.yy - self.y * my;
+        let slope = if cxx > 0.0 { cxy / cxx } else { 0.0 };
+        let sse = (cyy - slope * cxy).max(0.0);
+        let lsq = if self.count > 2 {
+            sse / (self.count - 2) as f64
+        } else {
+            0.0
+        };
+        // in original coordinates: y = origin.y + my + slope (x - origin.x - mx)
+        let intercept = self.origin.1 + my - slope * (self.origin.0 + mx);
+        Line {
+            intercept,
+            slope,
+            lsq,
+            dof: self.count.saturating_sub(2),
+        }
+    }
+}
+
+/// The series with its per-point weights.
+struct Series<'a> {
+    sizes: &'a [f64],
+    values: &'a [f64],
+    /// `1 / scale²`, scale = the median |value| of the 5 nearest points: residuals are relative
+    /// to the local level, and one outlier cannot change its own weight.
+    weights: Vec<f64>,
+    scales: Vec<f64>,
+}
+
+impl<'a> Series<'a> {
+    fn new(sizes: &'a [f64], values: &'a [f64]) -> Self {
+        let n = values.len();
+        let scales: Vec<f64> = (0..n)
+            .map(|i| {
+                let lo = i.saturating_sub(2);
+                let hi = (i + 3).min(n);
+                let mut window = [0.0f64; 5];
+                let len = hi - lo;
+                for (w, v) in window.iter_mut().zip(&values[lo..hi]) {
+                    *w = v.abs();
+                }
+                window[..len].sort_unstable_by(f64::total_cmp);
+                window[len / 2].max(f64::MIN_POSITIVE)
+            })
+            .collect();
+        let weights = scales.iter().map(|s| 1.0 / (s * s)).collect();
+        Self {
+            sizes,
+            values,
+            weights,
+            scales,
+        }
+    }
+
+    /// The relative residual of point `i` from `line`.
+    fn residual(&self, line: &Line, i: usize) -> f64 {
+        (self.values[i] - (line.intercept + line.slope * self.sizes[i])) / self.scales[i]
+    }
+
+    fn sums_of(&self, origin: usize, points: impl Iterator<Item = usize>) -> Sums {
+        let mut sums = Sums::new((self.sizes[origin], self.values[origin]));
+        for i in points {
+            sums.add(self, i);
+        }
+        sums
+    }
+}
+
+/// How the window sums of the current segment are obtained: kept running (fast) or recomputed
+/// from scratch for every window (the naive baseline). Both add the same points in the same
+/// order, so their sums — and decisions — are identical.
+trait Window {
+    fn start(series: &Series<'_>, origin: usize, points: &[usize]) -> Self;
+    fn push(&mut self, series: &Series<'_>, i: usize);
+    fn sums(&self, series: &Series<'_>) -> Sums;
+    /// Whether the fit's `lsq` exceeds `threshold` with each prefix of `extra` appended.
+    fn lookahead_exceeds(
+        &self,
+        series: &Series<'_>,
+        extra: std::ops::RangeInclusive<usize>,
+        threshold: f64,
+    ) -> bool;
+}
+
+struct Running {
+    sums: Sums,
+}
+
+impl Window for Running {
+    fn start(series: &Series<'_>, origin: usize, points: &[usize]) -> Self {
+        Self {
+            sums: series.sums_of(origin, points.iter().copied()),
+        }
+    }
+    fn push(&mut self, series: &Series<'_>, i: usize) {
+        self.sums.add(series, i);
+    }
+    fn sums(&self, _: &Series<'_>) -> Sums {
+        self.sums
+    }
+    fn lookahead_exceeds(
+        &self,
+        series: &Series<'_>,
+        extra: std::ops::RangeInclusive<usize>,
+        threshold: f64,
+    ) -> bool {
+        let mut sums = self.sums;
+        extra.into_iter().all(|i| {
+            sums.add(series, i);
+            sums.line().lsq > threshold
+        })
+    }
+}
+
+struct Recomputed {
+    origin: usize,
+    points: Vec<usize>,
+}
+
+impl Window for Recomputed {
+    fn start(_: &Series<'_>, origin: usize, points: &[usize]) -> Self {
+        Self {
+            origin,
+            points: points.to_vec(),
+        }
+    }
+    fn push(&mut self, _: &Series<'_>, i: usize) {
+        self.points.push(i);
+    }
+    fn sums(&self, series: &Series<'_>) -> Sums {
+        series.sums_of(self.origin, self.points.iter().copied())
+    }
+    fn lookahead_exceeds(
+        &self,
+        series: &Series<'_>,
+        extra: std::ops::RangeInclusive<usize>,
+        threshold: f64,
+    ) -> bool {
+        let first = *extra.start();
+        extra.into_iter().all(|last| {
+            let sums = series.sums_of(self.origin, self.points.iter().copied().chain(first..=last));
+            sums.line().lsq > threshold
+        })
+    }
+}
+
+fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
+    if sizes.len() != values.len() {
+        return Err(CalibrationError::LengthMismatch {
+            what: "values (one per size)",
+            expected: sizes.len(),
+            got: values.len(),
+        });
+    }
+    for (what, series) in [("sizes", sizes), ("values", values)] {
+        if let Some(index) = series.iter().position(|v| !v.is_finite()) {
+            return Err(CalibrationError::InvalidValue {
+                what,
+                index,
+                value: series[index],
+            });
+        }
+    }
+    if let Some(index) = sizes.windows(2).position(|w| w[1] <= w[0]) {
+        return Err(CalibrationError::InvalidValue {
+            what: "sizes (must be strictly increasing)",
+            index: index + 1,
+            value: sizes[index + 1],
+        });
+    }
+    Ok(())
+}
+
+/// Splits a `(size, value)` series into protocol ranges, each following its own line.
+///
+/// # Method
+///
+/// The paper's rule (loggp-assessment §3.5): with `lastchange` the first point of the current
+/// range and `lsq(k, l)` the mean squared deviation of the line fitted to points `k..=l`, a
+/// change is declared after point `c` when `lsq(lastchange, c + j) > pfact · lsq(lastchange, c)`
+/// for every `1 <= j <= x`. Alone, that rule is fragile (SPEC §9): one outlier inside the
+/// look-ahead raises every look-ahead `lsq`; a few points make `lsq` unreliable; a tiny `lsq`
+/// turns rounding into changes; noise that grows with size raises `lsq` by itself. This
+/// implementation keeps the rule and adds:
+///
+/// * **relative residuals**: each point is weighted by `1 / scale²`, `scale` the median |value|
+///   of its 5 nearest points, so noise that grows with the value does not look like a change,
+///   a switch is found whatever the absolute magnitude (a 4× jump below 1 µs), and one outlier
+///   cannot shrink its own weight;
+/// * **every look-ahead point must deviate**: a change also needs each of the `x` look-ahead
+///   points to be more than `deviation` noise standard deviations off the current line — a
+///   single outlier or a level shift shorter than `x` points never creates a change;
+/// * **outliers**: a point that deviates by itself is left out of the fit (and reported), also
+///   one found in the first points of a range by leave-one-out;
+/// * **small samples**: the noise level estimated from few points is widened by
+///   `1 + 4 / dof` (`dof` = points − 2), as a Student t quantile would be;
+/// * **a noise floor**: `lsq` is taken as at least `relative_floor²`;
+/// * **a merge pass**: neighbouring ranges that one line fits within `pfact` of their own
+///   deviations are merged, and a short range (fewer than `4x` points) between two ranges that
+///   lie on one line is a transient level shift whose points become outliers.
+///
+/// Each step costs `O(x)` with running sums, `O(n x)` in all (plus `O(r²)` for `r` ranges in
+/// the merge pass); [`detect_changes_naive`] recomputes every window and returns the same
+/// result. A switch within the last `x` points cannot be seen (no look-ahead).
+///
+/// # Errors
+///
+/// [`CalibrationError::LengthMismatch`], or [`CalibrationError::InvalidValue`] for non-finite
+/// data or sizes that are not strictly increasing.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::calibrate::{DetectionConfig, detect_changes};
+///
+/// // a cumulative gap that jumps 4x at size 20, in nanoseconds (tiny absolute values)
+/// let sizes: Vec<f64> = (0..40).map(f64::from).collect();
+/// let values: Vec<f64> = sizes.iter().map(|&s| if s < 20.0 { 1e-7 + 1e-9 * s } else { 4e-7 + 4e-9 * s }).collect();
+/// let segments = detect_changes(&sizes, &values, &DetectionConfig::default())?;
+/// assert_eq!(segments.len(), 2);
+/// assert_eq!(segments[1].start, 20);
+/// # Ok::<(), commcost::CalibrationError>(())
+/// ```
+pub fn detect_changes(
+    sizes: &[f64],
+    values: &[f64],
+    config: &DetectionConfig,
+) -> Result<Vec<Segment>, CalibrationError> {
+    validate(sizes, values)?;
+    Ok(detect_with::<Running>(sizes, values, config))
+}
+
+/// [`detect_changes`] recomputing every window's fit from its points: `O(n² x)`. The baseline
+/// that shows what the running sums save; same result.
+///
+/// # Errors
+///
+/// As [`detect_changes`].
+pub fn detect_changes_naive(
+    sizes: &[f64],
+    values: &[f64],
+    config: &DetectionConfig,
+) -> Result<Vec<Segment>, CalibrationError> {
+    validate(sizes, values)?;
+    Ok(detect_with::<Recomputed>(sizes, values, config))
+}
+
+fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfig) -> Vec<Segment> {
+    let n = values.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let series = Series::new(sizes, values);
+    let x = config.lookahead.max(1);
+    let floor = config.relative_floor * config.relative_floor;
+    let warmup = x.max(3);
+    let mut segments: Vec<Segment> = Vec::new();
+    let mut start = 0;
+    while start < n {
+        let warm_end = (start + warmup).min(n);
+        let (mut points, mut outliers) = warm_up(&series, start, warm_end, config, floor);
+        let mut window = W::start(&series, start, &points);
+        let mut c = warm_end - 1;
+        let mut changed = false;
+        while c + x < n {
+            let line = window.sums(&series).line();
+            let base = line.lsq.max(floor);
+            let sigma = line.sigma(floor);
+            let deviates = |i: usize| series.residual(&line, i).abs() > config.deviation * sigma;
+            if (c + 1..=c + x).all(deviates)
+                && window.lookahead_exceeds(&series, c + 1..=c + x, config.pfact * base)
+            {
+                changed = true;
+                break;
+            }
+            if deviates(c + 1) {
+                outliers.push(c + 1);
+            } else {
+                window.push(&series, c + 1);
+                points.push(c + 1);
+            }
+            c += 1;
+        }
+        if !changed {
+            // the tail: too short for a look-ahead; its deviants are outliers
+            for i in c + 1..n {
+                let line = window.sums(&series).line();
+                let sigma = line.sigma(floor);
+                if series.residual(&line, i).abs() > config.deviation * sigma {
+                    outliers.push(i);
+                } else {
+                    window.push(&series, i);
+                    points.push(i);
+                }
+            }
+            c = n - 1;
+        }
+        let line = window.sums(&series).line();
+        segments.push(Segment {
+            start,
+            end: c + 1,
+            outliers,
+            intercept: line.intercept,
+            slope: line.slope,
+        });
+        start = c + 1;
+    }
+    merge(&series, segments, config, floor)
+}
+
+/// The first points of a range, with at most one outlier removed by leave-one-out: the point
+/// whose removal leaves a line it is far from.
+fn warm_up(
+    series: &Series<'_>,
+    start: usize,
+    end: usize,
+    config: &DetectionConfig,
+    floor: f64,
+) -> (Vec<usize>, Vec<usize>) {
+    let all: Vec<usize> = (start..end).collect();
+    if all.len() < 4 {
+        return (all, Vec::new());
+    }
+    let mut worst: Option<(usize, f64)> = None;
+    for &i in &all {
+        let line = series
+            .sums_of(start, all.iter().copied().filter(|&j| j != i))
+            .line();
+        let z = series.residual(&line, i).abs() / line.sigma(floor);
+        if z > 2.0 * config.deviation && worst.is_none_or(|(_, w)| z > w) {
+            worst = Some((i, z));
+        }
+    }
+    match worst {
+        Some((i, _)) => (all.into_iter().filter(|&j| j != i).collect(), vec![i]),
+        None => (all, Vec::new()),
+    }
+}
+
+/// The merge pass of [`detect_changes`].
+fn merge(
+    series: &Series<'_>,
+    mut segments: Vec<Segment>,
+    config: &DetectionConfig,
+    floor: f64,
+) -> Vec<Segment> {
+    let line_of = |parts: &[&Segment]| {
+        let origin = parts[0].start;
+        series
+            .sums_of(origin, parts.iter().flat_map(|s| s.inliers()))
+            .line()
+    };
+    let consistent = |parts: &[&Segment]| {
+        let joint = line_of(parts).lsq;
+        let own = parts
+            .iter()
+            .map(|s| line_of(&[s]).lsq)
+            .fold(floor, f64::max);
+        joint <= config.pfact * own
+    };
+    let short = 4 * config.lookahead.max(1);
+    loop {
+        let mut merged = false;
+        // a short transient between two ranges on one line
+        for k in 1..segments.len().saturating_sub(1) {
+            let (a, b, c) = (&segments[k - 1], &segments[k], &segments[k + 1]);
+            if b.end - b.start < short && consistent(&[a, c]) {
+                let mut outliers = a.outliers.clone();
+                outliers.extend(b.start..b.end);
+                outliers.extend(c.outliers.iter().copied());
+                let joined = Segment {
+                    start: a.start,
+                    end: c.end,
+                    outliers,
+                    intercept: 0.0,
+                    slope: 0.0,
+                };
+                let line = line_of(&[&joined]);
+                segments.splice(
+                    k - 1..=k + 1,
+                    [Segment {
+                        intercept: line.intercept,
+                        slope: line.slope,
+                        ..joined
+                    }],
+                );
+                merged = true;
+                break;
+            }
+        }
+        if !merged {
+            for k in 1..segments.len() {
+                let (a, b) = (&segments[k - 1], &segments[k]);
+                if consistent(&[a, b]) {
+                    let mut outliers = a.outliers.clone();
+                    outliers.extend(b.outliers.iter().copied());
+                    let joined = Segment {
+                        start: a.start,
+                        end: b.end,
+                        outliers,
+                        intercept: 0.0,
+                        slope: 0.0,
+                    };
+                    let line = line_of(&[&joined]);
+                    segments.splice(
+                        k - 1..=k,
+                        [Segment {
+                            intercept: line.intercept,
+                            slope: line.slope,
+                            ..joined
+                        }],
+                    );
+                    merged = true;
+                    break;
+                }
+            }
+        }
+        if !merged {
+            return segments;
+        }
+    }
+}
+
+/// Netgauge's detection (`ptrn_loggp.c`, SPEC §11), for the "Netgauge-compatible" assessment.
+///
+/// After each new point (`elems` points so far): only when `lastchange + x + 2 <= elems`, the
+/// candidate is `c = elems - x`; `base` is `lsqu` of the ordinary least-squares line over
+/// `[lastchange, c)`, with `lsqu = sqrt(Σ r² / (count - 2))`; the change is rejected if for any
+/// `ix` in `c+1 ..= c+4` the fit over `[lastchange, ix)` has `lsqu < pfact · base`, if `base` is
+/// NaN, or if `base < 0.15 µs`. On a change the closed range is `[lastchange, c)` and
+/// `lastchange = c + 1`: point `c` belongs to no range. Points of the current range more than
+/// `2 lsqu` above its line are dropped when `lsqu > 100 µs`. Values are seconds (the floors are
+/// Netgauge's µs converted). `x = 5`, `pfact = 2`.
+///
+/// Known weaknesses, reproduced on purpose: the 0.15 µs floor hides real switches on fast
+/// transports; noisy transports produce false changes.
+///
+/// # Errors
+///
+/// As [`detect_changes`].
+pub fn detect_changes_netgauge(
+    sizes: &[f64],
+    values: &[f64],
+) -> Result<Vec<Segment>, CalibrationError> {
+    validate(sizes, values)?;
+    const X: usize = 5;
+    const PFACT: f64 = 2.0;
+    const FLOOR: f64 = 0.15e-6;
+    const OUTLIER_LSQU: f64 = 100e-6;
+    let n = values.len();
+    let fit = |points: &[usize]| -> (f64, f64, f64) {
+        let count = points.len() as f64;
+        let mx = points.iter().map(|&i| sizes[i]).sum::<f64>() / count;
+        let my = points.iter().map(|&i| values[i]).sum::<f64>() / count;
+        let (mut h, mut j) = (0.0, 0.0);
+        for &i in points {
+            h += (sizes[i] - mx) * (values[i] - my);
+            j += (sizes[i] - mx) * (sizes[i] - mx);
+        }
+        let a = h / j;
+        let b = my - a * mx;
+        let sse: f64 = points
+            .iter()
+            .map(|&i| (a * sizes[i] + b - values[i]).powi(2))
+            .sum();
+        (b, a, (sse / (count - 2.0)).sqrt())
+    };
+    // the points seen so far (indices into the series), with dropped outliers removed
+    let mut kept: Vec<usize> = Vec::with_capacity(n);
+    let mut lastchange = 0usize; // position in `kept`
+    let mut segments = Vec::new();
+    let mut dropped: Vec<usize> = Vec::new();
+    for i in 0..n {
+        kept.push(i);
+        // outlier removal against the current range's line
+        if kept.len() - lastchange >= 3 {
+            let (b, a, lsqu) = fit(&kept[lastchange..]);
+            if lsqu > OUTLIER_LSQU {
+                let before = kept.len();
+                let mut k = lastchange;
+                while k < kept.len() {
+                    let p = kept[k];
+                    if values[p] > a * sizes[p] + b + 2.0 * lsqu {
+                        dropped.push(p);
+                        kept.remove(k);
+                    } else {
+                        k += 1;
+                    }
+                }
+                if kept.len() != before && kept.len() <= lastchange {
+                    continue;
+                }
+            }
+        }
+        let elems = kept.len();
+        if lastchange + X + 2 > elems {
+            continue;
+        }
+        let c = elems - X;
+        let (_, _, base) = fit(&kept[lastchange..c]);
+        let mut flag = !(base.is_nan() || base < FLOOR);
+        for ix in c + 1..c + X {
+            let (_, _, l) = fit(&kept[lastchange..ix]);
+            if l < PFACT * base {
+                flag = false;
+            }
+        }
+        if flag {
+            let (b, a, _) = fit(&kept[lastchange..c]);
+            segments.push(netgauge_segment(&kept[lastchange..c], &dropped, a, b));
+            lastchange = c + 1;
+        }
+    }
+    if lastchange < kept.len() {
+        let points = &kept[lastchange..];
+        let (b, a, _) = if points.len() >= 2 {
+            fit(points)
+        } else {
+            (values[points[0]], 0.0, f64::NAN)
+        };
+        segments.push(netgauge_segment(points, &dropped, a, b));
+    }
+    Ok(segments)
+}
+
+fn netgauge_segment(points: &[usize], dropped: &[usize], slope: f64, intercept: f64) -> Segment {
+    let (start, end) = (points[0], points[points.len() - 1] + 1);
+    Segment {
+        start,
+        end,
+        outliers: dropped
+            .iter()
+            .copied()
+            .filter(|&d| d >= start && d < end)
+            .collect(),
+        intercept,
+        slope,
+    }
+}
