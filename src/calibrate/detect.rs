@@ -493,65 +493,51 @@ fn merge(
             .fold(floor, f64::max);
         joint <= config.pfact * own
     };
-    let short = 4 * config.lookahead.max(1);
-    loop {
-        let mut merged = false;
-        // a short transient between two ranges on one line
-        for k in 1..segments.len().saturating_sub(1) {
-            let (a, b, c) = (&segments[k - 1], &segments[k], &segments[k + 1]);
-            if b.end - b.start < short && consistent(&[a, c]) {
-                let mut outliers = a.outliers.clone();
-                outliers.extend(b.start..b.end);
-                outliers.extend(c.outliers.iter().copied());
-                let joined = Segment {
-                    start: a.start,
-                    end: c.end,
-                    outliers,
-                    intercept: 0.0,
-                    slope: 0.0,
-                };
-                let line = line_of(&[&joined]);
-                segments.splice(
-                    k - 1..=k + 1,
-                    [Segment {
-                        intercept: line.intercept,
-                        slope: line.slope,
-                        ..joined
-                    }],
-                );
-                merged = true;
-                break;
-            }
-        }
-        if !merged {
-            for k in 1..segments.len() {
-                let (a, b) = (&segments[k - 1], &segments[k]);
-                if consistent(&[a, b]) {
-                    let mut outliers = a.outliers.clone();
-                    outliers.extend(b.outliers.iter().copied());
-                    let joined = Segment {
-                        start: a.start,
-                        end: b.end,
-                        outliers,
-                        intercept: 0.0,
-                        slope: 0.0,
-                    };
-                    let line = line_of(&[&joined]);
-                    segments.splice(
-                        k - 1..=k,
-                        [Segment {
-                            intercept: line.intercept,
-                            slope: line.slope,
-                            ..joined
-                        }],
-                    );
-                    merged = true;
-                    break;
+    // replaces segments[first..=last] by one range over them; the points of `transient`
+    // (a level shift between them) become outliers
+    let join =
+        |segments: &mut Vec<Segment>, first: usize, last: usize, transient: Option<usize>| {
+            let mut outliers = Vec::new();
+            for (k, s) in segments[first..=last].iter().enumerate() {
+                if Some(first + k) == transient {
+                    outliers.extend(s.start..s.end);
+                } else {
+                    outliers.extend(s.outliers.iter().copied());
                 }
             }
+            let joined = Segment {
+                start: segments[first].start,
+                end: segments[last].end,
+                outliers,
+                intercept: 0.0,
+                slope: 0.0,
+            };
+            let line = line_of(&[&joined]);
+            segments.splice(
+                first..=last,
+                [Segment {
+                    intercept: line.intercept,
+                    slope: line.slope,
+                    ..joined
+                }],
+            );
+        };
+    let short = 4 * config.lookahead.max(1);
+    loop {
+        // first a short transient between two ranges on one line, then neighbours on one line
+        let transient = (1..segments.len().saturating_sub(1)).find(|&k| {
+            let (a, b, c) = (&segments[k - 1], &segments[k], &segments[k + 1]);
+            b.end - b.start < short && consistent(&[a, c])
+        });
+        if let Some(k) = transient {
+            join(&mut segments, k - 1, k + 1, Some(k));
+            continue;
         }
-        if !merged {
-            return segments;
+        let neighbours =
+            (1..segments.len()).find(|&k| consistent(&[&segments[k - 1], &segments[k]]));
+        match neighbours {
+            Some(k) => join(&mut segments, k - 1, k, None),
+            None => return segments,
         }
     }
 }
