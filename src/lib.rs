@@ -66,6 +66,7 @@ pub mod mlines;
 mod model;
 mod models;
 pub mod presets;
+pub mod probe;
 mod spec;
 mod table;
 

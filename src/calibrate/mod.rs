@@ -23,6 +23,8 @@ mod mlines_regression;
 mod netgauge;
 mod prtt;
 
+pub(crate) use prtt::{SplitMix64, median};
+
 pub use derive::{CopyMeasurements, Log3PMeasurements, derive_log3p, derive_memory_logp};
 pub use detect::{
     DetectionConfig, Segment, detect_changes, detect_changes_naive, detect_changes_netgauge,

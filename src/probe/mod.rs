@@ -1,0 +1,225 @@
+//! Measurements on this machine: memory copies, row / column marshalling, and parametrised
+//! round trips over TCP on loopback. Standard library only; nothing here is simulated.
+//!
+//! Methodology (SPEC §10, lognp §3.2, memory-logp §6): warm the cache first; time `repetitions`
+//! runs of the operation on a monotonic clock ([`std::time::Instant`]) and take their mean as
+//! one sample; keep the minimum of `samples` samples. Every grid is measured in several passes,
+//! each in its own seeded shuffled order, and the median over the passes is kept — so a drift of
+//! the machine over time (a frequency change, a noisy neighbour) is not mistaken for an effect
+//! of size or stride. The work is passed through [`std::hint::black_box`] so the compiler cannot
+//! elide it.
+//!
+//! Every probe is bounded: a [`Budget`] caps its wall time and the memory it allocates, can be
+//! cancelled from another thread, and a progress callback hears about every grid point.
+//!
+//! Data flows on: probe samples → [`crate::calibrate`] → models.
+
+mod matrix;
+mod memory;
+mod tcp;
+
+pub use matrix::{MatrixPlan, MatrixSample, measure_matrix_transfers};
+pub use memory::{CopyKind, CopyPlan, CopySample, measure_copies};
+pub use tcp::TcpLoopbackProber;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+/// Why a probe stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ProbeError {
+    /// The budget's cancel flag was raised.
+    #[error("the probe was cancelled")]
+    Cancelled,
+    /// The probe ran out of time.
+    #[error("the probe exceeded its time budget of {limit:?}")]
+    OutOfTime {
+        /// The budget.
+        limit: Duration,
+    },
+    /// The probe would need more memory than its budget allows.
+    #[error("{what} needs {needed} bytes, over the budget of {limit} bytes")]
+    OutOfMemory {
+        /// What needs the memory.
+        what: &'static str,
+        /// Bytes needed.
+        needed: u64,
+        /// The budget.
+        limit: u64,
+    },
+    /// A plan that cannot be measured (empty grid, zero element size, ...).
+    #[error("invalid plan: {0}")]
+    InvalidPlan(String),
+    /// An I/O error (sockets).
+    #[error("I/O error: {0}")]
+    Io(String),
+}
+
+impl From<std::io::Error> for ProbeError {
+    fn from(e: std::io::Error) -> Self {
+        Self::Io(e.to_string())
+    }
+}
+
+impl From<ProbeError> for crate::CalibrationError {
+    fn from(e: ProbeError) -> Self {
+        Self::Probe(e.to_string())
+    }
+}
+
+/// Limits of a probe: wall time, bytes allocated, and a cancel flag another thread can raise.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    /// Longest the probe may run.
+    pub max_duration: Duration,
+    /// Most bytes the probe may allocate for its buffers.
+    pub max_bytes: u64,
+    cancel: Arc<AtomicBool>,
+    started: Instant,
+}
+
+impl Budget {
+    /// A budget starting now.
+    pub fn new(max_duration: Duration, max_bytes: u64) -> Self {
+        Self {
+            max_duration,
+            max_bytes,
+            cancel: Arc::new(AtomicBool::new(false)),
+            started: Instant::now(),
+        }
+    }
+
+    /// A handle that cancels the probe when set to `true` (from any thread).
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.cancel)
+    }
+
+    /// `Err` when cancelled or out of time.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Cancelled`], [`ProbeError::OutOfTime`].
+    pub fn check(&self) -> Result<(), ProbeError> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(ProbeError::Cancelled);
+        }
+        if self.started.elapsed() > self.max_duration {
+            return Err(ProbeError::OutOfTime {
+                limit: self.max_duration,
+            });
+        }
+        Ok(())
+    }
+
+    /// `Err` when `bytes` exceed the memory budget.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::OutOfMemory`].
+    pub fn check_bytes(&self, what: &'static str, bytes: u64) -> Result<(), ProbeError> {
+        if bytes > self.max_bytes {
+            Err(ProbeError::OutOfMemory {
+                what,
+                needed: bytes,
+                limit: self.max_bytes,
+            })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// How each point is timed and how a grid is traversed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Methodology {
+    /// Runs averaged into one sample (at least this many; more until a sample lasts
+    /// `min_sample_time`).
+    pub repetitions: u32,
+    /// Samples per point; the minimum is kept.
+    pub samples: u32,
+    /// Shortest duration of one sample, so that clock resolution does not matter.
+    pub min_sample_time: Duration,
+    /// Passes over the grid, each in its own shuffled order; the median is kept.
+    pub passes: usize,
+    /// Seed of the shuffles.
+    pub seed: u64,
+}
+
+impl Methodology {
+    /// The papers' practice within a modest time: 20 repetitions, 10 samples, 3 passes.
+    pub fn standard() -> Self {
+        Self {
+            repetitions: 20,
+            samples: 10,
+            min_sample_time: Duration::from_micros(20),
+            passes: 3,
+            seed: 2026,
+        }
+    }
+
+    /// A fast methodology for quick runs and tests: 3 repetitions, 3 samples, 2 passes.
+    pub fn quick() -> Self {
+        Self {
+            repetitions: 3,
+            samples: 3,
+            min_sample_time: Duration::from_micros(5),
+            passes: 2,
+            seed: 2026,
+        }
+    }
+
+    /// Times `op`: the minimum over `samples` of the mean of at least `repetitions` runs, after
+    /// one warm-up run. Seconds.
+    pub fn time(&self, mut op: impl FnMut()) -> f64 {
+        op(); // warm-up: caches, page faults, branch predictors
+        let mut best = f64::INFINITY;
+        for _ in 0..self.samples.max(1) {
+            let mut runs = 0u32;
+            let start = Instant::now();
+            while runs < self.repetitions.max(1) || start.elapsed() < self.min_sample_time {
+                op();
+                runs += 1;
+            }
+            best = best.min(start.elapsed().as_secs_f64() / f64::from(runs));
+        }
+        best
+    }
+}
+
+/// Progress of a probe: `(stage, done, total)`.
+pub type ProgressFn<'a> = &'a mut dyn FnMut(&str, usize, usize);
+
+/// Measures every point of a grid in `methodology.passes` shuffled passes and returns the
+/// median per point, in the grid's order. `measure` is called once per point and pass.
+pub(crate) fn measure_grid<P: Copy>(
+    stage: &str,
+    points: &[P],
+    methodology: &Methodology,
+    budget: &Budget,
+    progress: ProgressFn<'_>,
+    mut measure: impl FnMut(P) -> Result<f64, ProbeError>,
+) -> Result<Vec<f64>, ProbeError> {
+    let passes = methodology.passes.max(1);
+    let mut runs: Vec<Vec<f64>> = vec![Vec::with_capacity(passes); points.len()];
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    let mut rng = crate::calibrate::SplitMix64(methodology.seed);
+    let total = points.len() * passes;
+    let mut done = 0;
+    for _ in 0..passes {
+        rng.shuffle(&mut order);
+        for &k in &order {
+            budget.check()?;
+            runs[k].push(measure(points[k])?);
+            done += 1;
+            progress(stage, done, total);
+        }
+    }
+    Ok(runs
+        .iter_mut()
+        .map(|values| crate::calibrate::median(values))
+        .collect())
+}

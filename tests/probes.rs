@@ -1,0 +1,147 @@
+//! The probes measure real memory traffic and a real TCP stack on tiny grids: values must be
+//! finite, positive and plausible (no timing thresholds), limits and cancellation must hold.
+
+use std::time::Duration;
+
+use commcost::calibrate::{AssessmentConfig, PrttPlan, Prober, assess_loggp, measure_prtt};
+use commcost::probe::{
+    Budget, CopyKind, CopyPlan, MatrixPlan, Methodology, ProbeError, TcpLoopbackProber,
+    measure_copies, measure_matrix_transfers,
+};
+
+fn budget() -> Budget {
+    Budget::new(Duration::from_secs(60), 64 << 20)
+}
+
+/// Seconds per byte of any copy on any machine this crate runs on: between 1 ps and 1 µs.
+fn plausible(time: f64, bytes: u64) -> bool {
+    let per_byte = time / bytes as f64;
+    time.is_finite() && time > 0.0 && (1e-12..1e-6).contains(&per_byte)
+}
+
+#[test]
+fn memory_copies_are_measured() {
+    for element in [4u64, 8] {
+        let plan = CopyPlan {
+            element,
+            sizes: vec![1024, 8192],
+            strides: vec![4 * element, 64 * element],
+            kinds: vec![CopyKind::Contiguous, CopyKind::Pack, CopyKind::Unpack, CopyKind::Strided],
+        };
+        let mut calls = 0;
+        let samples =
+            measure_copies(&plan, &Methodology::quick(), &budget(), &mut |_, done, total| {
+                calls += 1;
+                assert!(done <= total);
+            })
+            .unwrap();
+        // contiguous once per size, each strided kind per size and stride
+        assert_eq!(samples.len(), 2 + 3 * 2 * 2);
+        assert_eq!(calls, samples.len() * Methodology::quick().passes);
+        for s in &samples {
+            assert!(plausible(s.time, s.size), "{s:?}");
+            assert_eq!(s.element, element);
+        }
+    }
+}
+
+#[test]
+fn limits_and_cancellation_hold() {
+    let plan = CopyPlan {
+        element: 8,
+        sizes: vec![1 << 20],
+        strides: vec![4096],
+        kinds: vec![CopyKind::Pack],
+    };
+    // the strided source spans 512 MiB: over a 64 MiB budget
+    assert!(matches!(
+        measure_copies(&plan, &Methodology::quick(), &budget(), &mut |_, _, _| {}),
+        Err(ProbeError::OutOfMemory { .. })
+    ));
+    let small = CopyPlan { sizes: vec![1024], strides: vec![64], ..plan };
+    let cancelled = budget();
+    cancelled.cancel_flag().store(true, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(
+        measure_copies(&small, &Methodology::quick(), &cancelled, &mut |_, _, _| {}),
+        Err(ProbeError::Cancelled)
+    );
+    let expired = Budget::new(Duration::ZERO, 1 << 20);
+    std::thread::sleep(Duration::from_millis(1));
+    assert!(matches!(
+        measure_copies(&small, &Methodology::quick(), &expired, &mut |_, _, _| {}),
+        Err(ProbeError::OutOfTime { .. })
+    ));
+    for bad in [
+        CopyPlan { element: 3, ..small.clone() },
+        CopyPlan { sizes: vec![], ..small.clone() },
+        CopyPlan { sizes: vec![1023], ..small.clone() },
+        CopyPlan { strides: vec![8], ..small.clone() },
+        CopyPlan { strides: vec![], ..small.clone() },
+    ] {
+        assert!(matches!(
+            measure_copies(&bad, &Methodology::quick(), &budget(), &mut |_, _, _| {}),
+            Err(ProbeError::InvalidPlan(_))
+        ));
+    }
+}
+
+#[test]
+fn row_and_column_transfers_are_measured() {
+    let plan = MatrixPlan { height: 256, width: 512, shapes: 8, max_k: 8, seed: 3 };
+    let samples =
+        measure_matrix_transfers(&plan, &Methodology::quick(), &budget(), &mut |_, _, _| {})
+            .unwrap();
+    assert_eq!(samples.len(), 8);
+    for s in &samples {
+        assert!(plausible(s.time, s.message.bytes()), "{s:?}");
+        assert!((1..=8).contains(&s.k));
+        if s.rows {
+            assert!(s.message.is_contiguous());
+            assert_eq!(s.message.bytes(), s.k * 512 * 4);
+        } else {
+            assert_eq!((s.message.count(), s.message.block_len()), (256, s.k * 4));
+        }
+    }
+    assert!(samples.iter().any(|s| s.rows) && samples.iter().any(|s| !s.rows));
+    let bad = MatrixPlan { max_k: 1000, ..plan };
+    assert!(measure_matrix_transfers(&bad, &Methodology::quick(), &budget(), &mut |_, _, _| {})
+        .is_err());
+}
+
+#[test]
+fn tcp_round_trips_grow_with_n_and_size() {
+    let mut prober = TcpLoopbackProber::start(1 << 16, Methodology::quick(), budget()).unwrap();
+    let one = prober.prtt(1, 0.0, 1 << 16).unwrap();
+    let sixteen = prober.prtt(16, 0.0, 1 << 16).unwrap();
+    assert!(one.is_finite() && one > 0.0 && one < 1.0);
+    assert!(sixteen > one, "16 messages {sixteen} vs one {one}");
+    // a delay between the sends adds at least (n - 1) d
+    let delayed = prober.prtt(4, 1e-4, 8).unwrap();
+    assert!(delayed >= 3e-4, "{delayed}");
+    assert!(prober.prtt(0, 0.0, 8).is_err());
+    assert!(prober.prtt(1, 0.0, 0).is_err());
+    assert!(prober.prtt(1, 0.0, (1 << 16) + 1).is_err());
+    assert!(prober.prtt(1, f64::NAN, 8).is_err());
+}
+
+#[test]
+fn tcp_measurements_feed_the_assessment() {
+    let mut prober = TcpLoopbackProber::start(1 << 14, Methodology::quick(), budget()).unwrap();
+    let plan = PrttPlan {
+        sizes: (0..10).map(|k| 1 + 1024 * k).collect(),
+        n: 8,
+        passes: 2,
+        seed: 5,
+    };
+    let measured = measure_prtt(&mut prober, &plan).unwrap();
+    assert_eq!(measured.samples.len(), 3 * 10);
+    let config = AssessmentConfig { n: 8, ..AssessmentConfig::default() };
+    let a = assess_loggp(&measured.samples, &config).unwrap();
+    assert!(!a.ranges.is_empty());
+    for range in a.model.ranges() {
+        let m = range.model();
+        for v in [m.latency(), m.overhead(), m.gap(), m.gap_per_byte()] {
+            assert!(v.is_finite() && v >= 0.0);
+        }
+    }
+}
