@@ -240,6 +240,19 @@ impl Table1D {
         }
     }
 
+    /// The table of `size · value` (a per-byte table turned into a cost table).
+    pub(crate) fn times_size(&self) -> Self {
+        Self {
+            sizes: self.sizes.clone(),
+            values: self
+                .sizes
+                .iter()
+                .zip(&self.values)
+                .map(|(s, v)| s * v)
+                .collect(),
+        }
+    }
+
     /// The same table with every value multiplied by `factor` (a finite factor: used for exact
     /// halvings and unit conversions, where the products stay finite).
     pub(crate) fn scaled(&self, factor: f64) -> Self {
@@ -465,6 +478,21 @@ impl Table2D {
             }
         }
         Ok(())
+    }
+
+    /// The table of `size · value` (see [`Table1D::times_size`]).
+    pub(crate) fn times_size(&self) -> Self {
+        let nd = self.strides.len();
+        Self {
+            sizes: self.sizes.clone(),
+            strides: self.strides.clone(),
+            grid: self
+                .grid
+                .iter()
+                .enumerate()
+                .map(|(k, v)| self.sizes[k / nd] * v)
+                .collect(),
+        }
     }
 
     /// The same table with every value multiplied by `factor` (see [`Table1D::scaled`]).

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use commcost::calibrate::{AssessmentConfig, PrttPlan, Prober, assess_loggp, measure_prtt};
+use commcost::calibrate::{AssessmentConfig, Prober, PrttPlan, assess_loggp, measure_prtt};
 use commcost::probe::{
     Budget, CopyKind, CopyPlan, MatrixPlan, Methodology, ProbeError, TcpLoopbackProber,
     measure_copies, measure_matrix_transfers,
@@ -26,15 +26,24 @@ fn memory_copies_are_measured() {
             element,
             sizes: vec![1024, 8192],
             strides: vec![4 * element, 64 * element],
-            kinds: vec![CopyKind::Contiguous, CopyKind::Pack, CopyKind::Unpack, CopyKind::Strided],
+            kinds: vec![
+                CopyKind::Contiguous,
+                CopyKind::Pack,
+                CopyKind::Unpack,
+                CopyKind::Strided,
+            ],
         };
         let mut calls = 0;
-        let samples =
-            measure_copies(&plan, &Methodology::quick(), &budget(), &mut |_, done, total| {
+        let samples = measure_copies(
+            &plan,
+            &Methodology::quick(),
+            &budget(),
+            &mut |_, done, total| {
                 calls += 1;
                 assert!(done <= total);
-            })
-            .unwrap();
+            },
+        )
+        .unwrap();
         // contiguous once per size, each strided kind per size and stride
         assert_eq!(samples.len(), 2 + 3 * 2 * 2);
         assert_eq!(calls, samples.len() * Methodology::quick().passes);
@@ -58,9 +67,15 @@ fn limits_and_cancellation_hold() {
         measure_copies(&plan, &Methodology::quick(), &budget(), &mut |_, _, _| {}),
         Err(ProbeError::OutOfMemory { .. })
     ));
-    let small = CopyPlan { sizes: vec![1024], strides: vec![64], ..plan };
+    let small = CopyPlan {
+        sizes: vec![1024],
+        strides: vec![64],
+        ..plan
+    };
     let cancelled = budget();
-    cancelled.cancel_flag().store(true, std::sync::atomic::Ordering::Relaxed);
+    cancelled
+        .cancel_flag()
+        .store(true, std::sync::atomic::Ordering::Relaxed);
     assert_eq!(
         measure_copies(&small, &Methodology::quick(), &cancelled, &mut |_, _, _| {}),
         Err(ProbeError::Cancelled)
@@ -72,11 +87,26 @@ fn limits_and_cancellation_hold() {
         Err(ProbeError::OutOfTime { .. })
     ));
     for bad in [
-        CopyPlan { element: 3, ..small.clone() },
-        CopyPlan { sizes: vec![], ..small.clone() },
-        CopyPlan { sizes: vec![1023], ..small.clone() },
-        CopyPlan { strides: vec![8], ..small.clone() },
-        CopyPlan { strides: vec![], ..small.clone() },
+        CopyPlan {
+            element: 3,
+            ..small.clone()
+        },
+        CopyPlan {
+            sizes: vec![],
+            ..small.clone()
+        },
+        CopyPlan {
+            sizes: vec![1023],
+            ..small.clone()
+        },
+        CopyPlan {
+            strides: vec![8],
+            ..small.clone()
+        },
+        CopyPlan {
+            strides: vec![],
+            ..small.clone()
+        },
     ] {
         assert!(matches!(
             measure_copies(&bad, &Methodology::quick(), &budget(), &mut |_, _, _| {}),
@@ -87,7 +117,13 @@ fn limits_and_cancellation_hold() {
 
 #[test]
 fn row_and_column_transfers_are_measured() {
-    let plan = MatrixPlan { height: 256, width: 512, shapes: 8, max_k: 8, seed: 3 };
+    let plan = MatrixPlan {
+        height: 256,
+        width: 512,
+        shapes: 8,
+        max_k: 8,
+        seed: 3,
+    };
     let samples =
         measure_matrix_transfers(&plan, &Methodology::quick(), &budget(), &mut |_, _, _| {})
             .unwrap();
@@ -103,9 +139,14 @@ fn row_and_column_transfers_are_measured() {
         }
     }
     assert!(samples.iter().any(|s| s.rows) && samples.iter().any(|s| !s.rows));
-    let bad = MatrixPlan { max_k: 1000, ..plan };
-    assert!(measure_matrix_transfers(&bad, &Methodology::quick(), &budget(), &mut |_, _, _| {})
-        .is_err());
+    let bad = MatrixPlan {
+        max_k: 1000,
+        ..plan
+    };
+    assert!(
+        measure_matrix_transfers(&bad, &Methodology::quick(), &budget(), &mut |_, _, _| {})
+            .is_err()
+    );
 }
 
 #[test]
@@ -135,7 +176,10 @@ fn tcp_measurements_feed_the_assessment() {
     };
     let measured = measure_prtt(&mut prober, &plan).unwrap();
     assert_eq!(measured.samples.len(), 3 * 10);
-    let config = AssessmentConfig { n: 8, ..AssessmentConfig::default() };
+    let config = AssessmentConfig {
+        n: 8,
+        ..AssessmentConfig::default()
+    };
     let a = assess_loggp(&measured.samples, &config).unwrap();
     assert!(!a.ranges.is_empty());
     for range in a.model.ranges() {

@@ -167,7 +167,11 @@ fn check_shape(design: &[f64], columns: usize, observations: &[f64]) -> Result<(
     Ok(())
 }
 
-fn statistics(coefficients: &[f64], design: &[f64], observations: &[f64]) -> FitStatistics {
+pub(crate) fn statistics(
+    coefficients: &[f64],
+    design: &[f64],
+    observations: &[f64],
+) -> FitStatistics {
     let n = observations.len();
     let mean = observations.iter().sum::<f64>() / n as f64;
     let mut sse = 0.0;

@@ -288,6 +288,87 @@ pub fn fit_regression(
     })
 }
 
+/// Fits an [`crate::MlinesModel`] (`T = α + β b + γ Mlines`, per message) with every
+/// coefficient non-negative, as a cost model needs.
+///
+/// # Method
+///
+/// Non-negative least squares, exactly: the ordinary least-squares fit of every non-empty
+/// subset of the columns `m, b, Mlines` (the others fixed at 0) is computed, and the subset
+/// with the smallest SSE among those whose coefficients are all `>= 0` wins. With three
+/// columns that is seven small fits; when the unconstrained fit (M1) is already non-negative it
+/// is the answer.
+///
+/// # Errors
+///
+/// [`FitError`] as [`least_squares`] for empty or non-finite data, or when no subset gives a
+/// non-negative fit (only possible for data whose least-squares fits all have a negative
+/// coefficient, e.g. negative times); [`FitError::InvalidParameters`] for `line_bytes = 0`.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::calibrate::{MlinesSample, fit_mlines_model};
+///
+/// // times grow with lines only; a tiny negative byte effect in the data would make plain
+/// // least squares return β < 0 — here β is exactly 0
+/// let samples: Vec<MlinesSample> = (1..30)
+///     .map(|i| {
+///         let (b, lines) = (64.0 * i as f64, (i * i % 17 + i) as f64);
+///         MlinesSample { messages: 1.0, bytes: b, lines, operations: 0.0, time: 1e-6 + 3e-9 * lines - 1e-13 * b }
+///     })
+///     .collect();
+/// let model = fit_mlines_model(&samples, 64)?;
+/// assert_eq!(model.per_byte(), 0.0);
+/// assert!((model.per_line() - 3e-9).abs() < 1e-11);
+/// # Ok::<(), commcost::FitError>(())
+/// ```
+pub fn fit_mlines_model(
+    samples: &[MlinesSample],
+    line_bytes: u64,
+) -> Result<crate::MlinesModel, FitError> {
+    let feature = |s: &MlinesSample, j: usize| [s.messages, s.bytes, s.lines][j];
+    let times: Vec<f64> = samples.iter().map(|s| s.time).collect();
+    let mut best: Option<([f64; 3], f64)> = None;
+    for mask in 1u8..8 {
+        let columns: Vec<usize> = (0..3).filter(|j| mask & (1 << j) != 0).collect();
+        let design: Vec<f64> = samples
+            .iter()
+            .flat_map(|s| columns.iter().map(move |&j| feature(s, j)))
+            .collect();
+        let Ok(fit) = least_squares(&design, columns.len(), &times) else {
+            continue;
+        };
+        if fit.coefficients().iter().any(|c| *c < 0.0) {
+            continue;
+        }
+        let sse = fit.training().sse();
+        if best.is_none_or(|(_, b)| sse < b) {
+            let mut coefficients = [0.0; 3];
+            for (&j, &c) in columns.iter().zip(fit.coefficients()) {
+                coefficients[j] = c;
+            }
+            best = Some((coefficients, sse));
+        }
+    }
+    let Some(([alpha, beta, gamma], _)) = best else {
+        // reproduce the unconstrained error (or report that no fit is non-negative)
+        let design: Vec<f64> = samples
+            .iter()
+            .flat_map(|s| [s.messages, s.bytes, s.lines])
+            .collect();
+        least_squares(&design, 3, &times)?;
+        return Err(FitError::InvalidParameters(
+            crate::ParameterError::OutOfRange {
+                name: "per_message, per_byte, per_line",
+                value: f64::NAN,
+                expected: "non-negative for some subset of the features",
+            },
+        ));
+    };
+    Ok(crate::MlinesModel::new(alpha, beta, gamma, line_bytes)?)
+}
+
 /// A fitted regression variant: coefficients, statistics, and a model that predicts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MlinesFit {
@@ -328,6 +409,39 @@ impl MlinesFit {
     /// Line size the samples' `Mlines` were counted with.
     pub fn line_bytes(&self) -> u64 {
         self.line_bytes
+    }
+
+    /// Statistics of this fit on other samples (e.g. only the column transfers of a test set).
+    ///
+    /// # Errors
+    ///
+    /// [`FitError::TooFewPoints`] for no samples, [`FitError::NonFinite`] for bad features.
+    pub fn evaluate(&self, samples: &[MlinesSample]) -> Result<FitStatistics, FitError> {
+        if samples.is_empty() {
+            return Err(FitError::TooFewPoints {
+                what: "evaluation samples",
+                needed: 1,
+                got: 0,
+            });
+        }
+        let (design, times) = self.variant.design(samples);
+        if let Some(index) = design.iter().chain(&times).position(|v| !v.is_finite()) {
+            return Err(FitError::NonFinite {
+                what: "evaluation samples",
+                index,
+                value: design
+                    .iter()
+                    .chain(&times)
+                    .nth(index)
+                    .copied()
+                    .unwrap_or(f64::NAN),
+            });
+        }
+        Ok(crate::calibrate::least_squares::statistics(
+            &self.coefficients,
+            &design,
+            &times,
+        ))
     }
 
     /// Predicted time of a sample's features (its `time` is ignored); may be negative far

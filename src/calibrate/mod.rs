@@ -31,7 +31,8 @@ pub use detect::{
 };
 pub use least_squares::{FitStatistics, LinearFit, least_squares};
 pub use mlines_regression::{
-    Feature, FeatureSet, MlinesFit, MlinesSample, Order, RegressionVariant, Term, fit_regression,
+    Feature, FeatureSet, MlinesFit, MlinesSample, Order, RegressionVariant, Term, fit_mlines_model,
+    fit_regression,
 };
 pub use netgauge::{NetgaugeRow, NetgaugeRun, parse_netgauge};
 pub use prtt::{

@@ -22,6 +22,13 @@ use crate::{CommModel, LogP, Message, Table1D, Table2D};
 /// strided. `o` may depend on size (a [`Table1D`] of seconds per byte); the paper finds it
 /// constant for scalable copies ([`constant_overhead`](Self::constant_overhead)).
 ///
+/// **Interpolation in size.** The tables hold per-byte values, as the paper defines `o` and
+/// `l`. Between two measured sizes it is the *cost* `s · o(s)` (and `s · l(s, d)`) that is
+/// interpolated linearly — a copy costs a fixed amount plus an amount per byte, which this
+/// reproduces exactly, while interpolating the per-byte values would overestimate every size
+/// between two measured ones (`a/s + b` is convex). A table measured at a single size is a
+/// constant per-byte rate.
+///
 /// As a [`CommModel`] it prices a local memory communication: `p2p` is `T(s, d)` and all of it is
 /// CPU time (`send_overhead = T`).
 ///
@@ -55,6 +62,12 @@ pub struct MemoryLogP {
     latency_per_byte: Option<Table2D>,
     word_bytes: u64,
     unit_stride: u64,
+    /// `s · o(s)` as it is evaluated (derived from `overhead_per_byte`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing))]
+    overhead_cost: SizeCost,
+    /// `s · l(s, d)` as it is evaluated (derived from `latency_per_byte`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing))]
+    latency_cost: Option<StrideCost>,
 }
 
 #[cfg(feature = "serde")]
@@ -99,11 +112,25 @@ impl MemoryLogP {
         if let Some(l) = &latency_per_byte {
             l.check_strided_cost("latency_per_byte", unit_stride)?;
         }
+        let overhead_cost = if overhead_per_byte.num_points() == 1 {
+            SizeCost::PerByte(overhead_per_byte.clone())
+        } else {
+            SizeCost::Table(overhead_per_byte.times_size())
+        };
+        let latency_cost = latency_per_byte.as_ref().map(|l| {
+            if l.sizes().len() == 1 {
+                StrideCost::PerByte(l.clone())
+            } else {
+                StrideCost::Table(l.times_size())
+            }
+        });
         Ok(Self {
             overhead_per_byte,
             latency_per_byte,
             word_bytes: ParameterError::at_least("word_bytes", word_bytes, 1)?,
             unit_stride,
+            overhead_cost,
+            latency_cost,
         })
     }
 
@@ -137,14 +164,28 @@ impl MemoryLogP {
         self.unit_stride
     }
 
-    /// `o(s) + l(s, d)` for the message, seconds per byte (each term clamped at 0).
+    /// `o(s) + l(s, d)` for the message, seconds per byte: its cost divided by its size (the
+    /// per-byte tables at size 0 for an empty message).
     pub fn per_byte(&self, msg: &Message) -> f64 {
-        let s = msg.bytes() as f64;
-        let latency = match (&self.latency_per_byte, msg.strided_access(self.unit_stride)) {
-            (Some(l), Some(d)) => l.eval(s, d as f64).max(0.0),
+        let bytes = msg.bytes();
+        if bytes == 0 {
+            let latency = match (&self.latency_per_byte, msg.strided_access(self.unit_stride)) {
+                (Some(l), Some(d)) => l.eval(0.0, d as f64).max(0.0),
+                _ => 0.0,
+            };
+            return self.overhead_per_byte.eval(0.0).max(0.0) + latency;
+        }
+        self.cost(msg) / bytes as f64
+    }
+
+    /// `s (o(s) + l(s, d))`, with the cost interpolated between measured sizes.
+    fn cost(&self, msg: &Message) -> f64 {
+        let bytes = msg.bytes();
+        let latency = match (&self.latency_cost, msg.strided_access(self.unit_stride)) {
+            (Some(l), Some(d)) => l.eval(bytes, d),
             _ => 0.0,
         };
-        self.overhead_per_byte.eval(s).max(0.0) + latency
+        self.overhead_cost.eval(bytes) + latency
     }
 
     /// `w_m (o + l)`: the cost of one word at the message's size and distribution.
@@ -152,11 +193,11 @@ impl MemoryLogP {
         self.word_bytes as f64 * self.per_byte(msg)
     }
 
-    /// The hop of a log_n P model that this memory communication is (per-byte tables times `s`).
+    /// The hop of a log_n P model that this memory communication is: its cost forms.
     fn hop(&self) -> Hop {
-        let hop = Hop::new(SizeCost::PerByte(self.overhead_per_byte.clone()));
-        match &self.latency_per_byte {
-            Some(l) => hop.with_strided(StrideCost::PerByte(l.clone())),
+        let hop = Hop::new(self.overhead_cost.clone());
+        match &self.latency_cost {
+            Some(l) => hop.with_strided(l.clone()),
             None => hop,
         }
     }
@@ -165,7 +206,7 @@ impl MemoryLogP {
 impl CommModel for MemoryLogP {
     /// `s (o + l)`.
     fn p2p(&self, msg: &Message) -> f64 {
-        msg.bytes() as f64 * self.per_byte(msg)
+        self.cost(msg)
     }
 
     /// All of a memory communication is CPU time: `s (o + l)`.

@@ -104,7 +104,9 @@ pub fn measure_copies(
         }
     }
     if points.is_empty() {
-        return Err(ProbeError::InvalidPlan("strided copies need strides".into()));
+        return Err(ProbeError::InvalidPlan(
+            "strided copies need strides".into(),
+        ));
     }
     let extent = points
         .iter()
@@ -142,13 +144,20 @@ fn run<T: Copy + Default + From<u8>>(
         .map_err(|_| ProbeError::InvalidPlan("buffer larger than the address space".into()))?;
     let src: Vec<T> = (0..len).map(|i| T::from((i % 251) as u8)).collect();
     let mut dst: Vec<T> = vec![T::default(); len];
-    measure_grid("memory copies", points, methodology, budget, progress, |(kind, size, stride)| {
-        let count = (size / element) as usize;
-        let step = (stride / element) as usize;
-        Ok(methodology.time(|| {
-            copy(kind, black_box(&src), black_box(&mut dst), count, step);
-        }))
-    })
+    measure_grid(
+        "memory copies",
+        points,
+        methodology,
+        budget,
+        progress,
+        |(kind, size, stride)| {
+            let count = (size / element) as usize;
+            let step = (stride / element) as usize;
+            Ok(methodology.time(|| {
+                copy(kind, black_box(&src), black_box(&mut dst), count, step);
+            }))
+        },
+    )
 }
 
 #[inline(never)]

@@ -190,6 +190,17 @@ impl Methodology {
     }
 }
 
+/// This machine's cache-line size in bytes: Linux's
+/// `/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size` when readable, else 64 (the
+/// line size of every current x86-64 and most ARM cores).
+pub fn cache_line_size() -> u64 {
+    std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .filter(|&l| l > 0)
+        .unwrap_or(64)
+}
+
 /// Progress of a probe: `(stage, done, total)`.
 pub type ProgressFn<'a> = &'a mut dyn FnMut(&str, usize, usize);
 

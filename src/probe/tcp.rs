@@ -140,8 +140,7 @@ impl Prober for TcpLoopbackProber {
     /// non-finite or negative delay, an exhausted budget or a socket error.
     fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, CalibrationError> {
         let size = usize::try_from(size).unwrap_or(usize::MAX);
-        if n == 0 || size == 0 || size > self.buffer.len() || !(delay >= 0.0 && delay.is_finite())
-        {
+        if n == 0 || size == 0 || size > self.buffer.len() || !(delay >= 0.0 && delay.is_finite()) {
             return Err(ProbeError::InvalidPlan(format!(
                 "PRTT(n = {n}, d = {delay}, s = {size}) with messages of 1 ..= {} bytes",
                 self.buffer.len()
