@@ -19,7 +19,13 @@
 //!    passes (`calibrate::measure_prtt`), assesses LogGP with protocol ranges, and checks it on
 //!    half round trips at sizes between the grid's.
 //!
-//! The JSON file maps names to `ModelSpec`s (`memory_logp`, `mlines`, `loggp_tcp_loopback`);
+//! 4. **log_3 P over TCP loopback** — half round trips to self and to the echo thread,
+//!    contiguous and strided (packing and unpacking around the transport, as MPI does with a
+//!    derived datatype), and memcpy times give `o_mw`, `o_net`, `l_mw` (lognp §4.1); log_3 P and
+//!    LogGP then predict remote strided transfers, which are measured to compare.
+//!
+//! The JSON file maps names to `ModelSpec`s (`memory_logp`, `mlines`, `loggp_tcp_loopback`,
+//! `log3p_tcp_loopback`);
 //! `cargo run --example predict_from_file -- FILE` loads it and predicts.
 
 use std::collections::BTreeMap;
@@ -28,12 +34,13 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use commcost::calibrate::{
-    AssessmentConfig, CopyMeasurements, MlinesSample, Prober, PrttPlan, RegressionVariant,
-    assess_loggp, derive_memory_logp, fit_mlines_model, fit_regression, measure_prtt,
+    AssessmentConfig, CopyMeasurements, Log3PMeasurements, MlinesSample, Prober, PrttPlan,
+    RegressionVariant, assess_loggp, derive_log3p, derive_memory_logp, fit_mlines_model,
+    fit_regression, measure_prtt,
 };
 use commcost::probe::{
     Budget, CopyKind, CopyPlan, MatrixPlan, Methodology, TcpLoopbackProber, cache_line_size,
-    measure_copies, measure_matrix_transfers,
+    measure_copies, measure_layouts, measure_matrix_transfers,
 };
 use commcost::{CommModel, Message, ModelSpec};
 
@@ -114,7 +121,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut models: BTreeMap<&str, ModelSpec> = BTreeMap::new();
 
     // ---- 1. memory logP --------------------------------------------------------------------
-    eprintln!("[1/3] memory copies (doubles)");
+    eprintln!("[1/4] memory copies (doubles)");
     let budget = Budget::new(limit, 1 << 30);
     // strides that are not powers of two: at power-of-two strides the elements of a pack fall
     // into few cache sets (conflict misses) and cost up to 3x more than at neighbouring strides,
@@ -202,7 +209,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     models.insert("memory_logp", ModelSpec::from(memory.clone()));
 
     // ---- 2. Mlines -------------------------------------------------------------------------
-    eprintln!("[2/3] row and column transfers");
+    eprintln!("[2/4] row and column transfers");
     let n = if args.quick { 1024 } else { 2000 };
     let matrix = measure_matrix_transfers(
         &MatrixPlan {
@@ -244,7 +251,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     models.insert("mlines", ModelSpec::from(mlines_model.clone()));
 
     // ---- 3. LogGP over TCP loopback --------------------------------------------------------
-    eprintln!("[3/3] TCP loopback PRTT");
+    eprintln!("[3/4] TCP loopback PRTT");
     let step = if args.quick { 4096 } else { 1024 };
     let sizes: Vec<u64> = std::iter::once(1)
         .chain((1..=65536 / step).map(|k| k * step))
@@ -284,6 +291,90 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "loggp_tcp_loopback",
         ModelSpec::from(assessment.model.clone()),
     );
+
+    // ---- 4. log_3 P over TCP loopback, and LogGP vs log_3 P on strided transfers -----------
+    eprintln!("[4/4] strided transfers: sends to self and to the echo thread");
+    let l3_sizes: Vec<u64> = vec![1 << 10, 1 << 12, 1 << 14, 1 << 16];
+    let l3_strides: Vec<u64> = vec![24, 80, 320, 1280];
+    let strided_msg = |s: u64, d: u64| Message::vector(s / 8, 8, d).expect("valid layout");
+    let mut layouts: Vec<(Message, bool)> = Vec::new();
+    for &s in &l3_sizes {
+        layouts.push((Message::contiguous(s), true)); // T00(s)
+        layouts.push((Message::contiguous(s), false)); // T01(s)
+        for &d in &l3_strides {
+            layouts.push((strided_msg(s, d), true)); // T00(s, d)
+            layouts.push((strided_msg(s, d), false)); // T01(s, d): validation only
+        }
+    }
+    let span = layouts.iter().map(|(m, _)| m.extent()).max().unwrap_or(0);
+    let mut big_prober =
+        TcpLoopbackProber::start_with_span(1 << 16, span, methodology, budget.clone())?;
+    let times = measure_layouts(
+        &mut big_prober,
+        &layouts,
+        &methodology,
+        &budget,
+        &mut progress(),
+    )?;
+    let time = |m: &Message, to_self: bool| {
+        layouts
+            .iter()
+            .zip(&times)
+            .find(|((l, t), _)| l == m && *t == to_self)
+            .map_or(f64::NAN, |(_, &v)| v)
+    };
+    let mut l3_clamped = 0;
+    let measurements = Log3PMeasurements {
+        sizes: l3_sizes.clone(),
+        self_contiguous: l3_sizes
+            .iter()
+            .map(|&s| time(&Message::contiguous(s), true))
+            .collect(),
+        remote_contiguous: l3_sizes
+            .iter()
+            .map(|&s| time(&Message::contiguous(s), false))
+            .collect(),
+        memory_copy: l3_sizes
+            .iter()
+            .map(|&s| time_of(CopyKind::Contiguous, s, 8))
+            .collect(),
+        strides: l3_strides.clone(),
+        self_strided: l3_sizes
+            .iter()
+            .map(|&s| {
+                let contiguous = time(&Message::contiguous(s), true);
+                l3_strides
+                    .iter()
+                    .map(|&d| {
+                        let t = time(&strided_msg(s, d), true);
+                        if t < contiguous {
+                            l3_clamped += 1; // strided faster than contiguous: noise
+                            contiguous
+                        } else {
+                            t
+                        }
+                    })
+                    .collect()
+            })
+            .collect(),
+        unit_stride: 8,
+    };
+    let log3p_result = derive_log3p(&measurements);
+    let mut strided_report = Vec::new();
+    if let Ok(log3p) = &log3p_result {
+        let (mut l3_pairs, mut loggp_pairs) = (Vec::new(), Vec::new());
+        for &s in &l3_sizes {
+            for &d in &l3_strides {
+                let m = strided_msg(s, d);
+                let measured = time(&m, false);
+                l3_pairs.push((log3p.p2p(&m), measured));
+                loggp_pairs.push((assessment.model.p2p(&m), measured));
+            }
+        }
+        strided_report.push(("log_3 P", errors(&l3_pairs)));
+        strided_report.push(("LogGP", errors(&loggp_pairs)));
+        models.insert("log3p_tcp_loopback", ModelSpec::from(log3p.clone()));
+    }
 
     // ---- report ----------------------------------------------------------------------------
     println!(
@@ -394,6 +485,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         loggp_median * 100.0,
         loggp_p90 * 100.0
     );
+
+    println!(
+        "\nLogGP vs log_3 P on remote strided transfers (doubles, {} sizes 1 … 64 KiB × strides 24 … 1280 B)",
+        l3_sizes.len()
+    );
+    println!(
+        "  log_3 P from sends to self, contiguous remote transfers and memcpy (lognp §4.1); {l3_clamped} strided sends to self faster than contiguous set to it"
+    );
+    for (name, (median, p90)) in &strided_report {
+        println!(
+            "  {name:<8} median relative error {:>6.1} %, 90th percentile {:>6.1} %",
+            median * 100.0,
+            p90 * 100.0
+        );
+    }
+    if let Err(e) = &log3p_result {
+        println!("  log_3 P could not be derived from this run's measurements: {e}");
+    }
+    if let Ok(log3p) = &log3p_result {
+        let m = strided_msg(1 << 14, 320);
+        let b = log3p.breakdown(&m);
+        println!(
+            "  16 KiB at stride 320 B: o_mw = {:.2} µs, l_mw = {:.2} µs, o_net = {:.2} µs; measured {:.2} µs, LogGP {:.2} µs",
+            b.middleware_overhead * 1e6,
+            b.middleware_latency * 1e6,
+            b.network_overhead * 1e6,
+            time(&m, false) * 1e6,
+            assessment.model.p2p(&m) * 1e6
+        );
+    }
 
     if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;

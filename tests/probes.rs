@@ -166,6 +166,40 @@ fn tcp_round_trips_grow_with_n_and_size() {
 }
 
 #[test]
+fn strided_half_round_trips_remote_and_to_self() {
+    use commcost::Message;
+    let mut prober = TcpLoopbackProber::start(1 << 14, Methodology::quick(), budget()).unwrap();
+    let layouts = [
+        (Message::contiguous(8192), false),
+        (Message::contiguous(8192), true),
+        (Message::vector(1024, 8, 80).unwrap(), false),
+        (Message::vector(1024, 8, 80).unwrap(), true),
+    ];
+    let times = commcost::probe::measure_layouts(
+        &mut prober,
+        &layouts,
+        &Methodology::quick(),
+        &budget(),
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    for (t, (m, _)) in times.iter().zip(&layouts) {
+        assert!(plausible(*t, m.bytes()), "{t} for {m:?}");
+    }
+    // a layout beyond the buffers is refused
+    let too_wide = Message::vector(1 << 14, 8, 1 << 10).unwrap();
+    assert!(matches!(
+        prober.half_round_trip(&too_wide, true),
+        Err(ProbeError::InvalidPlan(_))
+    ));
+    assert!(
+        prober
+            .half_round_trip(&Message::contiguous(0), false)
+            .is_err()
+    );
+}
+
+#[test]
 fn tcp_measurements_feed_the_assessment() {
     let mut prober = TcpLoopbackProber::start(1 << 14, Methodology::quick(), budget()).unwrap();
     let plan = PrttPlan {

@@ -20,7 +20,7 @@ mod tcp;
 
 pub use matrix::{MatrixPlan, MatrixSample, measure_matrix_transfers};
 pub use memory::{CopyKind, CopyPlan, CopySample, measure_copies};
-pub use tcp::TcpLoopbackProber;
+pub use tcp::{TcpLoopbackProber, measure_layouts};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
