@@ -16,6 +16,8 @@
 
 mod matrix;
 mod memory;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 mod tcp;
 
 pub use matrix::{MatrixPlan, MatrixSample, measure_matrix_transfers};
