@@ -41,6 +41,9 @@
 //! [`CommModel`] → predictions → [`collectives`] and algorithm selection. Models never call
 //! calibration; collectives never name a concrete model.
 //!
+//! Measurements on the user's machine are in [`probe`] (memory copies, row / column
+//! marshalling, TCP loopback round trips; MPI behind the `mpi` feature).
+//!
 //! Supporting pieces: [`Table1D`] / [`Table2D`] hold parameters measured at discrete sizes and
 //! strides; [`mlines`] counts the unique memory lines of strided layouts exactly, in `O(log L)`;
 //! [`calibrate::least_squares`] is the fitting routine every calibration uses and
@@ -54,6 +57,8 @@
 //!
 //! ## Feature flags
 //!
+//! * `mpi` (off by default): `probe::mpi`, measurements over MPI (rsmpi) — PRTT between two
+//!   ranks and half round trips with MPI vector datatypes. Needs an MPI library and libclang.
 //! * `serde` (off by default): `Serialize` / `Deserialize` for every parameter struct, table,
 //!   [`Message`] and [`ModelSpec`]. Deserialisation runs the same validation as the
 //!   constructors, so a loaded file can never hold a value `new` would reject.
