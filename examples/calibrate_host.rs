@@ -34,13 +34,13 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use commcost::calibrate::{
-    AssessmentConfig, CopyMeasurements, Log3PMeasurements, MlinesSample, Prober, PrttPlan,
-    RegressionVariant, assess_loggp, derive_log3p, derive_memory_logp, fit_mlines_model,
-    fit_regression, measure_prtt,
+    AssessmentConfig, CopyMeasurements, MlinesSample, Prober, PrttPlan, RegressionVariant,
+    assess_loggp, derive_log3p, derive_memory_logp, fit_mlines_model, fit_regression, measure_prtt,
+    relative_errors,
 };
 use commcost::probe::{
-    Budget, CopyKind, CopyPlan, MatrixPlan, Methodology, TcpLoopbackProber, cache_line_size,
-    measure_copies, measure_layouts, measure_matrix_transfers,
+    Budget, CopyKind, CopyPlan, Log3PPlan, MatrixPlan, Methodology, TcpLoopbackProber,
+    cache_line_size, measure_copies, measure_layouts, measure_matrix_transfers,
 };
 use commcost::{CommModel, Message, ModelSpec};
 
@@ -68,12 +68,9 @@ fn args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// Median and 90th percentile of `|predicted - measured| / measured`.
+/// Median and 90th percentile of the relative errors (`calibrate::relative_errors`).
 fn errors(pairs: &[(f64, f64)]) -> (f64, f64) {
-    let mut e: Vec<f64> = pairs.iter().map(|(p, m)| ((p - m) / m).abs()).collect();
-    e.sort_by(f64::total_cmp);
-    let at = |q: f64| e[((e.len() - 1) as f64 * q).round() as usize];
-    (at(0.5), at(0.9))
+    relative_errors(pairs).unwrap_or((f64::NAN, f64::NAN))
 }
 
 fn progress() -> impl FnMut(&str, usize, usize) {
@@ -294,21 +291,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // ---- 4. log_3 P over TCP loopback, and LogGP vs log_3 P on strided transfers -----------
     eprintln!("[4/4] strided transfers: sends to self and to the echo thread");
-    let l3_sizes: Vec<u64> = vec![1 << 10, 1 << 12, 1 << 14, 1 << 16];
-    let l3_strides: Vec<u64> = vec![24, 80, 320, 1280];
-    let strided_msg = |s: u64, d: u64| Message::vector(s / 8, 8, d).expect("valid layout");
-    let mut layouts: Vec<(Message, bool)> = Vec::new();
-    for &s in &l3_sizes {
-        layouts.push((Message::contiguous(s), true)); // T00(s)
-        layouts.push((Message::contiguous(s), false)); // T01(s)
-        for &d in &l3_strides {
-            layouts.push((strided_msg(s, d), true)); // T00(s, d)
-            layouts.push((strided_msg(s, d), false)); // T01(s, d): validation only
-        }
-    }
-    let span = layouts.iter().map(|(m, _)| m.extent()).max().unwrap_or(0);
+    let l3_plan = Log3PPlan {
+        sizes: vec![1 << 10, 1 << 12, 1 << 14, 1 << 16],
+        strides: vec![24, 80, 320, 1280],
+        element: 8,
+    };
+    let layouts = l3_plan.layouts()?;
     let mut big_prober =
-        TcpLoopbackProber::start_with_span(1 << 16, span, methodology, budget.clone())?;
+        TcpLoopbackProber::start_with_span(1 << 16, l3_plan.span(), methodology, budget.clone())?;
     let times = measure_layouts(
         &mut big_prober,
         &layouts,
@@ -316,61 +306,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &budget,
         &mut progress(),
     )?;
-    let time = |m: &Message, to_self: bool| {
-        layouts
-            .iter()
-            .zip(&times)
-            .find(|((l, t), _)| l == m && *t == to_self)
-            .map_or(f64::NAN, |(_, &v)| v)
-    };
-    let mut l3_clamped = 0;
-    let measurements = Log3PMeasurements {
-        sizes: l3_sizes.clone(),
-        self_contiguous: l3_sizes
-            .iter()
-            .map(|&s| time(&Message::contiguous(s), true))
-            .collect(),
-        remote_contiguous: l3_sizes
-            .iter()
-            .map(|&s| time(&Message::contiguous(s), false))
-            .collect(),
-        memory_copy: l3_sizes
-            .iter()
-            .map(|&s| time_of(CopyKind::Contiguous, s, 8))
-            .collect(),
-        strides: l3_strides.clone(),
-        self_strided: l3_sizes
-            .iter()
-            .map(|&s| {
-                let contiguous = time(&Message::contiguous(s), true);
-                l3_strides
-                    .iter()
-                    .map(|&d| {
-                        let t = time(&strided_msg(s, d), true);
-                        if t < contiguous {
-                            l3_clamped += 1; // strided faster than contiguous: noise
-                            contiguous
-                        } else {
-                            t
-                        }
-                    })
-                    .collect()
-            })
-            .collect(),
-        unit_stride: 8,
-    };
+    let copies: Vec<f64> = l3_plan
+        .sizes
+        .iter()
+        .map(|&s| time_of(CopyKind::Contiguous, s, 8))
+        .collect();
+    let (measurements, l3_cleaning) = l3_plan.measurements(&times, &copies)?;
+    let remote_strided = l3_plan.remote_strided(&times)?;
     let log3p_result = derive_log3p(&measurements);
     let mut strided_report = Vec::new();
     if let Ok(log3p) = &log3p_result {
-        let (mut l3_pairs, mut loggp_pairs) = (Vec::new(), Vec::new());
-        for &s in &l3_sizes {
-            for &d in &l3_strides {
-                let m = strided_msg(s, d);
-                let measured = time(&m, false);
-                l3_pairs.push((log3p.p2p(&m), measured));
-                loggp_pairs.push((assessment.model.p2p(&m), measured));
-            }
-        }
+        let l3_pairs: Vec<(f64, f64)> = remote_strided
+            .iter()
+            .map(|(m, t)| (log3p.p2p(m), *t))
+            .collect();
+        let loggp_pairs: Vec<(f64, f64)> = remote_strided
+            .iter()
+            .map(|(m, t)| (assessment.model.p2p(m), *t))
+            .collect();
         strided_report.push(("log_3 P", errors(&l3_pairs)));
         strided_report.push(("LogGP", errors(&loggp_pairs)));
         models.insert("log3p_tcp_loopback", ModelSpec::from(log3p.clone()));
@@ -488,10 +441,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     println!(
         "\nLogGP vs log_3 P on remote strided transfers (doubles, {} sizes 1 … 64 KiB × strides 24 … 1280 B)",
-        l3_sizes.len()
+        l3_plan.sizes.len()
     );
     println!(
-        "  log_3 P from sends to self, contiguous remote transfers and memcpy (lognp §4.1); {l3_clamped} strided sends to self faster than contiguous set to it"
+        "  log_3 P from sends to self, contiguous remote transfers and memcpy (lognp §4.1); adjusted: {} strided sends to self faster than contiguous, {} memcpy slower than the send to self",
+        l3_cleaning.strided_faster, l3_cleaning.copy_slower
     );
     for (name, (median, p90)) in &strided_report {
         println!(
@@ -504,14 +458,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("  log_3 P could not be derived from this run's measurements: {e}");
     }
     if let Ok(log3p) = &log3p_result {
-        let m = strided_msg(1 << 14, 320);
+        let (m, measured) = remote_strided[2 * l3_plan.strides.len() + 2];
         let b = log3p.breakdown(&m);
         println!(
-            "  16 KiB at stride 320 B: o_mw = {:.2} µs, l_mw = {:.2} µs, o_net = {:.2} µs; measured {:.2} µs, LogGP {:.2} µs",
+            "  {} B at stride {} B: o_mw = {:.2} µs, l_mw = {:.2} µs, o_net = {:.2} µs; measured {:.2} µs, LogGP {:.2} µs",
+            m.bytes(),
+            m.stride(),
             b.middleware_overhead * 1e6,
             b.middleware_latency * 1e6,
             b.network_overhead * 1e6,
-            time(&m, false) * 1e6,
+            measured * 1e6,
             assessment.model.p2p(&m) * 1e6
         );
     }

@@ -18,20 +18,17 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use commcost::calibrate::{
-    AssessmentConfig, Log3PMeasurements, Prober, PrttPlan, assess_loggp, derive_log3p, measure_prtt,
+    AssessmentConfig, Prober, PrttPlan, assess_loggp, derive_log3p, measure_prtt, relative_errors,
 };
 use commcost::probe::mpi::{MpiProber, measure_layouts, serve};
-use commcost::probe::{Budget, CopyKind, CopyPlan, Methodology, measure_copies};
-use commcost::{CommModel, Message, ModelSpec};
+use commcost::probe::{Budget, CopyKind, CopyPlan, Log3PPlan, Methodology, measure_copies};
+use commcost::{CommModel, ModelSpec};
 use mpi::traits::Communicator;
 
 const MAX_SIZE: u64 = 1 << 16;
 
 fn errors(pairs: &[(f64, f64)]) -> (f64, f64) {
-    let mut e: Vec<f64> = pairs.iter().map(|(p, m)| ((p - m) / m).abs()).collect();
-    e.sort_by(f64::total_cmp);
-    let at = |q: f64| e[((e.len() - 1) as f64 * q).round() as usize];
-    (at(0.5), at(0.9))
+    relative_errors(pairs).unwrap_or((f64::NAN, f64::NAN))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -52,10 +49,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if world.size() < 2 {
         return Err("run with at least 2 ranks: mpirun -np 2 ...".into());
     }
-    let sizes_l3: Vec<u64> = vec![1 << 10, 1 << 12, 1 << 14, 1 << 16];
-    let strides_l3: Vec<u64> = vec![24, 80, 320, 1280];
-    let strided = |s: u64, d: u64| Message::vector(s / 8, 8, d).expect("valid layout");
-    let span = strided(MAX_SIZE, 1280).extent();
+    let l3_plan = Log3PPlan {
+        sizes: vec![1 << 10, 1 << 12, 1 << 14, MAX_SIZE],
+        strides: vec![24, 80, 320, 1280],
+        element: 8,
+    };
+    let span = l3_plan.span();
     match world.rank() {
         0 => {}
         1 => {
@@ -124,27 +123,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // log_3 P: sends to self and to rank 1, contiguous and with vector datatypes; memcpy
-    let mut layouts = Vec::new();
-    for &s in &sizes_l3 {
-        layouts.push((Message::contiguous(s), true));
-        layouts.push((Message::contiguous(s), false));
-        for &d in &strides_l3 {
-            layouts.push((strided(s, d), true));
-            layouts.push((strided(s, d), false));
-        }
-    }
+    let layouts = l3_plan.layouts()?;
     let times = measure_layouts(&mut prober, &layouts, &methodology, &budget, &mut quiet)?;
-    let time = |m: &Message, to_self: bool| {
-        layouts
-            .iter()
-            .zip(&times)
-            .find(|((l, t), _)| l == m && *t == to_self)
-            .map_or(f64::NAN, |(_, &v)| v)
-    };
     let copies = measure_copies(
         &CopyPlan {
             element: 8,
-            sizes: sizes_l3.clone(),
+            sizes: l3_plan.sizes.clone(),
             strides: vec![],
             kinds: vec![CopyKind::Contiguous],
         },
@@ -152,54 +136,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &budget,
         &mut quiet,
     )?;
-    let mut clamped = 0;
-    let mut mem_clamped = 0;
-    let log3p = derive_log3p(&Log3PMeasurements {
-        sizes: sizes_l3.clone(),
-        self_contiguous: sizes_l3
-            .iter()
-            .map(|&s| time(&Message::contiguous(s), true))
-            .collect(),
-        remote_contiguous: sizes_l3
-            .iter()
-            .map(|&s| time(&Message::contiguous(s), false))
-            .collect(),
-        // a send to self can be cheaper than our memcpy (MPI's self path is one optimised copy):
-        // the middleware then adds nothing, o_mw = 0
-        memory_copy: copies
-            .iter()
-            .zip(&sizes_l3)
-            .map(|(c, &s)| {
-                let self_send = time(&Message::contiguous(s), true);
-                if c.time > self_send {
-                    mem_clamped += 1;
-                    self_send
-                } else {
-                    c.time
-                }
-            })
-            .collect(),
-        strides: strides_l3.clone(),
-        self_strided: sizes_l3
-            .iter()
-            .map(|&s| {
-                let c = time(&Message::contiguous(s), true);
-                strides_l3
-                    .iter()
-                    .map(|&d| {
-                        let t = time(&strided(s, d), true);
-                        if t < c {
-                            clamped += 1;
-                            c
-                        } else {
-                            t
-                        }
-                    })
-                    .collect()
-            })
-            .collect(),
-        unit_stride: 8,
-    });
+    let copy_times: Vec<f64> = copies.iter().map(|c| c.time).collect();
+    let (measurements, cleaning) = l3_plan.measurements(&times, &copy_times)?;
+    let remote_strided = l3_plan.remote_strided(&times)?;
+    let log3p = derive_log3p(&measurements);
     prober.finish();
 
     println!(
@@ -236,17 +176,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     models.insert("loggp_mpi", ModelSpec::from(assessment.model.clone()));
     match log3p {
         Ok(log3p) => {
-            let (mut l3, mut lg) = (Vec::new(), Vec::new());
-            for &s in &sizes_l3 {
-                for &d in &strides_l3 {
-                    let m = strided(s, d);
-                    l3.push((log3p.p2p(&m), time(&m, false)));
-                    lg.push((assessment.model.p2p(&m), time(&m, false)));
-                }
-            }
+            let l3: Vec<(f64, f64)> = remote_strided
+                .iter()
+                .map(|(m, t)| (log3p.p2p(m), *t))
+                .collect();
+            let lg: Vec<(f64, f64)> = remote_strided
+                .iter()
+                .map(|(m, t)| (assessment.model.p2p(m), *t))
+                .collect();
             let ((l3m, l3p), (lgm, lgp)) = (errors(&l3), errors(&lg));
             println!(
-                "log_3 P over MPI vector datatypes ({clamped} strided sends to self faster than contiguous set to it; {mem_clamped} sizes where the send to self beat memcpy: o_mw = 0)"
+                "log_3 P over MPI vector datatypes (adjusted: {} strided sends to self faster than contiguous, {} memcpy slower than the send to self)",
+                cleaning.strided_faster, cleaning.copy_slower
             );
             println!(
                 "  remote strided transfers: log_3 P median error {:.1} % (90th {:.1} %), LogGP {:.1} % ({:.1} %)",
@@ -255,14 +196,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 lgm * 100.0,
                 lgp * 100.0
             );
-            let m = strided(1 << 14, 320);
+            let (m, measured) = remote_strided[2 * l3_plan.strides.len() + 2];
             let b = log3p.breakdown(&m);
             println!(
-                "  16 KiB at stride 320 B: o_mw = {:.2} µs, l_mw = {:.2} µs, o_net = {:.2} µs; measured {:.2} µs",
+                "  {} B at stride {} B: o_mw = {:.2} µs, l_mw = {:.2} µs, o_net = {:.2} µs; measured {:.2} µs",
+                m.bytes(),
+                m.stride(),
                 b.middleware_overhead * 1e6,
                 b.middleware_latency * 1e6,
                 b.network_overhead * 1e6,
-                time(&m, false) * 1e6
+                measured * 1e6
             );
             models.insert("log3p_mpi", ModelSpec::from(log3p));
         }

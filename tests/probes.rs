@@ -223,3 +223,56 @@ fn tcp_measurements_feed_the_assessment() {
         }
     }
 }
+
+#[test]
+fn log3p_plan_orders_layouts_and_assembles_measurements() {
+    use commcost::calibrate::derive_log3p;
+    use commcost::probe::Log3PPlan;
+    use commcost::{CommModel, Message};
+    let plan = Log3PPlan {
+        sizes: vec![16384],
+        strides: vec![1024],
+        element: 8,
+    };
+    let layouts = plan.layouts().unwrap();
+    let strided = Message::vector(2048, 8, 1024).unwrap();
+    assert_eq!(
+        layouts,
+        vec![
+            (Message::contiguous(16384), true),
+            (Message::contiguous(16384), false),
+            (strided, true),
+            (strided, false),
+        ]
+    );
+    assert_eq!(plan.span(), strided.extent());
+    // the Titan point in µs: T00(s) = 32, T01(s) = 160, T00(s, d) = 452, T01(s, d) = 580,
+    // T_mem = 3
+    let us = 1e-6;
+    let times = [32.0 * us, 160.0 * us, 452.0 * us, 580.0 * us];
+    let (m, cleaning) = plan.measurements(&times, &[3.0 * us]).unwrap();
+    assert_eq!(cleaning.strided_faster + cleaning.copy_slower, 0);
+    let log3p = derive_log3p(&m).unwrap();
+    let validation = plan.remote_strided(&times).unwrap();
+    assert_eq!(validation.len(), 1);
+    assert_eq!(validation[0].0, strided);
+    let predicted = log3p.p2p(&strided);
+    assert!((predicted - 580.0 * us).abs() < 1e-12 && (validation[0].1 - 580.0 * us).abs() < 1e-18);
+    // a memcpy slower than the send to self, and a strided send to self faster than the
+    // contiguous one, are both adjusted and counted
+    let odd = [32.0 * us, 160.0 * us, 30.0 * us, 580.0 * us];
+    let (m, cleaning) = plan.measurements(&odd, &[40.0 * us]).unwrap();
+    assert_eq!((cleaning.strided_faster, cleaning.copy_slower), (1, 1));
+    assert!((m.memory_copy[0] - 32.0 * us).abs() < 1e-18);
+    assert!((m.self_strided[0][0] - 32.0 * us).abs() < 1e-18);
+    assert!(plan.measurements(&times[..3], &[3.0 * us]).is_err());
+    assert!(
+        Log3PPlan {
+            sizes: vec![12],
+            strides: vec![16],
+            element: 8
+        }
+        .layouts()
+        .is_err()
+    );
+}

@@ -25,6 +25,27 @@ mod prtt;
 
 pub(crate) use prtt::{SplitMix64, median};
 
+/// Median and 90th percentile of the relative errors `|predicted - measured| / measured` of
+/// `(predicted, measured)` pairs — how `docs/ACCURACY.md` summarises held-out checks. `None`
+/// for no pairs.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::calibrate::relative_errors;
+/// let (median, p90) = relative_errors(&[(1.1, 1.0), (2.0, 2.0), (3.3, 3.0)]).unwrap();
+/// assert!((median - 0.1).abs() < 1e-12 && (p90 - 0.1).abs() < 1e-12);
+/// ```
+pub fn relative_errors(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
+    if pairs.is_empty() {
+        return None;
+    }
+    let mut e: Vec<f64> = pairs.iter().map(|(p, m)| ((p - m) / m).abs()).collect();
+    e.sort_by(f64::total_cmp);
+    let at = |q: f64| e[((e.len() - 1) as f64 * q).round() as usize];
+    Some((at(0.5), at(0.9)))
+}
+
 pub use derive::{CopyMeasurements, Log3PMeasurements, derive_log3p, derive_memory_logp};
 pub use detect::{
     DetectionConfig, Segment, detect_changes, detect_changes_naive, detect_changes_netgauge,

@@ -14,12 +14,14 @@
 //!
 //! Data flows on: probe samples → [`crate::calibrate`] → models.
 
+mod log3p;
 mod matrix;
 mod memory;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 mod tcp;
 
+pub use log3p::{Log3PCleaning, Log3PPlan};
 pub use matrix::{MatrixPlan, MatrixSample, measure_matrix_transfers};
 pub use memory::{CopyKind, CopyPlan, CopySample, measure_copies};
 pub use tcp::{TcpLoopbackProber, measure_layouts};
@@ -201,6 +203,37 @@ pub fn cache_line_size() -> u64 {
         .and_then(|s| s.trim().parse::<u64>().ok())
         .filter(|&l| l > 0)
         .unwrap_or(64)
+}
+
+/// The [`crate::calibrate::Prober::prtt`] of a transport: checks the request against the
+/// largest message `max`, then reports the minimum over the methodology's samples of the mean of
+/// its repetitions of `trial`.
+pub(crate) fn prtt_min_of_means(
+    methodology: &Methodology,
+    budget: &Budget,
+    request: (u32, f64, u64),
+    max: usize,
+    mut trial: impl FnMut(u32, f64, usize) -> Result<f64, ProbeError>,
+) -> Result<f64, crate::CalibrationError> {
+    let (n, delay, size) = request;
+    let size = usize::try_from(size).unwrap_or(usize::MAX);
+    if n == 0 || size == 0 || size > max || !(delay >= 0.0 && delay.is_finite()) {
+        return Err(ProbeError::InvalidPlan(format!(
+            "PRTT(n = {n}, d = {delay}, s = {size}) with messages of 1 ..= {max} bytes"
+        ))
+        .into());
+    }
+    let mut best = f64::INFINITY;
+    for _ in 0..methodology.samples.max(1) {
+        budget.check()?;
+        let reps = methodology.repetitions.max(1);
+        let mut total = 0.0;
+        for _ in 0..reps {
+            total += trial(n, delay, size)?;
+        }
+        best = best.min(total / f64::from(reps));
+    }
+    Ok(best)
 }
 
 /// Progress of a probe: `(stage, done, total)`.

@@ -234,22 +234,10 @@ impl<C: Communicator> Prober for MpiProber<'_, C> {
     /// [`CalibrationError::Probe`] for `n = 0`, a size of 0 or above the prober's maximum, a
     /// non-finite or negative delay, or an exhausted budget.
     fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, CalibrationError> {
-        let size = usize::try_from(size).unwrap_or(usize::MAX);
-        if n == 0 || size == 0 || size > self.buffer.len() || !(delay >= 0.0 && delay.is_finite()) {
-            return Err(ProbeError::InvalidPlan(format!(
-                "PRTT(n = {n}, d = {delay}, s = {size}) with messages of 1 ..= {} bytes",
-                self.buffer.len()
-            ))
-            .into());
-        }
-        let mut best = f64::INFINITY;
-        for _ in 0..self.methodology.samples.max(1) {
-            self.budget.check()?;
-            let reps = self.methodology.repetitions.max(1);
-            let total: f64 = (0..reps).map(|_| self.trial(n, delay, size)).sum();
-            best = best.min(total / f64::from(reps));
-        }
-        Ok(best)
+        let (methodology, budget, max) = (self.methodology, self.budget.clone(), self.buffer.len());
+        super::prtt_min_of_means(&methodology, &budget, (n, delay, size), max, |n, d, s| {
+            Ok(self.trial(n, d, s))
+        })
     }
 }
 

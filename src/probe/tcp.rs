@@ -412,25 +412,10 @@ impl Prober for TcpLoopbackProber {
     /// [`CalibrationError::Probe`] for `n = 0`, a size of 0 or above the prober's maximum, a
     /// non-finite or negative delay, an exhausted budget or a socket error.
     fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, CalibrationError> {
-        let size = usize::try_from(size).unwrap_or(usize::MAX);
-        if n == 0 || size == 0 || size > self.buffer.len() || !(delay >= 0.0 && delay.is_finite()) {
-            return Err(ProbeError::InvalidPlan(format!(
-                "PRTT(n = {n}, d = {delay}, s = {size}) with messages of 1 ..= {} bytes",
-                self.buffer.len()
-            ))
-            .into());
-        }
-        let mut best = f64::INFINITY;
-        for _ in 0..self.methodology.samples.max(1) {
-            self.budget.check()?;
-            let reps = self.methodology.repetitions.max(1);
-            let mut total = 0.0;
-            for _ in 0..reps {
-                total += self.trial(n, delay, size)?;
-            }
-            best = best.min(total / f64::from(reps));
-        }
-        Ok(best)
+        let (methodology, budget, max) = (self.methodology, self.budget.clone(), self.buffer.len());
+        super::prtt_min_of_means(&methodology, &budget, (n, delay, size), max, |n, d, s| {
+            self.trial(n, d, s)
+        })
     }
 }
 
