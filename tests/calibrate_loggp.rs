@@ -378,6 +378,33 @@ proptest! {
         let _ = assess_loggp(&samples, &config);
     }
 
+    /// A 4x jump of the cumulative gap (a shared-memory eager limit) is always found, at the
+    /// right point, whatever its position, the absolute scale or the ±1 % noise.
+    #[test]
+    fn a_fourfold_jump_is_always_found(
+        before in 8usize..60,
+        after in 8usize..60,
+        scale in prop::sample::select(vec![1e-9, 1e-7, 1e-5, 1e-3]),
+        slope in 0.0..1e-3f64,
+        seed in any::<u64>(),
+    ) {
+        let mut rng = SplitMix64(seed);
+        let n = before + after;
+        let sizes: Vec<f64> = (0..n).map(|k| 1.0 + 512.0 * k as f64).collect();
+        let values: Vec<f64> = sizes
+            .iter()
+            .enumerate()
+            .map(|(k, &s)| {
+                let v = scale * (1.0 + slope * s / 512.0);
+                let v = if k < before { v } else { 4.0 * v };
+                v * rng.range(0.99, 1.01)
+            })
+            .collect();
+        let segments = detect_changes(&sizes, &values, &DetectionConfig::default()).unwrap();
+        prop_assert_eq!(segments.len(), 2, "{:?}", segments);
+        prop_assert_eq!(segments[1].start, before);
+    }
+
     #[test]
     fn random_series_never_panic(values in prop::collection::vec(-1e-3..1e-3f64, 0..80)) {
         let sizes: Vec<f64> = (0..values.len()).map(|k| k as f64).collect();

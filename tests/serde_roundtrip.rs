@@ -2,9 +2,9 @@
 //! (`cargo test` enables the `serde` feature through the crate's dev-dependency on itself.)
 
 use commcost::{
-    CommModel, Composition, CopyTransfer, LogGP, LogNP, LogP, MemoryLogP, MemoryNetworkLogP,
-    Message, MlinesModel, ModelSpec, Pram, ProtocolRange, Protocols, Stage, Table1D, Table2D,
-    presets,
+    CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP,
+    MemoryNetworkLogP, Message, MlinesModel, ModelSpec, Pram, Progress, ProtocolRange, Protocols,
+    Stage, Table1D, Table2D, presets,
 };
 use serde::Deserialize;
 use serde::de::value::{Error as ValueError, MapDeserializer};
@@ -64,6 +64,20 @@ fn every_model_round_trips() {
         )),
         ModelSpec::from(chain.clone()),
         ModelSpec::from(LogNP::from(chain)),
+        ModelSpec::from(
+            LogGpo::new(
+                5e-6,
+                1e-9,
+                16384,
+                Progress::Dependent,
+                Mechanism::T,
+                Mechanism::Rat,
+                2e-6,
+                Table1D::linear(1e-6, 1e-10).unwrap(),
+                Table1D::linear(0.0, 5e-10).unwrap(),
+            )
+            .unwrap(),
+        ),
     ] {
         assert_eq!(round_trip(&spec), spec);
     }
@@ -147,6 +161,18 @@ fn invalid_parameters_are_rejected_naming_the_field() {
     // log_n P with no hops
     let err = load_error::<ModelSpec>(r#"{"model": "lognp", "unit_stride": 8, "hops": []}"#);
     assert!(err.contains("`hops`"), "{err}");
+    // a LogGPO combination the paper does not analyse
+    let err = load_error::<ModelSpec>(
+        r#"{"model": "loggpo", "latency": 5e-6, "gap_per_byte": 1e-9, "eager_limit": 16384,
+            "progress": "Dependent", "eager_mechanism": "T", "rendezvous_mechanism": "Rta",
+            "control_overhead": 2e-6,
+            "init_overhead": {"sizes": [0], "values": [1e-6]},
+            "copy_overhead": {"sizes": [0], "values": [0]}}"#,
+    );
+    assert!(
+        err.contains("does not analyse the rendezvous protocol"),
+        "{err}"
+    );
     let err = load_error::<LogGP>(r#"{"latency": 1, "overhead": 1, "gap": 1, "processors": 2}"#);
     assert!(err.contains("gap_per_byte"), "missing field named: {err}");
     let err = load_error::<LogGP>(
