@@ -38,13 +38,19 @@ fn column_block(c: &mut Criterion) {
         })
     });
     // the longest Euclid chain for 64-byte lines: stride ≡ 39 (mod 64), 7 steps
-    for rows in [1_000_000u64, 1 << 54] {
+    // 10^6 and 2^54 rows are whole periods (multiples of 64); + 63 leaves the longest partial
+    // period, the worst case of the power-of-two path
+    for rows in [1_000_000u64, 1 << 54, 1_000_063, (1 << 54) + 63] {
         group.bench_with_input(
             BenchmarkId::new("exact/cache_lines_worst_stride", rows),
             &rows,
             |b, &h| b.iter(|| vector_lines(black_box(h), 1, 64 * 9 + 39, 7, 64)),
         );
     }
+    // 128-byte lines, odd stride, 127 leftover rows: the longest partial period stepped
+    group.bench_function("exact/128_byte_lines_worst", |b| {
+        b.iter(|| vector_lines(black_box(1_000_191), 1, 128 * 9 + 79, 7, 128))
+    });
     // the longest Euclid chain for 4096-byte lines (pages): stride ≡ 2297 (mod 4096), 14 steps
     group.bench_function("exact/page_lines_worst_stride", |b| {
         b.iter(|| {

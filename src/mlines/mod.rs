@@ -221,7 +221,60 @@ pub fn vector_lines(
         let last = s + (h - 1) * w + k - 1;
         return Ok(line_of(last, l) - line_of(s, l) + 1);
     }
+    if line.is_power_of_two() {
+        return Ok(case_b_power_of_two(
+            count,
+            block,
+            stride,
+            offset % line,
+            line,
+        ));
+    }
     Ok(per_block_sum(count, block, stride, offset % line, line))
+}
+
+/// Case B for a power-of-two line size, by the period form of SPEC §5.1 (the paper's
+/// Theorem 2): with `q' = ⌊(k-1)/L⌋`, `r = (k-1) mod L`, `g = gcd(W, L)`, `q = L/g`,
+/// `ρ = s mod g` and `H = t q + u`, every row touches `q'+1` lines or `q'+2` when its offset
+/// `o_i = (s + iW) mod L` is at least `L - r`; the offsets of `q` consecutive rows run once
+/// through the coset `ρ + gℤ_L`, of which `c = ⌊(r + ρ)/g⌋` are that large:
+///
+/// ```text
+/// Mlines = H (q' + 1) + t c + #{i < u : o_i >= L - r}
+/// ```
+///
+/// For a power of two `L`, `g`, `q`, `t`, `u` and `c` are shifts and masks; the partial period
+/// (`u < q` rows) is counted by stepping the offsets when short and by the floor sums
+/// otherwise. Same result as [`per_block_sum`]; no division for typical strides.
+fn case_b_power_of_two(h: u64, k: u64, w: u64, s: u64, l: u64) -> u128 {
+    let mask = l - 1;
+    let w_mod = w & mask;
+    let (q_lines, r) = ((k - 1) >> l.trailing_zeros(), (k - 1) & mask);
+    // gcd(W, L) for a power-of-two L: the largest power of two dividing W mod L (L if 0)
+    let g_shift = if w_mod == 0 {
+        l.trailing_zeros()
+    } else {
+        w_mod.trailing_zeros()
+    };
+    let q_shift = l.trailing_zeros() - g_shift;
+    let rho = s & ((1u64 << g_shift) - 1);
+    let per_period = (r + rho) >> g_shift;
+    let (periods, partial_rows) = (h >> q_shift, h & ((1u64 << q_shift) - 1));
+    let threshold = l - r;
+    let partial = if partial_rows <= 128 {
+        let (mut o, mut count) = (s, 0u64);
+        for _ in 0..partial_rows {
+            count += u64::from(o >= threshold);
+            o = (o + w_mod) & mask;
+        }
+        u128::from(count)
+    } else {
+        floor_sum_nonzero(partial_rows, l, w_mod, s + r)
+            - floor_sum_nonzero(partial_rows, l, w_mod, s)
+    };
+    u128::from(h) * (u128::from(q_lines) + 1)
+        + u128::from(periods) * u128::from(per_period)
+        + partial
 }
 
 /// `H + Σ_i ⌊(iW + s + k - 1)/L⌋ - Σ_i ⌊(iW + s)/L⌋` (`H, k, L >= 1`, `s < L`): the per-block
