@@ -214,3 +214,25 @@ proptest! {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Huge case-B inputs (beyond any enumeration): the period form used for power-of-two lines
+    /// agrees with the floor-sum form (`per_row_line_sum` is the exact count in case B).
+    #[test]
+    fn period_form_equals_floor_sums_on_huge_inputs(
+        count in 0u64..u64::MAX / 4,
+        k in 1u64..1 << 20,
+        extra in 0u64..1 << 40,
+        s in any::<u64>(),
+        log_line in 0u32..13,
+    ) {
+        let line = 1u64 << log_line;
+        let w = k + line - 1 + extra; // case B
+        prop_assert_eq!(
+            vector_lines(count, k, w, s, line).unwrap(),
+            per_row_line_sum(count, k, w, s, line).unwrap()
+        );
+    }
+}
