@@ -5,6 +5,11 @@
 //!   constructor of a parameter struct returns it, and so does deserialisation (the `serde`
 //!   feature routes loading through the same constructors).
 //! * [`FitError`] — a fit that cannot be computed from the data it was given.
+//! * [`CalibrationError`] — measurements that cannot be turned into parameters.
+//! * [`CollectiveError`], [`TimelineError`] — a collective or a LogGPO question that cannot be
+//!   evaluated.
+//! * [`LinesError`] — an impossible layout for the memory-lines calculator.
+//! * [`ProbeError`] — a measurement on this machine that stopped.
 //!
 //! Every variant names the offending field and carries the offending value, so a message read
 //! from a log says what to fix.
@@ -463,4 +468,78 @@ pub enum FitError {
     /// A fit that produced an invalid parameter set.
     #[error("fitted parameters are invalid: {0}")]
     InvalidParameters(#[from] ParameterError),
+}
+
+/// Errors of the memory-lines calculator.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LinesError {
+    /// A line size of 0 bytes.
+    #[error("line size must be at least 1 byte, got 0")]
+    ZeroLine,
+    /// Blocks that overlap (a block longer than the stride) or a zero stride with several blocks.
+    #[error("{what}: block of {block} bytes does not fit in stride {stride}")]
+    Overlap {
+        /// Which level of the layout.
+        what: &'static str,
+        /// Bytes per block (or per plane).
+        block: u128,
+        /// Bytes between block (or plane) starts.
+        stride: u64,
+    },
+    /// An array region that lies outside the array (e.g. columns past the row's end).
+    #[error("{what}: {first} + {count} exceeds {limit}")]
+    OutOfArray {
+        /// Which dimension.
+        what: &'static str,
+        /// First row / column selected.
+        first: u64,
+        /// Rows / columns selected.
+        count: u64,
+        /// Rows / columns in the array.
+        limit: u64,
+    },
+}
+
+/// Why a probe stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ProbeError {
+    /// The budget's cancel flag was raised.
+    #[error("the probe was cancelled")]
+    Cancelled,
+    /// The probe ran out of time.
+    #[error("the probe exceeded its time budget of {limit:?}")]
+    OutOfTime {
+        /// The budget.
+        limit: std::time::Duration,
+    },
+    /// The probe would need more memory than its budget allows.
+    #[error("{what} needs {needed} bytes, over the budget of {limit} bytes")]
+    OutOfMemory {
+        /// What needs the memory.
+        what: &'static str,
+        /// Bytes needed.
+        needed: u64,
+        /// The budget.
+        limit: u64,
+    },
+    /// A plan that cannot be measured (empty grid, zero element size, ...).
+    #[error("invalid plan: {0}")]
+    InvalidPlan(String),
+    /// An I/O error (sockets).
+    #[error("I/O error: {0}")]
+    Io(String),
+}
+
+impl From<std::io::Error> for ProbeError {
+    fn from(e: std::io::Error) -> Self {
+        Self::Io(e.to_string())
+    }
+}
+
+impl From<ProbeError> for CalibrationError {
+    fn from(e: ProbeError) -> Self {
+        Self::Probe(e.to_string())
+    }
 }

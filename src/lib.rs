@@ -76,7 +76,8 @@ mod spec;
 mod table;
 
 pub use error::{
-    CalibrationError, CollectiveError, FitError, MessageError, ParameterError, TimelineError,
+    CalibrationError, CollectiveError, FitError, LinesError, MessageError, ParameterError,
+    ProbeError, TimelineError,
 };
 pub use message::Message;
 pub use model::{CommModel, Quantities};

@@ -41,6 +41,7 @@
 //! as in the AtCoder Library (`floor_sum`).
 
 use crate::Message;
+pub use crate::error::LinesError;
 
 mod bounds;
 mod nested;
@@ -49,37 +50,6 @@ pub use bounds::{
     PaperColumnBounds, paper_column_bounds, paper_row_bounds, per_row_line_sum, tight_column_bounds,
 };
 pub use nested::{NestedLayout, nested_lines};
-
-/// Errors of the memory-lines calculator.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum LinesError {
-    /// A line size of 0 bytes.
-    #[error("line size must be at least 1 byte, got 0")]
-    ZeroLine,
-    /// Blocks that overlap (a block longer than the stride) or a zero stride with several blocks.
-    #[error("{what}: block of {block} bytes does not fit in stride {stride}")]
-    Overlap {
-        /// Which level of the layout.
-        what: &'static str,
-        /// Bytes per block (or per plane).
-        block: u128,
-        /// Bytes between block (or plane) starts.
-        stride: u64,
-    },
-    /// An array region that lies outside the array (e.g. columns past the row's end).
-    #[error("{what}: {first} + {count} exceeds {limit}")]
-    OutOfArray {
-        /// Which dimension.
-        what: &'static str,
-        /// First row / column selected.
-        first: u64,
-        /// Rows / columns selected.
-        count: u64,
-        /// Rows / columns in the array.
-        limit: u64,
-    },
-}
 
 /// `FS(n, m, a, b) = Σ_{i=0}^{n-1} ⌊(a i + b) / m⌋` in `O(log m)` steps; `None` for `m = 0`.
 ///
