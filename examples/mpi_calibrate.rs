@@ -5,12 +5,13 @@
 //!
 //! ```sh
 //! cargo build --release --features mpi,serde --example mpi_calibrate
-//! mpirun -np 2 target/release/examples/mpi_calibrate [--quick] [--check] [--output FILE]
+//! mpirun -np 2 target/release/examples/mpi_calibrate [--quick] [--check] [--diagnostics] [--output FILE]
 //! ```
 //!
 //! Rank 0 measures and reports; rank 1 answers; further ranks wait. Place the two ranks on the
 //! two nodes (or sockets) whose link you want to calibrate. `--check` also verifies that PRTT
-//! grows with `n` and `s` and that the parameters are finite and non-negative (CI runs it).
+//! grows with `n` and `s` and that the parameters are finite and non-negative (CI runs it);
+//! `--diagnostics` prints `G_all(s)` and `o(s)` per size with its range (`*`: outlier).
 //! The JSON file maps `loggp_mpi` and `log3p_mpi` to `ModelSpec`s.
 
 use std::collections::BTreeMap;
@@ -34,12 +35,14 @@ fn errors(pairs: &[(f64, f64)]) -> (f64, f64) {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut quick = false;
     let mut check = false;
+    let mut diagnostics = false;
     let mut output = PathBuf::from("target/commcost-mpi.json");
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--quick" => quick = true,
             "--check" => check = true,
+            "--diagnostics" => diagnostics = true,
             "--output" => output = it.next().ok_or("--output needs a path")?.into(),
             other => return Err(format!("unknown argument {other}").into()),
         }
@@ -87,8 +90,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // LogGP with protocol ranges
     let step = if quick { 4096 } else { 1024 };
+    // dense where MPI libraries switch protocol (fast paths for tiny messages, eager limits):
+    // 32-byte steps below 512 B, 256-byte steps to 8 KiB, then `step` — each protocol range
+    // needs several points before the detector can tell it from outliers
     let sizes: Vec<u64> = std::iter::once(1)
-        .chain((1..=MAX_SIZE / step).map(|k| k * step))
+        .chain((1..16).map(|k| k * 32))
+        .chain((2..=32).map(|k| k * 256))
+        .chain((8192 / step + 1..=MAX_SIZE / step).map(|k| k * step))
         .collect();
     let plan = PrttPlan {
         sizes: sizes.clone(),
@@ -157,6 +165,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             m.gap() * 1e6,
             m.gap_per_byte() * 1e6
         );
+    }
+    if diagnostics {
+        println!(
+            "  {:>8} {:>12} {:>12} {:>6}",
+            "size", "G_all (µs)", "o(s) (µs)", "range"
+        );
+        for d in &assessment.sizes {
+            println!(
+                "  {:>8} {:>12.4} {:>12.4} {:>6}",
+                d.size,
+                d.cumulative_gap * 1e6,
+                d.overhead * 1e6,
+                d.range.map_or("-".into(), |r| format!(
+                    "{r}{}",
+                    if d.outlier { "*" } else { "" }
+                ))
+            );
+        }
     }
     let switches: Vec<String> = assessment
         .model

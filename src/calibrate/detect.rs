@@ -76,6 +76,12 @@ struct Line {
     lsq: f64,
     /// `count - 2`, the residual degrees of freedom (0 with fewer than 3 points).
     dof: usize,
+    /// Weighted mean size of the fitted points.
+    center: f64,
+    /// Sum of the weights.
+    weight: f64,
+    /// Weighted sum of squared size deviations from `center`.
+    spread: f64,
 }
 
 impl Line {
@@ -89,6 +95,22 @@ impl Line {
             1.0 + 4.0 / self.dof as f64
         };
         self.lsq.max(floor).sqrt() * widen
+    }
+
+    /// How much wider than the noise the prediction interval at `size` is, for a point whose
+    /// residual is taken relative to `level`: `sqrt(1 + (1/W + (size - x̄)² / Sxx) / level²)`,
+    /// the textbook prediction variance of a weighted least-squares line. Far from the fitted
+    /// points (extrapolating a line fitted to few of them) the line itself is uncertain.
+    fn prediction_factor(&self, size: f64, level: f64) -> f64 {
+        if self.weight <= 0.0 {
+            return 1.0;
+        }
+        let leverage = if self.spread > 0.0 {
+            (size - self.center).powi(2) / self.spread
+        } else {
+            0.0
+        };
+        (1.0 + (1.0 / self.weight + leverage) / (level * level)).sqrt()
     }
 }
 
@@ -107,11 +129,11 @@ impl Sums {
     }
 
     fn add(&mut self, s: &Series<'_>, i: usize) {
-        let (dx, dy, w) = (
-            s.sizes[i] - self.origin.0,
-            s.values[i] - self.origin.1,
-            s.weights[i],
-        );
+        self.add_weighted(s, i, s.weights[i]);
+    }
+
+    fn add_weighted(&mut self, s: &Series<'_>, i: usize, w: f64) {
+        let (dx, dy) = (s.sizes[i] - self.origin.0, s.values[i] - self.origin.1);
         self.count += 1;
         self.w += w;
         self.x += w * dx;
@@ -128,6 +150,9 @@ impl Sums {
                 slope: 0.0,
                 lsq: 0.0,
                 dof: 0,
+                center: self.origin.0,
+                weight: 0.0,
+                spread: 0.0,
             };
         }
         let (mx, my) = (self.x / self.w, self.y / self.w);
@@ -148,6 +173,9 @@ impl Sums {
             slope,
             lsq,
             dof: self.count.saturating_sub(2),
+            center: self.origin.0 + mx,
+            weight: self.w,
+            spread: cxx.max(0.0),
         }
     }
 }
@@ -187,9 +215,51 @@ impl<'a> Series<'a> {
         }
     }
 
-    /// The relative residual of point `i` from `line`.
+    /// The relative residual of point `i` from `line`: relative to the smaller of the point's
+    /// own level and the level the line predicts there. Relative to its own level alone, a
+    /// point on a higher plateau could never be more than 100 % off (`(v - p) / v < 1`), so
+    /// with noisy data (σ ≥ 25 %) no upward jump, however large, would count as deviating.
     fn residual(&self, line: &Line, i: usize) -> f64 {
-        (self.values[i] - (line.intercept + line.slope * self.sizes[i])) / self.scales[i]
+        (self.values[i] - self.predicted(line, i)) / self.level(line, i)
+    }
+
+    /// A robust estimate of the relative noise of the whole series, so that a range whose
+    /// first few points happen to lie unusually close to a line does not take every later
+    /// point for an outlier: with `r_i = value_i / scale_i` and `d_i = r_i - r_(i-1)`,
+    /// `1.4826 · median|d_i - median(d)| / √2` (the MAD of first differences; a switch or an
+    /// outlier moves only a few of them). 0 for fewer than 3 points.
+    fn robust_noise(&self) -> f64 {
+        let n = self.values.len();
+        if n < 3 {
+            return 0.0;
+        }
+        let median = |v: &mut Vec<f64>| {
+            let middle = v.len() / 2;
+            *v.select_nth_unstable_by(middle, f64::total_cmp).1
+        };
+        let mut d: Vec<f64> = (1..n)
+            .map(|i| self.values[i] / self.scales[i] - self.values[i - 1] / self.scales[i - 1])
+            .collect();
+        let center = median(&mut d);
+        let mut spread: Vec<f64> = d.iter().map(|x| (x - center).abs()).collect();
+        1.4826 * median(&mut spread) / std::f64::consts::SQRT_2
+    }
+
+    fn predicted(&self, line: &Line, i: usize) -> f64 {
+        line.intercept + line.slope * self.sizes[i]
+    }
+
+    fn level(&self, line: &Line, i: usize) -> f64 {
+        self.scales[i]
+            .min(self.predicted(line, i).abs())
+            .max(f64::MIN_POSITIVE)
+    }
+
+    /// The residual of point `i` in prediction standard deviations: the relative residual
+    /// over the noise level (`sigma`) widened by the line's own uncertainty at the point.
+    fn standardized(&self, line: &Line, i: usize, floor: f64) -> f64 {
+        let spread = line.sigma(floor) * line.prediction_factor(self.sizes[i], self.level(line, i));
+        self.residual(line, i).abs() / spread
     }
 
     fn sums_of(&self, origin: usize, points: impl Iterator<Item = usize>) -> Sums {
@@ -209,9 +279,13 @@ trait Window {
     fn push(&mut self, series: &Series<'_>, i: usize);
     fn sums(&self, series: &Series<'_>) -> Sums;
     /// Whether the fit's `lsq` exceeds `threshold` with each prefix of `extra` appended.
+    /// Whether the window's `lsq` exceeds `threshold` with each prefix of `extra` added, the
+    /// added points weighted relative to `line`'s level (as [`Series::level`]): relative to
+    /// their own level, points on a higher plateau could add at most 1 each.
     fn lookahead_exceeds(
         &self,
         series: &Series<'_>,
+        line: &Line,
         extra: std::ops::RangeInclusive<usize>,
         threshold: f64,
     ) -> bool;
@@ -236,12 +310,13 @@ impl Window for Running {
     fn lookahead_exceeds(
         &self,
         series: &Series<'_>,
+        line: &Line,
         extra: std::ops::RangeInclusive<usize>,
         threshold: f64,
     ) -> bool {
         let mut sums = self.sums;
         extra.into_iter().all(|i| {
-            sums.add(series, i);
+            sums.add_weighted(series, i, series.level(line, i).powi(-2));
             sums.line().lsq > threshold
         })
     }
@@ -268,12 +343,16 @@ impl Window for Recomputed {
     fn lookahead_exceeds(
         &self,
         series: &Series<'_>,
+        line: &Line,
         extra: std::ops::RangeInclusive<usize>,
         threshold: f64,
     ) -> bool {
         let first = *extra.start();
         extra.into_iter().all(|last| {
-            let sums = series.sums_of(self.origin, self.points.iter().copied().chain(first..=last));
+            let mut sums = series.sums_of(self.origin, self.points.iter().copied());
+            for i in first..=last {
+                sums.add_weighted(series, i, series.level(line, i).powi(-2));
+            }
             sums.line().lsq > threshold
         })
     }
@@ -321,7 +400,8 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 /// * **relative residuals**: each point is weighted by `1 / scale²`, `scale` the median |value|
 ///   of its 5 nearest points, so noise that grows with the value does not look like a change,
 ///   a switch is found whatever the absolute magnitude (a 4× jump below 1 µs), and one outlier
-///   cannot shrink its own weight;
+///   cannot shrink its own weight; whether a point deviates is judged relative to the smaller
+///   of its `scale` and the current line's prediction, so a jump up is as visible as a drop;
 /// * **every look-ahead point must deviate**: a change also needs each of the `x` look-ahead
 ///   points to be more than `deviation` noise standard deviations off the current line — a
 ///   single outlier or a level shift shorter than `x` points never creates a change;
@@ -329,9 +409,18 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 ///   one found in the first points of a range by leave-one-out;
 /// * **small samples**: the noise level estimated from few points is widened by
 ///   `1 + 4 / dof` (`dof` = points − 2), as a Student t quantile would be;
-/// * **a noise floor**: `lsq` is taken as at least `relative_floor²`;
-/// * **a merge pass**: neighbouring ranges that one line fits within `pfact` of their own
-///   deviations are merged, and a short range (fewer than `4x` points) between two ranges that
+/// * **a noise floor**: `lsq` is taken as at least the square of the larger of
+///   `relative_floor` and a robust estimate of the series' relative noise (the MAD of first
+///   differences), so a range whose first points happen to lie very close to a line does not
+///   reject every later point;
+/// * **prediction intervals**: a point's deviation is measured against the line's prediction
+///   interval, which widens away from the fitted points (a line extrapolated from the few
+///   first points of a range is uncertain);
+/// * **boundary points**: the first points after a change stay in the old range when its line
+///   is closer to them than the line of the points that follow;
+/// * **a merge pass**: neighbouring ranges that one line fits as well as noise explains
+///   (Chow's F test at 99.9 %, which allows for the loose noise estimate of short ranges)
+///   are merged, and a short range (fewer than `4x` points) between two ranges that
 ///   lie on one line is a transient level shift whose points become outliers.
 ///
 /// Each step costs `O(x)` with running sums, `O(n x)` in all (plus `O(r²)` for `r` ranges in
@@ -387,7 +476,10 @@ fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfi
     }
     let series = Series::new(sizes, values);
     let x = config.lookahead.max(1);
-    let floor = config.relative_floor * config.relative_floor;
+    // the noise level deviations are judged by is at least the series' robust noise; the
+    // paper's lsq comparison only needs a floor against rounding
+    let floor = series.robust_noise().max(config.relative_floor).powi(2);
+    let lsq_floor = config.relative_floor * config.relative_floor;
     let warmup = x.max(3);
     let mut segments: Vec<Segment> = Vec::new();
     let mut start = 0;
@@ -399,12 +491,25 @@ fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfi
         let mut changed = false;
         while c + x < n {
             let line = window.sums(&series).line();
-            let base = line.lsq.max(floor);
-            let sigma = line.sigma(floor);
-            let deviates = |i: usize| series.residual(&line, i).abs() > config.deviation * sigma;
+            let base = line.lsq.max(lsq_floor);
+            let deviates = |i: usize| series.standardized(&line, i, floor) > config.deviation;
             if (c + 1..=c + x).all(deviates)
-                && window.lookahead_exceeds(&series, c + 1..=c + x, config.pfact * base)
+                && window.lookahead_exceeds(&series, &line, c + 1..=c + x, config.pfact * base)
             {
+                // the first look-ahead points may be ordinary noisy points of this range
+                // that the switch right after them makes look like the start of the next
+                // one: each stays here while this range's line is closer to it than the line
+                // of the points after it
+                for _ in 1..x {
+                    let rest_end = (c + x).min(n - 1);
+                    if rest_end < c + 3 || !closer_to_first(&series, &line, c + 1, c + 2..=rest_end)
+                    {
+                        break;
+                    }
+                    window.push(&series, c + 1);
+                    points.push(c + 1);
+                    c += 1;
+                }
                 changed = true;
                 break;
             }
@@ -420,8 +525,7 @@ fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfi
             // the tail: too short for a look-ahead; its deviants are outliers
             for i in c + 1..n {
                 let line = window.sums(&series).line();
-                let sigma = line.sigma(floor);
-                if series.residual(&line, i).abs() > config.deviation * sigma {
+                if series.standardized(&line, i, floor) > config.deviation {
                     outliers.push(i);
                 } else {
                     window.push(&series, i);
@@ -443,6 +547,18 @@ fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfi
     merge(&series, segments, config, floor)
 }
 
+/// Whether point `i` is closer (in relative residual) to `current` than to the line fitted to
+/// the points `next`.
+fn closer_to_first(
+    series: &Series<'_>,
+    current: &Line,
+    i: usize,
+    next: std::ops::RangeInclusive<usize>,
+) -> bool {
+    let following = series.sums_of(*next.start(), next).line();
+    series.residual(current, i).abs() < series.residual(&following, i).abs()
+}
+
 /// The first points of a range, with at most one outlier removed by leave-one-out: the point
 /// whose removal leaves a line it is far from.
 fn warm_up(
@@ -461,7 +577,7 @@ fn warm_up(
         let line = series
             .sums_of(start, all.iter().copied().filter(|&j| j != i))
             .line();
-        let z = series.residual(&line, i).abs() / line.sigma(floor);
+        let z = series.standardized(&line, i, floor);
         if z > 2.0 * config.deviation && worst.is_none_or(|(_, w)| z > w) {
             worst = Some((i, z));
         }
@@ -485,13 +601,28 @@ fn merge(
             .sums_of(origin, parts.iter().flat_map(|s| s.inliers()))
             .line()
     };
+    // Two ranges lie on one line when the joint fit adds no more deviation than noise
+    // explains: Chow's test, `F = ((SSE_joint - SSE_a - SSE_b) / 2) / (pooled noise)` against
+    // the 99.9 % quantile of `F(2, d)`, `d` the pooled degrees of freedom. That quantile has the
+    // closed form `(d / 2) ((1 - p)^(-2 / d) - 1)`; it is large for ranges of few points, whose
+    // own fits can be far tighter than the noise.
     let consistent = |parts: &[&Segment]| {
-        let joint = line_of(parts).lsq;
-        let own = parts
-            .iter()
-            .map(|s| line_of(&[s]).lsq)
-            .fold(floor, f64::max);
-        joint <= config.pfact * own
+        let joint = line_of(parts);
+        let (mut sse, mut dof) = (0.0, 0usize);
+        for s in parts {
+            let own = line_of(&[s]);
+            sse += own.lsq * own.dof as f64;
+            dof += own.dof;
+        }
+        let noise = if dof == 0 {
+            floor
+        } else {
+            (sse / dof as f64).max(floor)
+        };
+        let extra = (joint.lsq * joint.dof as f64 - sse).max(0.0) / 2.0;
+        let d = dof.max(1) as f64;
+        let quantile = d / 2.0 * (1e-3f64.powf(-2.0 / d) - 1.0);
+        extra <= quantile * noise
     };
     // replaces segments[first..=last] by one range over them; the points of `transient`
     // (a level shift between them) become outliers
