@@ -409,10 +409,11 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 ///   one found in the first points of a range by leave-one-out;
 /// * **small samples**: the noise level estimated from few points is widened by
 ///   `1 + 4 / dof` (`dof` = points − 2), as a Student t quantile would be;
-/// * **a noise floor**: `lsq` is taken as at least the square of the larger of
+/// * **noise floors**: the noise level deviations are judged by is at least the larger of
 ///   `relative_floor` and a robust estimate of the series' relative noise (the MAD of first
 ///   differences), so a range whose first points happen to lie very close to a line does not
-///   reject every later point;
+///   reject every later point; in the paper's `lsq` comparison, `lsq` is at least
+///   `relative_floor²`, so exact data does not turn rounding into changes;
 /// * **prediction intervals**: a point's deviation is measured against the line's prediction
 ///   interval, which widens away from the fitted points (a line extrapolated from the few
 ///   first points of a range is uncertain);
