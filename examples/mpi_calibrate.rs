@@ -154,50 +154,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "LogGP over MPI (rank 0 <-> rank 1, n = 16, {} sizes 1 B … 64 KiB)",
         sizes.len()
     );
-    for r in &assessment.ranges {
-        let m = assessment.model.model_for(r.first_size);
-        println!(
-            "  {:>6} … {:>6} B: L = {:.3} µs, o = {:.3} µs, g = {:.3} µs, G = {:.6} µs/B",
-            r.first_size,
-            r.last_size,
-            m.latency() * 1e6,
-            m.overhead() * 1e6,
-            m.gap() * 1e6,
-            m.gap_per_byte() * 1e6
-        );
-    }
+    // the ranges, the switches and (with --diagnostics) the per-size table they were cut from
     if diagnostics {
-        println!(
-            "  {:>8} {:>12} {:>12} {:>6}",
-            "size", "G_all (µs)", "o(s) (µs)", "range"
-        );
-        for d in &assessment.sizes {
-            println!(
-                "  {:>8} {:>12.4} {:>12.4} {:>6}",
-                d.size,
-                d.cumulative_gap * 1e6,
-                d.overhead * 1e6,
-                d.range.map_or("-".into(), |r| format!(
-                    "{r}{}",
-                    if d.outlier { "*" } else { "" }
-                ))
-            );
-        }
+        println!("{assessment:#}");
+    } else {
+        println!("{assessment}");
     }
-    let switches: Vec<String> = assessment
-        .model
-        .switch_points()
-        .map(|s| format!("{s} B"))
-        .collect();
-    println!(
-        "  protocol switches detected: {}; end-to-end latency {:.3} µs",
-        if switches.is_empty() {
-            "none".to_string()
-        } else {
-            switches.join(", ")
-        },
-        assessment.end_to_end_latency * 1e6
-    );
     let mut models: BTreeMap<&str, ModelSpec> = BTreeMap::new();
     models.insert("loggp_mpi", ModelSpec::from(assessment.model.clone()));
     match log3p {

@@ -118,6 +118,82 @@ pub struct LogGPAssessment {
     pub ranges: Vec<RangeFit>,
 }
 
+/// A report for people: one line per protocol range (`L`, `o`, `g` in µs, `G` in µs/B, as
+/// LogGP's `p2p` uses them), then the detected switches and the end-to-end latency. The
+/// alternate form (`{:#}`) adds the per-size table the ranges were cut from: `G_all(s)` and
+/// `o(s)` in µs with each size's range (`*`: left out as an outlier, `-`: a Netgauge change
+/// point).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::calibrate::{AssessmentConfig, PrttPlan, SimulatedProber, assess_loggp, measure_prtt};
+/// use commcost::{LogGP, Protocols};
+///
+/// // an exact (noise-free) single-protocol LogGP link: L = 5 µs, o = 1.5 µs, g = 4 µs,
+/// // G = 0.5 ns/B — the report must give back exactly these
+/// let truth = Protocols::single(LogGP::new(5e-6, 1.5e-6, 4e-6, 0.5e-9, 2)?);
+/// let mut prober = SimulatedProber::new(truth, 0.0, 1);
+/// let plan = PrttPlan { sizes: (0..20).map(|k| 1 + 1024 * k).collect(), n: 16, passes: 1, seed: 1 };
+/// let measured = measure_prtt(&mut prober, &plan)?;
+/// let report = assess_loggp(&measured.samples, &AssessmentConfig::default())?.to_string();
+/// assert!(report.contains("L = 5.000 µs, o = 1.500 µs, g = 4.000 µs, G = 0.000500 µs/B"));
+/// assert!(report.contains("protocol switches detected: none"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl std::fmt::Display for LogGPAssessment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for r in &self.ranges {
+            let m = self.model.model_for(r.first_size);
+            writeln!(
+                f,
+                "  {:>8} … {:>8} B: L = {:.3} µs, o = {:.3} µs, g = {:.3} µs, G = {:.6} µs/B",
+                r.first_size,
+                r.last_size,
+                m.latency() * 1e6,
+                m.overhead() * 1e6,
+                m.gap() * 1e6,
+                m.gap_per_byte() * 1e6
+            )?;
+        }
+        if f.alternate() {
+            writeln!(
+                f,
+                "  {:>8} {:>12} {:>12} {:>6}",
+                "size", "G_all (µs)", "o(s) (µs)", "range"
+            )?;
+            for d in &self.sizes {
+                let range = d.range.map_or("-".to_string(), |r| {
+                    format!("{r}{}", if d.outlier { "*" } else { "" })
+                });
+                writeln!(
+                    f,
+                    "  {:>8} {:>12.4} {:>12.4} {:>6}",
+                    d.size,
+                    d.cumulative_gap * 1e6,
+                    d.overhead * 1e6,
+                    range
+                )?;
+            }
+        }
+        let switches: Vec<String> = self
+            .model
+            .switch_points()
+            .map(|s| format!("{s} B"))
+            .collect();
+        write!(
+            f,
+            "  protocol switches detected: {}; end-to-end latency {:.3} µs",
+            if switches.is_empty() {
+                "none".to_string()
+            } else {
+                switches.join(", ")
+            },
+            self.end_to_end_latency * 1e6
+        )
+    }
+}
+
 /// Per-size means of the three PRTT kinds.
 struct SizeData {
     size: u64,
