@@ -10,8 +10,8 @@ pub struct DetectionConfig {
     pub lookahead: usize,
     /// `pfact`: how much the mean least-squares deviation must grow (the paper's 2.0).
     pub pfact: f64,
-    /// How many noise standard deviations a point must be off the current line to count as
-    /// deviating.
+    /// How many standard deviations of the line's prediction (noise plus the line's own
+    /// uncertainty at the point) a point must be off the current line to count as deviating.
     pub deviation: f64,
     /// The smallest relative noise level assumed, so that exact data does not turn rounding
     /// into "changes".
