@@ -51,6 +51,13 @@ fn column_block(c: &mut Criterion) {
     group.bench_function("exact/128_byte_lines_worst", |b| {
         b.iter(|| vector_lines(black_box(1_000_191), 1, 128 * 9 + 79, 7, 128))
     });
+    // 256-byte lines (A64FX) and 1 KiB "lines", odd stride, the longest partial period
+    group.bench_function("exact/256_byte_lines_worst", |b| {
+        b.iter(|| vector_lines(black_box(1_000_447), 1, 256 * 9 + 157, 7, 256))
+    });
+    group.bench_function("exact/1024_byte_lines_worst", |b| {
+        b.iter(|| vector_lines(black_box(1_000_447 + 768), 1, 1024 * 9 + 633, 7, 1024))
+    });
     // the longest Euclid chain for 4096-byte lines (pages): stride ≡ 2297 (mod 4096), 14 steps
     group.bench_function("exact/page_lines_worst_stride", |b| {
         b.iter(|| {

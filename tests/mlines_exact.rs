@@ -235,4 +235,22 @@ proptest! {
             per_row_line_sum(count, k, w, s, line).unwrap()
         );
     }
+
+    /// Partial periods short enough to be stepped (up to 256 rows, in 32-bit lanes) on lines
+    /// up to 2^40 bytes, across the 2^31 limit of the stepped path, against the floor sums.
+    #[test]
+    fn stepped_partial_periods_equal_floor_sums(
+        count in 0u64..600,
+        k in 1u64..1 << 20,
+        extra in 0u64..1 << 40,
+        s in any::<u64>(),
+        log_line in 0u32..=40,
+    ) {
+        let line = 1u64 << log_line;
+        let w = k + line - 1 + extra; // case B
+        prop_assert_eq!(
+            vector_lines(count, k, w, s, line).unwrap(),
+            per_row_line_sum(count, k, w, s, line).unwrap()
+        );
+    }
 }
