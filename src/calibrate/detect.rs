@@ -278,7 +278,6 @@ trait Window {
     fn start(series: &Series<'_>, origin: usize, points: &[usize]) -> Self;
     fn push(&mut self, series: &Series<'_>, i: usize);
     fn sums(&self, series: &Series<'_>) -> Sums;
-    /// Whether the fit's `lsq` exceeds `threshold` with each prefix of `extra` appended.
     /// Whether the window's `lsq` exceeds `threshold` with each prefix of `extra` added, the
     /// added points weighted relative to `line`'s level (as [`Series::level`]): relative to
     /// their own level, points on a higher plateau could add at most 1 each.
@@ -288,7 +287,13 @@ trait Window {
         line: &Line,
         extra: std::ops::RangeInclusive<usize>,
         threshold: f64,
-    ) -> bool;
+    ) -> bool {
+        let mut sums = self.sums(series);
+        extra.into_iter().all(|i| {
+            sums.add_weighted(series, i, series.level(line, i).powi(-2));
+            sums.line().lsq > threshold
+        })
+    }
 }
 
 struct Running {
@@ -306,19 +311,6 @@ impl Window for Running {
     }
     fn sums(&self, _: &Series<'_>) -> Sums {
         self.sums
-    }
-    fn lookahead_exceeds(
-        &self,
-        series: &Series<'_>,
-        line: &Line,
-        extra: std::ops::RangeInclusive<usize>,
-        threshold: f64,
-    ) -> bool {
-        let mut sums = self.sums;
-        extra.into_iter().all(|i| {
-            sums.add_weighted(series, i, series.level(line, i).powi(-2));
-            sums.line().lsq > threshold
-        })
     }
 }
 
@@ -339,22 +331,6 @@ impl Window for Recomputed {
     }
     fn sums(&self, series: &Series<'_>) -> Sums {
         series.sums_of(self.origin, self.points.iter().copied())
-    }
-    fn lookahead_exceeds(
-        &self,
-        series: &Series<'_>,
-        line: &Line,
-        extra: std::ops::RangeInclusive<usize>,
-        threshold: f64,
-    ) -> bool {
-        let first = *extra.start();
-        extra.into_iter().all(|last| {
-            let mut sums = series.sums_of(self.origin, self.points.iter().copied());
-            for i in first..=last {
-                sums.add_weighted(series, i, series.level(line, i).powi(-2));
-            }
-            sums.line().lsq > threshold
-        })
     }
 }
 
