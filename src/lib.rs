@@ -80,7 +80,7 @@ pub use error::{
     ProbeError, TimelineError,
 };
 pub use message::Message;
-pub use model::{CommModel, Quantities};
+pub use model::{AffineCost, CommModel, Quantities};
 pub use models::copy_transfer::{Composition, CopyTransfer, Stage};
 pub use models::loggp::LogGP;
 pub use models::loggpo::{

@@ -168,4 +168,7 @@ impl CommModel for ModelSpec {
     fn size_breakpoints(&self) -> Vec<u64> {
         self.as_model().size_breakpoints()
     }
+    fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
+        self.as_model().p2p_affine(bytes)
+    }
 }

@@ -203,6 +203,36 @@ impl Table1D {
         Segment::locate(&self.sizes, size).value(|k| self.values[k])
     }
 
+    /// The line through the segment that holds `bytes`, with the whole sizes it is used for:
+    /// [`eval`](Self::eval) on any size in `first..=last` equals `intercept + per_byte · size`
+    /// up to rounding (the end segments reach 0 and `u64::MAX`; a one-point table is a
+    /// constant everywhere). `O(log n)`.
+    pub fn affine_piece(&self, bytes: u64) -> crate::AffineCost {
+        let xs = &self.sizes;
+        let n = xs.len();
+        if n == 1 {
+            return crate::AffineCost::everywhere(self.values[0], 0.0);
+        }
+        let segment = Segment::locate(xs, bytes as f64);
+        let left = segment.left.unwrap_or(0);
+        let per_byte = (self.values[left + 1] - self.values[left]) / (xs[left + 1] - xs[left]);
+        let intercept = self.values[segment.anchor] - per_byte * xs[segment.anchor];
+        // f64 -> u64 casts saturate (negative sizes to 0); the ends of the line are shared
+        // with the neighbouring segments, which agree there.
+        let first = if left == 0 { 0 } else { xs[left].ceil() as u64 };
+        let last = if left + 2 == n {
+            u64::MAX
+        } else {
+            xs[left + 1].floor() as u64
+        };
+        crate::AffineCost {
+            intercept,
+            per_byte,
+            first: first.min(bytes),
+            last: last.max(bytes),
+        }
+    }
+
     /// The measured sizes, strictly increasing.
     pub fn sizes(&self) -> &[f64] {
         &self.sizes

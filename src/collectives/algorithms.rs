@@ -5,31 +5,60 @@
 //! `T(x)`, `I(x)`, `g(x)`, `os(x)`, `or(x)` the model's `p2p`, `send_interval`, `gap`,
 //! `send_overhead`, `recv_overhead` for a piece of `x` bytes, `op(x)` the operator.
 
-use std::cell::Cell;
-
 use super::{Algorithm, Problem, ceil_log2, floor_log2};
 use crate::error::CollectiveError;
-use crate::{CommModel, Quantities};
+use crate::{AffineCost, CommModel, Quantities};
 
 /// Per-message quantities of a model for pieces of a problem's message.
 struct Pieces<'a> {
     model: &'a dyn CommModel,
     problem: &'a Problem,
+    /// Pieces are contiguous messages, so the model's [`CommModel::p2p_affine`] applies.
+    contiguous: bool,
     /// The last `p2p` evaluated: consecutive rounds often send pieces of the same size (Bruck
     /// at powers of two, halvings that reached one byte), and models are pure.
-    last_p2p: Cell<Option<(u64, f64)>>,
+    last_p2p: Option<(u64, f64)>,
+    /// The first and the latest affine ranges the model described: a later piece inside one is
+    /// priced by its line without calling the model.
+    first_range: Option<AffineCost>,
+    latest_range: Option<AffineCost>,
 }
 
 impl Pieces<'_> {
-    fn p2p(&self, bytes: u64) -> f64 {
-        if let Some((b, t)) = self.last_p2p.get()
+    fn p2p(&mut self, bytes: u64) -> f64 {
+        if let Some(a) = self.known_range(bytes) {
+            return a.at(bytes);
+        }
+        if let Some((b, t)) = self.last_p2p
             && b == bytes
         {
             return t;
         }
         let t = self.model.p2p(&self.problem.piece(bytes));
-        self.last_p2p.set(Some((bytes, t)));
+        self.last_p2p = Some((bytes, t));
         t
+    }
+
+    /// A remembered affine range that holds `bytes`.
+    fn known_range(&self, bytes: u64) -> Option<AffineCost> {
+        self.latest_range
+            .filter(|a| a.contains(bytes))
+            .or(self.first_range.filter(|a| a.contains(bytes)))
+    }
+
+    /// The model's affine description of `p2p` around a contiguous piece of `bytes` bytes, if
+    /// the pieces are contiguous, the model gives one and it holds at `bytes`.
+    fn affine(&mut self, bytes: u64) -> Option<AffineCost> {
+        if !self.contiguous {
+            return None;
+        }
+        if let Some(a) = self.known_range(bytes) {
+            return Some(a);
+        }
+        let a = self.model.p2p_affine(bytes).filter(|a| a.contains(bytes))?;
+        self.first_range = self.first_range.or(Some(a));
+        self.latest_range = Some(a);
+        Some(a)
     }
     fn interval(&self, bytes: u64) -> f64 {
         self.model.send_interval(&self.problem.piece(bytes))
@@ -43,6 +72,106 @@ impl Pieces<'_> {
     fn op(&self, bytes: u64) -> f64 {
         self.problem.operator.cost(bytes)
     }
+
+    /// `Σ_{j=0}^{n-1} T(unit · 2^j)` (pieces saturate at `u64::MAX`).
+    ///
+    /// Over the rounds whose pieces share one affine range `a + b·x` of the model, the sum is
+    /// `count · a + b · unit · (2^(j1+1) - 2^j0)`: one model call per range instead of one per
+    /// round.
+    fn doubling_sum(&mut self, unit: u64, n: u32) -> f64 {
+        let fits = n == 0 || unit == 0 || unit.leading_zeros() >= n - 1;
+        let mut total = 0.0;
+        let mut j = 0;
+        while j < n {
+            let piece = unit.saturating_mul(1u64 << j);
+            let Some(a) = self.affine(piece).filter(|_| fits) else {
+                total += self.p2p(piece);
+                j += 1;
+                continue;
+            };
+            // the last round whose piece `unit · 2^j1 <= a.last`
+            let j1 = if unit == 0 {
+                n - 1
+            } else {
+                doublings_within(unit, a.last).min(n - 1)
+            };
+            let rounds = f64::from(j1 - j + 1);
+            let doublings = pow2(j1 + 1) - pow2(j);
+            total += rounds * a.intercept + a.per_byte * (unit as f64 * doublings);
+            j = j1 + 1;
+        }
+        total
+    }
+
+    /// `(Σ_{k=1}^{n} T(⌈m / 2^k⌉), Σ_{k=1}^{n} ⌈m / 2^k⌉)`, `n < 64`: the rounds of a recursive
+    /// halving and the bytes they carry.
+    ///
+    /// Over the rounds whose pieces share one affine range of the model, the time is `count · a
+    /// + b · Σ pieces`, and the pieces sum in closed form ([`sum_of_halvings`]).
+    fn halving_sum(&mut self, m: u64, n: u32) -> (f64, u64) {
+        let mut total = 0.0;
+        let mut k = 1;
+        while k <= n {
+            let piece = ceil_shift(m, k);
+            let Some(a) = self.affine(piece) else {
+                total += self.p2p(piece);
+                k += 1;
+                continue;
+            };
+            // the last round whose piece `⌈m / 2^k1⌉ >= a.first`, i.e. `(first - 1) 2^k1 < m`
+            let k1 = if m == 0 || a.first <= 1 {
+                n
+            } else {
+                doublings_within(a.first - 1, m - 1).min(n)
+            };
+            let bytes = sum_of_halvings(m, k1) - sum_of_halvings(m, k - 1);
+            total += f64::from(k1 - k + 1) * a.intercept + a.per_byte * bytes as f64;
+            k = k1 + 1;
+        }
+        (total, sum_of_halvings(m, n))
+    }
+}
+
+/// The largest `j` with `unit · 2^j <= limit` (`1 <= unit <= limit`), `⌊log2(limit / unit)⌋`
+/// without a division: shifting `unit` to the top bit of `limit` overshoots by at most one.
+fn doublings_within(unit: u64, limit: u64) -> u32 {
+    let j = unit.leading_zeros() - limit.leading_zeros();
+    if unit << j > limit { j - 1 } else { j }
+}
+
+/// `2^e` as an `f64` (`e <= 1023`), from its bits (no software `u128` conversion).
+fn pow2(e: u32) -> f64 {
+    f64::from_bits(u64::from(1023 + e) << 52)
+}
+
+/// `Σ_{k=1}^{n} ⌈m / 2^k⌉` (`n < 64`), in closed form: for `m >= 1`, `⌈m/2^k⌉ = ⌊(m-1)/2^k⌋ + 1`
+/// and `Σ_{k>=1} ⌊x/2^k⌋ = x - popcount(x)` (Legendre), so the first `n` terms are
+/// `n + (x - popcount x) - (x >> n - popcount(x >> n))` with `x = m - 1`.
+fn sum_of_halvings(m: u64, n: u32) -> u64 {
+    if m == 0 {
+        return 0;
+    }
+    let x = m - 1;
+    let all = x - u64::from(x.count_ones());
+    let tail = (x >> n) - u64::from((x >> n).count_ones());
+    u64::from(n) + all - tail
+}
+
+/// `Σ_{j=0}^{p-1} popcount(j)`, the set bits of all indices below `p`, as a `u128` (up to
+/// `64 · 2^63`): for each set bit `b` of `p` (high to low), the `2^b` indices that agree with `p`
+/// above `b` and have bit `b` clear carry the `c` set bits above `b` and, below, every pattern of
+/// `b` bits: `c 2^b + b 2^(b-1)`.
+fn set_bits_below(p: u64) -> u128 {
+    let mut total = 0u128;
+    let mut above = 0u128;
+    let mut rest = p;
+    while rest != 0 {
+        let b = 63 - rest.leading_zeros();
+        total += (above << b) + ((u128::from(b) << b) >> 1);
+        above += 1;
+        rest ^= 1 << b;
+    }
+    total
 }
 
 /// Validates the problem and returns `(pieces, m, P)`, or `None` when `P = 1` (cost 0).
@@ -54,33 +183,38 @@ fn setup<'a>(
     if problem.processes == 1 {
         return Ok(None);
     }
+    let message = &problem.message;
     Ok(Some((
         Pieces {
             model,
             problem,
-            last_p2p: Cell::new(None),
+            contiguous: message.is_contiguous() || message.block_len() == 0,
+            last_p2p: None,
+            first_range: None,
+            latest_range: None,
         },
-        problem.message.bytes(),
+        message.bytes(),
         problem.processes,
     )))
 }
 
 /// `Σ_{k=1}^{h} T(unit · min(2^(h-k), P - 2^(h-k)))`: the rounds of a binomial scatter (or,
 /// reversed, gather) of `unit`-byte blocks — at each round a subtree of at most
-/// `min(2^(h-k), P - 2^(h-k))` processes is served.
-fn binomial_blocks(pieces: &Pieces<'_>, unit: u64, p: u64) -> f64 {
+/// `min(2^(h-k), P - 2^(h-k))` processes is served. As `2^(h-1) < P <= 2^h`, the first round
+/// serves `P - 2^(h-1)` blocks and round `k >= 2` serves `2^(h-k)`:
+/// `T(unit (P - 2^(h-1))) + Σ_{j=0}^{h-2} T(unit 2^j)`. The same rounds, in reverse order, are
+/// Bruck's allgather.
+fn binomial_blocks(pieces: &mut Pieces<'_>, unit: u64, p: u64) -> f64 {
     let h = ceil_log2(p);
-    (1..=h)
-        .map(|k| {
-            let half = 1u64 << (h - k);
-            pieces.p2p(unit.saturating_mul(half.min(p - half)))
-        })
-        .sum()
+    // the doubling rounds first: the first round's piece then usually lies in a range they
+    // already described
+    let doubling = pieces.doubling_sum(unit, h - 1);
+    doubling + pieces.p2p(unit.saturating_mul(p - (1u64 << (h - 1))))
 }
 
 /// A binomial scatter or gather of `unit`-byte blocks: the rounds of [`binomial_blocks`] and a
 /// gap between consecutive rounds, `(h - 1) g(unit)`.
-fn binomial_tree_of_blocks(pieces: &Pieces<'_>, unit: u64, p: u64) -> f64 {
+fn binomial_tree_of_blocks(pieces: &mut Pieces<'_>, unit: u64, p: u64) -> f64 {
     binomial_blocks(pieces, unit, p) + (f64::from(ceil_log2(p)) - 1.0) * pieces.gap(unit)
 }
 
@@ -161,7 +295,7 @@ impl Algorithm for Broadcast {
         if let Self::Pipelined { segment: 0 } = self {
             return Err(CollectiveError::ZeroSegment);
         }
-        let Some((x, m, p)) = setup(model, problem)? else {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
         let h = f64::from(ceil_log2(p));
@@ -170,7 +304,7 @@ impl Algorithm for Broadcast {
             Self::Binomial => h * x.p2p(m) + (h - 1.0) * x.gap(m),
             Self::ScatterAllgather => {
                 let c = m.div_ceil(p);
-                binomial_tree_of_blocks(&x, c, p) + (p - 1) as f64 * x.p2p(c)
+                binomial_tree_of_blocks(&mut x, c, p) + (p - 1) as f64 * x.p2p(c)
             }
             Self::Pipelined { segment } => {
                 let s = segment.min(m);
@@ -215,7 +349,7 @@ impl Algorithm for Scan {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let Some((x, m, p)) = setup(model, problem)? else {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
         let step = x.p2p(m) + x.op(m);
@@ -245,7 +379,7 @@ impl Algorithm for Reduce {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let Some((x, m, p)) = setup(model, problem)? else {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
         let h = f64::from(ceil_log2(p));
@@ -283,7 +417,7 @@ impl Algorithm for Allreduce {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let Some((x, m, p)) = setup(model, problem)? else {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
         let hp = floor_log2(p);
@@ -297,13 +431,13 @@ impl Algorithm for Allreduce {
                 (p - 1) as f64 * (2.0 * x.p2p(c) + x.op(c))
             }
             Self::Rabenseifner => {
-                let halving: f64 = (1..=hp)
-                    .map(|k| {
-                        let c = ceil_shift(m, k);
-                        2.0 * x.p2p(c) + x.op(c)
-                    })
-                    .sum();
-                extra * (x.p2p(m) + x.op(m)) + halving + extra * x.p2p(m)
+                let (time, bytes) = x.halving_sum(m, hp);
+                let halving = 2.0 * time + x.problem.operator.total(hp.into(), bytes);
+                if p.is_power_of_two() {
+                    halving
+                } else {
+                    (x.p2p(m) + x.op(m)) + halving + x.p2p(m)
+                }
             }
         })
     }
@@ -338,7 +472,7 @@ impl Algorithm for Allgather {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let Some((x, m, p)) = setup(model, problem)? else {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
         Ok(match self {
@@ -347,19 +481,15 @@ impl Algorithm for Allgather {
                 let hp = floor_log2(p);
                 let folded = p.div_ceil(1u64 << hp);
                 let c = m.saturating_mul(folded);
-                let doubling: f64 = (0..hp).map(|k| x.p2p(c.saturating_mul(1u64 << k))).sum();
+                let doubling = x.doubling_sum(c, hp);
                 if p.is_power_of_two() {
                     doubling
                 } else {
                     x.p2p(m) + doubling + x.p2p(m.saturating_mul(p))
                 }
             }
-            Self::Bruck => (0..ceil_log2(p))
-                .map(|k| {
-                    let blocks = (1u64 << k).min(p - (1u64 << k));
-                    x.p2p(m.saturating_mul(blocks))
-                })
-                .sum(),
+            // Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k)): the binomial rounds in reverse order
+            Self::Bruck => binomial_blocks(&mut x, m, p),
         })
     }
 
@@ -389,7 +519,7 @@ impl Algorithm for Gather {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let Some((x, m, p)) = setup(model, problem)? else {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
         Ok(match self {
@@ -397,7 +527,7 @@ impl Algorithm for Gather {
                 let t = x.quantities(m);
                 t.p2p + (p - 2) as f64 * t.send_interval.max(t.recv_overhead)
             }
-            Self::Binomial => binomial_tree_of_blocks(&x, m, p),
+            Self::Binomial => binomial_tree_of_blocks(&mut x, m, p),
         })
     }
 
@@ -427,12 +557,12 @@ impl Algorithm for Scatter {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let Some((x, m, p)) = setup(model, problem)? else {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
         Ok(match self {
             Self::Linear => x.p2p(m) + (p - 2) as f64 * x.interval(m),
-            Self::Binomial => binomial_tree_of_blocks(&x, m, p),
+            Self::Binomial => binomial_tree_of_blocks(&mut x, m, p),
         })
     }
 
@@ -456,7 +586,7 @@ impl Algorithm for Barrier {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let Some((x, _, p)) = setup(model, problem)? else {
+        let Some((mut x, _, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
         Ok(f64::from(ceil_log2(p)) * x.p2p(0))
@@ -490,6 +620,33 @@ fn blocks_with_bit(p: u64, k: u32) -> u64 {
     (full_periods + remainder.saturating_sub(half)) as u64
 }
 
+/// `Σ_{k=0}^{h-1} T(m n_k)`, `n_k` = [`blocks_with_bit`]`(P, k)`.
+///
+/// With `P = q 2^(k+1) + r`, `n_k = q 2^k + max(0, r - 2^k) <= P/2`, and for `k <= h - 2`,
+/// `q >= 2^(h-2-k)` (as `P > 2^(h-1)`) so `n_k >= 2^(h-2)`: the pieces of all rounds but the
+/// last lie in `[m 2^(h-2), m ⌊P/2⌋]`. When one affine range `a + b·x` of the model covers that
+/// interval they cost `(h - 1) a + b m Σ_{k<h-1} n_k`, where `Σ_{k<h} n_k` counts the set bits
+/// of the indices below `P` ([`set_bits_below`]) and the last round's `n_{h-1} = P - 2^(h-1)`;
+/// otherwise every round is evaluated.
+fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
+    let h = ceil_log2(p);
+    let last = p - (1u64 << (h - 1));
+    let rounds = if h >= 2
+        && let Some(largest) = m.checked_mul(p / 2)
+        && let Some(a) = pieces.affine(m << (h - 2)).filter(|a| a.last >= largest)
+    {
+        // Σ n_k <= (h - 1) ⌊P/2⌋ < 2^70: split into 2^64 multiples for an exact-enough f64
+        let blocks = set_bits_below(p) - u128::from(last);
+        let blocks = (blocks >> 64) as f64 * pow2(64) + (blocks as u64) as f64;
+        f64::from(h - 1) * a.intercept + a.per_byte * (m as f64 * blocks)
+    } else {
+        (0..h - 1)
+            .map(|k| pieces.p2p(m.saturating_mul(blocks_with_bit(p, k))))
+            .sum::<f64>()
+    };
+    rounds + pieces.p2p(m.saturating_mul(last))
+}
+
 /// `⌈m / 2^k⌉` (`k < 64`) with a shift.
 fn ceil_shift(m: u64, k: u32) -> u64 {
     let shifted = m >> k;
@@ -509,14 +666,12 @@ impl Algorithm for Alltoall {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let Some((x, m, p)) = setup(model, problem)? else {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
         Ok(match self {
             Self::PairwiseExchange => (p - 1) as f64 * x.p2p(m),
-            Self::Bruck => (0..ceil_log2(p))
-                .map(|k| x.p2p(m.saturating_mul(blocks_with_bit(p, k))))
-                .sum(),
+            Self::Bruck => bruck_alltoall(&mut x, m, p),
         })
     }
 
@@ -537,6 +692,39 @@ mod tests {
             }
         }
         assert_eq!(ceil_shift(u64::MAX, 63), 2);
+    }
+
+    #[test]
+    fn doublings_within_is_floor_log2_of_the_quotient() {
+        let values = (1..300u64).chain([u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1, 3 << 62]);
+        for unit in values.clone() {
+            for limit in values.clone().filter(|&l| l >= unit) {
+                assert_eq!(doublings_within(unit, limit), floor_log2(limit / unit));
+            }
+        }
+    }
+
+    #[test]
+    fn sum_of_halvings_adds_the_ceilings() {
+        for m in 0..300u64 {
+            for n in 0..12 {
+                let brute: u64 = (1..=n).map(|k| m.div_ceil(1 << k)).sum();
+                assert_eq!(sum_of_halvings(m, n), brute, "m {m} n {n}");
+            }
+        }
+        // m = 2^64 - 1 over 63 halvings: ⌈m / 2^k⌉ = 2^(64-k) for every k, Σ = 2^64 - 2
+        assert_eq!(sum_of_halvings(u64::MAX, 63), u64::MAX - 1);
+    }
+
+    #[test]
+    fn set_bits_below_counts_them() {
+        let mut brute = 0u128;
+        for p in 0..5000u64 {
+            assert_eq!(set_bits_below(p), brute, "p {p}");
+            brute += u128::from(p.count_ones());
+        }
+        // all 64-bit patterns but u64::MAX itself: 64 · 2^63 - 64
+        assert_eq!(set_bits_below(u64::MAX), (64u128 << 63) - 64);
     }
 
     #[test]

@@ -4,7 +4,10 @@
 //! Every cost here is computed from the five per-message quantities of the trait — `p2p`,
 //! `send_interval`, `gap`, `send_overhead`, `recv_overhead` — so it works for any model, and no
 //! function here names a concrete model. Costs are in seconds; `P = 1` costs 0 and `P = 0` is
-//! [`CollectiveError::NoProcesses`]. All evaluations are `O(1)` or `O(log P)`.
+//! [`CollectiveError::NoProcesses`]. All evaluations are `O(1)` or `O(log P)`; for contiguous
+//! messages on a model that describes itself as affine within size ranges
+//! ([`CommModel::p2p_affine`]), the `O(log P)` rounds are summed in closed form with one model
+//! call per range.
 //!
 //! Round structures follow R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective
 //! communication operations in MPICH", IJHPCA 19(1), 2005, and the SPEC §8 forms, which reproduce
@@ -74,6 +77,12 @@ impl Operator {
     /// `op(bytes)`, seconds.
     pub fn cost(&self, bytes: u64) -> f64 {
         self.per_call + self.per_byte * bytes as f64
+    }
+
+    /// `Σ op(b_i)` over `calls` applications to `bytes = Σ b_i` bytes in all:
+    /// `calls · per_call + per_byte · bytes`.
+    pub(crate) fn total(&self, calls: u64, bytes: u64) -> f64 {
+        calls as f64 * self.per_call + self.per_byte * bytes as f64
     }
 }
 

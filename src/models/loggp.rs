@@ -1,7 +1,7 @@
 //! LogGP (Alexandrov et al. 1995): LogP plus a gap per byte for long messages.
 
 use crate::error::ParameterError;
-use crate::{CommModel, Message};
+use crate::{AffineCost, CommModel, Message};
 
 /// The LogGP model: LogP with a per-byte gap `G` for long messages.
 ///
@@ -175,5 +175,25 @@ impl CommModel for LogGP {
     /// `g`.
     fn gap(&self, _msg: &Message) -> f64 {
         self.gap
+    }
+
+    /// `T(s) = (2o + L - G) + G s` for `s >= 1`; the 0-byte message `2o + L` on its own.
+    fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
+        let startup = 2.0 * self.overhead + self.latency;
+        Some(if bytes == 0 {
+            AffineCost {
+                intercept: startup,
+                per_byte: 0.0,
+                first: 0,
+                last: 0,
+            }
+        } else {
+            AffineCost {
+                intercept: startup - self.gap_per_byte,
+                per_byte: self.gap_per_byte,
+                first: 1,
+                last: u64::MAX,
+            }
+        })
     }
 }

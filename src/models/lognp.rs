@@ -70,6 +70,48 @@ impl SizeCost {
         }
     }
 
+    /// The cost as an affine function of the size on the sizes around `bytes` where it is one
+    /// (see [`CommModel::p2p_affine`](crate::CommModel::p2p_affine)): a table's segment (while
+    /// its line stays non-negative, as [`eval`](Self::eval) clamps), a single rate, LogGP's
+    /// long-message line, a constant per-byte rate. `None` for a per-byte table of several
+    /// points (`s · t(s)` is quadratic in a segment) and the word staircase.
+    pub fn affine_piece(&self, bytes: u64) -> Option<crate::AffineCost> {
+        match self {
+            Self::Table(t) => {
+                let piece = t.affine_piece(bytes);
+                let stays_non_negative = piece.at(piece.first) >= 0.0
+                    && (piece.per_byte >= 0.0
+                        || (piece.last < u64::MAX && piece.at(piece.last) >= 0.0));
+                stays_non_negative.then_some(piece)
+            }
+            Self::Linear { fixed, per_byte } => {
+                Some(crate::AffineCost::everywhere(*fixed, *per_byte))
+            }
+            Self::LongMessage {
+                first_byte,
+                per_byte,
+            } => Some(if bytes == 0 {
+                crate::AffineCost {
+                    intercept: *first_byte,
+                    per_byte: 0.0,
+                    first: 0,
+                    last: 0,
+                }
+            } else {
+                crate::AffineCost {
+                    intercept: first_byte - per_byte,
+                    per_byte: *per_byte,
+                    first: 1,
+                    last: u64::MAX,
+                }
+            }),
+            Self::PerByte(t) if t.num_points() == 1 => {
+                Some(crate::AffineCost::everywhere(0.0, t.values()[0].max(0.0)))
+            }
+            Self::PerByte(_) | Self::Words { .. } => None,
+        }
+    }
+
     /// Discrete sizes `S_i` this cost counts in the log_n P complexity (§5): the table's points;
     /// 1 for a single rate or a word staircase; 2 for LogGP's short / long ranges (the paper's
     /// `S_0 = 2`).

@@ -213,6 +213,11 @@ impl CommModel for MemoryLogP {
     fn send_overhead(&self, msg: &Message) -> f64 {
         self.p2p(msg)
     }
+
+    /// A contiguous copy pays the interpolated `s o(s)` alone: the segment of that table.
+    fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
+        self.overhead_cost.affine_piece(bytes)
+    }
 }
 
 /// memory logP coupled with network LogP: memory communication at both ends (packing at the

@@ -81,4 +81,9 @@ impl CommModel for Pram {
     fn p2p(&self, _msg: &Message) -> f64 {
         self.unit_cost
     }
+
+    /// The constant `unit_cost` on every size.
+    fn p2p_affine(&self, _bytes: u64) -> Option<crate::AffineCost> {
+        Some(crate::AffineCost::everywhere(self.unit_cost, 0.0))
+    }
 }

@@ -254,6 +254,15 @@ impl<M: CommModel> CommModel for Protocols<M> {
         points.dedup();
         points
     }
+    /// The range's model's affine piece, cut to the range (the first range also holds the
+    /// sizes below its start).
+    fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
+        let index = self.range_index(bytes);
+        let range = &self.ranges[index];
+        let first = if index == 0 { 0 } else { range.start };
+        let last = range.end.map_or(u64::MAX, |end| end - 1);
+        range.model.p2p_affine(bytes)?.within(first, last)
+    }
 }
 
 #[cfg(test)]
