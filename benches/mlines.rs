@@ -37,39 +37,54 @@ fn column_block(c: &mut Criterion) {
             )
         })
     });
-    // the longest Euclid chain for 64-byte lines: stride ≡ 39 (mod 64), 7 steps
-    // 10^6 and 2^54 rows are whole periods (multiples of 64); + 63 leaves the longest partial
-    // period, the worst case of the power-of-two path
-    for rows in [1_000_000u64, 1 << 54, 1_000_063, (1 << 54) + 63] {
+    // Power-of-two lines: the partial period (u < q rows, or its complement, whichever is
+    // shorter) is the only part that is not O(1). Worst cases: half a period left over (q/2
+    // rows, the most for either side), with the odd stride residue that makes the lockstep
+    // nearest-integer Euclid chain of the floor sums longest (exhaustive search over odd
+    // residues, several row counts and offsets: 5, 6, 7, 7, 8, 9, 10, 13 steps for
+    // L = 64 ... 65536); 10^6 whole periods in front.
+    for (line, residue) in [
+        (64u64, 19u64),
+        (128, 29),
+        (256, 75),
+        (512, 111),
+        (1024, 429),
+        (2048, 791),
+        (4096, 1719),
+        (65536, 25343),
+    ] {
+        let rows = 1_000_000 * line + line / 2;
         group.bench_with_input(
-            BenchmarkId::new("exact/cache_lines_worst_stride", rows),
+            BenchmarkId::new("exact/power_of_two_worst", line),
+            &line,
+            |b, &l| b.iter(|| vector_lines(black_box(rows), 2, 9 * l + residue, 0, black_box(l))),
+        );
+    }
+    // Other line sizes up to 2^31 bytes: the same period form with a binary gcd and integer
+    // divisions; worst residues of the lockstep chain found the same way (4, 6, 8, 10, 12
+    // steps for L = 48, 100, 1000, 4000, 65000).
+    for (line, residue) in [
+        (48u64, 5u64),
+        (100, 39),
+        (1000, 179),
+        (4000, 1117),
+        (65000, 12319),
+    ] {
+        let rows = 1_000_000 * line + line / 2;
+        group.bench_with_input(
+            BenchmarkId::new("exact/any_line_worst", line),
+            &line,
+            |b, &l| b.iter(|| vector_lines(black_box(rows), 2, 9 * l + residue, 0, black_box(l))),
+        );
+    }
+    // whole periods only (64-byte lines, 10^6 and 2^54 rows)
+    for rows in [1_000_000u64 * 64, 1 << 54] {
+        group.bench_with_input(
+            BenchmarkId::new("exact/whole_periods", rows),
             &rows,
             |b, &h| b.iter(|| vector_lines(black_box(h), 1, 64 * 9 + 39, 7, 64)),
         );
     }
-    // 128-byte lines, odd stride, 127 leftover rows: the longest partial period stepped
-    group.bench_function("exact/128_byte_lines_worst", |b| {
-        b.iter(|| vector_lines(black_box(1_000_191), 1, 128 * 9 + 79, 7, 128))
-    });
-    // 256-byte lines (A64FX) and 1 KiB "lines", odd stride, the longest partial period
-    group.bench_function("exact/256_byte_lines_worst", |b| {
-        b.iter(|| vector_lines(black_box(1_000_447), 1, 256 * 9 + 157, 7, 256))
-    });
-    group.bench_function("exact/1024_byte_lines_worst", |b| {
-        b.iter(|| vector_lines(black_box(1_000_447 + 768), 1, 1024 * 9 + 633, 7, 1024))
-    });
-    // the longest Euclid chain for 4096-byte lines (pages): stride ≡ 2297 (mod 4096), 14 steps
-    group.bench_function("exact/page_lines_worst_stride", |b| {
-        b.iter(|| {
-            vector_lines(
-                black_box(u64::MAX / 8192),
-                black_box(1),
-                black_box(4096 + 2297),
-                black_box(7),
-                black_box(4096),
-            )
-        })
-    });
     // the longest Euclid chains overall: consecutive Fibonacci numbers (F(91), F(92)) as stride and line
     group.bench_function("exact/fibonacci_worst_case", |b| {
         b.iter(|| {

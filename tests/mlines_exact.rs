@@ -236,8 +236,9 @@ proptest! {
         );
     }
 
-    /// Partial periods short enough to be stepped (up to 256 rows, in 32-bit lanes) on lines
-    /// up to 2^40 bytes, across the 2^31 limit of the stepped path, against the floor sums.
+    /// Partial periods short enough to be stepped (up to 128 rows, or their complements, in
+    /// 32-bit lanes) on lines up to 2^40 bytes, across the 2^31 limit of the stepped path,
+    /// against the floor sums.
     #[test]
     fn stepped_partial_periods_equal_floor_sums(
         count in 0u64..600,
@@ -247,6 +248,23 @@ proptest! {
         log_line in 0u32..=40,
     ) {
         let line = 1u64 << log_line;
+        let w = k + line - 1 + extra; // case B
+        prop_assert_eq!(
+            vector_lines(count, k, w, s, line).unwrap(),
+            per_row_line_sum(count, k, w, s, line).unwrap()
+        );
+    }
+
+    /// Any line size (the period form with a binary gcd up to 2^31-byte lines, the floor sums
+    /// beyond), huge case-B inputs, against the floor-sum form.
+    #[test]
+    fn general_period_form_equals_floor_sums(
+        count in 0u64..u64::MAX / 4,
+        k in 1u64..1 << 20,
+        extra in 0u64..1 << 40,
+        s in any::<u64>(),
+        line in prop_oneof![1u64..200, 1u64..1 << 16, (1u64 << 16)..1 << 32, 1u64..1 << 50],
+    ) {
         let w = k + line - 1 + extra; // case B
         prop_assert_eq!(
             vector_lines(count, k, w, s, line).unwrap(),

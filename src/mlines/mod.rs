@@ -34,6 +34,14 @@
 //! modulo `L` (the quotients contribute `H ⌊·⌋` terms that cancel or are added in closed form), so
 //! every intermediate value fits in `u128` for any `u64` input.
 //!
+//! For lines up to `2^31` bytes case B uses the period form of SPEC §5.1 instead (the offsets
+//! repeat every `q = L / gcd(W, L)` rows): whole periods in closed form, and of the partial
+//! period — or its complement, whichever is shorter — the rows stepped (up to 128, four 32-bit
+//! lanes, power-of-two lines) or counted by the two floor sums in lockstep by nearest-integer
+//! continued fractions (at most 10 steps for `L <= 4096`). Cost depends on `L` only, not on the
+//! row count: worst cases about 20-55 ns for lines up to 256 bytes and 60-100 ns up to 4 KiB
+//! (docs/PERFORMANCE.md).
+//!
 //! # References
 //!
 //! Mlines paper §3.2.1 (Theorems 1-2); T. H. Cormen, C. E. Leiserson, R. L. Rivest, C. Stein,
@@ -200,7 +208,78 @@ pub fn vector_lines(
             line,
         ));
     }
+    if line <= 1 << 31 {
+        return Ok(case_b_general(count, block, stride, offset % line, line));
+    }
     Ok(per_block_sum(count, block, stride, offset % line, line))
+}
+
+/// Case B for any line size up to `2^31` bytes, by the same period form as
+/// [`case_b_power_of_two`] with the divisions the power of two made shifts: `g = gcd(W, L)` by
+/// the binary algorithm, `q = L/g` rows per period, `H = t q + u`, `c = ⌊(r + ρ)/g⌋` large
+/// offsets per period, and the shorter of the partial period and its complement counted by
+/// [`floor_sum_difference_u32`] / [`floor_sum_difference_u64`] over fewer than `q / 2 + 1` rows.
+fn case_b_general(h: u64, k: u64, w: u64, s: u64, l: u64) -> u128 {
+    debug_assert!(l <= 1 << 31 && s < l);
+    let w_mod = w % l;
+    let (q_lines, r) = ((k - 1) / l, (k - 1) % l);
+    let g = binary_gcd(w_mod, l);
+    // g = 1 (every stride coprime to the line, the common case) needs no division
+    let (period, per_period) = if g == 1 {
+        (l, r)
+    } else {
+        (l / g, (r + s % g) / g)
+    };
+    let (periods, partial_rows) = (h / period, h % period);
+    let (rows, start, complement) = if partial_rows <= period - partial_rows {
+        (partial_rows, s, false)
+    } else {
+        // partial_rows < q <= 2^31 and w_mod < 2^31: the product fits in u64; s and the
+        // product's residue are below L, so one subtraction reduces their sum
+        let start = s + partial_rows * w_mod % l;
+        let start = if start >= l { start - l } else { start };
+        (period - partial_rows, start, true)
+    };
+    let counted = if l <= 1 << 16 {
+        let narrow = |x: u64| x as u32;
+        u64::from(floor_sum_difference_u32(
+            narrow(rows),
+            narrow(l),
+            narrow(w_mod),
+            narrow(start),
+            narrow(start + r),
+        ))
+    } else {
+        floor_sum_difference_u64(rows, l, w_mod, start, start + r)
+    };
+    let partial = if complement {
+        per_period - counted
+    } else {
+        counted
+    };
+    u128::from(h) * (u128::from(q_lines) + 1)
+        + u128::from(periods) * u128::from(per_period)
+        + u128::from(partial)
+}
+
+/// `gcd(a, b)` by Stein's binary algorithm (shifts and subtractions, no division); `gcd(0, b) =
+/// b`.
+fn binary_gcd(a: u64, b: u64) -> u64 {
+    if a == 0 || b == 0 {
+        return a | b;
+    }
+    let shift = (a | b).trailing_zeros();
+    let (mut a, mut b) = (a >> a.trailing_zeros(), b);
+    loop {
+        b >>= b.trailing_zeros();
+        if a > b {
+            std::mem::swap(&mut a, &mut b);
+        }
+        b -= a;
+        if b == 0 {
+            return a << shift;
+        }
+    }
 }
 
 /// Case B for a power-of-two line size, by the period form of SPEC §5.1 (the paper's
@@ -213,9 +292,11 @@ pub fn vector_lines(
 /// Mlines = H (q' + 1) + t c + #{i < u : o_i >= L - r}
 /// ```
 ///
-/// For a power of two `L`, `g`, `q`, `t`, `u` and `c` are shifts and masks; the partial period
-/// (`u < q` rows) is counted by stepping the offsets, four at a time, when short (up to 256
-/// rows, lines up to 2³¹ bytes) and by the floor sums otherwise. Same result as
+/// For a power of two `L`, `g`, `q`, `t`, `u` and `c` are shifts and masks. Of the partial
+/// period (`u < q` rows) and its complement (`q - u` rows from offset `(s + uW) mod L`, holding
+/// the other `c - #` large offsets) the shorter is counted: by stepping the offsets, four at a
+/// time, up to 128 rows (lines up to 2³¹ bytes), otherwise by [`floor_sum_difference_u32`] /
+/// [`floor_sum_difference_u64`] (the u128 floor sums beyond 2³¹-byte lines). Same result as
 /// [`per_block_sum`]; no division at all for lines up to 256 bytes.
 fn case_b_power_of_two(h: u64, k: u64, w: u64, s: u64, l: u64) -> u128 {
     let mask = l - 1;
@@ -232,27 +313,188 @@ fn case_b_power_of_two(h: u64, k: u64, w: u64, s: u64, l: u64) -> u128 {
     let per_period = (r + rho) >> g_shift;
     let (periods, partial_rows) = (h >> q_shift, h & ((1u64 << q_shift) - 1));
     let threshold = l - r;
-    let partial = if partial_rows <= STEPPED_ROWS && l <= 1 << 31 {
-        u128::from(count_offsets_at_least(
-            partial_rows,
-            s,
-            w_mod,
-            mask,
-            threshold,
-        ))
+    // The partial period is rows [0, u) of a period; the rest of it, rows [u, q), holds the
+    // other `c - partial` large offsets and starts at offset (s + u W) mod L. Count the shorter.
+    let period = 1u64 << q_shift;
+    let (rows, start, complement) = if partial_rows <= period - partial_rows {
+        (partial_rows, s, false)
     } else {
-        floor_sum_nonzero(partial_rows, l, w_mod, s + r)
-            - floor_sum_nonzero(partial_rows, l, w_mod, s)
+        // mod 2^64 wrapping preserves the value mod L (a power of two)
+        let start = s.wrapping_add(partial_rows.wrapping_mul(w_mod)) & mask;
+        (period - partial_rows, start, true)
+    };
+    let counted = if rows <= STEPPED_ROWS && l <= 1 << 31 {
+        u128::from(count_offsets_at_least(rows, start, w_mod, mask, threshold))
+    } else if l <= 1 << 16 {
+        // rows < q <= L: every value below 2^32
+        let narrow = |x: u64| x as u32;
+        let count = floor_sum_difference_u32(
+            narrow(rows),
+            narrow(l),
+            narrow(w_mod),
+            narrow(start),
+            narrow(start + r),
+        );
+        u128::from(count)
+    } else if l <= 1 << 31 {
+        u128::from(floor_sum_difference_u64(rows, l, w_mod, start, start + r))
+    } else {
+        floor_sum_nonzero(rows, l, w_mod, start + r) - floor_sum_nonzero(rows, l, w_mod, start)
+    };
+    let partial = if complement {
+        u128::from(per_period) - counted
+    } else {
+        counted
     };
     u128::from(h) * (u128::from(q_lines) + 1)
         + u128::from(periods) * u128::from(per_period)
         + partial
 }
 
+/// `FS(n, m, a, b_hi) - FS(n, m, a, b_lo)` for `a < m`, `b_lo <= b_hi < 2m`: the two
+/// Euclid-like reductions of [`floor_sum`] in lockstep, by nearest-integer continued fractions.
+///
+/// The two chains share the pairs `(m, a)` and differ only in `n`, `b` and their totals. Each
+/// step first makes `b < m`; then, with `a <= m/2`, it is the step of [`floor_sum`]
+/// (`n' = ⌊(a n + b)/m⌋`, `b' = (a n + b) mod m`, swap `m` and `a`). With `a > m/2` it reflects
+/// first: with `a' = m - a`, `⌊(a i + b)/m⌋ = i + ⌊(b - a' i)/m⌋`, and reversing `i` turns the
+/// rest into a floor sum of slope `a'` and start `c = b - a'(n-1)`, lifted to `c + K m >= 0` with
+/// `K = ⌈(a'(n-1) - b)/m⌉⁺`:
+///
+/// ```text
+/// FS(n, m, a, b) = n(n-1)/2 - n K + FS(n, m, a', c + K m)
+/// n' = K + [a' + b >= m],  b' = (a' + b) mod m      (as a' n + c + K m = a' + b + K m)
+/// ```
+///
+/// So every step shrinks `n` by at least half (slope `min(a, m - a) / m <= 1/2`) and costs one
+/// division per chain on its critical path: at most 10 steps for `m = 4096` (15 with plain
+/// Euclid), 13 for `m = 65536` (exhaustive search over odd `a`). Comparisons replace divisions
+/// whose quotients are 0 or 1.
+///
+/// Instantiated for `u32` (`n < m <= 2^16`: every value, `a' n` and `a n + b` included, stays
+/// below `2^32`) and `u64` (`n, m <= 2^31`). The totals wrap (the reflection subtracts), which
+/// keeps their difference exact: it is at most `n`.
+macro_rules! floor_sum_difference {
+    ($name:ident, $int:ty, $divisor:ident) => {
+        fn $name(n: $int, m: $int, a: $int, b_lo: $int, b_hi: $int) -> $int {
+            debug_assert!(a < m && b_lo <= b_hi && b_hi / 2 < m);
+            #[inline(always)]
+            fn triangle(n: $int) -> $int {
+                n * n.saturating_sub(1) / 2
+            }
+            /// `(q + ⌊t / m⌋, t mod m)` for a small signed `t` (`|t| < 5m`): the other chain's
+            /// quotient from this chain's, without a division.
+            #[inline(always)]
+            fn shifted(q: $int, t: i64, m: $int) -> ($int, $int) {
+                let (mut q, mut t, m) = (q as i64, t, m as i64);
+                while t < 0 {
+                    t += m;
+                    q -= 1;
+                }
+                while t >= m {
+                    t -= m;
+                    q += 1;
+                }
+                (q as $int, t as $int)
+            }
+            let (mut m, mut a) = (m, a);
+            let mut d = $divisor::new(m);
+            let (mut n0, mut b0, mut t0) = (n, b_lo, 0 as $int);
+            let (mut n1, mut b1, mut t1) = (n, b_hi, 0 as $int);
+            loop {
+                let (q, r) = d.div_rem(b0);
+                (t0, b0) = (t0.wrapping_add(n0.wrapping_mul(q)), r);
+                let (q, r) = d.div_rem(b1);
+                (t1, b1) = (t1.wrapping_add(n1.wrapping_mul(q)), r);
+                let next_m = if a > m - a {
+                    // reflected: K = ⌈(a'(n-1) - b)/m⌉, whose argument is > -m
+                    let reflected = m - a;
+                    let x0 = (reflected * n0.saturating_sub(1)) as i64 - b0 as i64;
+                    let x1 = (reflected * n1.saturating_sub(1)) as i64 - b1 as i64;
+                    let lifted = (x0 + m as i64 - 1) as $int;
+                    let (k0, rest) = d.div_rem(lifted);
+                    let (k1, _) = shifted(k0, rest as i64 + (x1 - x0), m);
+                    t0 = t0
+                        .wrapping_add(triangle(n0))
+                        .wrapping_sub(n0.wrapping_mul(k0));
+                    t1 = t1
+                        .wrapping_add(triangle(n1))
+                        .wrapping_sub(n1.wrapping_mul(k1));
+                    let (carry, rest) = d.div_rem(reflected + b0);
+                    (n0, b0) = (k0 + carry, rest);
+                    let (carry, rest) = d.div_rem(reflected + b1);
+                    (n1, b1) = (k1 + carry, rest);
+                    reflected
+                } else {
+                    let y0 = a * n0 + b0;
+                    let y1 = a * n1 + b1;
+                    let (q0, r0) = d.div_rem(y0);
+                    (n1, b1) = shifted(q0, r0 as i64 + (y1 as i64 - y0 as i64), m);
+                    (n0, b0) = (q0, r0);
+                    a
+                };
+                if n0 == 0 {
+                    b0 = 0;
+                }
+                if n1 == 0 {
+                    b1 = 0;
+                }
+                if n0 == 0 && n1 == 0 {
+                    return t1.wrapping_sub(t0);
+                }
+                // swap: the next sums run over the old m with modulus min(a, m - a)
+                (m, a) = (next_m, m);
+                d = $divisor::new(m);
+                let (whole, rest) = d.div_rem(a);
+                t0 = t0.wrapping_add(triangle(n0).wrapping_mul(whole));
+                t1 = t1.wrapping_add(triangle(n1).wrapping_mul(whole));
+                a = rest;
+            }
+        }
+    };
+}
+floor_sum_difference!(floor_sum_difference_u32, u32, Divisor32);
+floor_sum_difference!(floor_sum_difference_u64, u64, Divisor64);
+
+/// Division by one `m`, by comparison when the quotient is 0 or 1 (the long Euclid chains'
+/// partial quotients are small) and by the hardware division otherwise. (Measured against a
+/// multiplication by a precomputed `⌈2^64/m⌉` for the 32-bit case: slower, as the reciprocal
+/// costs a 64-bit division per step on the chain of moduli.)
+macro_rules! small_quotient_divisor {
+    ($name:ident, $int:ty) => {
+        #[derive(Clone, Copy)]
+        struct $name {
+            m: $int,
+        }
+
+        impl $name {
+            #[inline(always)]
+            fn new(m: $int) -> Self {
+                Self { m }
+            }
+
+            #[inline(always)]
+            fn div_rem(self, x: $int) -> ($int, $int) {
+                let m = self.m;
+                if x < m {
+                    (0, x)
+                } else if x - m < m {
+                    (1, x - m)
+                } else {
+                    (x / m, x % m)
+                }
+            }
+        }
+    };
+}
+small_quotient_divisor!(Divisor32, u32);
+small_quotient_divisor!(Divisor64, u64);
+
 /// Partial periods up to this many rows are counted by stepping the offsets (four lanes at a
-/// time, about 0.35 ns a row); longer ones by two floor sums, which cost more than stepping 256
-/// rows (~110 ns for 256-byte lines, ~210 ns for 4096-byte lines at worst).
-const STEPPED_ROWS: u64 = 256;
+/// time, about 0.35 ns a row); longer ones by the lockstep floor sums, which beat stepping from
+/// about 200 rows on (measured: 128 rows stepped ~52 ns vs ~75 ns of floor sums for 256-byte
+/// lines; 256 rows ~105 ns vs ~85 ns for 512-byte lines).
+const STEPPED_ROWS: u64 = 128;
 
 /// `#{i < rows : (s + i w) mod L >= threshold}` for a power-of-two `L = mask + 1 <= 2^31`
 /// (`s, w < L`, `threshold <= L`), stepping four offsets at once: independent lanes break the
@@ -461,6 +703,75 @@ mod tests {
         (0..u128::from(n))
             .map(|i| (u128::from(a) * i + u128::from(b)) / u128::from(m))
             .sum()
+    }
+
+    #[test]
+    fn binary_gcd_is_euclid() {
+        let values = (0..200u64).chain([u64::MAX, 1 << 63, 7_540_113_804_746_346_429, 1 << 31]);
+        for a in values.clone() {
+            for b in values.clone() {
+                assert_eq!(
+                    u128::from(binary_gcd(a, b)),
+                    gcd(a.into(), b.into()),
+                    "{a} {b}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn floor_sum_differences_match_direct_summation() {
+        // every (m, a) up to 40, several n and start pairs: both widths against direct sums
+        for m in 1..=40u64 {
+            for a in 0..m {
+                for n in [0, 1, 2, 3, m / 2, m - 1, m] {
+                    for (b_lo, b_hi) in [
+                        (0, 0),
+                        (0, 1),
+                        (0, m - 1),
+                        (m - 1, 2 * m - 1),
+                        (3, 3 + m / 2),
+                    ] {
+                        if b_lo > b_hi || b_hi >= 2 * m {
+                            continue;
+                        }
+                        let expected =
+                            floor_sum_naive(n, m, a, b_hi) - floor_sum_naive(n, m, a, b_lo);
+                        let narrow = |x: u64| x as u32;
+                        let small = floor_sum_difference_u32(
+                            narrow(n),
+                            narrow(m),
+                            narrow(a),
+                            narrow(b_lo),
+                            narrow(b_hi),
+                        );
+                        let wide = floor_sum_difference_u64(n, m, a, b_lo, b_hi);
+                        assert_eq!(u128::from(small), expected, "{n} {m} {a} {b_lo} {b_hi}");
+                        assert_eq!(u128::from(wide), expected, "{n} {m} {a} {b_lo} {b_hi}");
+                    }
+                }
+            }
+        }
+        // the extremes of each width: m = 2^16 (u32) and 2^31 (u64) with n just below m
+        for (n, m, a) in [
+            (65535u64, 65536u64, 40447u64),
+            (32768, 65536, 25343),
+            (65535, 65536, 65535),
+        ] {
+            let expected = floor_sum_nonzero(n, m, a, m + 5) - floor_sum_nonzero(n, m, a, 7);
+            let got = floor_sum_difference_u32(n as u32, m as u32, a as u32, 7, (m + 5) as u32);
+            assert_eq!(u128::from(got), expected);
+        }
+        for (n, m, a) in [
+            ((1u64 << 31) - 1, 1u64 << 31, 1_327_217_885u64),
+            (1 << 30, 1 << 31, (1 << 31) - 1),
+        ] {
+            let expected = floor_sum_nonzero(n, m, a, m + 5) - floor_sum_nonzero(n, m, a, 7);
+            assert_eq!(
+                u128::from(floor_sum_difference_u64(n, m, a, 7, m + 5)),
+                expected
+            );
+        }
     }
 
     #[test]
