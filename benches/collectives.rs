@@ -6,7 +6,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use commcost::collectives::{
-    Algorithm, Allreduce, Alltoall, Broadcast, DecisionTable, Problem, rank,
+    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, DecisionTable, Gather, Operator,
+    Problem, Reduce, Scan, Scatter, rank,
 };
 use commcost::{CommModel, Message, presets};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -36,6 +37,38 @@ fn evaluation(c: &mut Criterion) {
             b.iter(|| Alltoall::Bruck.cost(black_box(model), black_box(pr)))
         });
     }
+    group.finish();
+}
+
+/// Every algorithm of every collective at P = 2^32 (64 KiB messages, openib preset).
+fn evaluation_every_algorithm(c: &mut Criterion) {
+    fn each<A: Algorithm>(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        collective: &str,
+        model: &dyn CommModel,
+        problem: &Problem,
+    ) {
+        for algorithm in A::candidates(model, problem) {
+            let id = format!("{collective}/{}", algorithm.name().replace(' ', "_"));
+            group.bench_function(id, |b| {
+                b.iter(|| algorithm.cost(black_box(model), black_box(problem)))
+            });
+        }
+    }
+    let model = presets::open_mpi_openib();
+    let model: &dyn CommModel = &model;
+    let problem = Problem::new(1 << 32, Message::contiguous(64 * 1024))
+        .with_operator(Operator::new(1e-7, 1e-10).unwrap());
+    let mut group = c.benchmark_group("evaluate_p2^32");
+    each::<Broadcast>(&mut group, "broadcast", model, &problem);
+    each::<Scan>(&mut group, "scan", model, &problem);
+    each::<Reduce>(&mut group, "reduce", model, &problem);
+    each::<Allreduce>(&mut group, "allreduce", model, &problem);
+    each::<Allgather>(&mut group, "allgather", model, &problem);
+    each::<Gather>(&mut group, "gather", model, &problem);
+    each::<Scatter>(&mut group, "scatter", model, &problem);
+    each::<Barrier>(&mut group, "barrier", model, &problem);
+    each::<Alltoall>(&mut group, "alltoall", model, &problem);
     group.finish();
 }
 
@@ -82,6 +115,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = evaluation, ranking, decision_table
+    targets = evaluation, evaluation_every_algorithm, ranking, decision_table
 }
 criterion_main!(benches);
