@@ -199,8 +199,8 @@ pub fn vector_lines(
         let last = s + (h - 1) * w + k - 1;
         return Ok(line_of(last, l) - line_of(s, l) + 1);
     }
-    if line.is_power_of_two() {
-        return Ok(case_b_power_of_two(
+    if line.is_power_of_two() || line <= 1 << 31 {
+        return Ok(case_b_period_form(
             count,
             block,
             stride,
@@ -208,58 +208,7 @@ pub fn vector_lines(
             line,
         ));
     }
-    if line <= 1 << 31 {
-        return Ok(case_b_general(count, block, stride, offset % line, line));
-    }
     Ok(per_block_sum(count, block, stride, offset % line, line))
-}
-
-/// Case B for any line size up to `2^31` bytes, by the same period form as
-/// [`case_b_power_of_two`] with the divisions the power of two made shifts: `g = gcd(W, L)` by
-/// the binary algorithm, `q = L/g` rows per period, `H = t q + u`, `c = ⌊(r + ρ)/g⌋` large
-/// offsets per period, and the shorter of the partial period and its complement counted by
-/// [`floor_sum_difference_u32`] / [`floor_sum_difference_u64`] over fewer than `q / 2 + 1` rows.
-fn case_b_general(h: u64, k: u64, w: u64, s: u64, l: u64) -> u128 {
-    debug_assert!(l <= 1 << 31 && s < l);
-    let w_mod = w % l;
-    let (q_lines, r) = ((k - 1) / l, (k - 1) % l);
-    let g = binary_gcd(w_mod, l);
-    // g = 1 (every stride coprime to the line, the common case) needs no division
-    let (period, per_period) = if g == 1 {
-        (l, r)
-    } else {
-        (l / g, (r + s % g) / g)
-    };
-    let (periods, partial_rows) = (h / period, h % period);
-    let (rows, start, complement) = if partial_rows <= period - partial_rows {
-        (partial_rows, s, false)
-    } else {
-        // partial_rows < q <= 2^31 and w_mod < 2^31: the product fits in u64; s and the
-        // product's residue are below L, so one subtraction reduces their sum
-        let start = s + partial_rows * w_mod % l;
-        let start = if start >= l { start - l } else { start };
-        (period - partial_rows, start, true)
-    };
-    let counted = if l <= 1 << 16 {
-        let narrow = |x: u64| x as u32;
-        u64::from(floor_sum_difference_u32(
-            narrow(rows),
-            narrow(l),
-            narrow(w_mod),
-            narrow(start),
-            narrow(start + r),
-        ))
-    } else {
-        floor_sum_difference_u64(rows, l, w_mod, start, start + r)
-    };
-    let partial = if complement {
-        per_period - counted
-    } else {
-        counted
-    };
-    u128::from(h) * (u128::from(q_lines) + 1)
-        + u128::from(periods) * u128::from(per_period)
-        + u128::from(partial)
 }
 
 /// `gcd(a, b)` by Stein's binary algorithm (shifts and subtractions, no division); `gcd(0, b) =
@@ -282,49 +231,116 @@ fn binary_gcd(a: u64, b: u64) -> u64 {
     }
 }
 
-/// Case B for a power-of-two line size, by the period form of SPEC §5.1 (the paper's
-/// Theorem 2): with `q' = ⌊(k-1)/L⌋`, `r = (k-1) mod L`, `g = gcd(W, L)`, `q = L/g`,
-/// `ρ = s mod g` and `H = t q + u`, every row touches `q'+1` lines or `q'+2` when its offset
-/// `o_i = (s + iW) mod L` is at least `L - r`; the offsets of `q` consecutive rows run once
-/// through the coset `ρ + gℤ_L`, of which `c = ⌊(r + ρ)/g⌋` are that large:
+/// Case B by the period form of SPEC §5.1 (the paper's Theorem 2): with `q' = ⌊(k-1)/L⌋`,
+/// `r = (k-1) mod L`, `g = gcd(W, L)`, `q = L/g`, `ρ = s mod g` and `H = t q + u`, every row
+/// touches `q'+1` lines or `q'+2` when its offset `o_i = (s + iW) mod L` is at least `L - r`; the
+/// offsets of `q` consecutive rows run once through the coset `ρ + gℤ_L`, of which
+/// `c = ⌊(r + ρ)/g⌋` are that large:
 ///
 /// ```text
 /// Mlines = H (q' + 1) + t c + #{i < u : o_i >= L - r}
 /// ```
 ///
-/// For a power of two `L`, `g`, `q`, `t`, `u` and `c` are shifts and masks. Of the partial
-/// period (`u < q` rows) and its complement (`q - u` rows from offset `(s + uW) mod L`, holding
-/// the other `c - #` large offsets) the shorter is counted: by stepping the offsets, four at a
-/// time, up to 128 rows (lines up to 2³¹ bytes), otherwise by [`floor_sum_difference_u32`] /
-/// [`floor_sum_difference_u64`] (the u128 floor sums beyond 2³¹-byte lines). Same result as
-/// [`per_block_sum`]; no division at all for lines up to 256 bytes.
-fn case_b_power_of_two(h: u64, k: u64, w: u64, s: u64, l: u64) -> u128 {
-    let mask = l - 1;
-    let w_mod = w & mask;
-    let (q_lines, r) = ((k - 1) >> l.trailing_zeros(), (k - 1) & mask);
-    // gcd(W, L) for a power-of-two L: the largest power of two dividing W mod L (L if 0)
-    let g_shift = if w_mod == 0 {
-        l.trailing_zeros()
+/// For a power of two `L`, `g`, `q`, `t`, `u` and `c` are shifts and masks (no division at all
+/// for lines up to 256 bytes); otherwise (lines up to `2^31` bytes) `g` comes from a binary gcd
+/// and the rest from a few divisions, none when `g = 1`. Then [`partial_period`] counts the
+/// last term. Same result as [`per_block_sum`].
+fn case_b_period_form(h: u64, k: u64, w: u64, s: u64, l: u64) -> u128 {
+    debug_assert!(s < l && (l.is_power_of_two() || l <= 1 << 31));
+    let form = if l.is_power_of_two() {
+        let (mask, log_l) = (l - 1, l.trailing_zeros());
+        let w_mod = w & mask;
+        // gcd(W, L): the largest power of two dividing W mod L (L if 0)
+        let log_g = if w_mod == 0 {
+            log_l
+        } else {
+            w_mod.trailing_zeros()
+        };
+        let r = (k - 1) & mask;
+        let log_q = log_l - log_g;
+        PeriodForm {
+            w_mod,
+            q_lines: (k - 1) >> log_l,
+            r,
+            period: 1 << log_q,
+            per_period: (r + (s & ((1u64 << log_g) - 1))) >> log_g,
+            periods: h >> log_q,
+            partial_rows: h & ((1u64 << log_q) - 1),
+        }
     } else {
-        w_mod.trailing_zeros()
+        let w_mod = w % l;
+        let r = (k - 1) % l;
+        let g = binary_gcd(w_mod, l);
+        // g = 1 (every stride coprime to the line, the common case) needs no division
+        let (period, per_period) = if g == 1 {
+            (l, r)
+        } else {
+            (l / g, (r + s % g) / g)
+        };
+        PeriodForm {
+            w_mod,
+            q_lines: (k - 1) / l,
+            r,
+            period,
+            per_period,
+            periods: h / period,
+            partial_rows: h % period,
+        }
     };
-    let q_shift = l.trailing_zeros() - g_shift;
-    let rho = s & ((1u64 << g_shift) - 1);
-    let per_period = (r + rho) >> g_shift;
-    let (periods, partial_rows) = (h >> q_shift, h & ((1u64 << q_shift) - 1));
-    let threshold = l - r;
-    // The partial period is rows [0, u) of a period; the rest of it, rows [u, q), holds the
-    // other `c - partial` large offsets and starts at offset (s + u W) mod L. Count the shorter.
-    let period = 1u64 << q_shift;
+    u128::from(h) * (u128::from(form.q_lines) + 1)
+        + u128::from(form.periods) * u128::from(form.per_period)
+        + partial_period(&form, s, l)
+}
+
+/// The quantities of the period form ([`case_b_period_form`]).
+struct PeriodForm {
+    /// `W mod L`.
+    w_mod: u64,
+    /// `q' = ⌊(k-1)/L⌋`.
+    q_lines: u64,
+    /// `r = (k-1) mod L`.
+    r: u64,
+    /// `q = L / gcd(W, L)`, rows per period.
+    period: u64,
+    /// `c`, large offsets per period.
+    per_period: u64,
+    /// `t = ⌊H/q⌋`.
+    periods: u64,
+    /// `u = H mod q`.
+    partial_rows: u64,
+}
+
+/// `#{i < u : o_i >= L - r}`, the large offsets among the partial period's rows. The rest of
+/// the period, rows `[u, q)`, holds the other `c - #` and starts at offset `(s + uW) mod L`, so
+/// the shorter of the two is counted (at most `q/2` rows): by stepping the offsets, four at a
+/// time, up to [`STEPPED_ROWS`] rows (power-of-two lines up to 2³¹ bytes), otherwise by the
+/// lockstep floor sums [`floor_sum_difference_u32`] (lines up to 64 KiB) /
+/// [`floor_sum_difference_u64`] (up to 2³¹ bytes), and by two `u128` floor sums beyond.
+fn partial_period(form: &PeriodForm, s: u64, l: u64) -> u128 {
+    let PeriodForm {
+        w_mod,
+        r,
+        period,
+        per_period,
+        partial_rows,
+        ..
+    } = *form;
     let (rows, start, complement) = if partial_rows <= period - partial_rows {
         (partial_rows, s, false)
     } else {
-        // mod 2^64 wrapping preserves the value mod L (a power of two)
-        let start = s.wrapping_add(partial_rows.wrapping_mul(w_mod)) & mask;
+        let start = if l.is_power_of_two() {
+            // mod 2^64 wrapping preserves the value mod L
+            s.wrapping_add(partial_rows.wrapping_mul(w_mod)) & (l - 1)
+        } else {
+            // partial_rows < q <= L <= 2^31 and w_mod < 2^31: the product fits in u64; s and
+            // the product's residue are below L, so one subtraction reduces their sum
+            let start = s + partial_rows * w_mod % l;
+            if start >= l { start - l } else { start }
+        };
         (period - partial_rows, start, true)
     };
-    let counted = if rows <= STEPPED_ROWS && l <= 1 << 31 {
-        u128::from(count_offsets_at_least(rows, start, w_mod, mask, threshold))
+    let counted = if rows <= STEPPED_ROWS && l.is_power_of_two() && l <= 1 << 31 {
+        u128::from(count_offsets_at_least(rows, start, w_mod, l - 1, l - r))
     } else if l <= 1 << 16 {
         // rows < q <= L: every value below 2^32
         let narrow = |x: u64| x as u32;
@@ -341,14 +357,11 @@ fn case_b_power_of_two(h: u64, k: u64, w: u64, s: u64, l: u64) -> u128 {
     } else {
         floor_sum_nonzero(rows, l, w_mod, start + r) - floor_sum_nonzero(rows, l, w_mod, start)
     };
-    let partial = if complement {
+    if complement {
         u128::from(per_period) - counted
     } else {
         counted
-    };
-    u128::from(h) * (u128::from(q_lines) + 1)
-        + u128::from(periods) * u128::from(per_period)
-        + partial
+    }
 }
 
 /// `FS(n, m, a, b_hi) - FS(n, m, a, b_lo)` for `a < m`, `b_lo <= b_hi < 2m`: the two
