@@ -71,9 +71,9 @@ impl SizeCost {
     }
 
     /// The cost as an affine function of the size on the sizes around `bytes` where it is one
-    /// (see [`CommModel::p2p_affine`](crate::CommModel::p2p_affine)): a table's segment (while
-    /// its line stays non-negative, as [`eval`](Self::eval) clamps), a single rate, LogGP's
-    /// long-message line, a constant per-byte rate. `None` for a per-byte table of several
+    /// (see [`CommModel::p2p_affine`]): a table's segment (while its line stays non-negative,
+    /// as [`eval`](Self::eval) clamps), a single rate, LogGP's long-message line, a constant
+    /// per-byte rate. `None` for a per-byte table of several
     /// points (`s · t(s)` is quadratic in a segment) and the word staircase.
     pub fn affine_piece(&self, bytes: u64) -> Option<crate::AffineCost> {
         match self {
