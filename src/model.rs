@@ -113,6 +113,24 @@ pub trait CommModel: Debug + Send + Sync {
     /// one call per range instead of one model evaluation per round.
     ///
     /// Default: `None` (the model makes no such promise; callers evaluate every size).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, LogGP, Message, Protocols};
+    ///
+    /// // eager LogGP below 12289 bytes, rendezvous above
+    /// let eager = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+    /// let rendezvous = LogGP::new(20e-6, 1e-6, 2e-6, 0.5e-9, 2)?;
+    /// let model = Protocols::from_starts(vec![(1, eager), (12289, rendezvous)])?;
+    /// let line = model.p2p_affine(4096).unwrap();
+    /// // the eager range: T(s) = 2o + L + (s - 1) G = (7 µs - G) + G s, for 1 <= s <= 12288
+    /// assert_eq!((line.first, line.last), (1, 12288));
+    /// assert!((line.per_byte - 1e-9).abs() < 1e-21);
+    /// let t = model.p2p(&Message::contiguous(10_000));
+    /// assert!((line.at(10_000) - t).abs() < 1e-15);
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
     fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
         let _ = bytes;
         None
@@ -121,6 +139,18 @@ pub trait CommModel: Debug + Send + Sync {
 
 /// An affine piece of a cost: `intercept + per_byte · b` for sizes `first <= b <= last`
 /// ([`CommModel::p2p_affine`]).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::AffineCost;
+///
+/// // 1 µs + 1 ns/byte on every size, cut to 1..=4096 bytes
+/// let line = AffineCost::everywhere(1e-6, 1e-9).within(1, 4096).unwrap();
+/// assert!(line.contains(4096) && !line.contains(4097));
+/// assert!((line.at(1000) - 2e-6).abs() < 1e-18);
+/// assert_eq!(line.within(5000, 6000), None);
+/// ```
 ///
 /// `repr(C)` with the two floats apart: a caller that copies the value back from the callee's
 /// return slot should not read two fields written by separate stores with one wide load (a

@@ -207,6 +207,22 @@ impl Table1D {
     /// [`eval`](Self::eval) on any size in `first..=last` equals `intercept + per_byte · size`
     /// up to rounding (the end segments reach 0 and `u64::MAX`; a one-point table is a
     /// constant everywhere). `O(log n)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::Table1D;
+    ///
+    /// // 1 at 0 bytes, 3 at 100, 4 at 300: the last segment is 2.5 + 0.005 s from 100 bytes on
+    /// let t = Table1D::new(vec![0.0, 100.0, 300.0], vec![1.0, 3.0, 4.0])?;
+    /// let line = t.affine_piece(150);
+    /// assert_eq!((line.first, line.last), (100, u64::MAX)); // the last segment extrapolates
+    /// assert!((line.intercept - 2.5).abs() < 1e-12 && (line.per_byte - 0.005).abs() < 1e-15);
+    /// let first = t.affine_piece(50);
+    /// assert_eq!((first.first, first.last), (0, 100));
+    /// assert!((first.at(50) - 2.0).abs() < 1e-12); // 1 + 0.02 · 50
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
     pub fn affine_piece(&self, bytes: u64) -> crate::AffineCost {
         let xs = &self.sizes;
         let n = xs.len();

@@ -73,8 +73,23 @@ impl SizeCost {
     /// The cost as an affine function of the size on the sizes around `bytes` where it is one
     /// (see [`CommModel::p2p_affine`]): a table's segment (while its line stays non-negative,
     /// as [`eval`](Self::eval) clamps), a single rate, LogGP's long-message line, a constant
-    /// per-byte rate. `None` for a per-byte table of several
-    /// points (`s · t(s)` is quadratic in a segment) and the word staircase.
+    /// per-byte rate. `None` for a per-byte table of several points (`s · t(s)` is quadratic in
+    /// a segment) and the word staircase.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::SizeCost;
+    ///
+    /// // LogGP's sending hop o + (s - 1) G with o = 1 µs, G = 1 ns/byte: (1 µs - G) + G s
+    /// let hop = SizeCost::LongMessage { first_byte: 1e-6, per_byte: 1e-9 };
+    /// let line = hop.affine_piece(5000).unwrap();
+    /// assert_eq!((line.first, line.last), (1, u64::MAX));
+    /// assert!((line.at(5000) - hop.eval(5000)).abs() < 1e-18);
+    /// // a word staircase is not affine
+    /// let words = SizeCost::Words { first_word: 1e-6, per_extra_word: 1e-7, word_bytes: 8 };
+    /// assert_eq!(words.affine_piece(100), None);
+    /// ```
     pub fn affine_piece(&self, bytes: u64) -> Option<crate::AffineCost> {
         match self {
             Self::Table(t) => {
