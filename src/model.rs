@@ -192,6 +192,27 @@ impl AffineCost {
         self.first <= bytes && bytes <= self.last
     }
 
+    /// The sum of two lines on the sizes both hold for (`None` if they share none).
+    ///
+    /// ```
+    /// use commcost::AffineCost;
+    /// let a = AffineCost::everywhere(1.0, 0.5).within(0, 100).unwrap();
+    /// let b = AffineCost::everywhere(2.0, 0.25).within(50, 200).unwrap();
+    /// let sum = a.plus(b).unwrap();
+    /// assert_eq!((sum.first, sum.last), (50, 100));
+    /// assert_eq!(sum.at(60), 3.0 + 0.75 * 60.0);
+    /// assert_eq!(a.plus(b.within(150, 200).unwrap()), None);
+    /// ```
+    #[inline]
+    pub fn plus(self, other: Self) -> Option<Self> {
+        Self {
+            intercept: self.intercept + other.intercept,
+            per_byte: self.per_byte + other.per_byte,
+            ..self
+        }
+        .within(other.first, other.last)
+    }
+
     /// The same formula on the part of its range inside `first..=last` (`None` if empty).
     #[inline]
     pub fn within(self, first: u64, last: u64) -> Option<Self> {

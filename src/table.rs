@@ -249,6 +249,26 @@ impl Table1D {
         }
     }
 
+    /// [`affine_piece`](Self::affine_piece) where the line stays non-negative over its whole
+    /// range — where `eval(size).max(0.0)`, the clamped value the cost models use, is that line
+    /// (`None` otherwise).
+    ///
+    /// ```
+    /// use commcost::Table1D;
+    /// // falls from 2 to 1 between 0 and 100 bytes, and on below 0 beyond 200 bytes
+    /// let t = Table1D::new(vec![0.0, 100.0], vec![2.0, 1.0])?;
+    /// assert_eq!(t.non_negative_affine_piece(50), None); // the end segment turns negative
+    /// let rising = Table1D::new(vec![0.0, 100.0], vec![1.0, 2.0])?;
+    /// assert!(rising.non_negative_affine_piece(50).is_some());
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    pub fn non_negative_affine_piece(&self, bytes: u64) -> Option<crate::AffineCost> {
+        let piece = self.affine_piece(bytes);
+        let stays_non_negative = piece.at(piece.first) >= 0.0
+            && (piece.per_byte >= 0.0 || (piece.last < u64::MAX && piece.at(piece.last) >= 0.0));
+        stays_non_negative.then_some(piece)
+    }
+
     /// The measured sizes, strictly increasing.
     pub fn sizes(&self) -> &[f64] {
         &self.sizes

@@ -13,8 +13,8 @@ use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Broadcast, Gather, Operator, Problem, Scatter,
 };
 use commcost::{
-    CommModel, LogGP, MemoryLogP, Message, ModelSpec, Pram, ProtocolRange, Protocols, Quantities,
-    Table1D, presets,
+    CommModel, Composition, CopyTransfer, LogGP, LogNP, LogP, MemoryLogP, Message, ModelSpec, Pram,
+    ProtocolRange, Protocols, Quantities, Stage, Table1D, presets,
 };
 use proptest::prelude::*;
 
@@ -232,6 +232,28 @@ fn every_affine_model_keeps_its_promise() {
             ),
         ),
     ];
+    let stages = || {
+        vec![
+            Stage::new("pack", 2e9, 1e-6).unwrap(),
+            Stage::new("wire", 1e9, 5e-6).unwrap(),
+        ]
+    };
+    let more: Vec<(&str, Box<dyn CommModel>)> = vec![
+        ("titan log3p", Box::new(presets::titan_log3p())),
+        (
+            "lognp of titan",
+            Box::new(LogNP::from(presets::titan_log3p())),
+        ),
+        (
+            "sequential copies",
+            Box::new(CopyTransfer::new(stages(), Composition::Sequential, 8).unwrap()),
+        ),
+        (
+            "pipelined copies",
+            Box::new(CopyTransfer::new(stages(), Composition::Pipelined, 8).unwrap()),
+        ),
+    ];
+    let models: Vec<_> = models.into_iter().chain(more).collect();
     let mut described = 0;
     for (name, model) in &models {
         for bytes in (0..40)
@@ -256,7 +278,15 @@ fn every_affine_model_keeps_its_promise() {
         }
     }
     // every model here describes every size
-    assert!(described == 6 * 80, "{described}");
+    assert!(described == 10 * 80, "{described}");
+}
+
+#[test]
+fn models_without_a_line_say_so() {
+    // LogP's word staircase, in a LogNP and in LogP itself: no affine description
+    let logp = LogP::new(5e-6, 1e-6, 2e-6, 8, 4).unwrap();
+    assert_eq!(logp.p2p_affine(100), None);
+    assert_eq!(LogNP::from(logp).p2p_affine(100), None);
 }
 
 #[test]

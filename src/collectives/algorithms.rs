@@ -84,7 +84,8 @@ impl Pieces<'_> {
         let mut j = 0;
         while j < n {
             let piece = unit.saturating_mul(1u64 << j);
-            let Some(a) = self.affine(piece).filter(|_| fits) else {
+            let affine = if fits { self.affine(piece) } else { None };
+            let Some(a) = affine else {
                 total += self.p2p(piece);
                 j += 1;
                 continue;

@@ -308,6 +308,18 @@ impl CommModel for CopyTransfer {
             }
         }
     }
+
+    /// A contiguous message costs `Σ startup_i + s Σ_i 1/bw_i` (sequential) or
+    /// `Σ startup_i + s max_i 1/bw_i` (pipelined): one line on every size.
+    fn p2p_affine(&self, _bytes: u64) -> Option<crate::AffineCost> {
+        let startup: f64 = self.stages.iter().map(|st| st.startup).sum();
+        let rates = self.stages.iter().map(|st| st.time_per_byte(None));
+        let per_byte = match self.composition {
+            Composition::Sequential => rates.sum(),
+            Composition::Pipelined => rates.fold(0.0, f64::max),
+        };
+        Some(crate::AffineCost::everywhere(startup, per_byte))
+    }
 }
 
 /// `l(d) = t(d) - t_contiguous` as a one-row per-byte stride table over `strides` (bytes).

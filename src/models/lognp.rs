@@ -92,13 +92,7 @@ impl SizeCost {
     /// ```
     pub fn affine_piece(&self, bytes: u64) -> Option<crate::AffineCost> {
         match self {
-            Self::Table(t) => {
-                let piece = t.affine_piece(bytes);
-                let stays_non_negative = piece.at(piece.first) >= 0.0
-                    && (piece.per_byte >= 0.0
-                        || (piece.last < u64::MAX && piece.at(piece.last) >= 0.0));
-                stays_non_negative.then_some(piece)
-            }
+            Self::Table(t) => t.non_negative_affine_piece(bytes),
             Self::Linear { fixed, per_byte } => {
                 Some(crate::AffineCost::everywhere(*fixed, *per_byte))
             }
@@ -419,6 +413,19 @@ impl CommModel for LogNP {
     /// The last hop's cost.
     fn recv_overhead(&self, msg: &Message) -> f64 {
         self.hops[self.hops.len() - 1].cost(msg, self.unit_stride)
+    }
+
+    /// A contiguous message pays `Σ o_i(s)`: the sum of the hops' affine pieces, on the sizes
+    /// they share. `None` when a hop has a gap (`max(o_i, g_i)` is not one line in general) or a
+    /// cost form without a line.
+    fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
+        self.hops.iter().try_fold(
+            crate::AffineCost::everywhere(0.0, 0.0),
+            |sum, hop| match hop.gap {
+                Some(_) => None,
+                None => sum.plus(hop.overhead.affine_piece(bytes)?),
+            },
+        )
     }
 }
 
@@ -753,6 +760,14 @@ impl CommModel for Log3P {
     /// `(o_mw + l_mw) / 2`.
     fn recv_overhead(&self, msg: &Message) -> f64 {
         self.breakdown(msg).middleware() / 2.0
+    }
+
+    /// A contiguous message pays `o_mw(s) + o_net(s)` (no strided latency): the sum of the two
+    /// tables' segments, where both stay non-negative.
+    fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
+        self.middleware_overhead
+            .non_negative_affine_piece(bytes)?
+            .plus(self.network_overhead.non_negative_affine_piece(bytes)?)
     }
 }
 
