@@ -458,7 +458,8 @@ macro_rules! floor_sum_difference {
                 // swap: the next sums run over the old m with modulus min(a, m - a)
                 (m, a) = (next_m, m);
                 d = $divisor::new(m);
-                let (whole, rest) = d.div_rem(a);
+                // the new m is at most half the old: a partial quotient of at least 2
+                let (whole, rest) = d.div_rem_at_least_two(a);
                 t0 = t0.wrapping_add(triangle(n0).wrapping_mul(whole));
                 t1 = t1.wrapping_add(triangle(n1).wrapping_mul(whole));
                 a = rest;
@@ -493,6 +494,23 @@ macro_rules! small_quotient_divisor {
                     (0, x)
                 } else if x - m < m {
                     (1, x - m)
+                } else {
+                    (x / m, x % m)
+                }
+            }
+
+            /// [`div_rem`](Self::div_rem) for `x >= 2m`, by comparison when the quotient is 2
+            /// or 3 (the nearest-integer continued fractions' partial quotients of the longest
+            /// chains).
+            #[inline(always)]
+            fn div_rem_at_least_two(self, x: $int) -> ($int, $int) {
+                let m = self.m;
+                debug_assert!(x / m >= 2);
+                let rest = x - 2 * m;
+                if rest < m {
+                    (2, rest)
+                } else if rest - m < m {
+                    (3, rest - m)
                 } else {
                     (x / m, x % m)
                 }
