@@ -39,7 +39,7 @@
 //! period — or its complement, whichever is shorter — the rows stepped (up to 128, four 32-bit
 //! lanes, power-of-two lines) or counted by the two floor sums in lockstep by nearest-integer
 //! continued fractions (at most 10 steps for `L <= 4096`). Cost depends on `L` only, not on the
-//! row count: worst cases about 20-55 ns for lines up to 256 bytes and 60-100 ns up to 4 KiB
+//! row count: worst cases about 20-55 ns for lines up to 256 bytes and 55-90 ns up to 4 KiB
 //! (docs/PERFORMANCE.md).
 //!
 //! # References
