@@ -9,7 +9,7 @@ use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, DecisionTable, Gather, Operator,
     Problem, Reduce, Scan, Scatter, rank,
 };
-use commcost::{CommModel, Message, presets};
+use commcost::{CommModel, LogP, Message, presets};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 fn evaluation(c: &mut Criterion) {
@@ -40,8 +40,18 @@ fn evaluation(c: &mut Criterion) {
     group.finish();
 }
 
-/// Every algorithm of every collective at P = 2^32 (64 KiB messages, openib preset).
+/// Every algorithm of every collective at P = 2^32 (64 KiB messages), on the openib preset and
+/// on LogP.
 fn evaluation_every_algorithm(c: &mut Criterion) {
+    let openib = presets::open_mpi_openib();
+    // LogP counts whole 8-byte words: its lines are in words (AffineCost::unit = 8)
+    let logp = LogP::new(5e-6, 1e-6, 2e-6, 1 << 32, 8).unwrap();
+    for (label, model) in [("openib", &openib as &dyn CommModel), ("logp", &logp)] {
+        every_algorithm(c, label, model);
+    }
+}
+
+fn every_algorithm(c: &mut Criterion, label: &str, model: &dyn CommModel) {
     fn each<A: Algorithm>(
         group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
         collective: &str,
@@ -55,11 +65,9 @@ fn evaluation_every_algorithm(c: &mut Criterion) {
             });
         }
     }
-    let model = presets::open_mpi_openib();
-    let model: &dyn CommModel = &model;
     let problem = Problem::new(1 << 32, Message::contiguous(64 * 1024))
         .with_operator(Operator::new(1e-7, 1e-10).unwrap());
-    let mut group = c.benchmark_group("evaluate_p2^32");
+    let mut group = c.benchmark_group(format!("evaluate_p2^32_{label}"));
     each::<Broadcast>(&mut group, "broadcast", model, &problem);
     each::<Scan>(&mut group, "scan", model, &problem);
     each::<Reduce>(&mut group, "reduce", model, &problem);

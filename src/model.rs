@@ -100,12 +100,12 @@ pub trait CommModel: Debug + Send + Sync {
         Vec::new()
     }
 
-    /// [`p2p`](Self::p2p) of **contiguous** messages as an affine function of their size, on the
-    /// largest range of sizes around `bytes` where it is one (a protocol range, a segment of a
-    /// measured table):
+    /// [`p2p`](Self::p2p) of **contiguous** messages as an affine function of their size (or of
+    /// their number of whole words), on the largest range of sizes around `bytes` where it is one
+    /// (a protocol range, a segment of a measured table):
     ///
     /// ```text
-    /// p2p(Message::contiguous(b)) = intercept + per_byte · b     for first <= b <= last
+    /// p2p(Message::contiguous(b)) = intercept + per_unit · ⌈b / unit⌉     for first <= b <= last
     /// ```
     ///
     /// with `first <= bytes <= last`, equal up to floating-point rounding. Collectives use it to
@@ -126,7 +126,7 @@ pub trait CommModel: Debug + Send + Sync {
     /// let line = model.p2p_affine(4096).unwrap();
     /// // the eager range: T(s) = 2o + L + (s - 1) G = (7 µs - G) + G s, for 1 <= s <= 12288
     /// assert_eq!((line.first, line.last), (1, 12288));
-    /// assert!((line.per_byte - 1e-9).abs() < 1e-21);
+    /// assert!((line.per_unit - 1e-9).abs() < 1e-21 && line.unit == 1);
     /// let t = model.p2p(&Message::contiguous(10_000));
     /// assert!((line.at(10_000) - t).abs() < 1e-15);
     /// # Ok::<(), commcost::ParameterError>(())
@@ -137,8 +137,9 @@ pub trait CommModel: Debug + Send + Sync {
     }
 }
 
-/// An affine piece of a cost: `intercept + per_byte · b` for sizes `first <= b <= last`
-/// ([`CommModel::p2p_affine`]).
+/// An affine piece of a cost: `intercept + per_unit · ⌈b / unit⌉` for sizes
+/// `first <= b <= last` ([`CommModel::p2p_affine`]); `unit = 1` (a line in bytes) for every model
+/// but those that count whole words (LogP: `unit = w`).
 ///
 /// # Examples
 ///
@@ -150,6 +151,9 @@ pub trait CommModel: Debug + Send + Sync {
 /// assert!(line.contains(4096) && !line.contains(4097));
 /// assert!((line.at(1000) - 2e-6).abs() < 1e-18);
 /// assert_eq!(line.within(5000, 6000), None);
+/// // 1 µs per started 8-byte word
+/// let words = AffineCost::everywhere(0.0, 1e-6).in_units_of(8);
+/// assert_eq!(words.at(17), 3e-6);
 /// ```
 ///
 /// `repr(C)` with the two floats apart: a caller that copies the value back from the callee's
@@ -162,10 +166,12 @@ pub struct AffineCost {
     pub intercept: f64,
     /// First size (bytes) the formula holds for.
     pub first: u64,
-    /// Seconds per byte.
-    pub per_byte: f64,
+    /// Seconds per unit (per byte when `unit = 1`).
+    pub per_unit: f64,
     /// Last size (bytes) the formula holds for.
     pub last: u64,
+    /// Bytes per unit, at least 1: the cost grows with `⌈b / unit⌉`.
+    pub unit: u64,
 }
 
 impl AffineCost {
@@ -174,16 +180,34 @@ impl AffineCost {
     pub const fn everywhere(intercept: f64, per_byte: f64) -> Self {
         Self {
             intercept,
-            per_byte,
+            per_unit: per_byte,
             first: 0,
             last: u64::MAX,
+            unit: 1,
         }
     }
 
-    /// `intercept + per_byte · bytes`, seconds (whether or not `bytes` is in the range).
+    /// The same coefficients counting whole units of `unit` bytes (`unit = 0` is taken as 1).
+    #[inline]
+    pub const fn in_units_of(self, unit: u64) -> Self {
+        Self {
+            unit: if unit == 0 { 1 } else { unit },
+            ..self
+        }
+    }
+
+    /// `intercept + per_unit · ⌈bytes / unit⌉`, seconds (whether or not `bytes` is in the
+    /// range).
     #[inline]
     pub fn at(&self, bytes: u64) -> f64 {
-        self.intercept + self.per_byte * bytes as f64
+        let units = if self.unit.is_power_of_two() {
+            // ⌈b / 2^e⌉ by a shift (e = 0: the bytes themselves)
+            let e = self.unit.trailing_zeros();
+            (bytes >> e) + u64::from(bytes & (self.unit - 1) != 0)
+        } else {
+            bytes.div_ceil(self.unit)
+        };
+        self.intercept + self.per_unit * units as f64
     }
 
     /// Whether `first <= bytes <= last`.
@@ -192,7 +216,8 @@ impl AffineCost {
         self.first <= bytes && bytes <= self.last
     }
 
-    /// The sum of two lines on the sizes both hold for (`None` if they share none).
+    /// The sum of two pieces on the sizes both hold for (`None` if they share none, or if both
+    /// grow and count different units).
     ///
     /// ```
     /// use commcost::AffineCost;
@@ -202,12 +227,23 @@ impl AffineCost {
     /// assert_eq!((sum.first, sum.last), (50, 100));
     /// assert_eq!(sum.at(60), 3.0 + 0.75 * 60.0);
     /// assert_eq!(a.plus(b.within(150, 200).unwrap()), None);
+    /// // a constant adopts the other's unit; two growing pieces in different units do not add
+    /// let words = AffineCost::everywhere(0.0, 1.0).in_units_of(8);
+    /// assert_eq!(words.plus(AffineCost::everywhere(2.0, 0.0)).unwrap().at(9), 4.0);
+    /// assert_eq!(words.plus(a), None);
     /// ```
     #[inline]
     pub fn plus(self, other: Self) -> Option<Self> {
+        let unit = match (self.per_unit == 0.0, other.per_unit == 0.0) {
+            (true, _) => other.unit,
+            (_, true) => self.unit,
+            _ if self.unit == other.unit => self.unit,
+            _ => return None,
+        };
         Self {
             intercept: self.intercept + other.intercept,
-            per_byte: self.per_byte + other.per_byte,
+            per_unit: self.per_unit + other.per_unit,
+            unit,
             ..self
         }
         .within(other.first, other.last)

@@ -217,7 +217,7 @@ impl Table1D {
     /// let t = Table1D::new(vec![0.0, 100.0, 300.0], vec![1.0, 3.0, 4.0])?;
     /// let line = t.affine_piece(150);
     /// assert_eq!((line.first, line.last), (100, u64::MAX)); // the last segment extrapolates
-    /// assert!((line.intercept - 2.5).abs() < 1e-12 && (line.per_byte - 0.005).abs() < 1e-15);
+    /// assert!((line.intercept - 2.5).abs() < 1e-12 && (line.per_unit - 0.005).abs() < 1e-15);
     /// let first = t.affine_piece(50);
     /// assert_eq!((first.first, first.last), (0, 100));
     /// assert!((first.at(50) - 2.0).abs() < 1e-12); // 1 + 0.02 · 50
@@ -242,10 +242,9 @@ impl Table1D {
             xs[left + 1].floor() as u64
         };
         crate::AffineCost {
-            intercept,
-            per_byte,
             first: first.min(bytes),
             last: last.max(bytes),
+            ..crate::AffineCost::everywhere(intercept, per_byte)
         }
     }
 
@@ -265,7 +264,7 @@ impl Table1D {
     pub fn non_negative_affine_piece(&self, bytes: u64) -> Option<crate::AffineCost> {
         let piece = self.affine_piece(bytes);
         let stays_non_negative = piece.at(piece.first) >= 0.0
-            && (piece.per_byte >= 0.0 || (piece.last < u64::MAX && piece.at(piece.last) >= 0.0));
+            && (piece.per_unit >= 0.0 || (piece.last < u64::MAX && piece.at(piece.last) >= 0.0));
         stays_non_negative.then_some(piece)
     }
 

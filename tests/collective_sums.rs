@@ -13,8 +13,8 @@ use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Broadcast, Gather, Operator, Problem, Scatter,
 };
 use commcost::{
-    CommModel, Composition, CopyTransfer, LogGP, LogNP, LogP, MemoryLogP, Message, ModelSpec, Pram,
-    ProtocolRange, Protocols, Quantities, Stage, Table1D, presets,
+    CommModel, Composition, CopyTransfer, LogGP, LogNP, LogP, MemoryLogP, Message, MlinesModel,
+    ModelSpec, Pram, ProtocolRange, Protocols, Quantities, Stage, Table1D, presets,
 };
 use proptest::prelude::*;
 
@@ -134,14 +134,31 @@ const NAMES: [&str; 7] = [
 ];
 
 /// A protocol model of 1-4 LogGP ranges with random switch points.
-fn protocols() -> impl Strategy<Value = Protocols<LogGP>> {
-    let loggp =
-        (0.1f64..10.0, 0.1f64..5.0, 0.1f64..5.0, 0.0f64..0.05).prop_map(|(l, o, g, big_g)| {
-            LogGP::new(l * 1e-6, o * 1e-6, g * 1e-6, big_g * 1e-6, 8).unwrap()
+/// A protocol model of 1-4 ranges with random switch points, each range LogGP (a line in
+/// bytes) or LogP (a line in words of 1-4096 bytes, powers of two or not).
+fn protocols() -> impl Strategy<Value = Protocols<ModelSpec>> {
+    let loggp = (0.1f64..10.0, 0.1f64..5.0, 0.1f64..5.0, 0.0f64..0.05).prop_map(
+        |(l, o, g, big_g)| -> ModelSpec {
+            LogGP::new(l * 1e-6, o * 1e-6, g * 1e-6, big_g * 1e-6, 8)
+                .unwrap()
+                .into()
+        },
+    );
+    let logp = (
+        0.1f64..10.0,
+        0.1f64..5.0,
+        0.1f64..5.0,
+        prop::sample::select(vec![1u64, 2, 3, 8, 12, 64, 4096]),
+    )
+        .prop_map(|(l, o, g, w)| -> ModelSpec {
+            LogP::new(l * 1e-6, o * 1e-6, g * 1e-6, 8, w)
+                .unwrap()
+                .into()
         });
+    let range = prop_oneof![loggp, logp];
     (
-        loggp.clone(),
-        prop::collection::vec((1u64..1 << 40, loggp), 0..4),
+        range.clone(),
+        prop::collection::vec((1u64..1 << 40, range), 0..4),
     )
         .prop_map(|(first, mut rest)| {
             rest.sort_by_key(|r| r.0);
@@ -238,7 +255,10 @@ fn every_affine_model_keeps_its_promise() {
             Stage::new("wire", 1e9, 5e-6).unwrap(),
         ]
     };
+    let logp = || LogP::new(5e-6, 1e-6, 2e-6, 8, 4).unwrap();
     let more: Vec<(&str, Box<dyn CommModel>)> = vec![
+        ("logp", Box::new(logp())),
+        ("lognp of logp", Box::new(LogNP::from(logp()))),
         ("titan log3p", Box::new(presets::titan_log3p())),
         (
             "lognp of titan",
@@ -278,15 +298,21 @@ fn every_affine_model_keeps_its_promise() {
         }
     }
     // every model here describes every size
-    assert!(described == 10 * 80, "{described}");
+    assert!(described == 12 * 80, "{described}");
 }
 
 #[test]
 fn models_without_a_line_say_so() {
-    // LogP's word staircase, in a LogNP and in LogP itself: no affine description
-    let logp = LogP::new(5e-6, 1e-6, 2e-6, 8, 4).unwrap();
-    assert_eq!(logp.p2p_affine(100), None);
-    assert_eq!(LogNP::from(logp).p2p_affine(100), None);
+    // Mlines prices the lines a message touches: ⌈(offset + b) / L⌉ is no line in b
+    let mlines = MlinesModel::new(1e-6, 1e-9, 1e-8, 64).unwrap();
+    assert_eq!(mlines.p2p_affine(100), None);
+    // and the per-round evaluation is what the collectives then do
+    let problem = Problem::new(1 << 20, Message::contiguous(4096));
+    for name in NAMES {
+        let fast = library(&mlines, name, &problem);
+        let rounds = by_rounds(&mlines, name, 1 << 20, 4096, Operator::FREE);
+        assert!(close(fast, rounds), "{name}: {fast} vs {rounds}");
+    }
 }
 
 #[test]

@@ -25,6 +25,7 @@ struct Pieces<'a> {
 }
 
 impl Pieces<'_> {
+    #[inline]
     fn p2p(&mut self, bytes: u64) -> f64 {
         if let Some(a) = self.known_range(bytes) {
             return a.at(bytes);
@@ -96,9 +97,11 @@ impl Pieces<'_> {
             } else {
                 doublings_within(unit, a.last).min(n - 1)
             };
-            let rounds = f64::from(j1 - j + 1);
-            let doublings = pow2(j1 + 1) - pow2(j);
-            total += rounds * a.intercept + a.per_byte * (unit as f64 * doublings);
+            total += match units_of_doublings(unit, j, j1, a.unit) {
+                Some(units) => f64::from(j1 - j + 1) * a.intercept + a.per_unit * units,
+                // units that are not a power of two: the line round by round, no model call
+                None => (j..=j1).map(|i| a.at(unit << i)).sum(),
+            };
             j = j1 + 1;
         }
         total
@@ -108,7 +111,7 @@ impl Pieces<'_> {
     /// halving and the bytes they carry.
     ///
     /// Over the rounds whose pieces share one affine range of the model, the time is `count · a
-    /// + b · Σ pieces`, and the pieces sum in closed form ([`sum_of_halvings`]).
+    /// + b · Σ ⌈piece / unit⌉`, and the units sum in closed form ([`sum_of_halvings`]).
     fn halving_sum(&mut self, m: u64, n: u32) -> (f64, u64) {
         let mut total = 0.0;
         let mut k = 1;
@@ -125,8 +128,10 @@ impl Pieces<'_> {
             } else {
                 doublings_within(a.first - 1, m - 1).min(n)
             };
-            let bytes = sum_of_halvings(m, k1) - sum_of_halvings(m, k - 1);
-            total += f64::from(k1 - k + 1) * a.intercept + a.per_byte * bytes as f64;
+            // ⌈⌈m/2^k⌉ / unit⌉ = ⌈m / (unit 2^k)⌉ = ⌈m' / 2^k⌉ with m' = ⌊(m-1)/unit⌋ + 1
+            let m_units = if m == 0 { 0 } else { (m - 1) / a.unit + 1 };
+            let units = sum_of_halvings(m_units, k1) - sum_of_halvings(m_units, k - 1);
+            total += f64::from(k1 - k + 1) * a.intercept + a.per_unit * units as f64;
             k = k1 + 1;
         }
         (total, sum_of_halvings(m, n))
@@ -138,6 +143,29 @@ impl Pieces<'_> {
 fn doublings_within(unit: u64, limit: u64) -> u32 {
     let j = unit.leading_zeros() - limit.leading_zeros();
     if unit << j > limit { j - 1 } else { j }
+}
+
+/// `Σ_{j=j0}^{j1} ⌈base 2^j / unit⌉` (`base 2^j1 < 2^64`) for a power-of-two `unit = 2^e`
+/// (`None` otherwise): `base 2^(j-e)` for `j >= e`, a geometric series, and `⌈base / 2^(e-j)⌉`
+/// below, a sum of halvings ([`sum_of_halvings`]).
+fn units_of_doublings(base: u64, j0: u32, j1: u32, unit: u64) -> Option<f64> {
+    if !unit.is_power_of_two() {
+        return None;
+    }
+    let e = unit.trailing_zeros();
+    let whole = if j1 >= e {
+        base as f64 * (pow2(j1 - e + 1) - pow2(j0.max(e) - e))
+    } else {
+        0.0
+    };
+    let split = if j0 < e {
+        // t = e - j runs over [e - min(j1, e - 1), e - j0], all >= 1
+        let (low, high) = (e - j1.min(e - 1), e - j0);
+        (sum_of_halvings(base, high) - sum_of_halvings(base, low - 1)) as f64
+    } else {
+        0.0
+    };
+    Some(whole + split)
 }
 
 /// `2^e` as an `f64` (`e <= 1023`), from its bits (no software `u128` conversion).
@@ -626,7 +654,7 @@ fn blocks_with_bit(p: u64, k: u32) -> u64 {
 /// With `P = q 2^(k+1) + r`, `n_k = q 2^k + max(0, r - 2^k) <= P/2`, and for `k <= h - 2`,
 /// `q >= 2^(h-2-k)` (as `P > 2^(h-1)`) so `n_k >= 2^(h-2)`: the pieces of all rounds but the
 /// last lie in `[m 2^(h-2), m ⌊P/2⌋]`. When one affine range `a + b·x` of the model covers that
-/// interval they cost `(h - 1) a + b m Σ_{k<h-1} n_k`, where `Σ_{k<h} n_k` counts the set bits
+/// interval they cost `(h - 1) a + b m Σ_{k<h-1} n_k` (in units: when the unit divides `m`), where `Σ_{k<h} n_k` counts the set bits
 /// of the indices below `P` ([`set_bits_below`]) and the last round's `n_{h-1} = P - 2^(h-1)`;
 /// otherwise every round is evaluated.
 fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
@@ -639,7 +667,12 @@ fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
         // Σ n_k <= (h - 1) ⌊P/2⌋ < 2^70: split into 2^64 multiples for an exact-enough f64
         let blocks = set_bits_below(p) - u128::from(last);
         let blocks = (blocks >> 64) as f64 * pow2(64) + (blocks as u64) as f64;
-        f64::from(h - 1) * a.intercept + a.per_byte * (m as f64 * blocks)
+        if m.is_multiple_of(a.unit) {
+            f64::from(h - 1) * a.intercept + a.per_unit * ((m / a.unit) as f64 * blocks)
+        } else {
+            // ⌈m n_k / unit⌉ has no closed sum: the line round by round, no model call
+            (0..h - 1).map(|k| a.at(m * blocks_with_bit(p, k))).sum()
+        }
     } else {
         (0..h - 1)
             .map(|k| pieces.p2p(m.saturating_mul(blocks_with_bit(p, k))))

@@ -178,22 +178,14 @@ impl CommModel for LogGP {
     }
 
     /// `T(s) = (2o + L - G) + G s` for `s >= 1`; the 0-byte message `2o + L` on its own.
+    #[inline]
     fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
         let startup = 2.0 * self.overhead + self.latency;
-        Some(if bytes == 0 {
-            AffineCost {
-                intercept: startup,
-                per_byte: 0.0,
-                first: 0,
-                last: 0,
-            }
+        if bytes == 0 {
+            AffineCost::everywhere(startup, 0.0).within(0, 0)
         } else {
-            AffineCost {
-                intercept: startup - self.gap_per_byte,
-                per_byte: self.gap_per_byte,
-                first: 1,
-                last: u64::MAX,
-            }
-        })
+            AffineCost::everywhere(startup - self.gap_per_byte, self.gap_per_byte)
+                .within(1, u64::MAX)
+        }
     }
 }

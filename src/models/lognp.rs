@@ -73,8 +73,8 @@ impl SizeCost {
     /// The cost as an affine function of the size on the sizes around `bytes` where it is one
     /// (see [`CommModel::p2p_affine`]): a table's segment (while its line stays non-negative,
     /// as [`eval`](Self::eval) clamps), a single rate, LogGP's long-message line, a constant
-    /// per-byte rate. `None` for a per-byte table of several points (`s · t(s)` is quadratic in
-    /// a segment) and the word staircase.
+    /// per-byte rate, LogP's word staircase (a line in whole words). `None` for a per-byte table
+    /// of several points (`s · t(s)` is quadratic in a segment).
     ///
     /// # Examples
     ///
@@ -86,9 +86,15 @@ impl SizeCost {
     /// let line = hop.affine_piece(5000).unwrap();
     /// assert_eq!((line.first, line.last), (1, u64::MAX));
     /// assert!((line.at(5000) - hop.eval(5000)).abs() < 1e-18);
-    /// // a word staircase is not affine
+    /// // a word staircase is a line in words: 1 µs + 0.1 µs per further started 8-byte word
     /// let words = SizeCost::Words { first_word: 1e-6, per_extra_word: 1e-7, word_bytes: 8 };
-    /// assert_eq!(words.affine_piece(100), None);
+    /// let staircase = words.affine_piece(100).unwrap();
+    /// assert_eq!(staircase.unit, 8);
+    /// assert!((staircase.at(17) - 1.2e-6).abs() < 1e-18); // 3 words
+    /// // s · t(s) over a table of several per-byte times is quadratic within a segment
+    /// let per_byte = SizeCost::PerByte(commcost::Table1D::new(vec![1.0, 100.0], vec![2e-9, 1e-9])?);
+    /// assert_eq!(per_byte.affine_piece(50), None);
+    /// # Ok::<(), commcost::ParameterError>(())
     /// ```
     pub fn affine_piece(&self, bytes: u64) -> Option<crate::AffineCost> {
         match self {
@@ -99,25 +105,32 @@ impl SizeCost {
             Self::LongMessage {
                 first_byte,
                 per_byte,
-            } => Some(if bytes == 0 {
-                crate::AffineCost {
-                    intercept: *first_byte,
-                    per_byte: 0.0,
-                    first: 0,
-                    last: 0,
+            } => {
+                if bytes == 0 {
+                    crate::AffineCost::everywhere(*first_byte, 0.0).within(0, 0)
+                } else {
+                    crate::AffineCost::everywhere(first_byte - per_byte, *per_byte)
+                        .within(1, u64::MAX)
                 }
-            } else {
-                crate::AffineCost {
-                    intercept: first_byte - per_byte,
-                    per_byte: *per_byte,
-                    first: 1,
-                    last: u64::MAX,
+            }
+            Self::Words {
+                first_word,
+                per_extra_word,
+                word_bytes,
+            } => {
+                // at least one word: ⌈s / w⌉ words for s >= 1, one for s = 0
+                if bytes == 0 {
+                    crate::AffineCost::everywhere(*first_word, 0.0).within(0, 0)
+                } else {
+                    crate::AffineCost::everywhere(first_word - per_extra_word, *per_extra_word)
+                        .in_units_of(*word_bytes)
+                        .within(1, u64::MAX)
                 }
-            }),
+            }
             Self::PerByte(t) if t.num_points() == 1 => {
                 Some(crate::AffineCost::everywhere(0.0, t.values()[0].max(0.0)))
             }
-            Self::PerByte(_) | Self::Words { .. } => None,
+            Self::PerByte(_) => None,
         }
     }
 

@@ -160,4 +160,21 @@ impl CommModel for LogP {
     fn gap(&self, _msg: &Message) -> f64 {
         self.gap
     }
+
+    /// `T = (2o + L - I) + I ⌈B / w⌉` in words of `w` bytes for `B >= 1` (`I = max(g, o)`); the
+    /// 0-byte message, one word, on its own.
+    #[inline]
+    fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
+        let (startup, interval) = (
+            2.0 * self.overhead + self.latency,
+            self.injection_interval(),
+        );
+        if bytes == 0 {
+            crate::AffineCost::everywhere(startup, 0.0).within(0, 0)
+        } else {
+            crate::AffineCost::everywhere(startup - interval, interval)
+                .in_units_of(self.word_bytes)
+                .within(1, u64::MAX)
+        }
+    }
 }

@@ -256,6 +256,7 @@ impl<M: CommModel> CommModel for Protocols<M> {
     }
     /// The range's model's affine piece, cut to the range (the first range also holds the
     /// sizes below its start).
+    #[inline]
     fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
         let index = self.range_index(bytes);
         let range = &self.ranges[index];
