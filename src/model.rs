@@ -187,6 +187,25 @@ impl AffineCost {
         }
     }
 
+    /// The piece around `bytes` of `first + per_unit · (⌈b / unit⌉ - 1)` for `b >= 1`, where a
+    /// 0-byte message costs one unit (`first`): the constant `first` on `0..=0` for `bytes = 0`,
+    /// else `(first - per_unit) + per_unit · ⌈b / unit⌉` on `1..`. LogGP's `2o + L + (s - 1) G`
+    /// (unit 1 byte), LogP's `2o + L + (m - 1) max(g, o)` (unit `w`).
+    #[inline]
+    pub(crate) fn first_unit_then_line(bytes: u64, first: f64, per_unit: f64, unit: u64) -> Self {
+        if bytes == 0 {
+            Self {
+                last: 0,
+                ..Self::everywhere(first, 0.0)
+            }
+        } else {
+            Self {
+                first: 1,
+                ..Self::everywhere(first - per_unit, per_unit).in_units_of(unit)
+            }
+        }
+    }
+
     /// The same coefficients counting whole units of `unit` bytes (`unit = 0` is taken as 1).
     #[inline]
     pub const fn in_units_of(self, unit: u64) -> Self {

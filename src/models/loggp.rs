@@ -181,11 +181,11 @@ impl CommModel for LogGP {
     #[inline]
     fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
         let startup = 2.0 * self.overhead + self.latency;
-        if bytes == 0 {
-            AffineCost::everywhere(startup, 0.0).within(0, 0)
-        } else {
-            AffineCost::everywhere(startup - self.gap_per_byte, self.gap_per_byte)
-                .within(1, u64::MAX)
-        }
+        Some(AffineCost::first_unit_then_line(
+            bytes,
+            startup,
+            self.gap_per_byte,
+            1,
+        ))
     }
 }

@@ -105,28 +105,22 @@ impl SizeCost {
             Self::LongMessage {
                 first_byte,
                 per_byte,
-            } => {
-                if bytes == 0 {
-                    crate::AffineCost::everywhere(*first_byte, 0.0).within(0, 0)
-                } else {
-                    crate::AffineCost::everywhere(first_byte - per_byte, *per_byte)
-                        .within(1, u64::MAX)
-                }
-            }
+            } => Some(crate::AffineCost::first_unit_then_line(
+                bytes,
+                *first_byte,
+                *per_byte,
+                1,
+            )),
             Self::Words {
                 first_word,
                 per_extra_word,
                 word_bytes,
-            } => {
-                // at least one word: ⌈s / w⌉ words for s >= 1, one for s = 0
-                if bytes == 0 {
-                    crate::AffineCost::everywhere(*first_word, 0.0).within(0, 0)
-                } else {
-                    crate::AffineCost::everywhere(first_word - per_extra_word, *per_extra_word)
-                        .in_units_of(*word_bytes)
-                        .within(1, u64::MAX)
-                }
-            }
+            } => Some(crate::AffineCost::first_unit_then_line(
+                bytes,
+                *first_word,
+                *per_extra_word,
+                *word_bytes,
+            )),
             Self::PerByte(t) if t.num_points() == 1 => {
                 Some(crate::AffineCost::everywhere(0.0, t.values()[0].max(0.0)))
             }

@@ -169,12 +169,11 @@ impl CommModel for LogP {
             2.0 * self.overhead + self.latency,
             self.injection_interval(),
         );
-        if bytes == 0 {
-            crate::AffineCost::everywhere(startup, 0.0).within(0, 0)
-        } else {
-            crate::AffineCost::everywhere(startup - interval, interval)
-                .in_units_of(self.word_bytes)
-                .within(1, u64::MAX)
-        }
+        Some(crate::AffineCost::first_unit_then_line(
+            bytes,
+            startup,
+            interval,
+            self.word_bytes,
+        ))
     }
 }
