@@ -66,6 +66,7 @@
 pub mod calibrate;
 pub mod collectives;
 mod error;
+pub mod export;
 mod message;
 pub mod mlines;
 mod model;
@@ -79,6 +80,7 @@ pub use error::{
     CalibrationError, CollectiveError, FitError, LinesError, MessageError, ParameterError,
     ProbeError, TimelineError,
 };
+pub use error::{AlgorithmParseError, ExportError};
 pub use message::Message;
 pub use model::{AffineCost, CommModel, Quantities};
 pub use models::copy_transfer::{Composition, CopyTransfer, Stage};

@@ -29,6 +29,7 @@
 //! ([`Problem::piece`]).
 
 mod algorithms;
+pub mod ompi;
 mod select;
 
 pub use algorithms::{
