@@ -438,6 +438,14 @@ pub enum ExportError {
     /// A collective could not be priced.
     #[error(transparent)]
     Collective(#[from] CollectiveError),
+    /// A collective the target file cannot describe.
+    #[error("{collective}: not supported in the {target}")]
+    Unsupported {
+        /// The collective.
+        collective: &'static str,
+        /// The file format.
+        target: &'static str,
+    },
 }
 
 /// An impossible LogGPO timeline or question.

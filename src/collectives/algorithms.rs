@@ -265,10 +265,11 @@ macro_rules! algorithm_list {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Broadcast {
-    /// The root sends `P - 1` consecutive messages: `T(m) + (P - 2) I(m)` (SPEC §8; LogGP:
+    /// The root sends `P - 1` consecutive messages: `T(m) + (P - 2) I(m)` (Cameron, Ge & Sun, "log_n P and log_3 P",
+    /// IEEE Trans. Computers 56(3), 2007, Sec. 4.3.3; LogGP:
     /// `2o + L + (P-1) G k + (P-2) g` when `g + kG >= o`; log_3 P: `P (o_mw/2 + l_mw/2) + o_net`).
     Linear,
-    /// Binomial tree: `h T(m) + (h - 1) g(m)` (SPEC §8; LogGP `h (2o + L + kG) + (h-1) g`,
+    /// Binomial tree: `h T(m) + (h - 1) g(m)` (Cameron, Ge & Sun 2007, Sec. 4.3.3; LogGP `h (2o + L + kG) + (h-1) g`,
     /// log_3 P `h (o_mw + l_mw + o_net)`).
     Binomial,
     /// Van de Geijn: binomial scatter of `c = ⌈m/P⌉`-byte chunks, then a ring allgather:

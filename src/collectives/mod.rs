@@ -10,8 +10,10 @@
 //! call per range.
 //!
 //! Round structures follow R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective
-//! communication operations in MPICH", IJHPCA 19(1), 2005, and the SPEC §8 forms, which reproduce
-//! the seeds' closed forms for LogGP and log_3 P exactly:
+//! communication operations in MPICH", IJHPCA 19(1), 2005; the broadcast forms reproduce the
+//! closed forms for LogGP and log_3 P of K. W. Cameron, R. Ge, X.-H. Sun, "log_n P and log_3 P:
+//! accurate analytical models of point-to-point communication in distributed systems", IEEE
+//! Transactions on Computers 56(3), 2007, Sec. 4.3.3, exactly:
 //!
 //! ```text
 //! linear broadcast   T = p2p + (P - 2) interval
@@ -29,13 +31,15 @@
 //! ([`Problem::piece`]).
 
 mod algorithms;
+mod names;
 pub mod ompi;
 mod select;
 
 pub use algorithms::{
     Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
 };
-pub use select::{DecisionTable, best, crossover, rank};
+pub use names::MpichAlgorithm;
+pub use select::{DecisionTable, SwitchPoint, best, crossover, rank};
 
 use crate::error::CollectiveError;
 use crate::{CommModel, Message};
