@@ -25,7 +25,7 @@
 use std::fmt;
 
 use crate::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
-use crate::collectives::{self, MpichAlgorithm, Operator, Problem, rank};
+use crate::collectives::{self, MpichAlgorithm, Operator, Problem};
 use crate::error::{CollectiveError, ExportError};
 use crate::{CommModel, Message};
 
@@ -232,14 +232,13 @@ impl Grid<'_> {
                 let bytes = A::COLLECTIVE.problem_bytes(s, p);
                 let problem =
                     Problem::new(p, Message::contiguous(bytes)).with_operator(self.operator);
-                let choice = rank::<A>(self.model, &problem)?
-                    .into_iter()
-                    .map(|(a, _)| a)
-                    .find(|a| two_proc_allowed || !a.ompi_name().starts_with("two_proc"))
-                    .ok_or(CollectiveError::EmptyRange {
-                        what: "candidates",
-                        detail: format!("no {} algorithm runs on {p} processes", A::COLLECTIVE),
-                    })?;
+                let previous = rules.last().map(|r| (r.algorithm, r.faninout, r.segment));
+                let choice = choose::<A>(
+                    self.model,
+                    &problem,
+                    |a| two_proc_allowed || !a.ompi_name().starts_with("two_proc"),
+                    |a| previous == Some((a.ompi_id(), a.faninout(), a.segment_size())),
+                )?;
                 let rule = OmpiRule {
                     size: if rules.is_empty() { 0 } else { s },
                     algorithm: choice.ompi_id(),
@@ -262,6 +261,42 @@ impl Grid<'_> {
         }
         Ok(blocks)
     }
+}
+
+/// Relative cost difference below which two algorithms count as equally fast.
+const TIE: f64 = 1e-9;
+
+/// The cheapest allowed candidate of `problem`. Candidates within a relative [`TIE`] of the
+/// cheapest count as equal (on 2 processes many algorithms are the same single message, and
+/// rounding must not make the file alternate between them): the one `keep` accepts (the
+/// previous rule's algorithm) if it is among them, else the first in candidate order.
+fn choose<A: collectives::Algorithm>(
+    model: &dyn CommModel,
+    problem: &Problem,
+    allowed: impl Fn(&A) -> bool,
+    keep: impl Fn(&A) -> bool,
+) -> Result<A, CollectiveError> {
+    let mut priced = Vec::new();
+    for a in A::candidates(model, problem) {
+        if allowed(&a) {
+            let cost = a.cost(model, problem)?;
+            priced.push((a, cost));
+        }
+    }
+    let cheapest = priced
+        .iter()
+        .map(|&(_, c)| c)
+        .fold(f64::INFINITY, f64::min);
+    let limit = cheapest + cheapest.abs() * TIE;
+    let mut ties = priced.into_iter().filter(|&(_, c)| c <= limit).map(|(a, _)| a);
+    let first = ties.next().ok_or(CollectiveError::EmptyRange {
+        what: "candidates",
+        detail: format!("no allowed algorithm on {} processes", problem.processes),
+    })?;
+    Ok(std::iter::once(first)
+        .chain(ties)
+        .find(|a| keep(a))
+        .unwrap_or(first))
 }
 
 /// The collectives [`mpich_json`] writes: MPICH's names for them.
@@ -430,13 +465,15 @@ impl Grid<'_> {
                 };
                 let problem =
                     Problem::new(p, Message::contiguous(bytes)).with_operator(self.operator);
-                let function = rank::<A>(self.model, &problem)?
-                    .into_iter()
-                    .find_map(|(a, _)| a.mpich_function())
-                    .ok_or(CollectiveError::EmptyRange {
-                        what: "candidates",
-                        detail: format!("no {} algorithm that MPICH runs", A::MPICH_COLLECTIVE),
-                    })?;
+                let previous = rules.last().map(|(_, f)| f.clone());
+                let function = choose::<A>(
+                    self.model,
+                    &problem,
+                    |a| a.mpich_name().is_some(),
+                    |a| a.mpich_function() == previous,
+                )?
+                .mpich_function()
+                .unwrap_or_default();
                 if rules.last().is_none_or(|(_, f)| *f != function) {
                     rules.push((if rules.is_empty() { 0 } else { s }, function));
                 }

@@ -1,0 +1,91 @@
+//! Writes an Open MPI dynamic rules file (or MPICH's selection JSON) for a model.
+//!
+//! ```text
+//! cargo run --example export_ompi_rules -- [--preset openib|gm|sci|tcp] [--model FILE.json]
+//!     [--procs 2,4,8] [--sizes 1,1024,65536] [--collectives bcast,allreduce] [--mpich] [-o FILE]
+//! ```
+//!
+//! `--model` loads a `ModelSpec` (JSON, e.g. written by a calibration); without it a preset of
+//! Hoefler et al.'s Table 2 is used (default: Open MPI over InfiniBand). The file then goes to
+//! Open MPI as
+//! `mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE`.
+
+use std::error::Error;
+use std::process::ExitCode;
+
+use commcost::collectives::ompi::OmpiCollective;
+use commcost::{CommModel, ModelSpec, export, presets};
+
+fn list(value: &str, what: &str) -> Result<Vec<u64>, String> {
+    value
+        .split(',')
+        .map(|v| {
+            v.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("{what}: `{v}` is not an unsigned integer"))
+        })
+        .collect()
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
+    let mut args = std::env::args().skip(1);
+    let mut model: Box<dyn CommModel> = Box::new(presets::open_mpi_openib());
+    let mut procs = vec![2, 4, 8];
+    let mut sizes: Vec<u64> = std::iter::once(1).chain((0..=22).step_by(2).map(|k| 4u64 << k)).collect();
+    let mut collectives = OmpiCollective::ALL.to_vec();
+    let mut mpich = false;
+    let mut output: Option<String> = None;
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--preset" => {
+                model = match value()?.as_str() {
+                    "openib" => Box::new(presets::open_mpi_openib()),
+                    "gm" => Box::new(presets::open_mpi_gm()),
+                    "sci" => Box::new(presets::nmpi_sci()),
+                    "tcp" => Box::new(presets::mpich2_tcp()),
+                    other => return Err(format!("unknown preset `{other}` (openib, gm, sci, tcp)").into()),
+                }
+            }
+            "--model" => {
+                let path = value()?;
+                let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+                let spec: ModelSpec =
+                    serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+                model = spec.into_model();
+            }
+            "--procs" => procs = list(&value()?, "--procs")?,
+            "--sizes" => sizes = list(&value()?, "--sizes")?,
+            "--collectives" => {
+                collectives = value()?
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()?;
+            }
+            "--mpich" => mpich = true,
+            "-o" | "--output" => output = Some(value()?),
+            other => return Err(format!("unknown argument `{other}`").into()),
+        }
+    }
+    let text = if mpich {
+        collectives.retain(|&c| c != OmpiCollective::ReduceScatter);
+        export::mpich_json(model.as_ref(), &collectives, &procs, &sizes)?
+    } else {
+        export::ompi_rules(model.as_ref(), &collectives, &procs, &sizes)?.to_string()
+    };
+    match output {
+        Some(path) => std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?,
+        None => print!("{text}"),
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
