@@ -31,7 +31,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     let mut args = std::env::args().skip(1);
     let mut model: Box<dyn CommModel> = Box::new(presets::open_mpi_openib());
     let mut procs = vec![2, 4, 8];
-    let mut sizes: Vec<u64> = std::iter::once(1).chain((0..=22).step_by(2).map(|k| 4u64 << k)).collect();
+    let mut sizes: Vec<u64> = std::iter::once(1)
+        .chain((0..=22).step_by(2).map(|k| 4u64 << k))
+        .collect();
     let mut collectives = OmpiCollective::ALL.to_vec();
     let mut mpich = false;
     let mut output: Option<String> = None;
@@ -44,7 +46,11 @@ fn run() -> Result<(), Box<dyn Error>> {
                     "gm" => Box::new(presets::open_mpi_gm()),
                     "sci" => Box::new(presets::nmpi_sci()),
                     "tcp" => Box::new(presets::mpich2_tcp()),
-                    other => return Err(format!("unknown preset `{other}` (openib, gm, sci, tcp)").into()),
+                    other => {
+                        return Err(
+                            format!("unknown preset `{other}` (openib, gm, sci, tcp)").into()
+                        );
+                    }
                 }
             }
             "--model" => {

@@ -3,7 +3,7 @@
 //! * [`ompi_rules`]: Open MPI's classic dynamic rules file for the tuned component (read by
 //!   Open MPI 4.x and 5.x with `--mca coll_tuned_use_dynamic_rules 1 --mca
 //!   coll_tuned_dynamic_rules_filename FILE`), from the algorithms of
-//!   [`collectives::ompi`](crate::collectives::ompi).
+//!   [`collectives::ompi`].
 //! * [`mpich_json`]: MPICH's collective selection JSON (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`)
 //!   from the textbook algorithms MPICH runs ([`MpichAlgorithm`]).
 //!
@@ -257,7 +257,10 @@ impl Grid<'_> {
             if blocks.last().is_some_and(|b| b.rules == rules) {
                 continue;
             }
-            blocks.push(OmpiBlock { processes: p, rules });
+            blocks.push(OmpiBlock {
+                processes: p,
+                rules,
+            });
         }
         Ok(blocks)
     }
@@ -283,12 +286,12 @@ fn choose<A: collectives::Algorithm>(
             priced.push((a, cost));
         }
     }
-    let cheapest = priced
-        .iter()
-        .map(|&(_, c)| c)
-        .fold(f64::INFINITY, f64::min);
+    let cheapest = priced.iter().map(|&(_, c)| c).fold(f64::INFINITY, f64::min);
     let limit = cheapest + cheapest.abs() * TIE;
-    let mut ties = priced.into_iter().filter(|&(_, c)| c <= limit).map(|(a, _)| a);
+    let mut ties = priced
+        .into_iter()
+        .filter(|&(_, c)| c <= limit)
+        .map(|(a, _)| a);
     let first = ties.next().ok_or(CollectiveError::EmptyRange {
         what: "candidates",
         detail: format!("no allowed algorithm on {} processes", problem.processes),
@@ -382,7 +385,9 @@ pub fn mpich_json(
                 });
             }
         };
-        out.push_str(&format!("  \"collective={name}\": {{\n    \"comm_type=intra\": {{\n"));
+        out.push_str(&format!(
+            "  \"collective={name}\": {{\n    \"comm_type=intra\": {{\n"
+        ));
         write_ranges(&mut out, "comm_size", &blocks, 3, |out, rules, depth| {
             if size_key.is_empty() {
                 write_leaf(out, &rules[0].1, depth);
@@ -393,7 +398,11 @@ pub fn mpich_json(
             }
         });
         out.push_str("    }\n  }");
-        out.push_str(if k + 1 < collectives.len() { ",\n" } else { "\n" });
+        out.push_str(if k + 1 < collectives.len() {
+            ",\n"
+        } else {
+            "\n"
+        });
     }
     out.push_str("}\n");
     Ok(out)
@@ -408,7 +417,6 @@ fn write_ranges<T>(
     mut inner: impl FnMut(&mut String, &T, usize),
 ) {
     let indent = "  ".repeat(depth);
-    let mut written = 0;
     for (i, (_, value)) in ranges.iter().enumerate() {
         let bound = ranges
             .get(i + 1)
@@ -418,13 +426,12 @@ fn write_ranges<T>(
             Some(b) => format!("{key}<={b}"),
             None => format!("{key}=any"),
         };
-        if written > 0 {
+        if i > 0 {
             out.push_str(",\n");
         }
         out.push_str(&format!("{indent}\"{condition}\": {{\n"));
         inner(out, value, depth + 1);
         out.push_str(&format!("{indent}}}"));
-        written += 1;
         if bound.is_none() {
             break;
         }
@@ -442,15 +449,18 @@ fn write_leaf(out: &mut String, function: &str, depth: usize) {
     out.push_str(&format!("{indent}\"algorithm={function}\": {{{params}}}\n"));
 }
 
+/// `(communicator size, [(first message size, MPICH function)])`.
+type MpichBlock = (u64, Vec<(u64, String)>);
+
 impl Grid<'_> {
     /// `(communicator size, [(message size, MPICH function)])`, merged as [`ompi_rules`] merges.
     fn mpich_blocks<A: MpichAlgorithm>(
         &self,
         c: OmpiCollective,
-    ) -> Result<Vec<(u64, Vec<(u64, String)>)>, ExportError> {
+    ) -> Result<Vec<MpichBlock>, ExportError> {
         let barrier = c == OmpiCollective::Barrier;
         let sizes: &[u64] = if barrier { &[0] } else { self.sizes };
-        let mut blocks: Vec<(u64, Vec<(u64, String)>)> = Vec::new();
+        let mut blocks: Vec<MpichBlock> = Vec::new();
         for &p in self.processes {
             let mut rules: Vec<(u64, String)> = Vec::new();
             for &s in sizes {

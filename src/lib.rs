@@ -76,11 +76,11 @@ pub mod probe;
 mod spec;
 mod table;
 
+pub use error::{AlgorithmParseError, ExportError};
 pub use error::{
     CalibrationError, CollectiveError, FitError, LinesError, MessageError, ParameterError,
     ProbeError, TimelineError,
 };
-pub use error::{AlgorithmParseError, ExportError};
 pub use message::Message;
 pub use model::{AffineCost, CommModel, Quantities};
 pub use models::copy_transfer::{Composition, CopyTransfer, Stage};

@@ -4,16 +4,17 @@
 use std::collections::BTreeSet;
 
 use commcost::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
-use commcost::collectives::{
-    self, Algorithm, DecisionTable, MpichAlgorithm, Problem, best,
-};
+use commcost::collectives::{self, Algorithm, DecisionTable, MpichAlgorithm, Problem, best};
 use commcost::{ExportError, Message, export, presets};
+
+/// `(comm size, [[msg size, alg, faninout, segsize]])`
+type Block = (i64, Vec<[i64; 4]>);
 
 /// A rules file as Open MPI reads it: comments stripped, then decimal integers.
 #[derive(Debug)]
 struct Parsed {
-    /// `(collective id, [(comm size, [(msg size, alg, faninout, segsize)])])`
-    collectives: Vec<(i64, Vec<(i64, Vec<[i64; 4]>)>)>,
+    /// `(collective id, blocks)`
+    collectives: Vec<(i64, Vec<Block>)>,
 }
 
 fn parse_rules(text: &str) -> Parsed {
@@ -23,7 +24,10 @@ fn parse_rules(text: &str) -> Parsed {
         for t in data.split_whitespace() {
             // C's %li reads a leading 0 as octal: never allowed
             assert!(t == "0" || !t.starts_with('0'), "leading zero in `{t}`");
-            assert!(t.chars().all(|c| c.is_ascii_digit()), "not a decimal integer: `{t}`");
+            assert!(
+                t.chars().all(|c| c.is_ascii_digit()),
+                "not a decimal integer: `{t}`"
+            );
             tokens.push(t.parse::<i64>().unwrap());
         }
     }
@@ -38,7 +42,9 @@ fn parse_rules(text: &str) -> Parsed {
         for _ in 0..blocks {
             let comm = next();
             let rules = next();
-            let rs = (0..rules).map(|_| [next(), next(), next(), next()]).collect();
+            let rs = (0..rules)
+                .map(|_| [next(), next(), next(), next()])
+                .collect();
             bs.push((comm, rs));
         }
         collectives.push((id, bs));
@@ -91,7 +97,7 @@ fn check_invariants(parsed: &Parsed) {
 
 /// Looks `(P, S)` up as Open MPI does: the last block with comm size <= P, the last rule with
 /// msg_size <= S.
-fn lookup(blocks: &[(i64, Vec<[i64; 4]>)], p: i64, s: i64) -> Option<[i64; 3]> {
+fn lookup(blocks: &[Block], p: i64, s: i64) -> Option<[i64; 3]> {
     let (_, rules) = blocks.iter().rev().find(|(c, _)| *c <= p)?;
     let r = rules.iter().rev().find(|r| r[0] <= s)?;
     Some([r[1], r[2], r[3]])
@@ -107,7 +113,11 @@ fn check_choices<A: OmpiAlgorithm>(parsed: &Parsed, processes: &[u64], sizes: &[
         .find(|(id, _)| *id == i64::from(A::COLLECTIVE.id()))
         .unwrap();
     for &p in processes {
-        let sizes: &[u64] = if A::COLLECTIVE == OmpiCollective::Barrier { &[0] } else { sizes };
+        let sizes: &[u64] = if A::COLLECTIVE == OmpiCollective::Barrier {
+            &[0]
+        } else {
+            sizes
+        };
         for &s in sizes {
             let bytes = A::COLLECTIVE.problem_bytes(s, p);
             let problem = Problem::new(p, Message::contiguous(bytes));
@@ -115,10 +125,15 @@ fn check_choices<A: OmpiAlgorithm>(parsed: &Parsed, processes: &[u64], sizes: &[
             let chosen = A::candidates(&model, &problem)
                 .into_iter()
                 .find(|a| {
-                    (i64::from(a.ompi_id()), a.faninout() as i64, a.segment_size() as i64)
-                        == (alg, fan, seg)
+                    (
+                        i64::from(a.ompi_id()),
+                        a.faninout() as i64,
+                        a.segment_size() as i64,
+                    ) == (alg, fan, seg)
                 })
-                .unwrap_or_else(|| panic!("{}: rule {alg} {fan} {seg} is no candidate", A::COLLECTIVE));
+                .unwrap_or_else(|| {
+                    panic!("{}: rule {alg} {fan} {seg} is no candidate", A::COLLECTIVE)
+                });
             let cost = chosen.cost(&model, &problem).unwrap();
             let cheapest = A::candidates(&model, &problem)
                 .into_iter()
@@ -169,7 +184,13 @@ fn two_proc_only_where_it_runs() {
 fn bad_grids_are_errors() {
     let model = presets::open_mpi_openib();
     let all = OmpiCollective::ALL;
-    for (p, s) in [(&[][..], &[1u64][..]), (&[4, 2], &[1]), (&[0, 2], &[1]), (&[2], &[]), (&[2], &[5, 5])] {
+    for (p, s) in [
+        (&[][..], &[1u64][..]),
+        (&[4, 2], &[1]),
+        (&[0, 2], &[1]),
+        (&[2], &[]),
+        (&[2], &[5, 5]),
+    ] {
         assert!(matches!(
             export::ompi_rules(&model, all, p, s),
             Err(ExportError::Grid { .. })
@@ -235,7 +256,11 @@ fn object(node: &Node) -> &[(String, Node)] {
 /// MPICH algorithm functions of its shipped `generic.json` and CVAR lists, per collective.
 fn mpich_algorithms(collective: &str) -> &'static [&'static str] {
     match collective {
-        "bcast" => &["binomial", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"],
+        "bcast" => &[
+            "binomial",
+            "scatter_recursive_doubling_allgather",
+            "scatter_ring_allgather",
+        ],
         "allreduce" => &["recursive_doubling", "reduce_scatter_allgather", "ring"],
         "reduce" => &["binomial", "reduce_scatter_gather"],
         "allgather" => &["brucks", "recursive_doubling", "ring"],
@@ -251,7 +276,11 @@ fn ranges<'a>(entries: &'a [(String, Node)], key: &str) -> Vec<&'a Node> {
     let mut last = -1i64;
     for (i, (k, _)) in entries.iter().enumerate() {
         if i + 1 == entries.len() {
-            assert_eq!(*k, format!("{key}=any"), "the last {key} range must be `=any`");
+            assert_eq!(
+                *k,
+                format!("{key}=any"),
+                "the last {key} range must be `=any`"
+            );
         } else {
             let n: i64 = k
                 .strip_prefix(&format!("{key}<="))
@@ -367,7 +396,10 @@ fn decision_table_cells_and_switch_points() {
     // every cell is the best of its problem (oracle: `best` on its own)
     for &(p, s, a) in &cells {
         let problem = Problem::new(p, Message::contiguous(s));
-        assert_eq!(a, best::<collectives::Allreduce>(&model, &problem).unwrap().0);
+        assert_eq!(
+            a,
+            best::<collectives::Allreduce>(&model, &problem).unwrap().0
+        );
     }
     // switch points: exactly the neighbouring cells of a row that differ
     let mut expected = Vec::new();

@@ -29,6 +29,27 @@
 //! broadcast buffer, each process's contribution to a reduction, gather or allgather, each
 //! pairwise block of an all-to-all. Pieces of it (`m / P`, `m / 2^k`) keep its layout
 //! ([`Problem::piece`]).
+//!
+//! # Which library runs what
+//!
+//! The enums above are the textbook families of Thakur, Rabenseifner & Gropp (2005), which is
+//! what MPICH runs; [`MpichAlgorithm`] gives MPICH's name of each where MPICH has it
+//! (`MPIR_CVAR_<COLL>_INTRA_ALGORITHM`, e.g. `recursive_doubling`, `reduce_scatter_allgather`,
+//! `scatter_ring_allgather`). [`ompi`] holds Open MPI's tuned component's own algorithm set with
+//! its numeric IDs, segment sizes and fan-outs. Every algorithm prints and parses as a
+//! kebab-case name ([`Display`](std::fmt::Display) / [`FromStr`](std::str::FromStr):
+//! `recursive-doubling`, `pipelined:segment=8192`, `chain:segment=65536,fanout=4`), and
+//! [`crate::export`] turns the model's choices into the tuning files the libraries read.
+//!
+//! # The model's `processors` parameter
+//!
+//! Some models carry a processor count (LogP's and LogGP's `P`). The collectives do not use it
+//! as a default: every [`Problem`] names its communicator size explicitly. The trait
+//! [`CommModel`] has no processor count (most models — tables, protocol ranges, log_n P — have
+//! none), collectives never name a concrete model, and the communicator a collective runs on is
+//! usually a part of the machine the model was calibrated on — a decision table ranges over
+//! many communicator sizes with one model. To price a collective on the whole machine, pass the
+//! model's count: `Problem::new(loggp.processors(), message)`.
 
 mod algorithms;
 mod names;

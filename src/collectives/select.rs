@@ -196,7 +196,10 @@ fn probe_sizes<A: Algorithm>(
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(
     feature = "serde",
-    serde(try_from = "RawDecisionTable<A>", bound(deserialize = "A: serde::Deserialize<'de>"))
+    serde(
+        try_from = "RawDecisionTable<A>",
+        bound(deserialize = "A: serde::Deserialize<'de>")
+    )
 )]
 pub struct DecisionTable<A> {
     processes: Vec<u64>,

@@ -106,8 +106,13 @@ impl OmpiAlgorithm for Alltoall {
     }
 
     fn ompi_name(&self) -> &'static str {
-        ["linear", "pairwise", "modified_bruck", "linear_sync", "two_proc"]
-            [self.ompi_id() as usize - 1]
+        [
+            "linear",
+            "pairwise",
+            "modified_bruck",
+            "linear_sync",
+            "two_proc",
+        ][self.ompi_id() as usize - 1]
     }
 }
 

@@ -3,8 +3,8 @@
 use std::fmt;
 
 use super::{
-    OmpiAlgorithm, OmpiCollective, ParsedName, Shape, bcast_tree, display_from_str,
-    linear_fan_out, segment_candidates,
+    OmpiAlgorithm, OmpiCollective, ParsedName, Shape, bcast_tree, display_from_str, linear_fan_out,
+    segment_candidates,
 };
 use crate::CommModel;
 use crate::collectives::algorithms::{binomial_tree_of_blocks, setup};
@@ -236,15 +236,16 @@ impl Algorithm for Bcast {
         };
         Ok(match *self {
             Self::BasicLinear => linear_fan_out(&mut x, m, p),
-            Self::Chain { segment, fanout } => bcast_tree(&mut x, m, segment, &Shape::chain(fanout, p)),
+            Self::Chain { segment, fanout } => {
+                bcast_tree(&mut x, m, segment, &Shape::chain(fanout, p))
+            }
             Self::Pipeline { segment } => bcast_tree(&mut x, m, segment, &Shape::chain(1, p)),
             Self::SplitBinaryTree { segment } => {
                 let (first_half, second_half) = (m.div_ceil(2), m / 2);
                 if second_half == 0 || segment > second_half {
                     bcast_tree(&mut x, m, segment, &Shape::chain(1, p))
                 } else {
-                    bcast_tree(&mut x, first_half, segment, &Shape::binary(p))
-                        + x.p2p(first_half)
+                    bcast_tree(&mut x, first_half, segment, &Shape::binary(p)) + x.p2p(first_half)
                 }
             }
             Self::BinaryTree { segment } => bcast_tree(&mut x, m, segment, &Shape::binary(p)),

@@ -3,8 +3,7 @@
 use std::fmt;
 
 use super::{
-    OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in,
-    segment_candidates,
+    OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in, segment_candidates,
 };
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
@@ -118,11 +117,7 @@ impl Algorithm for Gather {
             Self::Binomial => Textbook::Binomial.cost(model, problem)?,
             Self::LinearSync { segment } => {
                 let first = if segment == 0 { m } else { segment.min(m) };
-                let rest = if m > first {
-                    x.p2p(m - first)
-                } else {
-                    0.0
-                };
+                let rest = if m > first { x.p2p(m - first) } else { 0.0 };
                 (p - 1) as f64 * (x.p2p(0) + x.p2p(first)) + rest
             }
         })

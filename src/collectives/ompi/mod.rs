@@ -1,4 +1,4 @@
-//! Open MPI's `coll_tuned` algorithms (Open MPI 4.1), priced on any [`CommModel`].
+//! Open MPI's `coll_tuned` algorithms (Open MPI 4.1), priced on any [`CommModel`](crate::CommModel).
 //!
 //! One enum per collective — [`Bcast`], [`Allreduce`], [`Reduce`], [`Allgather`],
 //! [`Alltoall`], [`Barrier`], [`ReduceScatter`], [`Gather`], [`Scatter`] — whose variants are
@@ -7,9 +7,9 @@
 //! dynamic rules file), their segment size and fan-out where Open MPI has them, and the
 //! fallbacks Open MPI takes internally (a ring allreduce on fewer elements than processes runs
 //! recursive doubling; the variant prices what really runs). Every enum implements
-//! [`Algorithm`](super::Algorithm), so [`rank`](super::rank), [`best`](super::best),
+//! [`Algorithm`], so [`rank`](super::rank), [`best`](super::best),
 //! [`crossover`](super::crossover) and [`DecisionTable`](super::DecisionTable) work on them, and
-//! [`Display`](std::fmt::Display) / [`FromStr`](std::str::FromStr) with kebab-case names
+//! [`Display`](fmt::Display) / [`FromStr`] with kebab-case names
 //! (`binomial`, `chain:segment=65536,fanout=4`; Open MPI's own `split_binary_tree` spelling
 //! parses too).
 //!
@@ -70,7 +70,7 @@
 //!
 //! # Candidates
 //!
-//! [`Algorithm::candidates`](super::Algorithm::candidates) offers each algorithm with segment
+//! [`Algorithm::candidates`] offers each algorithm with segment
 //! sizes 0 (unsegmented) and `2^k` bytes, `10 <= k <= 20`, below the message, and the chain
 //! with fan-outs 2, 4 and 8 — the ranges Open MPI's own fixed decisions use. The k-nomial
 //! broadcast is offered with radix 4 only, Open MPI's default: the rules file cannot set the
@@ -354,10 +354,11 @@ impl ParsedName {
 
     /// Removes parameter `key`, which must be present.
     pub(crate) fn require(&mut self, key: &str) -> Result<u64, AlgorithmParseError> {
-        self.take(key).ok_or_else(|| AlgorithmParseError::Parameter {
-            algorithm: self.original.clone(),
-            detail: format!("missing parameter `{key}`"),
-        })
+        self.take(key)
+            .ok_or_else(|| AlgorithmParseError::Parameter {
+                algorithm: self.original.clone(),
+                detail: format!("missing parameter `{key}`"),
+            })
     }
 
     /// Fails on parameters left over (unknown to the algorithm).
@@ -426,7 +427,11 @@ impl Shape {
     pub(crate) fn chain(fanout: u64, p: u64) -> Self {
         let f = fanout.clamp(1, MAX_TREE_FANOUT).min(p - 1).max(1);
         let len = (p - 1).div_ceil(f);
-        let last = if (p - 1).is_multiple_of(f) { len } else { len - 1 };
+        let last = if (p - 1).is_multiple_of(f) {
+            len
+        } else {
+            len - 1
+        };
         let path = |hops, waits| Path { hops, waits };
         Self::Paths {
             paths: [path(len, 0), path(last, f - 1), path(0, 0)],
@@ -685,8 +690,7 @@ mod tests {
                     // as Open MPI: a child beyond P is not in the list
                     let child = v + c * r.pow(j);
                     if child < p {
-                        arrival[child as usize] =
-                            arrival[v as usize] + hop + index as f64 * wait;
+                        arrival[child as usize] = arrival[v as usize] + hop + index as f64 * wait;
                         index += 1;
                     }
                 }
@@ -766,10 +770,16 @@ mod tests {
             for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (0.2, 1.0)] {
                 let closed = Shape::binomial(p).first_arrival(hop, wait);
                 let brute = paths_brute(bm, p, hop, wait);
-                assert!((closed - brute).abs() < 1e-9, "binomial p {p}: {closed} vs {brute}");
+                assert!(
+                    (closed - brute).abs() < 1e-9,
+                    "binomial p {p}: {closed} vs {brute}"
+                );
                 let closed = Shape::binary(p).first_arrival(hop, wait);
                 let brute = paths_brute(bin, p, hop, wait);
-                assert!((closed - brute).abs() < 1e-9, "binary p {p}: {closed} vs {brute}");
+                assert!(
+                    (closed - brute).abs() < 1e-9,
+                    "binary p {p}: {closed} vs {brute}"
+                );
             }
         }
     }

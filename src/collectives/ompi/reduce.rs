@@ -3,8 +3,8 @@
 use std::fmt;
 
 use super::{
-    OmpiAlgorithm, OmpiCollective, ParsedName, Shape, display_from_str, linear_fan_in,
-    reduce_tree, segment_candidates,
+    OmpiAlgorithm, OmpiCollective, ParsedName, Shape, display_from_str, linear_fan_in, reduce_tree,
+    segment_candidates,
 };
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
@@ -254,10 +254,7 @@ mod tests {
     #[test]
     fn in_order_depths_of_the_drawn_trees() {
         // coll_base_topo.c draws size 2, 3, 4 and 9: depths 1, 1, 2, 3
-        assert_eq!(
-            [2, 3, 4, 9].map(in_order_depth),
-            [1, 1, 2, 3],
-        );
+        assert_eq!([2, 3, 4, 9].map(in_order_depth), [1, 1, 2, 3],);
         assert_eq!(in_order_depth(1), 0);
         assert!(in_order_depth(u64::MAX) <= 64);
     }

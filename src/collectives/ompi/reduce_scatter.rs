@@ -65,7 +65,12 @@ impl ReduceScatter {
         let a = NAMES
             .iter()
             .position(|n| *n == p.name)
-            .or_else(|| p.name.parse::<usize>().ok().and_then(|id| id.checked_sub(1)))
+            .or_else(|| {
+                p.name
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|id| id.checked_sub(1))
+            })
             .and_then(|i| ALL.get(i).copied())
             .ok_or_else(|| p.unknown("reduce-scatter", NAMES))?;
         p.finish()?;

@@ -54,7 +54,12 @@ impl Scatter {
         let a = NAMES
             .iter()
             .position(|n| *n == p.name)
-            .or_else(|| p.name.parse::<usize>().ok().and_then(|id| id.checked_sub(1)))
+            .or_else(|| {
+                p.name
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|id| id.checked_sub(1))
+            })
             .and_then(|i| ALL.get(i).copied())
             .ok_or_else(|| p.unknown("scatter", NAMES))?;
         p.finish()?;
