@@ -162,9 +162,18 @@ fn allreduce_hand_calculations() {
     );
     // 4 bytes < 8 processes: recursive doubling, 3 (T(4) + op(4)) = 3 (10.04 + 0.504)
     assert_relative_eq!(cost(Allreduce::Ring, 8, 4), 31.632, max_relative = 1e-12);
-    // c = 125 in 3 phases of 42: 7 (3 (T(42) + op(42)) + T(125)) = 7 (3 * 10.962 + 11.25)
+    // P s = 400: ⌊1000 / 400⌋ = 2 phases (the rest 200 is not > 200); c = 125 in pieces of
+    // ⌈125 / 2⌉ = 63: 7 (2 (T(63) + op(63)) + T(125)) = 7 (2 * 11.193 + 11.25)
     let segmented = Allreduce::SegmentedRing { segment: 50 };
+    assert_relative_eq!(cost(segmented, 8, 1000), 235.452, max_relative = 1e-12);
+    // P s = 320: 3 phases (the rest 40 is not > 160), pieces of 42:
+    // 7 (3 (10.42 + 0.542) + 11.25)
+    let segmented = Allreduce::SegmentedRing { segment: 40 };
     assert_relative_eq!(cost(segmented, 8, 1000), 308.952, max_relative = 1e-12);
+    // P s = 264: 3 phases and the rest 208 >= 8 and > 132 adds one: 4 phases, pieces of
+    // ⌈125 / 4⌉ = 32: 7 (4 (10.32 + 0.532) + 11.25)
+    let segmented = Allreduce::SegmentedRing { segment: 33 };
+    assert_relative_eq!(cost(segmented, 8, 1000), 382.606, max_relative = 1e-12);
     // 1000 < 8 * 200: the plain ring
     let segmented = Allreduce::SegmentedRing { segment: 200 };
     assert_relative_eq!(cost(segmented, 8, 1000), 161.875, max_relative = 1e-12);
@@ -172,6 +181,13 @@ fn allreduce_hand_calculations() {
     assert_relative_eq!(
         cost(Allreduce::Rabenseifner, 8, 1000),
         79.875,
+        max_relative = 1e-12
+    );
+    // P = 6: halves exchanged 2 T(500) + op(500) = 31; halves 500, 250 twice = 55 and ops
+    // 2 * 0.5 + 0.75; the result back T(1000) = 20: 31 + 56.75 + 20
+    assert_relative_eq!(
+        cost(Allreduce::Rabenseifner, 6, 1000),
+        107.75,
         max_relative = 1e-12
     );
     // 4 bytes < 8: basic linear, (10.04 + 6 * 3.04) + 7 * 0.504 + (10.04 + 6 * 3.04)
@@ -208,10 +224,11 @@ fn reduce_hand_calculations() {
         79.875,
         max_relative = 1e-12
     );
-    // P = 6: fold 21.5, halves 500, 250 twice = 55, ops 2 * 0.5 + 0.75
+    // P = 6: fold by exchanging halves 2 T(500) + op(500) = 31, halves 500, 250 twice = 55,
+    // ops 2 * 0.5 + 0.75
     assert_relative_eq!(
         cost(Reduce::Rabenseifner, 6, 1000),
-        78.25,
+        87.75,
         max_relative = 1e-12
     );
 }

@@ -24,11 +24,13 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// | 2 | `Nonoverlapping` | reduce then broadcast with Open MPI's default choices, priced as binomial trees: `2h T(m) + h op(m) + 2(h-1) g(m)` |
 /// | 3 | `RecursiveDoubling` | `h' (T(m) + op(m)) + [np2] (2 T(m) + op(m))` |
 /// | 4 | `Ring` | `(P-1)(2 T(c) + op(c))`; `RecursiveDoubling` when `m < P` |
-/// | 5 | `SegmentedRing` | `n = ⌈c / segment⌉` phases of pieces `e = ⌈c/n⌉`: `(P-1)(n (T(e) + op(e)) + T(c))`; `Ring` when `segment = 0` or `m < P · segment` |
-/// | 6 | `Rabenseifner` | `[np2](T(m) + op(m)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(m)`; `BasicLinear` when `m < 2^h'` |
+/// | 5 | `SegmentedRing` | `n = ⌊m / (P s)⌋` phases (`+1` when the rest `r = m mod P s` has `r >= P` and `r > P s / 2`), pieces `e = ⌈c/n⌉`: `(P-1)(n (T(e) + op(e)) + T(c))`; `Ring` when `s = 0` or `m < P s` |
+/// | 6 | `Rabenseifner` | `[np2](2 T(⌈m/2⌉) + op(⌈m/2⌉)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(m)`; `BasicLinear` when `m < 2^h'` |
 ///
-/// Forms 3, 4 and 6 are those of Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005 (the
-/// crate's [`Allreduce`](crate::collectives::Allreduce)); the fallbacks are Open MPI's.
+/// Forms 3 and 4 are those of Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005 (the crate's
+/// [`Allreduce`](crate::collectives::Allreduce)); Rabenseifner's as Open MPI folds the
+/// `P - 2^h'` extra processes in (each pair exchanges halves, reduces its half, and the odd one
+/// sends its half back); the fallbacks are Open MPI's.
 ///
 /// # Examples
 ///
@@ -169,19 +171,30 @@ impl Algorithm for Allreduce {
                 }
             }
             Self::SegmentedRing { segment } => {
-                if m < p.saturating_mul(segment) {
+                let round = p.saturating_mul(segment);
+                if m < round {
                     return Self::Ring.cost(model, problem);
                 }
+                let rest = m % round;
+                let phases = m / round + u64::from(rest >= p && rest > round / 2);
                 let c = m.div_ceil(p);
-                let phases = c.div_ceil(segment).max(1);
                 let piece = c.div_ceil(phases);
                 (p - 1) as f64 * (phases as f64 * (x.p2p(piece) + x.op(piece)) + x.p2p(c))
             }
             Self::Rabenseifner => {
-                if m < 1u64 << floor_log2(p) {
+                let hp = floor_log2(p);
+                if m < 1u64 << hp {
                     return Self::BasicLinear.cost(model, problem);
                 }
-                Textbook::Rabenseifner.cost(model, problem)?
+                let (time, bytes) = x.halving_sum(m, hp);
+                let halving = 2.0 * time + x.op_total(hp.into(), bytes);
+                if p.is_power_of_two() {
+                    halving
+                } else {
+                    // the extra processes fold in by exchanging halves, and get the result back
+                    let half = m.div_ceil(2);
+                    2.0 * x.p2p(half) + x.op(half) + halving + x.p2p(m)
+                }
             }
         })
     }

@@ -26,7 +26,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// | 4 | `Binary` | `Reduce(binary, m, segment)` |
 /// | 5 | `Binomial` | `Reduce(binomial, m, segment)` |
 /// | 6 | `InOrderBinary` | `Reduce(in-order binary, m, segment)`: depth `δ(P) = 1 + δ(⌊P/2⌋)`, every hop taken as a second child (a bound) |
-/// | 7 | `Rabenseifner` | `[np2](T(m) + op(m)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉))`; `Linear` when `m < 2^h'` |
+/// | 7 | `Rabenseifner` | `[np2](2 T(⌈m/2⌉) + op(⌈m/2⌉)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉))`; `Linear` when `m < 2^h'` |
 ///
 /// Rabenseifner's reduce is a recursive-halving reduce-scatter and a binomial gather of the
 /// halves (Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005).
@@ -222,7 +222,10 @@ impl Algorithm for Reduce {
                 if p.is_power_of_two() {
                     halving
                 } else {
-                    x.p2p(m) + x.op(m) + halving
+                    // each extra process exchanges halves with a partner, reduces its half and
+                    // sends it back (coll_base_reduce.c, step 1)
+                    let half = m.div_ceil(2);
+                    2.0 * x.p2p(half) + x.op(half) + halving
                 }
             }
         })
