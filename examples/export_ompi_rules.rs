@@ -2,14 +2,18 @@
 //!
 //! ```text
 //! cargo run --example export_ompi_rules -- [--preset openib|gm|sci|tcp] [--model FILE.json]
-//!     [--procs 2,4,8] [--sizes 1,1024,65536] [--collectives bcast,allreduce] [--mpich] [-o FILE]
+//!     [--key NAME] [--procs 2,4,8] [--sizes 1,1024,65536] [--collectives bcast,allreduce]
+//!     [--mpich] [-o FILE]
 //! ```
 //!
-//! `--model` loads a `ModelSpec` (JSON, e.g. written by a calibration); without it a preset of
+//! `--model` loads a `ModelSpec` (JSON), or one of a map of them as `mpi_calibrate` writes
+//! (`--key`, default `loggp_mpi`); `--sizes` are in each collective's rules-file convention
+//! (`m P` for allgather, alltoall, gather, scatter). Without `--model` a preset of
 //! Hoefler et al.'s Table 2 is used (default: Open MPI over InfiniBand). The file then goes to
 //! Open MPI as
 //! `mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE`.
 
+use std::collections::BTreeMap;
 use std::error::Error;
 use std::process::ExitCode;
 
@@ -27,6 +31,28 @@ fn list(value: &str, what: &str) -> Result<Vec<u64>, String> {
         .collect()
 }
 
+/// One `ModelSpec`, or a map of them as `mpi_calibrate` writes (`--key NAME` picks one; default
+/// `loggp_mpi`, else the only entry).
+fn load_model(text: &str, key: Option<&str>) -> Result<Box<dyn CommModel>, String> {
+    if key.is_none()
+        && let Ok(spec) = serde_json::from_str::<ModelSpec>(text)
+    {
+        return Ok(spec.into_model());
+    }
+    let mut map: BTreeMap<String, ModelSpec> = serde_json::from_str(text)
+        .map_err(|e| format!("neither a model nor a map of models: {e}"))?;
+    let names = map.keys().cloned().collect::<Vec<_>>().join(", ");
+    let wanted = match key {
+        Some(k) => k.to_string(),
+        None if map.contains_key("loggp_mpi") => "loggp_mpi".to_string(),
+        None if map.len() == 1 => names.clone(),
+        None => return Err(format!("several models ({names}): choose one with --key")),
+    };
+    map.remove(&wanted)
+        .map(ModelSpec::into_model)
+        .ok_or(format!("no model `{wanted}` (there are: {names})"))
+}
+
 fn run() -> Result<(), Box<dyn Error>> {
     let mut args = std::env::args().skip(1);
     let mut model: Box<dyn CommModel> = Box::new(presets::open_mpi_openib());
@@ -37,6 +63,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let mut collectives = OmpiCollective::ALL.to_vec();
     let mut mpich = false;
     let mut output: Option<String> = None;
+    let mut key: Option<String> = None;
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
@@ -56,10 +83,9 @@ fn run() -> Result<(), Box<dyn Error>> {
             "--model" => {
                 let path = value()?;
                 let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-                let spec: ModelSpec =
-                    serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
-                model = spec.into_model();
+                model = load_model(&text, key.as_deref()).map_err(|e| format!("{path}: {e}"))?;
             }
+            "--key" => key = Some(value()?),
             "--procs" => procs = list(&value()?, "--procs")?,
             "--sizes" => sizes = list(&value()?, "--sizes")?,
             "--collectives" => {

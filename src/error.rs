@@ -404,7 +404,7 @@ pub enum CollectiveError {
 #[non_exhaustive]
 pub enum AlgorithmParseError {
     /// No algorithm of this collective has this name.
-    #[error("unknown {collective} algorithm `{name}` (known: {known})")]
+    #[error("`{name}` is not a known {collective} name (known: {known})")]
     Unknown {
         /// The collective.
         collective: &'static str,

@@ -518,9 +518,9 @@ impl Shape {
                 let top = radix.saturating_pow(digits.saturating_sub(1));
                 let mut power = 1u64;
                 for j in 0..digits {
-                    root += (radix - 1).min(n / power);
+                    root = root.saturating_add((radix - 1).min(n / power));
                     if j + 1 < digits && n >= top {
-                        inner += (radix - 1).min((n - top) / power);
+                        inner = inner.saturating_add((radix - 1).min((n - top) / power));
                     }
                     power = power.saturating_mul(radix);
                 }
