@@ -438,6 +438,14 @@ pub enum ExportError {
     /// A collective could not be priced.
     #[error(transparent)]
     Collective(#[from] CollectiveError),
+    /// A rules file that does not read back.
+    #[error("line {line}: {detail}")]
+    Parse {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        detail: String,
+    },
     /// A collective the target file cannot describe.
     #[error("{collective}: not supported in the {target}")]
     Unsupported {

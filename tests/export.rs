@@ -459,3 +459,78 @@ fn textbook_names_round_trip() {
     assert_eq!(Alltoall::PairwiseExchange.mpich_name(), Some("pairwise"));
     assert_eq!(Broadcast::Linear.mpich_name(), None);
 }
+
+/// `OmpiRules` reads its own output back (the labels aside) and answers lookups as the
+/// independent parser does.
+#[test]
+fn rules_file_from_str_round_trip_and_lookup() {
+    use commcost::export::OmpiRules;
+    let model = presets::open_mpi_openib();
+    let processes = [2, 3, 4, 8, 100];
+    let sizes: Vec<u64> = (0..24).map(|k| 1u64 << k).collect();
+    let rules = export::ompi_rules(&model, OmpiCollective::ALL, &processes, &sizes).unwrap();
+    let text = rules.to_string();
+    let back: OmpiRules = text.parse().unwrap();
+    let fields = |r: &OmpiRules| {
+        r.collectives
+            .iter()
+            .map(|c| {
+                let blocks: Vec<_> = c
+                    .blocks
+                    .iter()
+                    .map(|b| {
+                        let rs: Vec<_> = b
+                            .rules
+                            .iter()
+                            .map(|r| (r.size, r.algorithm, r.faninout, r.segment))
+                            .collect();
+                        (b.processes, rs)
+                    })
+                    .collect();
+                (c.collective, blocks)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(fields(&back), fields(&rules));
+    let parsed = parse_rules(&text);
+    for c in OmpiCollective::ALL {
+        let (_, blocks) = parsed
+            .collectives
+            .iter()
+            .find(|(id, _)| *id == i64::from(c.id()))
+            .unwrap();
+        for p in [1u64, 2, 3, 5, 8, 64, 1000] {
+            for s in [0u64, 1, 100, 5000, 1 << 20, 1 << 30] {
+                let ours = back
+                    .lookup(*c, p, s)
+                    .map(|r| [i64::from(r.algorithm), r.faninout as i64, r.segment as i64]);
+                assert_eq!(ours, lookup(blocks, p as i64, s as i64), "{c} P {p} S {s}");
+            }
+        }
+    }
+}
+
+/// A file Open MPI would reject or misread is a typed error naming the line.
+#[test]
+fn malformed_rules_files_are_errors() {
+    use commcost::export::OmpiRules;
+    let ok = "1 # one collective\n7 1\n4 2\n0 6 0 0\n8192 3 0 1024\n";
+    let parsed: OmpiRules = ok.parse().unwrap();
+    assert_eq!(parsed.collectives[0].blocks[0].rules[1].label, "pipeline");
+    for (text, line) in [
+        ("1\n7 1\n4 2\n0 6 0 0\n08192 3 0 1024\n", 5), // octal to %li
+        ("1\n7 1\n4 2\n1 6 0 0\n8192 3 0 1024\n", 4),  // first size not 0
+        ("1\n7 1\n4 2\n0 6 0 0\n8192 10 0 1024\n", 5), // bcast has 9 algorithms
+        ("1\n7 1\n4 2\n0 6 0 0\n8192 3 0\n", 5),       // ends early
+        ("1\n7 1\n4 1\n0 6 0 0\n8192\n", 5),           // left over
+        ("1\n1 1\n4 1\n0 1 0 0\n", 2),                 // allgatherv: not priced
+        ("1\n7 2\n4 1\n0 6 0 0\n4 1\n0 6 0 0\n", 5),   // comm sizes not increasing
+        ("1\n7 1\n4 2\n0 6 0 0\n0 3 0 0\n", 5),        // message sizes not increasing
+        ("1\n7 1\n4 1\n0 six 0 0\n", 4),               // not a number
+    ] {
+        match text.parse::<OmpiRules>() {
+            Err(ExportError::Parse { line: l, .. }) => assert_eq!(l, line, "{text}"),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+}
