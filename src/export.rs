@@ -73,6 +73,19 @@ pub struct OmpiCollectiveRules {
 /// rules; per rule `msg_size algorithm faninout segsize`. Open MPI reads the numbers with C's
 /// `%li`, so none is written with a leading zero, and rejects the whole file (silently) when a
 /// block's first message size is not 0.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::export::OmpiRules;
+///
+/// // allreduce (2): from 4 processes, recursive doubling (3), Rabenseifner (6) from 64 KiB
+/// let rules: OmpiRules = "1\n2 1\n4 2\n0 3 0 0\n65536 6 0 0\n".parse()?;
+/// let text = rules.to_string();
+/// assert!(text.contains("65536 6 0 0 # rabenseifner"));
+/// assert_eq!(text.parse::<OmpiRules>()?, rules);
+/// # Ok::<(), commcost::ExportError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OmpiRules {
     /// One entry per collective, in the order asked for.
@@ -348,6 +361,29 @@ pub fn ompi_rules(
 ///
 /// [`ExportError::Grid`] for an empty or unsorted `processes` or `sizes`, or a communicator
 /// size of 0; [`ExportError::Collective`] if a candidate cannot be priced.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::Operator;
+/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::{export, presets};
+///
+/// let openib = presets::open_mpi_openib();
+/// // a sum of doubles at 1 ns per byte
+/// let sum = Operator::new(0.0, 1e-9)?;
+/// let rules = export::ompi_rules_with_operator(
+///     &openib,
+///     &[OmpiCollective::Allreduce],
+///     &[4, 16],
+///     &[8, 1 << 16, 1 << 22],
+///     sum,
+/// )?;
+/// let block = &rules.collectives[0].blocks[0];
+/// assert_eq!(block.processes, 4);
+/// assert_eq!(block.rules[0].size, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn ompi_rules_with_operator(
     model: &dyn CommModel,
     collectives: &[OmpiCollective],

@@ -116,6 +116,17 @@ use crate::error::AlgorithmParseError;
 
 /// The collectives of Open MPI's tuned component that this crate prices, with their IDs in the
 /// dynamic rules file.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::OmpiCollective;
+///
+/// let c: OmpiCollective = "reduce_scatter".parse()?;
+/// assert_eq!((c, c.id(), c.to_string()), (OmpiCollective::ReduceScatter, 12, "reduce-scatter".into()));
+/// assert_eq!(c.max_algorithm_id(), 4);
+/// # Ok::<(), commcost::AlgorithmParseError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
@@ -271,6 +282,19 @@ impl FromStr for OmpiCollective {
 }
 
 /// An algorithm of Open MPI's tuned component: what the dynamic rules file names.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::{OmpiAlgorithm, OmpiCollective, Reduce};
+///
+/// let reduce: Reduce = "in-order_binary:segment=4096".parse()?;
+/// assert_eq!(Reduce::COLLECTIVE, OmpiCollective::Reduce);
+/// // the rule `msg_size 6 0 4096` of a rules file
+/// assert_eq!((reduce.ompi_id(), reduce.faninout(), reduce.segment_size()), (6, 0, 4096));
+/// assert_eq!(reduce.ompi_name(), "in-order_binary");
+/// # Ok::<(), commcost::AlgorithmParseError>(())
+/// ```
 pub trait OmpiAlgorithm: Algorithm + fmt::Display + FromStr<Err = AlgorithmParseError> {
     /// The collective the algorithm belongs to.
     const COLLECTIVE: OmpiCollective;
