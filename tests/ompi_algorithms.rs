@@ -102,6 +102,9 @@ fn bcast_hand_calculations() {
         radix: 4,
     };
     assert_relative_eq!(cost(knomial, 16, 1000), 92.0, max_relative = 1e-12);
+    // 4-nomial of 8: root children 4, 1, 2, 3 (8 and 12 are beyond P); node 7 = 0 -> 4 (first)
+    // -> 7 (third of 5, 6, 7): 2 T + 2 I = 66, more than node 3's T + 3 I = 59
+    assert_relative_eq!(cost(knomial, 8, 1000), 66.0, max_relative = 1e-12);
     // halves of 500 down the binary tree of 8: max(3 T(500), 2 T + 2 I) = max(45, 46),
     // then the exchange T(500) = 15
     let split = Bcast::SplitBinaryTree { segment: 0 };
