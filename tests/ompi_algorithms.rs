@@ -633,3 +633,36 @@ fn best_picks_a_candidate() {
         assert!(other.cost(&Toy, &problem).unwrap() >= c);
     }
 }
+
+/// MPICH's names where MPICH runs the same pattern, spelled as in MPICH's `generic.json`.
+#[test]
+fn mpich_names_of_the_open_mpi_algorithms() {
+    use commcost::collectives::MpichAlgorithm;
+    assert_eq!(
+        Bcast::ScatterAllgather.mpich_function().as_deref(),
+        Some("MPIR_Bcast_intra_scatter_recursive_doubling_allgather")
+    );
+    assert_eq!(
+        Bcast::ScatterAllgatherRing.mpich_function().as_deref(),
+        Some("MPIR_Bcast_intra_scatter_ring_allgather")
+    );
+    assert_eq!(
+        Bcast::Binomial { segment: 0 }.mpich_name(),
+        Some("binomial")
+    );
+    assert_eq!(Bcast::Binomial { segment: 1024 }.mpich_name(), None);
+    assert_eq!(
+        Reduce::Rabenseifner.mpich_function().as_deref(),
+        Some("MPIR_Reduce_intra_reduce_scatter_gather")
+    );
+    assert_eq!(
+        ReduceScatter::RecursiveHalving.mpich_function().as_deref(),
+        Some("MPIR_Reduce_scatter_intra_recursive_halving")
+    );
+    assert_eq!(
+        Allreduce::Rabenseifner.mpich_name(),
+        Some("reduce_scatter_allgather")
+    );
+    assert_eq!(Alltoall::ModifiedBruck.mpich_name(), Some("brucks"));
+    assert_eq!(Allgather::Neighbor.mpich_name(), None);
+}
