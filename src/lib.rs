@@ -66,6 +66,9 @@
 pub mod calibrate;
 pub mod collectives;
 mod error;
+pub mod limits;
+#[cfg(feature = "serde")]
+mod load;
 mod message;
 pub mod mlines;
 mod model;
@@ -75,10 +78,14 @@ pub mod probe;
 mod spec;
 mod table;
 
+#[cfg(feature = "serde")]
+pub use error::LoadError;
 pub use error::{
     CalibrationError, CollectiveError, FitError, LinesError, MessageError, ParameterError,
     ProbeError, TimelineError,
 };
+#[cfg(feature = "serde")]
+pub use load::deserialize_with_path;
 pub use message::Message;
 pub use model::{AffineCost, CommModel, Quantities};
 pub use models::copy_transfer::{Composition, CopyTransfer, Stage};

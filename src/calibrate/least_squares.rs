@@ -142,8 +142,10 @@ pub fn least_squares(
 }
 
 fn check_shape(design: &[f64], columns: usize, observations: &[f64]) -> Result<(), FitError> {
-    let expected = observations.len() * columns;
-    if design.len() != expected {
+    // checked: `usize::MAX` columns must be an error, not an overflow
+    let expected = observations.len().checked_mul(columns);
+    if expected != Some(design.len()) {
+        let expected = expected.unwrap_or(usize::MAX);
         return Err(FitError::DimensionMismatch {
             what: "design matrix (rows x columns, row-major)",
             expected,

@@ -9,6 +9,7 @@ use crate::{CommModel, Message};
 /// and its measured time in seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct MlinesSample {
     /// `m`: number of messages (1 for per-message samples).
     pub messages: f64,
@@ -137,6 +138,7 @@ impl Term {
 /// `b · Mlines`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct RegressionVariant {
     /// Standard or lines features.
     pub features: FeatureSet,

@@ -115,8 +115,8 @@ impl TcpLoopbackProber {
     ///
     /// # Errors
     ///
-    /// [`ProbeError::OutOfMemory`] if the buffers exceed the budget; [`ProbeError::Io`] for
-    /// socket errors.
+    /// [`ProbeError::OutOfMemory`] if the buffers exceed the budget; [`ProbeError::InvalidPlan`]
+    /// if they overflow `u64` bytes or the address space; [`ProbeError::Io`] for socket errors.
     pub fn start(
         max_size: u64,
         methodology: Methodology,
@@ -136,10 +136,16 @@ impl TcpLoopbackProber {
         methodology: Methodology,
         budget: Budget,
     ) -> Result<Self, ProbeError> {
-        budget.check_bytes(
-            "TCP message and strided buffers (client and server)",
-            3 * max_size + 2 * span,
-        )?;
+        // checked: buffers that overflow u64 bytes are an invalid request, not a wrapped number
+        let bytes = max_size
+            .checked_mul(3)
+            .and_then(|b| b.checked_add(span.checked_mul(2)?))
+            .ok_or_else(|| {
+                ProbeError::InvalidPlan(format!(
+                    "buffers for max_size {max_size} and span {span} overflow u64 bytes"
+                ))
+            })?;
+        budget.check_bytes("TCP message and strided buffers (client and server)", bytes)?;
         let (len, span_len) = match (usize::try_from(max_size), usize::try_from(span)) {
             (Ok(a), Ok(b)) => (a, b),
             _ => {
