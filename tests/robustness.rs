@@ -262,38 +262,48 @@ fn nested_lines_row_by_row_matches_enumeration() {
 
 #[test]
 fn nested_lines_never_hangs() {
+    // 2^40-byte lines, an odd plane stride: the plane offsets repeat only every 2^40 planes,
+    // which the plane-by-plane evaluation used to walk; two rows per plane are summed row by row
     let huge = NestedLayout {
         planes: u64::MAX,
-        plane_stride: 3 << 41,
+        plane_stride: (3 << 41) + 1,
         rows: 2,
-        row_stride: (1 << 41) + 1,
+        row_stride: 1 << 41,
         block: 1,
         offset: 0,
     };
     let r = within(10, move || nested_lines(&huge, 1 << 40));
-    // two rows: the row-by-row form, exact
-    assert!(r.is_ok(), "{r:?}");
-    // 1e8 planes, 64-byte lines: the period form (q <= 64)
+    // one line per block (block of 1 byte), and no two blocks share a line (gaps > L):
+    // 2 (2^64 - 1) lines
+    assert_eq!(r, Ok(2 * u128::from(u64::MAX)));
+    // 1e8 planes of 100 rows, 2^30-byte lines, odd plane stride
     let many = NestedLayout {
         planes: 100_000_000,
-        plane_stride: 6401,
+        plane_stride: (100 << 31) + 1,
         rows: 100,
-        row_stride: 64,
+        row_stride: 1 << 31,
         block: 8,
         offset: 0,
     };
-    assert!(within(10, move || nested_lines(&many, 64)).is_ok());
-    // both evaluations long: refused, not run for minutes
-    let rows = 1u64 << 22;
+    // each 8-byte block at an offset mod 2^30 that is a multiple of... every block's 8 bytes
+    // stay inside one line unless it starts in the last 7 bytes of a line: row starts are
+    // multiples of 2^31 plus j (the plane index), so a block crosses a line iff j mod 2^30 >=
+    // 2^30 - 7, which no j < 1e8 reaches: one line per block
+    assert_eq!(
+        within(10, move || nested_lines(&many, 1 << 30)),
+        Ok(100 * 100_000_000)
+    );
+    // both evaluations long (2^21 + 1 rows, offsets with period 2^40): refused, not run for
+    // hours
     let wide = NestedLayout {
         planes: u64::MAX,
-        plane_stride: u64::MAX,
-        rows,
-        row_stride: (1 << 40) - 1,
+        plane_stride: (1 << 62) + 1,
+        rows: (1 << 21) + 1,
+        row_stride: (1 << 40) + 2,
         block: 1,
         offset: 0,
     };
-    let r = within(10, move || nested_lines(&wide, 1 << 21));
+    let r = within(10, move || nested_lines(&wide, 1 << 40));
     assert!(
         matches!(r, Err(LinesError::TooManySteps { limit, .. }) if limit == MAX_NESTED_STEPS),
         "{r:?}"
