@@ -245,8 +245,7 @@ impl ParameterError {
     /// Also rejects subnormal values and values above [`MAX_SECONDS`](crate::limits::MAX_SECONDS)
     /// (every caller reads a time or a time per unit).
     pub(crate) fn non_negative(name: &'static str, value: f64) -> Result<f64, Self> {
-        if value >= 0.0
-            && value <= crate::limits::MAX_SECONDS
+        if (0.0..=crate::limits::MAX_SECONDS).contains(&value)
             && crate::limits::zero_or_normal(value)
         {
             Ok(value)

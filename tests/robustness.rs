@@ -94,7 +94,7 @@ fn log3p_plan_with_zero_element_or_short_times_is_an_error() {
     let remote = plan.remote_strided(&[1.0, 2.0, 3.0, 4.0]).unwrap();
     // the remote strided time is the last of the four (size 0, stride 1, to the peer)
     assert_eq!(remote.len(), 1);
-    assert_eq!(remote[0].1, 4.0);
+    approx::assert_relative_eq!(remote[0].1, 4.0, max_relative = 1e-15);
     let empty = Log3PPlan {
         sizes: vec![],
         strides: vec![],
@@ -111,8 +111,8 @@ fn word_cost_with_zero_byte_words_counts_bytes() {
         word_bytes: 0,
     };
     // read as 1-byte words: 1 + (10 - 1) · 0.5
-    assert_eq!(words.eval(10), 5.5);
-    assert_eq!(words.eval(0), 1.0);
+    approx::assert_relative_eq!(words.eval(10), 5.5, max_relative = 1e-15);
+    approx::assert_relative_eq!(words.eval(0), 1.0, max_relative = 1e-15);
     assert!(LogNP::new(vec![commcost::Hop::new(words)], 0).is_err());
 }
 
@@ -125,9 +125,13 @@ fn affine_cost_with_unit_zero_is_per_byte() {
         last: u64::MAX,
         unit: 0,
     };
-    assert_eq!(line.at(8), 3.0);
-    assert_eq!(line.at(0), 1.0);
-    assert_eq!(line.at(u64::MAX), 1.0 + 0.25 * u64::MAX as f64);
+    approx::assert_relative_eq!(line.at(8), 3.0, max_relative = 1e-15);
+    approx::assert_relative_eq!(line.at(0), 1.0, max_relative = 1e-15);
+    approx::assert_relative_eq!(
+        line.at(u64::MAX),
+        1.0 + 0.25 * u64::MAX as f64,
+        max_relative = 1e-15
+    );
 }
 
 fn budget() -> Budget {

@@ -27,7 +27,7 @@ fn size_costs_load_through_validation() {
     rejects::<SizeCost>(r#"{"form": "linear", "fixed": 0.0, "per_byte": 1e-9, "extra": 1}"#);
     let ok: SizeCost =
         serde_json::from_str(r#"{"form": "linear", "fixed": 1e-6, "per_byte": 1e-9}"#).unwrap();
-    assert_eq!(ok.eval(1000), 1e-6 + 1000.0 * 1e-9);
+    approx::assert_relative_eq!(ok.eval(1000), 1e-6 + 1000.0 * 1e-9, max_relative = 1e-15);
 }
 
 #[test]
@@ -47,7 +47,11 @@ fn stride_costs_and_hops_load_through_validation() {
     let hop: Hop =
         serde_json::from_str(r#"{"overhead": {"form": "linear", "fixed": 1e-6, "per_byte": 0.0}}"#)
             .unwrap();
-    assert_eq!(hop.cost(&Message::contiguous(10), 0), 1e-6);
+    approx::assert_relative_eq!(
+        hop.cost(&Message::contiguous(10), 0),
+        1e-6,
+        max_relative = 1e-15
+    );
     // the unit-stride rule needs the model's unit stride: checked by LogNP on load
     rejects::<LogNP>(
         r#"{"unit_stride": 32, "hops": [{"overhead": {"form": "linear", "fixed": 0.0, "per_byte": 0.0}, "strided": {"form": "table", "sizes": [64.0], "strides": [16.0], "values": [[1e-6]]}}]}"#,
