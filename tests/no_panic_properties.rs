@@ -434,6 +434,7 @@ proptest! {
                 let variant = RegressionVariant { features, order, operations };
                 if let Ok(fit) = fit_regression(variant, line, training, test) {
                     prop_assert!(fit.coefficients().iter().all(|c| c.is_finite()));
+                    check_model(&fit, &Message::vector(100, 8, 64).unwrap())?;
                     let _ = fit.evaluate(test);
                 }
             }

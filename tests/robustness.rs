@@ -373,3 +373,26 @@ fn extreme_accepted_tables_predict_finite_times() {
     let p = m.p2p(&Message::contiguous(u64::MAX));
     assert!(p.is_finite() && p > 0.0, "{p}");
 }
+
+#[test]
+fn mlines_regression_with_absurd_times_is_an_error_not_infinite_predictions() {
+    use commcost::calibrate::{FeatureSet, MlinesSample, Order, RegressionVariant, fit_regression};
+    // times of 1e300 s: the fitted per-message coefficient would be ~1e300, and a message of
+    // 2^64 bytes would be predicted at an infinite time
+    let samples: Vec<MlinesSample> = (1..10)
+        .map(|i| MlinesSample {
+            messages: 1.0,
+            bytes: f64::from(i) * 64.0,
+            lines: f64::from(i * i % 7 + i),
+            operations: 0.0,
+            time: 1e300 * f64::from(i),
+        })
+        .collect();
+    let variant = RegressionVariant {
+        features: FeatureSet::Lines,
+        order: Order::First,
+        operations: false,
+    };
+    let r = fit_regression(variant, 64, &samples, &samples);
+    assert!(matches!(r, Err(FitError::InvalidParameters(_))), "{r:?}");
+}

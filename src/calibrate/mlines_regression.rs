@@ -242,7 +242,9 @@ impl RegressionVariant {
 /// # Errors
 ///
 /// [`FitError`] from [`least_squares`] (too few points, non-finite input, dependent columns —
-/// e.g. all samples with the same shape), and [`FitError::TooFewPoints`] for an empty test set.
+/// e.g. all samples with the same shape), [`FitError::TooFewPoints`] for an empty test set, and
+/// [`FitError::InvalidParameters`] for a coefficient of magnitude above
+/// [`MAX_SECONDS`](crate::limits::MAX_SECONDS) (it would predict infinite times).
 ///
 /// # Examples
 ///
@@ -278,6 +280,21 @@ pub fn fit_regression(
     let (design, times) = variant.design(training);
     let terms = variant.terms();
     let fit = least_squares(&design, terms.len(), &times)?;
+    // a coefficient beyond the time range (limits::MAX_SECONDS) would predict infinite times
+    // for large messages
+    if let Some(&value) = fit
+        .coefficients()
+        .iter()
+        .find(|c| c.abs() > crate::limits::MAX_SECONDS)
+    {
+        return Err(FitError::InvalidParameters(
+            crate::ParameterError::OutOfRange {
+                name: "coefficient",
+                value,
+                expected: "of magnitude <= 1e9 (limits::MAX_SECONDS)",
+            },
+        ));
+    }
     let (test_design, test_times) = variant.design(test);
     let test_statistics = fit.evaluate(&test_design, &test_times)?;
     Ok(MlinesFit {
