@@ -396,3 +396,22 @@ fn mlines_regression_with_absurd_times_is_an_error_not_infinite_predictions() {
     let r = fit_regression(variant, 64, &samples, &samples);
     assert!(matches!(r, Err(FitError::InvalidParameters(_))), "{r:?}");
 }
+
+#[test]
+fn least_squares_whose_solution_overflows_is_an_error() {
+    // y ~ 1e300 explained by a column of ~1e-150 needs a coefficient of ~1e450
+    let design = [1.0, 1e-150, 1.0, 2e-150, 1.0, 4e-150];
+    let r = least_squares(&design, 2, &[1e300, 3e300, 2e300]);
+    assert!(matches!(r, Err(FitError::NonFinite { .. })), "{r:?}");
+}
+
+#[test]
+fn relative_errors_against_zero_measurements_are_undefined() {
+    use commcost::calibrate::relative_errors;
+    assert_eq!(relative_errors(&[(1.0, 0.0)]), None);
+    assert_eq!(relative_errors(&[(1.0, 1e-320)]), None);
+    assert_eq!(relative_errors(&[(f64::NAN, 1.0)]), None);
+    let (median, p90) = relative_errors(&[(1.5, 1.0), (1.0, 1.0), (2.0, 1.0)]).unwrap();
+    approx::assert_relative_eq!(median, 0.5, max_relative = 1e-15);
+    approx::assert_relative_eq!(p90, 1.0, max_relative = 1e-15);
+}
