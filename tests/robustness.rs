@@ -415,3 +415,28 @@ fn relative_errors_against_zero_measurements_are_undefined() {
     approx::assert_relative_eq!(median, 0.5, max_relative = 1e-15);
     approx::assert_relative_eq!(p90, 1.0, max_relative = 1e-15);
 }
+
+#[test]
+fn probe_buffers_beyond_the_address_space_are_out_of_memory_not_an_abort() {
+    // an unlimited budget, buffers of 2^60 bytes: more than any address space holds
+    let unlimited = Budget::new(Duration::from_secs(5), u64::MAX);
+    let r = TcpLoopbackProber::start_with_span(1 << 60, 1 << 60, Methodology::quick(), unlimited);
+    assert!(matches!(r, Err(ProbeError::OutOfMemory { .. })), "{r:?}");
+    let plan = CopyPlan {
+        element: 8,
+        sizes: vec![1 << 60],
+        strides: vec![16],
+        kinds: vec![CopyKind::Pack],
+    };
+    let r = measure_copies(&plan, &Methodology::quick(), &budget(), &mut |_, _, _| {});
+    assert!(matches!(r, Err(ProbeError::OutOfMemory { .. })), "{r:?}");
+    let plan = MatrixPlan {
+        height: 1 << 29,
+        width: 1 << 29,
+        shapes: 1,
+        max_k: 1,
+        seed: 1,
+    };
+    let r = measure_matrix_transfers(&plan, &Methodology::quick(), &budget(), &mut |_, _, _| {});
+    assert!(matches!(r, Err(ProbeError::OutOfMemory { .. })), "{r:?}");
+}

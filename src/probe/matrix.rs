@@ -99,8 +99,10 @@ pub fn measure_matrix_transfers(
             (rows, k, first)
         })
         .collect();
-    let matrix: Vec<u32> = (0..elements).map(|i| i as u32).collect();
-    let mut out = vec![0u32; buffer as usize];
+    // both fit in usize: their byte total does (checked above)
+    let limit = budget.max_bytes;
+    let matrix: Vec<u32> = super::try_filled("matrix", elements as usize, limit, |i| i as u32)?;
+    let mut out = super::try_filled("marshalling buffer", buffer as usize, limit, |_| 0u32)?;
     let (hu, wu) = (h as usize, w as usize);
     let times = measure_grid(
         "row and column transfers",

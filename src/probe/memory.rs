@@ -154,8 +154,9 @@ fn run<T: Copy + Default + From<u8>>(
 ) -> Result<Vec<f64>, ProbeError> {
     let len = usize::try_from(extent / element + 1)
         .map_err(|_| ProbeError::InvalidPlan("buffer larger than the address space".into()))?;
-    let src: Vec<T> = (0..len).map(|i| T::from((i % 251) as u8)).collect();
-    let mut dst: Vec<T> = vec![T::default(); len];
+    let limit = budget.max_bytes;
+    let src: Vec<T> = super::try_filled("copy source", len, limit, |i| T::from((i % 251) as u8))?;
+    let mut dst: Vec<T> = super::try_filled("copy destination", len, limit, |_| T::default())?;
     measure_grid(
         "memory copies",
         points,

@@ -154,6 +154,12 @@ impl TcpLoopbackProber {
                 ));
             }
         };
+        // the client's buffers, allocated before anything starts (an allocation failure is an
+        // error, not an abort)
+        let limit = budget.max_bytes;
+        let buffer = super::try_filled("TCP message buffer", len, limit, |i| i as u8)?;
+        let scratch = super::try_filled("TCP receive buffer", len, limit, |_| 0)?;
+        let user = super::try_filled("TCP strided buffer", span_len, limit, |i| (i % 251) as u8)?;
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         let address = listener.local_addr()?;
         let server = std::thread::Builder::new()
@@ -177,9 +183,9 @@ impl TcpLoopbackProber {
             stream,
             server: Some(server),
             self_pair: (out, back),
-            buffer: (0..len).map(|i| i as u8).collect(),
-            scratch: vec![0; len],
-            user: (0..span_len).map(|i| (i % 251) as u8).collect(),
+            buffer,
+            scratch,
+            user,
             methodology,
             budget,
         })
@@ -376,8 +382,11 @@ fn unpack(from: &[u8], to: &mut [u8], count: usize, block: usize, stride: usize)
 /// The server: per trial, read the header, acknowledge, then run the trial.
 fn serve(mut stream: TcpStream, max: usize, span: usize) -> std::io::Result<()> {
     stream.set_nodelay(true)?;
-    let mut buffer = vec![0u8; max];
-    let mut user = vec![0u8; span];
+    let out_of_memory = |_| std::io::Error::from(std::io::ErrorKind::OutOfMemory);
+    let mut buffer =
+        super::try_filled("server buffer", max, u64::MAX, |_| 0u8).map_err(out_of_memory)?;
+    let mut user = super::try_filled("server strided buffer", span, u64::MAX, |_| 0u8)
+        .map_err(out_of_memory)?;
     let mut raw = [0u8; HEADER];
     loop {
         stream.read_exact(&mut raw)?;
