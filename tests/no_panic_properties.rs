@@ -23,6 +23,7 @@ use commcost::collectives::{
 use commcost::mlines::{
     NestedLayout, columns, floor_sum, lines_touched, nested_lines, paper_column_bounds,
     paper_row_bounds, per_row_line_sum, rows, tight_column_bounds, vector_lines,
+    vector_lines_by_enumeration,
 };
 use commcost::probe::{
     Budget, CopyKind, CopyPlan, Log3PPlan, MatrixPlan, Methodology, TcpLoopbackProber,
@@ -233,10 +234,24 @@ proptest! {
             let _ = m.lines(&msg);
             check_collectives(&m, procs, msg)?;
         }
+        let _ = Table1D::constant(a).map(|t| t.eval(msg.bytes() as f64));
+        let _ = Table1D::linear(a, b).map(|t| t.eval(msg.bytes() as f64));
+        let _ = MemoryLogP::constant_overhead(a);
+        let _ = msg.strided_access(w);
+        let _ = (msg.bytes(), msg.extent(), msg.count(), msg.stride(), msg.is_contiguous());
+        let _ = commcost::calibrate::MlinesSample::from_message(&msg, p, a);
+        if let Ok(m) = LogGP::new(a, b, c, d, p) {
+            let _ = commcost::collectives::best::<Broadcast>(&m, &Problem::new(procs, msg));
+        }
         if let Ok(stage) = Stage::new("s", a, b) {
+            let _ = stage.time_per_byte(Some(w));
+            let _ = stage.clone().with_strided_bandwidth(vec![16.0, 64.0], vec![c, d]);
             for composition in [Composition::Sequential, Composition::Pipelined] {
                 if let Ok(m) = CopyTransfer::new(vec![stage.clone()], composition, w) {
                     check_model(&m, &msg)?;
+                    for t in m.stage_times(&msg) {
+                        time_ok("stage time", t)?;
+                    }
                     check_model(&LogNP::from(m), &msg)?;
                 }
             }
@@ -256,6 +271,7 @@ proptest! {
             .collect();
         if let Ok(p) = Protocols::new(ranges) {
             check_model(&p, &msg)?;
+            check_model(p.model_for(msg.bytes()), &msg)?;
             let _ = p.range_index(msg.bytes());
             let _ = p.switch_points().count();
         }
@@ -316,6 +332,9 @@ proptest! {
         }
         if let Ok(m) = LogNP::new(hops, unit) {
             check_model(&m, &msg)?;
+            for t in m.hop_costs(&msg) {
+                time_ok("hop cost", t)?;
+            }
             check_collectives(&m, procs, msg)?;
         }
     }
@@ -400,6 +419,11 @@ proptest! {
         let _ = paper_column_bounds(n, a, b, m);
         let _ = tight_column_bounds(n, a, b, m);
         let _ = per_row_line_sum(n, a, b, c, m);
+        if let Ok(count) = vector_lines_by_enumeration(n % (1 << 12), a, b, c, m) {
+            prop_assert_eq!(Ok(count), vector_lines(n % (1 << 12), a, b, c, m));
+        }
+        // block 0: nothing to walk
+        prop_assert!(n <= 1 << 28 || a == 0 || vector_lines_by_enumeration(n, a, b, c, m).is_err());
         let layout = NestedLayout { planes, plane_stride: d, rows: n, row_stride: a, block: b, offset: c };
         let _ = nested_lines(&layout, m);
         // a plane of two rows with a long period, many planes: exact, quickly

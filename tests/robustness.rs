@@ -440,3 +440,20 @@ fn probe_buffers_beyond_the_address_space_are_out_of_memory_not_an_abort() {
     let r = measure_matrix_transfers(&plan, &Methodology::quick(), &budget(), &mut |_, _, _| {});
     assert!(matches!(r, Err(ProbeError::OutOfMemory { .. })), "{r:?}");
 }
+
+#[test]
+fn line_walking_reference_count_refuses_huge_vectors() {
+    use commcost::mlines::{MAX_ENUMERATED_BLOCKS, vector_lines_by_enumeration};
+    let r = within(10, || {
+        vector_lines_by_enumeration(u64::MAX, 1, 1 << 20, 0, 64)
+    });
+    assert!(
+        matches!(r, Err(LinesError::TooManySteps { limit, .. }) if limit == MAX_ENUMERATED_BLOCKS),
+        "{r:?}"
+    );
+    // small vectors: the reference count, here one line per 1-byte block 2^20 bytes apart
+    assert_eq!(
+        vector_lines_by_enumeration(1000, 1, 1 << 20, 0, 64),
+        Ok(1000)
+    );
+}

@@ -723,14 +723,19 @@ fn check_within(what: &'static str, first: u64, count: u64, limit: u64) -> Resul
     }
 }
 
-/// Reference count by walking every block's lines in address order: `O(count + lines)`.
+/// Most blocks [`vector_lines_by_enumeration`] walks (`2^28`): more is
+/// [`LinesError::TooManySteps`], not minutes of looping.
+pub const MAX_ENUMERATED_BLOCKS: u64 = 1 << 28;
+
+/// Reference count by walking every block's lines in address order: `O(count)`.
 ///
 /// The slow, obviously-correct formulation the exact routines are benchmarked against; use
 /// [`vector_lines`] in practice.
 ///
 /// # Errors
 ///
-/// As [`vector_lines`].
+/// As [`vector_lines`]; [`LinesError::TooManySteps`] for more than [`MAX_ENUMERATED_BLOCKS`]
+/// blocks.
 pub fn vector_lines_by_enumeration(
     count: u64,
     block: u64,
@@ -741,6 +746,12 @@ pub fn vector_lines_by_enumeration(
     check_vector(count, block, stride, line)?;
     if block == 0 {
         return Ok(0);
+    }
+    if count > MAX_ENUMERATED_BLOCKS {
+        return Err(LinesError::TooManySteps {
+            steps: u128::from(count),
+            limit: MAX_ENUMERATED_BLOCKS,
+        });
     }
     let (l, s) = (u128::from(line), u128::from(offset % line));
     let mut lines: u128 = 0;
