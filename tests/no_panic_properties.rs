@@ -375,7 +375,16 @@ proptest! {
             check_model(&m, &msg)?;
             let timeline = Timeline { isend: times[0], irecv: times[1], send_wait: times[2],
                                       recv_wait: times[3], computation: times[4] };
-            let _ = m.timeline(&msg, &timeline);
+            for t in [timeline, Timeline::balanced(times[4])] {
+                if let Ok(o) = m.timeline(&msg, &t) {
+                    for (what, v) in [("send_overhead", o.send_overhead), ("recv_overhead", o.recv_overhead),
+                                      ("send_wait_overhead", o.send_wait_overhead),
+                                      ("recv_wait_overhead", o.recv_wait_overhead), ("total", o.total)] {
+                        time_ok(what, v)?;
+                    }
+                    prop_assert!(o.send_overlap.is_finite() && o.recv_overlap.is_finite());
+                }
+            }
             let _ = m.timeline(&msg, &Timeline::balanced(times[4]));
             if let Ok(comp) = m.computation_for_send_overlap(&msg, ratio) {
                 time_ok("computation", comp)?;

@@ -457,3 +457,48 @@ fn line_walking_reference_count_refuses_huge_vectors() {
         Ok(1000)
     );
 }
+
+#[test]
+fn loggpo_timelines_at_the_ends_of_the_f64_range_give_finite_times_or_errors() {
+    use commcost::{LogGpo, Mechanism, Progress, Timeline};
+    let m = LogGpo::new(
+        5e-6,
+        1e-9,
+        12288,
+        Progress::Dependent,
+        Mechanism::T,
+        Mechanism::Rat,
+        1e-6,
+        Table1D::new(vec![0.0, 65536.0], vec![1e-6, 3e-6]).unwrap(),
+        Table1D::new(vec![0.0, 65536.0], vec![0.0, 2e-5]).unwrap(),
+    )
+    .unwrap();
+    for (isend, irecv, send_wait, recv_wait, computation) in [
+        (-1e308, 1e308, 1.7e308, 1.7e308, 1.7e308),
+        (-1.7e308, -1.7e308, 1.7e308, 1.7e308, 0.0),
+        (0.0, 1.7e308, 1.7e308, 1.7e308, 1.7e308),
+    ] {
+        let t = Timeline {
+            isend,
+            irecv,
+            send_wait,
+            recv_wait,
+            computation,
+        };
+        for msg in [Message::contiguous(8), Message::contiguous(1 << 20)] {
+            if let Ok(o) = m.timeline(&msg, &t) {
+                for v in [
+                    o.send_overhead,
+                    o.recv_overhead,
+                    o.send_wait_overhead,
+                    o.recv_wait_overhead,
+                    o.total,
+                    o.send_overlap,
+                    o.recv_overlap,
+                ] {
+                    assert!(v.is_finite(), "{t:?} {msg:?}: {o:?}");
+                }
+            }
+        }
+    }
+}
