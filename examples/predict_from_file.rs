@@ -14,9 +14,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .ok_or("usage: predict_from_file FILE (as written by calibrate_host)")?;
     let text = std::fs::read_to_string(&path)?;
-    let models: BTreeMap<String, ModelSpec> = match serde_json::from_str(&text) {
-        Ok(map) => map,
-        Err(_) => BTreeMap::from([("model".to_string(), serde_json::from_str(&text)?)]),
+    // one model (a map with a "model" tag) or a map of them; a load error names the field path,
+    // e.g. "at `openib.ranges[1].model.gap`: invalid type: string ..."
+    let single = serde_json::from_str::<serde_json::Value>(&text)?
+        .get("model")
+        .is_some_and(serde_json::Value::is_string);
+    let mut json = serde_json::Deserializer::from_str(&text);
+    let models: BTreeMap<String, ModelSpec> = if single {
+        BTreeMap::from([(
+            "model".to_string(),
+            ModelSpec::deserialize_with_path(&mut json).map_err(|e| format!("{path}: {e}"))?,
+        )])
+    } else {
+        commcost::deserialize_with_path(&mut json).map_err(|e| format!("{path}: {e}"))?
     };
     let messages = [
         ("8 B", Message::contiguous(8)),

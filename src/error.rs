@@ -225,31 +225,50 @@ pub enum ParameterError {
         /// "overlap", "gap" or "unsorted".
         problem: &'static str,
     },
+    /// A finite table entry outside its accepted range (magnitude, spacing or a subnormal
+    /// number; the ranges are in [`limits`](crate::limits)).
+    #[error("table `{name}`: entry {index} is {value}, but it must be {expected}")]
+    OutOfRangeEntry {
+        /// Which axis or value array.
+        name: &'static str,
+        /// Position of the entry (row-major for 2-D values).
+        index: usize,
+        /// The rejected value.
+        value: f64,
+        /// The accepted range in words.
+        expected: &'static str,
+    },
 }
 
 impl ParameterError {
     /// Checks `value >= 0` and finite; NaN fails.
+    /// Also rejects subnormal values and values above [`MAX_SECONDS`](crate::limits::MAX_SECONDS)
+    /// (every caller reads a time or a time per unit).
     pub(crate) fn non_negative(name: &'static str, value: f64) -> Result<f64, Self> {
-        if value >= 0.0 && value.is_finite() {
+        if (0.0..=crate::limits::MAX_SECONDS).contains(&value)
+            && crate::limits::zero_or_normal(value)
+        {
             Ok(value)
         } else {
             Err(Self::OutOfRange {
                 name,
                 value,
-                expected: "finite and >= 0",
+                expected: "0 or a normal number in [2.2e-308, 1e9] (limits::MAX_SECONDS)",
             })
         }
     }
 
     /// Checks `value > 0` and finite; NaN fails.
+    /// Also rejects values outside [`MIN_BANDWIDTH`](crate::limits::MIN_BANDWIDTH) ..=
+    /// [`MAX_BANDWIDTH`](crate::limits::MAX_BANDWIDTH) (every caller reads a bandwidth).
     pub(crate) fn positive(name: &'static str, value: f64) -> Result<f64, Self> {
-        if value > 0.0 && value.is_finite() {
+        if (crate::limits::MIN_BANDWIDTH..=crate::limits::MAX_BANDWIDTH).contains(&value) {
             Ok(value)
         } else {
             Err(Self::OutOfRange {
                 name,
                 value,
-                expected: "finite and > 0",
+                expected: "a bandwidth in [1e-3, 1e30] bytes/s (limits::MIN_BANDWIDTH, MAX_BANDWIDTH)",
             })
         }
     }
@@ -579,6 +598,28 @@ pub enum LinesError {
         /// Rows / columns in the array.
         limit: u64,
     },
+    /// An exact count that would take more than the calculator's step limit (a 3-D layout in
+    /// case B with long periods and many rows): refused rather than run for minutes.
+    #[error("the exact count needs {steps} floor-sum steps, over the limit of {limit}")]
+    TooManySteps {
+        /// Steps the count would take.
+        steps: u128,
+        /// The limit.
+        limit: u64,
+    },
+}
+
+/// A file or value that could not be loaded, with the path of the offending field (feature
+/// `serde`; [`deserialize_with_path`](crate::deserialize_with_path)).
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("at `{path}`: {message}")]
+#[non_exhaustive]
+pub struct LoadError {
+    /// Where the problem is, e.g. `ranges[1].model.gap` (`.` for the top level).
+    pub path: String,
+    /// What is wrong: the format's message or the validation error.
+    pub message: String,
 }
 
 /// Why a probe stopped.

@@ -67,6 +67,9 @@ pub mod calibrate;
 pub mod collectives;
 mod error;
 pub mod export;
+pub mod limits;
+#[cfg(feature = "serde")]
+mod load;
 mod message;
 pub mod mlines;
 mod model;
@@ -77,10 +80,14 @@ mod spec;
 mod table;
 
 pub use error::{AlgorithmParseError, ExportError};
+#[cfg(feature = "serde")]
+pub use error::LoadError;
 pub use error::{
     CalibrationError, CollectiveError, FitError, LinesError, MessageError, ParameterError,
     ProbeError, TimelineError,
 };
+#[cfg(feature = "serde")]
+pub use load::deserialize_with_path;
 pub use message::Message;
 pub use model::{AffineCost, CommModel, Quantities};
 pub use models::copy_transfer::{Composition, CopyTransfer, Stage};

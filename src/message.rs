@@ -39,6 +39,7 @@ pub struct Message {
 /// The serialised form of [`Message`]; loading goes through [`Message::vector`].
 #[cfg(feature = "serde")]
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct MessageFields {
     count: u64,
     block_len: u64,

@@ -216,10 +216,13 @@ impl AffineCost {
     }
 
     /// `intercept + per_unit · ⌈bytes / unit⌉`, seconds (whether or not `bytes` is in the
-    /// range).
+    /// range). A `unit` of 0 (the fields are public) is read as 1, as
+    /// [`in_units_of`](Self::in_units_of) does.
     #[inline]
     pub fn at(&self, bytes: u64) -> f64 {
-        let units = if self.unit.is_power_of_two() {
+        let units = if self.unit <= 1 {
+            bytes
+        } else if self.unit.is_power_of_two() {
             // ⌈b / 2^e⌉ by a shift (e = 0: the bytes themselves)
             let e = self.unit.trailing_zeros();
             (bytes >> e) + u64::from(bytes & (self.unit - 1) != 0)

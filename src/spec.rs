@@ -11,6 +11,8 @@ use crate::{
 /// `ModelSpec` (de)serialises with a `"model"` tag naming the model, every parameter struct inside
 /// it is validated on load exactly as its `new` validates, and the result is used directly (it
 /// implements [`CommModel`]) or boxed with [`into_model`](Self::into_model).
+/// `ModelSpec::deserialize_with_path` (feature `serde`) loads one naming the field path of any
+/// error (`ranges[1].model.gap`). The `"model"` tag may stand anywhere in the map.
 ///
 /// | tag | variant |
 /// |---|---|
@@ -38,11 +40,7 @@ use crate::{
 /// assert_eq!(model.p2p(&msg), spec.p2p(&msg));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(tag = "model")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(tag = "model"))]
 #[non_exhaustive]
 pub enum ModelSpec {
     /// [`LogP`].

@@ -22,7 +22,27 @@ fn check_axis(name: &'static str, axis: &[f64]) -> Result<(), ParameterError> {
         return Err(ParameterError::EmptyTable { name });
     }
     check_finite(name, axis)?;
+    // magnitude and spacing (crate::limits): linear extrapolation to any u64 size stays finite
+    if let Some(index) = axis
+        .iter()
+        .position(|x| x.abs() > crate::limits::MAX_AXIS || !crate::limits::zero_or_normal(*x))
+    {
+        return Err(ParameterError::OutOfRangeEntry {
+            name,
+            index,
+            value: axis[index],
+            expected: "0 or a normal number of magnitude <= 1e21 (limits::MAX_AXIS)",
+        });
+    }
     for (index, pair) in axis.windows(2).enumerate() {
+        if pair[1] > pair[0] && pair[1] - pair[0] < crate::limits::MIN_AXIS_STEP {
+            return Err(ParameterError::OutOfRangeEntry {
+                name,
+                index: index + 1,
+                value: pair[1],
+                expected: "at least 1e-6 above the previous point (limits::MIN_AXIS_STEP)",
+            });
+        }
         if pair[1] <= pair[0] {
             return Err(ParameterError::NotIncreasing {
                 name,
@@ -41,6 +61,23 @@ fn check_finite(name: &'static str, values: &[f64]) -> Result<(), ParameterError
             name,
             index,
             value: values[index],
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Checks table values: finite, 0 or normal, magnitude at most
+/// [`MAX_TABLE_VALUE`](crate::limits::MAX_TABLE_VALUE).
+fn check_values(name: &'static str, values: &[f64]) -> Result<(), ParameterError> {
+    check_finite(name, values)?;
+    match values.iter().position(|v| {
+        v.abs() > crate::limits::MAX_TABLE_VALUE || !crate::limits::zero_or_normal(*v)
+    }) {
+        Some(index) => Err(ParameterError::OutOfRangeEntry {
+            name,
+            index,
+            value: values[index],
+            expected: "0 or a normal number of magnitude <= 1e30 (limits::MAX_TABLE_VALUE)",
         }),
         None => Ok(()),
     }
@@ -162,7 +199,7 @@ impl Table1D {
                 got: values.len(),
             });
         }
-        check_finite("values", &values)?;
+        check_values("values", &values)?;
         Ok(Self { sizes, values })
     }
 
@@ -439,6 +476,20 @@ impl Table2D {
                     value: row[j],
                 });
             }
+            check_values("values", row).map_err(|e| match e {
+                ParameterError::OutOfRangeEntry {
+                    name,
+                    index,
+                    value,
+                    expected,
+                } => ParameterError::OutOfRangeEntry {
+                    name,
+                    index: i * strides.len() + index,
+                    value,
+                    expected,
+                },
+                other => other,
+            })?;
         }
         Ok(Self {
             sizes,

@@ -7,6 +7,7 @@ use crate::{Log3P, MemoryLogP, Table1D, Table2D};
 /// The measurements log_3 P is derived from (lognp-log3p §4.1; all half round trips, seconds).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct Log3PMeasurements {
     /// Message sizes `s`, bytes, strictly increasing.
     pub sizes: Vec<u64>,
@@ -200,6 +201,7 @@ pub fn derive_log3p(m: &Log3PMeasurements) -> Result<Log3P, CalibrationError> {
 /// Copy timings memory logP is derived from (seconds per copy of `s` bytes).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct CopyMeasurements {
     /// Bytes copied `s`, strictly increasing.
     pub sizes: Vec<u64>,

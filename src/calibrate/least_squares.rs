@@ -27,7 +27,7 @@ use crate::error::FitError;
 ///
 /// * [`FitError::DimensionMismatch`] if `design.len() != n * c` or `c = 0`;
 /// * [`FitError::TooFewPoints`] if `n < c`;
-/// * [`FitError::NonFinite`] for NaN or infinite entries;
+/// * [`FitError::NonFinite`] for NaN or infinite entries, or coefficients that overflow;
 /// * [`FitError::RankDeficient`] for a zero column or linearly dependent columns;
 /// * [`FitError::NotConverged`] if the SVD fails to converge.
 ///
@@ -133,6 +133,15 @@ pub fn least_squares(
         .zip(&norms)
         .map(|(b, norm)| b / norm)
         .collect();
+    // data near the ends of the f64 range (1e308 next to 1e-320) can overflow in the solve:
+    // an error, never an infinite or NaN coefficient
+    if let Some(index) = coefficients.iter().position(|c| !c.is_finite()) {
+        return Err(FitError::NonFinite {
+            what: "coefficients (the data overflow the solve)",
+            index,
+            value: coefficients[index],
+        });
+    }
 
     let training = statistics(&coefficients, design, observations);
     Ok(LinearFit {
@@ -142,8 +151,10 @@ pub fn least_squares(
 }
 
 fn check_shape(design: &[f64], columns: usize, observations: &[f64]) -> Result<(), FitError> {
-    let expected = observations.len() * columns;
-    if design.len() != expected {
+    // checked: `usize::MAX` columns must be an error, not an overflow
+    let expected = observations.len().checked_mul(columns);
+    if expected != Some(design.len()) {
+        let expected = expected.unwrap_or(usize::MAX);
         return Err(FitError::DimensionMismatch {
             what: "design matrix (rows x columns, row-major)",
             expected,

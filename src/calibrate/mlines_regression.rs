@@ -9,6 +9,7 @@ use crate::{CommModel, Message};
 /// and its measured time in seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct MlinesSample {
     /// `m`: number of messages (1 for per-message samples).
     pub messages: f64,
@@ -137,6 +138,7 @@ impl Term {
 /// `b · Mlines`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct RegressionVariant {
     /// Standard or lines features.
     pub features: FeatureSet,
@@ -240,7 +242,9 @@ impl RegressionVariant {
 /// # Errors
 ///
 /// [`FitError`] from [`least_squares`] (too few points, non-finite input, dependent columns —
-/// e.g. all samples with the same shape), and [`FitError::TooFewPoints`] for an empty test set.
+/// e.g. all samples with the same shape), [`FitError::TooFewPoints`] for an empty test set, and
+/// [`FitError::InvalidParameters`] for a coefficient of magnitude above
+/// [`MAX_SECONDS`](crate::limits::MAX_SECONDS) (it would predict infinite times).
 ///
 /// # Examples
 ///
@@ -276,6 +280,21 @@ pub fn fit_regression(
     let (design, times) = variant.design(training);
     let terms = variant.terms();
     let fit = least_squares(&design, terms.len(), &times)?;
+    // a coefficient beyond the time range (limits::MAX_SECONDS) would predict infinite times
+    // for large messages
+    if let Some(&value) = fit
+        .coefficients()
+        .iter()
+        .find(|c| c.abs() > crate::limits::MAX_SECONDS)
+    {
+        return Err(FitError::InvalidParameters(
+            crate::ParameterError::OutOfRange {
+                name: "coefficient",
+                value,
+                expected: "of magnitude <= 1e9 (limits::MAX_SECONDS)",
+            },
+        ));
+    }
     let (test_design, test_times) = variant.design(test);
     let test_statistics = fit.evaluate(&test_design, &test_times)?;
     Ok(MlinesFit {

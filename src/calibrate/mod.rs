@@ -27,7 +27,8 @@ pub(crate) use prtt::{SplitMix64, median};
 
 /// Median and 90th percentile of the relative errors `|predicted - measured| / measured` of
 /// `(predicted, measured)` pairs — how `docs/ACCURACY.md` summarises held-out checks. `None`
-/// for no pairs.
+/// for no pairs, and for a pair whose relative error is undefined or not finite (a measurement
+/// that is not finite and > 0, a prediction that is not finite, a ratio that overflows).
 ///
 /// # Examples
 ///
@@ -35,12 +36,21 @@ pub(crate) use prtt::{SplitMix64, median};
 /// use commcost::calibrate::relative_errors;
 /// let (median, p90) = relative_errors(&[(1.1, 1.0), (2.0, 2.0), (3.3, 3.0)]).unwrap();
 /// assert!((median - 0.1).abs() < 1e-12 && (p90 - 0.1).abs() < 1e-12);
+/// assert_eq!(relative_errors(&[(1.0, 0.0)]), None); // relative to a zero measurement
 /// ```
 pub fn relative_errors(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
-    if pairs.is_empty() {
+    if pairs.is_empty()
+        || pairs
+            .iter()
+            .any(|&(p, m)| !(p.is_finite() && m.is_finite() && m > 0.0))
+    {
         return None;
     }
     let mut e: Vec<f64> = pairs.iter().map(|(p, m)| ((p - m) / m).abs()).collect();
+    // a subnormal measurement or an extreme ratio overflows: undefined, not infinite
+    if e.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
     e.sort_by(f64::total_cmp);
     let at = |q: f64| e[((e.len() - 1) as f64 * q).round() as usize];
     Some((at(0.5), at(0.9)))

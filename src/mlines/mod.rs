@@ -57,9 +57,10 @@ mod nested;
 pub use bounds::{
     PaperColumnBounds, paper_column_bounds, paper_row_bounds, per_row_line_sum, tight_column_bounds,
 };
-pub use nested::{NestedLayout, nested_lines};
+pub use nested::{MAX_NESTED_STEPS, NestedLayout, nested_lines};
 
-/// `FS(n, m, a, b) = Σ_{i=0}^{n-1} ⌊(a i + b) / m⌋` in `O(log m)` steps; `None` for `m = 0`.
+/// `FS(n, m, a, b) = Σ_{i=0}^{n-1} ⌊(a i + b) / m⌋` in `O(log m)` steps; `None` for `m = 0`
+/// and for a sum that does not fit in a `u128` (never a wrapped or saturated count).
 ///
 /// # Formula
 ///
@@ -79,9 +80,42 @@ pub use nested::{NestedLayout, nested_lines};
 /// // ⌊5/4⌋ + ⌊8/4⌋ + ⌊11/4⌋ + ⌊14/4⌋ = 1 + 2 + 2 + 3
 /// assert_eq!(floor_sum(4, 4, 3, 5), Some(8));
 /// assert_eq!(floor_sum(4, 0, 3, 5), None);
+/// // Σ_{i < 2^33} (2^64 - 1) i ≈ 2^129 does not fit in a u128: "does not fit", not a number
+/// assert_eq!(floor_sum(1 << 33, 1, u64::MAX, 0), None);
 /// ```
 pub fn floor_sum(n: u64, m: u64, a: u64, b: u64) -> Option<u128> {
-    (m > 0).then(|| floor_sum_nonzero(n, m, a, b))
+    if m == 0 {
+        return None;
+    }
+    let (mut n, mut m, mut a, mut b) = (n, m, a, b);
+    let mut total: u128 = 0;
+    // the same steps as `floor_sum_nonzero`, with every addition and product checked: the
+    // quotient terms of the first reduction can exceed u128 (e.g. n = 2^33, m = 1, a = 2^64-1)
+    loop {
+        if n == 0 {
+            return Some(total);
+        }
+        if a >= m {
+            let n128 = u128::from(n);
+            let pairs = n128 * (n128 - 1) / 2;
+            total = total.checked_add(pairs.checked_mul(u128::from(a / m))?)?;
+            a %= m;
+        }
+        if b >= m {
+            total = total.checked_add(u128::from(n) * u128::from(b / m))?;
+            b %= m;
+        }
+        let y_max = u128::from(a) * u128::from(n) + u128::from(b);
+        if y_max < u128::from(m) {
+            return Some(total);
+        }
+        // a < m: y_max / m <= n, fits in u64
+        (n, b) = (
+            (y_max / u128::from(m)) as u64,
+            (y_max % u128::from(m)) as u64,
+        );
+        std::mem::swap(&mut m, &mut a);
+    }
 }
 
 /// [`floor_sum`] for `m >= 1`.
@@ -689,14 +723,19 @@ fn check_within(what: &'static str, first: u64, count: u64, limit: u64) -> Resul
     }
 }
 
-/// Reference count by walking every block's lines in address order: `O(count + lines)`.
+/// Most blocks [`vector_lines_by_enumeration`] walks (`2^28`): more is
+/// [`LinesError::TooManySteps`], not minutes of looping.
+pub const MAX_ENUMERATED_BLOCKS: u64 = 1 << 28;
+
+/// Reference count by walking every block's lines in address order: `O(count)`.
 ///
 /// The slow, obviously-correct formulation the exact routines are benchmarked against; use
 /// [`vector_lines`] in practice.
 ///
 /// # Errors
 ///
-/// As [`vector_lines`].
+/// As [`vector_lines`]; [`LinesError::TooManySteps`] for more than [`MAX_ENUMERATED_BLOCKS`]
+/// blocks.
 pub fn vector_lines_by_enumeration(
     count: u64,
     block: u64,
@@ -707,6 +746,12 @@ pub fn vector_lines_by_enumeration(
     check_vector(count, block, stride, line)?;
     if block == 0 {
         return Ok(0);
+    }
+    if count > MAX_ENUMERATED_BLOCKS {
+        return Err(LinesError::TooManySteps {
+            steps: u128::from(count),
+            limit: MAX_ENUMERATED_BLOCKS,
+        });
     }
     let (l, s) = (u128::from(line), u128::from(offset % line));
     let mut lines: u128 = 0;

@@ -10,6 +10,7 @@ use super::{LinesError, floor_sum_nonzero, gcd, vector_lines};
 /// row is `NestedLayout { planes: d, plane_stride: H * W, rows: h, row_stride: W, block: k, .. }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct NestedLayout {
     /// Number of planes.
     pub planes: u64,
@@ -33,6 +34,43 @@ fn progression_floor_sum(n: u64, p_mod: u64, c: u128, l: u64) -> u128 {
     u128::from(n) * (c / l128) + floor_sum_nonzero(n, l, p_mod, (c % l128) as u64)
 }
 
+/// Most floor-sum steps [`nested_lines`] spends on one layout (`2^20`, about 0.1 s): layouts
+/// that would need more return [`LinesError::TooManySteps`] instead of running for minutes.
+pub const MAX_NESTED_STEPS: u64 = 1 << 20;
+
+/// `Σ_{j<D} M(s + jP)` for planes in case B, from one period `q` of the offsets
+/// (`M(o)` depends on `o mod L` only): `⌊D/q⌋ Σ_{j<q} M + Σ_{j < D mod q} M`.
+#[allow(clippy::too_many_arguments)]
+fn planes_by_period(
+    rows: u64,
+    block: u64,
+    row_stride: u64,
+    s: u128,
+    p_mod: u64,
+    line: u64,
+    period: u128,
+    d: u128,
+) -> Result<u128, LinesError> {
+    let l = u128::from(line);
+    let mut one_period = 0;
+    let mut remainder = 0;
+    let tail = d % period;
+    for j in 0..period.min(d) {
+        // < L, fits in u64
+        let o = ((s + j * u128::from(p_mod)) % l) as u64;
+        let m = vector_lines(rows, block, row_stride, o, line)?;
+        one_period += m;
+        if j < tail {
+            remainder += m;
+        }
+    }
+    Ok(if d < period {
+        one_period
+    } else {
+        (d / period) * one_period + remainder
+    })
+}
+
 /// Distinct lines touched by a [`NestedLayout`] with lines of `line` bytes.
 ///
 /// # Formula
@@ -52,13 +90,19 @@ fn progression_floor_sum(n: u64, p_mod: u64, c: u128, l: u64) -> u128 {
 ///   floor sums in `j` — `O(log L)` in all;
 /// * planes in case B: `M(o)` depends only on `o mod L`, which repeats with period
 ///   `q = L / gcd(P, L)` in `j`, so `Σ_j M = ⌊D/q⌋ Σ_{j<q} M + Σ_{j < D mod q} M` —
-///   `O(min(D, q) log L)` (at most `L` floor sums: 64 for 64-byte lines).
+///   `O(min(D, q) log L)` (at most `L` floor sums: 64 for 64-byte lines); or, row by row,
+///   `Σ_{i<H} Σ_{j<D} f(s + iW + jP)` with `f(x) = ⌊(x + k - 1)/L⌋ - ⌊x/L⌋ + 1`, two floor sums
+///   over the planes per row — `O(H log L)`. The shorter of the two is used. (Planes in case B
+///   have `P >= (H - 1) W + k` with `W >= L`, so `H <= 2^64 / L + 1`; the cost is thus bounded
+///   by `O(min(L, 2^64 / L) log L)`, which is not logarithmic: a closed form of this
+///   two-dimensional floor sum is not implemented.)
 ///
 /// # Errors
 ///
 /// [`LinesError::ZeroLine`] for `line = 0`; [`LinesError::Overlap`] if blocks overlap
 /// (`block > row_stride` with several rows) or planes overlap (`E > plane_stride` with several
-/// planes).
+/// planes); [`LinesError::TooManySteps`] when the shorter evaluation needs more than
+/// [`MAX_NESTED_STEPS`] steps (never a hang, never an approximate count).
 ///
 /// # Examples
 ///
@@ -121,25 +165,35 @@ pub fn nested_lines(layout: &NestedLayout, line: u64) -> Result<u128, LinesError
             - progression_floor_sum(planes, p_mod, s, line)
     } else {
         let period = l / gcd(u128::from(p_mod), l);
-        let inner = |j: u128| -> Result<u128, LinesError> {
-            // < L, fits in u64
-            let o = ((s + j * u128::from(p_mod)) % l) as u64;
-            vector_lines(rows, block, row_stride, o, line)
-        };
-        let mut one_period = 0;
-        let mut remainder = 0;
-        let tail = d % period;
-        for j in 0..period.min(d) {
-            let m = inner(j)?;
-            one_period += m;
-            if j < tail {
-                remainder += m;
+        // Σ_j M(o_j) is a two-dimensional floor sum; it is evaluated either plane by plane over
+        // one period of the offsets (min(D, q) vector counts) or row by row (H pairs of floor
+        // sums over the planes), whichever is shorter, and refused beyond MAX_NESTED_STEPS
+        let plane_steps = period.min(d);
+        if h < plane_steps {
+            if h > u128::from(MAX_NESTED_STEPS) {
+                return Err(LinesError::TooManySteps {
+                    steps: h,
+                    limit: MAX_NESTED_STEPS,
+                });
             }
-        }
-        if d < period {
-            one_period
+            // row i of every plane: Σ_j f(s + iW + jP) with f(x) = ⌊(x + k - 1)/L⌋ - ⌊x/L⌋ + 1
+            // (case B: no two blocks of a plane share a line); f depends on x mod L only
+            let w_mod = w % l;
+            let mut sum = 0;
+            for i in 0..h {
+                let c = (s + i * w_mod) % l;
+                sum += d + progression_floor_sum(planes, p_mod, c + k - 1, line)
+                    - progression_floor_sum(planes, p_mod, c, line);
+            }
+            sum
         } else {
-            (d / period) * one_period + remainder
+            if plane_steps > u128::from(MAX_NESTED_STEPS) {
+                return Err(LinesError::TooManySteps {
+                    steps: plane_steps,
+                    limit: MAX_NESTED_STEPS,
+                });
+            }
+            planes_by_period(rows, block, row_stride, s, p_mod, line, period, d)?
         }
     };
 

@@ -376,7 +376,8 @@ fn pipelined_hop(m: &CopyTransfer) -> Hop {
         return hop;
     }
     // strided messages have integer strides >= unit + 1: tabulate from there on
-    let first = (m.unit_stride + 1) as f64;
+    // saturating: at unit stride u64::MAX no message is strided
+    let first = m.unit_stride.saturating_add(1) as f64;
     let mut grid: Vec<f64> = m
         .stages
         .iter()

@@ -70,6 +70,7 @@ pub enum RendezvousCase {
 /// non-blocking calls and their waits.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct Timeline {
     /// `Ts`: arrival of `MPI_Isend`.
     pub isend: f64,

@@ -12,7 +12,7 @@ use crate::{CommModel, LogGP, LogP, Message, Pram, Table1D, Table2D};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(tag = "form", rename_all = "snake_case")
+    serde(tag = "form", rename_all = "snake_case", try_from = "SizeCostFields")
 )]
 pub enum SizeCost {
     /// Measured seconds at discrete sizes, piecewise linear ([`Table1D`]).
@@ -46,6 +46,58 @@ pub enum SizeCost {
     },
 }
 
+/// The serialised form of [`SizeCost`]; loading validates every form as [`LogNP::new`] does.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(tag = "form", rename_all = "snake_case", deny_unknown_fields)]
+enum SizeCostFields {
+    Table(Table1D),
+    PerByte(Table1D),
+    Linear {
+        fixed: f64,
+        per_byte: f64,
+    },
+    LongMessage {
+        first_byte: f64,
+        per_byte: f64,
+    },
+    Words {
+        first_word: f64,
+        per_extra_word: f64,
+        word_bytes: u64,
+    },
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<SizeCostFields> for SizeCost {
+    type Error = ParameterError;
+    fn try_from(f: SizeCostFields) -> Result<Self, Self::Error> {
+        let cost = match f {
+            SizeCostFields::Table(t) => Self::Table(t),
+            SizeCostFields::PerByte(t) => Self::PerByte(t),
+            SizeCostFields::Linear { fixed, per_byte } => Self::Linear { fixed, per_byte },
+            SizeCostFields::LongMessage {
+                first_byte,
+                per_byte,
+            } => Self::LongMessage {
+                first_byte,
+                per_byte,
+            },
+            SizeCostFields::Words {
+                first_word,
+                per_extra_word,
+                word_bytes,
+            } => Self::Words {
+                first_word,
+                per_extra_word,
+                word_bytes,
+            },
+        };
+        cost.validate("size_cost")?;
+        Ok(cost)
+    }
+}
+
 impl SizeCost {
     /// The cost of a message of `bytes` bytes, seconds, never negative.
     #[inline]
@@ -64,7 +116,8 @@ impl SizeCost {
                 per_extra_word,
                 word_bytes,
             } => {
-                let words = bytes.div_ceil(*word_bytes).max(1);
+                // a word of 0 bytes (the variant's fields are public) is read as 1 byte
+                let words = bytes.div_ceil((*word_bytes).max(1)).max(1);
                 first_word + (words - 1) as f64 * per_extra_word
             }
         }
@@ -172,7 +225,7 @@ impl SizeCost {
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(tag = "form", rename_all = "snake_case")
+    serde(tag = "form", rename_all = "snake_case", try_from = "StrideCostFields")
 )]
 pub enum StrideCost {
     /// Measured seconds on a size × stride grid ([`Table2D`]).
@@ -180,6 +233,30 @@ pub enum StrideCost {
     /// Measured seconds **per byte** on a size × stride grid, times the size (memory logP's
     /// per-byte `l(s, d)`, copy-transfer's `1/bw(d) - 1/bw`).
     PerByte(Table2D),
+}
+
+/// The serialised form of [`StrideCost`]; loading checks that no entry is negative (the zero at
+/// unit stride is checked by [`LogNP::new`], which knows the unit stride).
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(tag = "form", rename_all = "snake_case", deny_unknown_fields)]
+enum StrideCostFields {
+    Table(Table2D),
+    PerByte(Table2D),
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<StrideCostFields> for StrideCost {
+    type Error = ParameterError;
+    fn try_from(f: StrideCostFields) -> Result<Self, Self::Error> {
+        let cost = match f {
+            StrideCostFields::Table(t) => Self::Table(t),
+            StrideCostFields::PerByte(t) => Self::PerByte(t),
+        };
+        // unit stride 0: every stride > 0 may cost; negative entries fail
+        cost.validate("stride_cost", 0)?;
+        Ok(cost)
+    }
 }
 
 impl StrideCost {
@@ -209,7 +286,11 @@ impl StrideCost {
 
 /// One implicit transfer ("hop") of a log_n P communication.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "HopFields")
+)]
 pub struct Hop {
     /// `o_i(s)`: unit-stride cost.
     pub overhead: SizeCost,
@@ -217,6 +298,32 @@ pub struct Hop {
     pub strided: Option<StrideCost>,
     /// `g_i(s)`: gap; `None` for `g_i = o_i` (no contention, the paper's assumption).
     pub gap: Option<SizeCost>,
+}
+
+/// The serialised form of [`Hop`]; every cost in it is validated on load.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HopFields {
+    overhead: SizeCost,
+    #[serde(default)]
+    strided: Option<StrideCost>,
+    #[serde(default)]
+    gap: Option<SizeCost>,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<HopFields> for Hop {
+    type Error = ParameterError;
+    fn try_from(f: HopFields) -> Result<Self, Self::Error> {
+        let hop = Self {
+            overhead: f.overhead,
+            strided: f.strided,
+            gap: f.gap,
+        };
+        hop.validate(0)?;
+        Ok(hop)
+    }
 }
 
 impl Hop {

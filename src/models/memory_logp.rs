@@ -253,6 +253,7 @@ impl CommModel for MemoryLogP {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct MemoryNetworkLogP {
     memory: MemoryLogP,
     network: LogP,
@@ -339,6 +340,7 @@ impl From<MemoryLogP> for LogNP {
 /// One level of a cache hierarchy for [`CacheHierarchy`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct CacheLevel {
     /// Capacity in bytes.
     pub capacity_bytes: u64,
@@ -419,12 +421,20 @@ impl CacheHierarchy {
         if levels.is_empty() {
             return Err(ParameterError::EmptyChain { name: "levels" });
         }
-        let mut previous = 0;
+        let mut previous: u64 = 0;
         for (i, level) in levels.iter().enumerate() {
             let in_level = ParameterError::in_chain("cache level", i);
             ParameterError::non_negative("miss_penalty", level.miss_penalty).map_err(in_level)?;
-            ParameterError::at_least("capacity_bytes", level.capacity_bytes, previous + 1)
-                .map_err(ParameterError::in_chain("cache level", i))?;
+            // checked: no level can follow one of u64::MAX bytes
+            let min = previous.checked_add(1).ok_or(ParameterError::TooSmall {
+                name: "capacity_bytes (no level can follow one of u64::MAX bytes)",
+                value: level.capacity_bytes,
+                min: u64::MAX,
+            });
+            min.and_then(|min| {
+                ParameterError::at_least("capacity_bytes", level.capacity_bytes, min)
+            })
+            .map_err(ParameterError::in_chain("cache level", i))?;
             previous = level.capacity_bytes;
         }
         Ok(Self { line_bytes, levels })
@@ -464,7 +474,8 @@ impl CacheHierarchy {
         let source = vector_lines(count, element, stride, 0, self.line_bytes).unwrap_or(0);
         let destination = u128::from(bytes.div_ceil(self.line_bytes));
         let lines = source + destination;
-        let footprint = lines * u128::from(self.line_bytes);
+        // saturating: only compared with capacities of at most u64::MAX bytes
+        let footprint = lines.saturating_mul(u128::from(self.line_bytes));
         lines as f64 * self.access_penalty(footprint)
     }
 

@@ -8,6 +8,7 @@ use crate::{CommModel, Message};
 /// `end = None` means unbounded (only the last range may be).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct ProtocolRange<M> {
     start: u64,
     end: Option<u64>,

@@ -46,6 +46,22 @@ impl Log3PPlan {
     /// [`ProbeError::InvalidPlan`] for an empty grid or sizes / strides that are not multiples
     /// of the element.
     pub fn layouts(&self) -> Result<Vec<(Message, bool)>, ProbeError> {
+        self.validate()?;
+        let e = self.element;
+        let mut layouts = Vec::new();
+        for &s in &self.sizes {
+            for stride in std::iter::once(e).chain(self.strides.iter().copied()) {
+                let m = self.message(s, stride)?;
+                layouts.push((m, true));
+                layouts.push((m, false));
+            }
+        }
+        Ok(layouts)
+    }
+
+    /// Checks the grid: a nonzero element, sizes and strides present, multiples of the element,
+    /// strides above it; returns the number of times a measurement of the plan holds.
+    fn validate(&self) -> Result<usize, ProbeError> {
         let e = self.element;
         if e == 0 || self.sizes.is_empty() || self.strides.is_empty() {
             return Err(ProbeError::InvalidPlan("empty log_3 P grid".into()));
@@ -57,15 +73,12 @@ impl Log3PPlan {
                 "sizes and strides must be multiples of the element ({e} bytes)"
             )));
         }
-        let mut layouts = Vec::new();
-        for &s in &self.sizes {
-            for stride in std::iter::once(e).chain(self.strides.iter().copied()) {
-                let m = self.message(s, stride)?;
-                layouts.push((m, true));
-                layouts.push((m, false));
-            }
-        }
-        Ok(layouts)
+        self.strides
+            .len()
+            .checked_add(1)
+            .and_then(|n| n.checked_mul(2))
+            .and_then(|n| n.checked_mul(self.sizes.len()))
+            .ok_or_else(|| ProbeError::InvalidPlan("the grid has more points than usize".into()))
     }
 
     /// The largest span of the layouts, bytes (for sizing a prober's buffers).
@@ -87,13 +100,14 @@ impl Log3PPlan {
     ///
     /// # Errors
     ///
-    /// [`ProbeError::InvalidPlan`] when the lengths do not match the plan.
+    /// [`ProbeError::InvalidPlan`] for an invalid plan (as [`layouts`](Self::layouts)) or when
+    /// the lengths do not match the plan.
     pub fn measurements(
         &self,
         times: &[f64],
         memory_copy: &[f64],
     ) -> Result<(Log3PMeasurements, Log3PCleaning), ProbeError> {
-        let expected = self.sizes.len() * 2 * (self.strides.len() + 1);
+        let expected = self.validate()?;
         if times.len() != expected || memory_copy.len() != self.sizes.len() {
             return Err(ProbeError::InvalidPlan(format!(
                 "{} times and {} copy times for a plan of {expected} and {}",
@@ -153,8 +167,16 @@ impl Log3PPlan {
     ///
     /// # Errors
     ///
-    /// As [`measurements`](Self::measurements).
+    /// [`ProbeError::InvalidPlan`] for an invalid plan (as [`layouts`](Self::layouts)) or a
+    /// number of times that does not match it.
     pub fn remote_strided(&self, times: &[f64]) -> Result<Vec<(Message, f64)>, ProbeError> {
+        let expected = self.validate()?;
+        if times.len() != expected {
+            return Err(ProbeError::InvalidPlan(format!(
+                "{} times for a plan of {expected}",
+                times.len()
+            )));
+        }
         let mut out = Vec::new();
         for (i, &s) in self.sizes.iter().enumerate() {
             for (j, &d) in self.strides.iter().enumerate() {

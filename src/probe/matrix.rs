@@ -71,12 +71,24 @@ pub fn measure_matrix_transfers(
             plan.shapes, plan.max_k
         )));
     }
-    let elements = h.saturating_mul(w);
-    let buffer = plan.max_k.saturating_mul(h.max(w));
-    budget.check_bytes(
-        "matrix and marshalling buffer",
-        (elements + buffer).saturating_mul(ELEMENT),
-    )?;
+    // checked: a plan whose buffers do not fit in u64 bytes is invalid, not wrapped
+    let sizes = h.checked_mul(w).and_then(|elements| {
+        let buffer = plan.max_k.checked_mul(h.max(w))?;
+        let bytes = elements.checked_add(buffer)?.checked_mul(ELEMENT)?;
+        Some((elements, buffer, bytes))
+    });
+    let Some((elements, buffer, bytes)) = sizes else {
+        return Err(ProbeError::InvalidPlan(format!(
+            "matrix {h} x {w} with max_k {}: the buffers overflow u64 bytes",
+            plan.max_k
+        )));
+    };
+    budget.check_bytes("matrix and marshalling buffer", bytes)?;
+    if usize::try_from(bytes).is_err() {
+        return Err(ProbeError::InvalidPlan(
+            "matrix beyond the address space".into(),
+        ));
+    }
     let mut rng = SplitMix64(plan.seed);
     let shapes: Vec<(bool, u64, u64)> = (0..plan.shapes)
         .map(|i| {
@@ -87,8 +99,10 @@ pub fn measure_matrix_transfers(
             (rows, k, first)
         })
         .collect();
-    let matrix: Vec<u32> = (0..elements).map(|i| i as u32).collect();
-    let mut out = vec![0u32; buffer as usize];
+    // both fit in usize: their byte total does (checked above)
+    let limit = budget.max_bytes;
+    let matrix: Vec<u32> = super::try_filled("matrix", elements as usize, limit, |i| i as u32)?;
+    let mut out = super::try_filled("marshalling buffer", buffer as usize, limit, |_| 0u32)?;
     let (hu, wu) = (h as usize, w as usize);
     let times = measure_grid(
         "row and column transfers",

@@ -35,6 +35,7 @@ pub struct CopyPlan {
 /// One measured point: copying `size` bytes of `element`-byte elements at `stride`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct CopySample {
     /// What was copied.
     pub kind: CopyKind,
@@ -110,9 +111,20 @@ pub fn measure_copies(
     }
     let extent = points
         .iter()
-        .map(|&(_, size, stride)| (size / e - 1).saturating_mul(stride).saturating_add(e))
-        .max()
-        .unwrap_or(0);
+        // sizes are positive multiples of e (checked above), so size / e >= 1; checked: a
+        // span that overflows u64 bytes is an invalid plan, not a wrapped number
+        .map(|&(_, size, stride)| {
+            (size / e)
+                .saturating_sub(1)
+                .checked_mul(stride)
+                .and_then(|x| x.checked_add(e))
+        })
+        .try_fold(0, |max: u64, x| x.map(|x| max.max(x)));
+    let Some(extent) = extent.filter(|x| x.checked_mul(2).is_some()) else {
+        return Err(ProbeError::InvalidPlan(
+            "a strided copy spans more than u64 bytes".into(),
+        ));
+    };
     budget.check_bytes("strided copy buffers (source + destination)", 2 * extent)?;
     let times = if e == 4 {
         run::<u32>(&points, e, extent, methodology, budget, progress)?
@@ -142,8 +154,9 @@ fn run<T: Copy + Default + From<u8>>(
 ) -> Result<Vec<f64>, ProbeError> {
     let len = usize::try_from(extent / element + 1)
         .map_err(|_| ProbeError::InvalidPlan("buffer larger than the address space".into()))?;
-    let src: Vec<T> = (0..len).map(|i| T::from((i % 251) as u8)).collect();
-    let mut dst: Vec<T> = vec![T::default(); len];
+    let limit = budget.max_bytes;
+    let src: Vec<T> = super::try_filled("copy source", len, limit, |i| T::from((i % 251) as u8))?;
+    let mut dst: Vec<T> = super::try_filled("copy destination", len, limit, |_| T::default())?;
     measure_grid(
         "memory copies",
         points,

@@ -226,3 +226,22 @@ pub(crate) fn measure_grid<P: Copy>(
         .map(|values| crate::calibrate::median(values))
         .collect())
 }
+
+/// `len` values from `value`, or [`ProbeError::OutOfMemory`] when the allocation fails: a
+/// budget of `u64::MAX` bytes must not let a huge plan abort the process.
+pub(crate) fn try_filled<T>(
+    what: &'static str,
+    len: usize,
+    limit: u64,
+    value: impl FnMut(usize) -> T,
+) -> Result<Vec<T>, ProbeError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| ProbeError::OutOfMemory {
+            what,
+            needed: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+            limit,
+        })?;
+    v.extend((0..len).map(value));
+    Ok(v)
+}

@@ -115,8 +115,8 @@ impl TcpLoopbackProber {
     ///
     /// # Errors
     ///
-    /// [`ProbeError::OutOfMemory`] if the buffers exceed the budget; [`ProbeError::Io`] for
-    /// socket errors.
+    /// [`ProbeError::OutOfMemory`] if the buffers exceed the budget; [`ProbeError::InvalidPlan`]
+    /// if they overflow `u64` bytes or the address space; [`ProbeError::Io`] for socket errors.
     pub fn start(
         max_size: u64,
         methodology: Methodology,
@@ -136,10 +136,16 @@ impl TcpLoopbackProber {
         methodology: Methodology,
         budget: Budget,
     ) -> Result<Self, ProbeError> {
-        budget.check_bytes(
-            "TCP message and strided buffers (client and server)",
-            3 * max_size + 2 * span,
-        )?;
+        // checked: buffers that overflow u64 bytes are an invalid request, not a wrapped number
+        let bytes = max_size
+            .checked_mul(3)
+            .and_then(|b| b.checked_add(span.checked_mul(2)?))
+            .ok_or_else(|| {
+                ProbeError::InvalidPlan(format!(
+                    "buffers for max_size {max_size} and span {span} overflow u64 bytes"
+                ))
+            })?;
+        budget.check_bytes("TCP message and strided buffers (client and server)", bytes)?;
         let (len, span_len) = match (usize::try_from(max_size), usize::try_from(span)) {
             (Ok(a), Ok(b)) => (a, b),
             _ => {
@@ -148,6 +154,12 @@ impl TcpLoopbackProber {
                 ));
             }
         };
+        // the client's buffers, allocated before anything starts (an allocation failure is an
+        // error, not an abort)
+        let limit = budget.max_bytes;
+        let buffer = super::try_filled("TCP message buffer", len, limit, |i| i as u8)?;
+        let scratch = super::try_filled("TCP receive buffer", len, limit, |_| 0)?;
+        let user = super::try_filled("TCP strided buffer", span_len, limit, |i| (i % 251) as u8)?;
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         let address = listener.local_addr()?;
         let server = std::thread::Builder::new()
@@ -171,9 +183,9 @@ impl TcpLoopbackProber {
             stream,
             server: Some(server),
             self_pair: (out, back),
-            buffer: (0..len).map(|i| i as u8).collect(),
-            scratch: vec![0; len],
-            user: (0..span_len).map(|i| (i % 251) as u8).collect(),
+            buffer,
+            scratch,
+            user,
             methodology,
             budget,
         })
@@ -370,8 +382,11 @@ fn unpack(from: &[u8], to: &mut [u8], count: usize, block: usize, stride: usize)
 /// The server: per trial, read the header, acknowledge, then run the trial.
 fn serve(mut stream: TcpStream, max: usize, span: usize) -> std::io::Result<()> {
     stream.set_nodelay(true)?;
-    let mut buffer = vec![0u8; max];
-    let mut user = vec![0u8; span];
+    let out_of_memory = |_| std::io::Error::from(std::io::ErrorKind::OutOfMemory);
+    let mut buffer =
+        super::try_filled("server buffer", max, u64::MAX, |_| 0u8).map_err(out_of_memory)?;
+    let mut user = super::try_filled("server strided buffer", span, u64::MAX, |_| 0u8)
+        .map_err(out_of_memory)?;
     let mut raw = [0u8; HEADER];
     loop {
         stream.read_exact(&mut raw)?;
