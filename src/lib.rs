@@ -92,7 +92,7 @@ pub use models::memory_logp::{CacheHierarchy, CacheLevel, MemoryLogP, MemoryNetw
 pub use models::mlines::MlinesModel;
 pub use models::pram::Pram;
 pub use models::protocol::{ProtocolRange, Protocols};
-pub use spec::ModelSpec;
+pub use spec::{ModelSpec, UnitWarning};
 pub use table::{Table1D, Table2D};
 
 /// The README's examples, compiled and run as doctests.
