@@ -94,6 +94,13 @@ pub use models::pram::Pram;
 pub use models::protocol::{ProtocolRange, Protocols};
 pub use spec::{ModelSpec, UnitWarning};
 pub use table::{Table1D, Table2D};
+// named-parameter constructors (`LogGP::from_params`, `LogGP::from_micros`, ...)
+pub use models::loggp::LogGPParams;
+pub use models::loggpo::LogGpoParams;
+pub use models::lognp::Log3PPoint;
+pub use models::logp::LogPParams;
+pub use models::memory_logp::MemoryLogPParams;
+pub use models::mlines::MlinesParams;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

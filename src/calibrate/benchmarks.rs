@@ -337,7 +337,7 @@ pub fn fit_loggp_from_benchmarks(
         }
         .into());
     }
-    if !(config.split_gain > 1.0) {
+    if config.split_gain.is_nan() || config.split_gain <= 1.0 {
         return Err(crate::error::ParameterError::OutOfRange {
             name: "split_gain",
             value: config.split_gain,
