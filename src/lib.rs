@@ -63,6 +63,8 @@
 //!   [`Message`] and [`ModelSpec`]. Deserialisation runs the same validation as the
 //!   constructors, so a loaded file can never hold a value `new` would reject.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod calibrate;
 pub mod collectives;
 mod error;
@@ -106,3 +108,8 @@ pub use models::mlines::MlinesParams;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The use-case guide (`docs/GUIDE.md`), compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/GUIDE.md")]
+pub struct GuideDoctests;

@@ -89,7 +89,7 @@ pub fn human_time(seconds: f64) -> String {
 /// Bytes with a binary suffix when exact (`4096` → `4K`).
 pub fn human_bytes(bytes: u64) -> String {
     for (shift, suffix) in [(30, "G"), (20, "M"), (10, "K")] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{suffix}", bytes >> shift);
         }
     }
