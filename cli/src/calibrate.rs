@@ -14,6 +14,7 @@ use commcost::{CalibrationError, CommModel, LogGP, Message, ModelSpec, Protocols
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value, json};
 
+use crate::collective::{Collective, dispatch};
 use crate::model::{ModelFile, Provenance, host_name, now_utc, write_file};
 use crate::plot::read_measured;
 use crate::units::human_time;
@@ -60,11 +61,15 @@ enum What {
         /// Netgauge's output file.
         file: PathBuf,
     },
-    /// Import OSU Micro-Benchmarks output: osu_latency (required) and osu_bw (optional).
+    /// Import OSU Micro-Benchmarks output: osu_latency (required), osu_bw (optional), and
+    /// collective tests (osu_allreduce, osu_bcast, ...) to check the fitted model on.
     Osu {
-        /// Output files of osu_latency, osu_bw (any order; others are ignored with a note).
+        /// Output files of osu_latency, osu_bw, collective tests (any order).
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Processes the collective tests ran with (OSU does not print it).
+        #[arg(long, default_value_t = 2)]
+        procs: u64,
         /// Share of the fixed one-way time assigned to the two overheads 2o (0..1); the
         /// benchmarks cannot measure it.
         #[arg(long, default_value_t = 0.0)]
@@ -201,6 +206,51 @@ fn benchmark_accuracy(fit: &commcost::calibrate::BenchmarkFit) -> Map<String, Va
     acc
 }
 
+/// The fitted model's best collective algorithm against measured collective series: the
+/// relative error of the predicted time of the algorithm the model ranks first (the MPI
+/// library may have run another one, so this is a check, not a fit).
+fn collective_accuracy(
+    model: &Protocols<LogGP>,
+    series: &[BenchmarkSeries],
+    default_procs: u64,
+    accuracy: &mut Map<String, Value>,
+) {
+    for s in series {
+        let SeriesKind::Collective(name) = &s.kind else {
+            continue;
+        };
+        let Some(c) = Collective::ALL
+            .iter()
+            .copied()
+            .find(|c| c.matches_series(name))
+        else {
+            continue;
+        };
+        let procs = s.processes.unwrap_or(default_procs);
+        let pairs: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter(|p| p.bytes > 0 && p.value > 0.0)
+            .filter_map(|p| {
+                let predicted = dispatch!(c, best_time(model, procs, p.bytes)).ok()?;
+                Some((predicted, p.value))
+            })
+            .collect();
+        if let Some(e) = relative_errors(&pairs) {
+            accuracy.insert(format!("{name}_{procs}_processes_best_algorithm"), pct(e));
+        }
+    }
+}
+
+fn best_time<A: commcost::collectives::Algorithm>(
+    model: &Protocols<LogGP>,
+    procs: u64,
+    bytes: u64,
+) -> Result<f64, commcost::CollectiveError> {
+    let problem = commcost::collectives::Problem::new(procs, Message::contiguous(bytes));
+    commcost::collectives::best::<A>(model, &problem).map(|(_, t)| t)
+}
+
 const BENCHMARK_METHOD: &str = "protocol ranges by binary segmentation of the latency series; per \
     range a relative-weighted least-squares line T(s) = (2o + L) + (s - 1) G through the half \
     round trips, g = mean of s / bandwidth(s) - (s - 1) G (commcost::calibrate::\
@@ -212,14 +262,17 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
         What::Osu {
             files,
             overhead_share,
+            procs,
         } => {
             let mut latency = None;
             let mut bandwidth = None;
+            let mut collectives = Vec::new();
             for path in &files {
                 for series in read_measured(path)? {
                     match series.kind {
                         SeriesKind::Latency if latency.is_none() => latency = Some(series),
                         SeriesKind::Bandwidth if bandwidth.is_none() => bandwidth = Some(series),
+                        SeriesKind::Collective(_) => collectives.push(series),
                         _ => eprintln!(
                             "commcost: note: {}: `{}` is not used for the p2p fit",
                             path.display(),
@@ -241,7 +294,8 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
                     .map(|b| format!(" and {}", b.title))
                     .unwrap_or_default()
             );
-            let accuracy = benchmark_accuracy(&fit);
+            let mut accuracy = benchmark_accuracy(&fit);
+            collective_accuracy(&fit.model, &collectives, procs, &mut accuracy);
             finish(
                 args.output,
                 fit.model.into(),
@@ -262,7 +316,13 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             };
             let fit = benchmark_fit(latency, None, overhead_share)?;
             describe_ranges(&fit.model);
-            let accuracy = benchmark_accuracy(&fit);
+            let mut accuracy = benchmark_accuracy(&fit);
+            let collectives: Vec<BenchmarkSeries> = all
+                .iter()
+                .filter(|s| matches!(s.kind, SeriesKind::Collective(_)))
+                .cloned()
+                .collect();
+            collective_accuracy(&fit.model, &collectives, 2, &mut accuracy);
             finish(
                 args.output,
                 fit.model.into(),

@@ -32,6 +32,19 @@ pub enum Collective {
 }
 
 impl Collective {
+    /// Every collective.
+    pub const ALL: [Self; 9] = [
+        Self::Broadcast,
+        Self::Scan,
+        Self::Reduce,
+        Self::Allreduce,
+        Self::Allgather,
+        Self::Gather,
+        Self::Scatter,
+        Self::Barrier,
+        Self::Alltoall,
+    ];
+
     /// The collective as the benchmarks' series name it (OSU `broadcast`, IMB `bcast`).
     pub fn matches_series(self, name: &str) -> bool {
         let own = format!("{self:?}").to_ascii_lowercase();

@@ -280,6 +280,8 @@ fn calibrate_osu_writes_a_model_with_provenance() {
         "osu",
         &fixture("osu/osu_latency.txt"),
         &fixture("osu/osu_bw.txt"),
+        &fixture("osu/osu_allreduce_full.txt"),
+        &fixture("osu/osu_bcast.txt"),
         "-o",
         &out_file,
     ]);
@@ -306,6 +308,14 @@ fn calibrate_osu_writes_a_model_with_provenance() {
             .unwrap()
             < 0.1
     );
+    // the measured collectives are reported against the model's best algorithm
+    for key in [
+        "allreduce_2_processes_best_algorithm",
+        "broadcast_2_processes_best_algorithm",
+    ] {
+        let e = &p["accuracy"][key]["median_relative_error"];
+        assert!(e.as_f64().unwrap().is_finite(), "{key}");
+    }
     assert_eq!(file["spec"]["model"], "loggp_protocols");
     // Open MPI 4.1's shared-memory eager limit (4096 bytes with the header): the second
     // protocol starts after the 2 KiB measurement
@@ -351,6 +361,9 @@ fn calibrate_imb_and_netgauge() {
     ]);
     let file = json(&std::fs::read_to_string(&out_file).unwrap());
     assert_eq!(file["provenance"]["measured"], "IMB PingPong");
+    let accuracy = &file["provenance"]["accuracy"];
+    assert!(accuracy["allreduce_2_processes_best_algorithm"].is_object());
+    assert!(accuracy["bcast_2_processes_best_algorithm"].is_object());
     // Netgauge output made from LogGP's PRTT formula (Hoefler, Lichei & Rehm 2007, eq. (1),
     // (5)): PRTT(n, d, s) = 2 (L + 2o + (s - 1) G) + (n - 1) max(o + d, g + (s - 1) G),
     // L = 5, o = 1.5, g = 3 µs, G = 0.002 µs/B, n = 10, d = PRTT(1, 0, s)
