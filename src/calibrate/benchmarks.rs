@@ -294,12 +294,12 @@ fn check_series(what: &'static str, points: &[(u64, f64)]) -> Result<(), Calibra
 /// use commcost::calibrate::{BenchmarkFitConfig, fit_loggp_from_benchmarks, parse_osu};
 ///
 /// let latency = parse_osu("# OSU MPI Latency Test v7.4\n# Size          Latency (us)\n\
-///     1 1.50\n2 1.50\n4 1.50\n8 1.51\n16 1.52\n1024 2.52\n")?;
+///     1 1.500\n2 1.501\n4 1.503\n8 1.507\n16 1.515\n1024 2.523\n")?;
 /// let fit = fit_loggp_from_benchmarks(&latency, None, &BenchmarkFitConfig::default())?;
 /// let range = &fit.ranges[0];
-/// // 1.5 µs + 1 ns/byte: the line through the points
-/// assert!((range.fixed - 1.5e-6).abs() < 2e-9);
-/// assert!((range.gap_per_byte - 1e-9).abs() < 1e-11);
+/// // the points lie on 1.5 µs + (s - 1) · 1 ns
+/// assert!((range.fixed - 1.5e-6).abs() < 1e-15);
+/// assert!((range.gap_per_byte - 1e-9).abs() < 1e-18);
 /// # Ok::<(), commcost::CalibrationError>(())
 /// ```
 pub fn fit_loggp_from_benchmarks(

@@ -109,9 +109,11 @@ fn parse_error(line: usize, message: String) -> CalibrationError {
 /// ```
 /// use commcost::calibrate::{SeriesKind, parse_osu};
 ///
-/// let out = "# OSU MPI Allreduce Latency Test v5.3\n\
-///            # Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n\
-///            4                       0.34              0.32              0.35        1000\n";
+/// let out = concat!(
+///     "# OSU MPI Allreduce Latency Test v5.3\n",
+///     "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n",
+///     "4                       0.34              0.32              0.35        1000\n",
+/// );
 /// let series = parse_osu(out)?;
 /// assert_eq!(series.kind, SeriesKind::Collective("allreduce".into()));
 /// assert_eq!(series.points[0].bytes, 4);
