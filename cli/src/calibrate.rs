@@ -49,13 +49,18 @@ enum What {
         #[arg(long)]
         quick: bool,
     },
-    /// LogGP over MPI: needs the `mpi` feature and two ranks; see --help.
+    /// LogGP with protocol ranges over MPI, between ranks 0 and 1 of an MPI job (build with
+    /// `--features mpi`).
     #[command(
-        after_help = "The MPI calibration runs inside an MPI job of two ranks. Build and run the \
-            library's example instead:\n  cargo run --release --features mpi,serde --example \
-            mpi_calibrate   (under mpirun -np 2)\nand load the file it writes with --model."
+        after_help = "Run inside a job of two ranks; rank 0 writes the file:\n  \
+        cargo install --path cli --features mpi\n  \
+        mpirun -np 2 commcost calibrate mpi -o mpi.json"
     )]
-    Mpi,
+    Mpi {
+        /// Fewer sizes and passes.
+        #[arg(long)]
+        quick: bool,
+    },
     /// Import Netgauge's LogGP output and assess LogGP from its round trips.
     Netgauge {
         /// Netgauge's output file.
@@ -375,10 +380,7 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
         }
         What::Tcp { quick } => tcp(args.output, quick),
         What::Host { quick } => host(args.output, quick),
-        What::Mpi => fail(
-            "the MPI calibration runs inside an MPI job: `mpirun -np 2 cargo run --release \
-             --features mpi,serde --example mpi_calibrate`, then pass its file to --model",
-        ),
+        What::Mpi { quick } => mpi_calibration(args.output, quick),
     }
 }
 
@@ -550,6 +552,96 @@ fn host(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
          commcost::calibrate::derive_memory_logp",
         vec![],
         roles,
+        acc,
+    )
+}
+
+#[cfg(not(feature = "mpi"))]
+fn mpi_calibration(_: Option<PathBuf>, _: bool) -> Result<(), Failure> {
+    fail(
+        "this commcost was built without MPI: `cargo install --path cli --features mpi`, then \
+         `mpirun -np 2 commcost calibrate mpi -o FILE` (or the library's example mpi_calibrate)",
+    )
+}
+
+#[cfg(feature = "mpi")]
+fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
+    use commcost::probe::mpi::{MpiProber, serve};
+    use mpi::traits::Communicator;
+
+    const MAX_SIZE: u64 = 1 << 16;
+    let Some(universe) = mpi::initialize() else {
+        return fail("MPI could not be initialised");
+    };
+    let world = universe.world();
+    if world.size() < 2 {
+        return fail("run inside an MPI job of two ranks: mpirun -np 2 commcost calibrate mpi");
+    }
+    match world.rank() {
+        0 => {}
+        1 => return Ok(serve(&world, 0, MAX_SIZE as usize, MAX_SIZE as usize)?),
+        _ => return Ok(()),
+    }
+    if output.is_none() {
+        return fail("give the model file to write with -o FILE");
+    }
+    let methodology = if quick {
+        Methodology::quick()
+    } else {
+        Methodology::standard()
+    };
+    let budget = Budget::new(Duration::from_secs(600), 1 << 30);
+    let mut prober = MpiProber::new(&world, 1, MAX_SIZE, MAX_SIZE, methodology, budget)?;
+    // dense where MPI libraries switch protocol (small-message paths, eager limits)
+    let step = if quick { 4096 } else { 1024 };
+    let sizes: Vec<u64> = std::iter::once(1)
+        .chain((1..16).map(|k| k * 32))
+        .chain((2..=32).map(|k| k * 256))
+        .chain((8192 / step + 1..=MAX_SIZE / step).map(|k| k * step))
+        .collect();
+    let plan = PrttPlan {
+        sizes: sizes.clone(),
+        n: 16,
+        passes: methodology.passes,
+        seed: 3,
+    };
+    let bar = progress_bar(
+        (3 * sizes.len() * (methodology.passes + 1)) as u64,
+        "MPI PRTT",
+    );
+    let mut counting = Counting {
+        inner: &mut prober,
+        bar: &bar,
+    };
+    let measured = measure_prtt(&mut counting, &plan);
+    bar.finish();
+    let measured = measured?;
+    let assessment = assess_loggp(&measured.samples, &AssessmentConfig::default())?;
+    describe_ranges(&assessment.model);
+    // held out: half round trips between the grid's sizes
+    let mut pairs = Vec::new();
+    for s in sizes.windows(2).map(|w| (w[0] + w[1]) / 2).step_by(3) {
+        let half = prober.prtt(1, 0.0, s)? / 2.0;
+        pairs.push((assessment.model.p2p(&Message::contiguous(s)), half));
+    }
+    prober.finish();
+    let mut acc = Map::new();
+    if let Some(e) = relative_errors(&pairs) {
+        acc.insert("held_out_half_round_trips".into(), pct(e));
+    }
+    finish(
+        output,
+        assessment.model.into(),
+        format!(
+            "MPI round trips between ranks 0 and 1, PRTT(1,0,s), PRTT(16,0,s), PRTT(16,d,s), \
+             {} sizes 1..64 KiB, {} shuffled passes",
+            sizes.len(),
+            methodology.passes
+        ),
+        "LogGP parameter assessment with protocol-change detection (Hoefler, Lichei & Rehm, \
+         IPDPS 2007), commcost::calibrate::assess_loggp",
+        vec![],
+        loggp_roles(),
         acc,
     )
 }

@@ -420,8 +420,8 @@ fn calibrate_on_this_machine_host_and_tcp() {
         );
         ok(&["predict", "--model", &out_file, "--bytes", "4K"]);
     }
-    // MPI needs an MPI job: the message says how
-    assert!(user_error(&["calibrate", "mpi"]).contains("mpi_calibrate"));
+    // without the `mpi` feature the message says how to get it
+    assert!(user_error(&["calibrate", "mpi"]).contains("--features mpi"));
     assert!(user_error(&["calibrate", "host"]).contains("-o FILE"));
 }
 
