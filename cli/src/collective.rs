@@ -7,7 +7,8 @@ use crate::model::Loaded;
 use crate::units::{human_bytes, human_time};
 use crate::{Failure, fail};
 
-/// The collectives, by their MPI names.
+/// The collectives, by their MPI names. Algorithms print with their `Display` names, which
+/// their `FromStr` reads back (`recursive-doubling`, `pipelined:segment=8192`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Collective {
     /// `MPI_Bcast`.
@@ -119,13 +120,13 @@ pub fn select(
     Ok(())
 }
 
-fn ranked<A: Algorithm>(
+fn ranked<A: Algorithm + std::fmt::Display>(
     model: &dyn CommModel,
     procs: u64,
     bytes: u64,
 ) -> Result<Vec<(String, f64)>, Failure> {
     let r = rank::<A>(model, &Problem::new(procs, Message::contiguous(bytes)))?;
-    Ok(r.into_iter().map(|(a, c)| (a.label(), c)).collect())
+    Ok(r.into_iter().map(|(a, c)| (a.to_string(), c)).collect())
 }
 
 /// One row of a decision table: sizes `first..=last` on `processes` use `algorithm`.
@@ -139,7 +140,7 @@ pub struct Span {
 
 /// The decision table as size ranges with exact switch points: the grid's best algorithms, and
 /// between two grid sizes with different winners the crossover size where the ranking flips.
-pub fn spans<A: Algorithm>(
+pub fn spans<A: Algorithm + std::fmt::Display>(
     model: &dyn CommModel,
     procs: &[u64],
     sizes: &[u64],
@@ -162,7 +163,7 @@ pub fn spans<A: Algorithm>(
                     processes: p,
                     first,
                     last: at - 1,
-                    algorithm: current.label(),
+                    algorithm: current.to_string(),
                 });
                 first = at;
                 current = next;
@@ -172,7 +173,7 @@ pub fn spans<A: Algorithm>(
             processes: p,
             first,
             last: *sizes.last().unwrap_or(&first),
-            algorithm: current.label(),
+            algorithm: current.to_string(),
         });
     }
     Ok(out)

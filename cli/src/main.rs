@@ -3,6 +3,7 @@
 
 mod calibrate;
 mod collective;
+mod export;
 mod model;
 mod plot;
 mod units;
@@ -121,6 +122,8 @@ enum Command {
         commcost plot --model my.json --measured osu_latency.txt -o fit.svg\n  \
         commcost plot --preset open-mpi-openib --collective allreduce --procs 64 -o allreduce.svg")]
     Plot(plot::PlotArgs),
+    /// MPI tuning files from the model's best algorithms: Open MPI dynamic rules, MPICH JSON.
+    Export(export::ExportArgs),
 }
 
 /// A user-facing failure: one line, exit code 1.
@@ -171,6 +174,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Calibrate(args) => calibrate::run(args),
         Command::Plot(args) => plot::run(args),
+        Command::Export(args) => export::run(args),
     }
 }
 

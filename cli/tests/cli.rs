@@ -210,6 +210,14 @@ fn select_ranks_broadcasts_as_calculated_by_hand() {
         max_relative = 1e-9
     );
     assert_eq!(ranking.len(), 4);
+    // the names are the algorithms' own, read back by their FromStr
+    for row in ranking {
+        let name = row["algorithm"].as_str().unwrap();
+        assert!(
+            name.parse::<commcost::collectives::Broadcast>().is_ok(),
+            "{name}"
+        );
+    }
     let text = ok(&[
         "select",
         "allreduce",
@@ -516,4 +524,83 @@ fn plot_is_a_valid_svg_with_curves_switches_and_measurements() {
         &ar,
     ]);
     assert!(err.contains("osu_bw.txt"), "{err}");
+}
+
+#[test]
+fn export_writes_tuning_files_that_read_back() {
+    let dir = scratch("export");
+    let rules_file = dir.join("rules.conf").display().to_string();
+    let text = ok(&[
+        "export",
+        "ompi-rules",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "4,64",
+        "--bytes",
+        "1..1M",
+        "--collectives",
+        "bcast,allreduce",
+        "-o",
+        &rules_file,
+    ]);
+    assert!(text.contains("2 collectives"), "{text}");
+    let rules: commcost::export::OmpiRules = std::fs::read_to_string(&rules_file)
+        .unwrap()
+        .parse()
+        .expect("Open MPI rules file");
+    assert_eq!(rules.collectives.len(), 2);
+    // Open MPI rejects a block whose first rule is not at message size 0
+    assert!(
+        rules
+            .collectives
+            .iter()
+            .all(|c| c.blocks.iter().all(|b| b.rules[0].size == 0))
+    );
+    // the same choice as `table`: Rabenseifner (Open MPI ID 6) for 1 MiB allreduce on 64
+    let rule = rules
+        .lookup(
+            commcost::collectives::ompi::OmpiCollective::Allreduce,
+            64,
+            1 << 20,
+        )
+        .unwrap();
+    assert_eq!(rule.algorithm, 6);
+    let table = ok(&[
+        "table",
+        "allreduce",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "64",
+        "--bytes",
+        "1M",
+    ]);
+    assert!(table.contains("rabenseifner"), "{table}");
+    // MPICH: well-formed JSON with the collective's selection tree
+    let mpich = ok(&[
+        "export",
+        "mpich-json",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "2..8",
+        "--collectives",
+        "allreduce",
+    ]);
+    let tree = json(&mpich);
+    assert!(tree["collective=allreduce"]["comm_type=intra"].is_object());
+    assert!(
+        user_error(&[
+            "export",
+            "mpich-json",
+            "--preset",
+            "mpich2-tcp",
+            "--procs",
+            "4",
+            "--collectives",
+            "nope"
+        ])
+        .contains("nope")
+    );
 }
