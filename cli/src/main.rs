@@ -110,7 +110,7 @@ enum Command {
         /// Message sizes.
         #[arg(long, value_parser = units::parse_list, value_name = "RANGE", default_value = "1..4M")]
         bytes: units::List,
-        /// CSV output: one line per cell, then the switch points.
+        /// CSV output: one line per size range (processes, first and last byte, algorithm).
         #[arg(long)]
         csv: bool,
     },

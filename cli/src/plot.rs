@@ -141,7 +141,12 @@ pub fn run(args: PlotArgs) -> Result<(), Failure> {
             for s in chosen.iter().skip(1) {
                 switches.push((s.first as f64, format!("→ {}", s.algorithm)));
             }
-            title = format!("{c:?}, P = {}, model {}", args.procs, m.name).to_lowercase();
+            title = format!(
+                "{}, P = {}, model {}",
+                format!("{c:?}").to_lowercase(),
+                args.procs,
+                m.name
+            );
         }
     }
     let mut measured: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
