@@ -270,3 +270,68 @@ fn fit_rejects_swapped_or_short_series() {
         Err(CalibrationError::InvalidValue { .. })
     ));
 }
+
+mod never_panic {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lines_of(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Any text: a result or an error, never a panic.
+        #[test]
+        fn parsers_take_any_text(text in "(#|[ 0-9a-zA-Z.\\-\\[\\]_/()=]|\n){0,400}") {
+            let _ = parse_osu(&text);
+            let _ = parse_imb(&text);
+        }
+
+        /// The measured files with one line replaced by noise, dropped or duplicated: a result
+        /// or an error naming a line inside the file.
+        #[test]
+        fn damaged_fixtures_fail_cleanly(
+            which in 0usize..3,
+            line in 0usize..200,
+            noise in "[ 0-9a-z.#\\-]{0,40}",
+            action in 0u8..3,
+        ) {
+            let file = ["osu/osu_latency.txt", "osu/osu_allreduce_full.txt", "imb/imb_mpi1_2ranks.txt"][which];
+            let mut lines = lines_of(&fixture(file));
+            let at = line % lines.len();
+            match action {
+                0 => lines[at] = noise,
+                1 => { lines.remove(at); }
+                _ => { let copy = lines[at].clone(); lines.insert(at, copy); }
+            }
+            let damaged = lines.join("\n");
+            let n = lines.len();
+            let result = if which == 2 { parse_imb(&damaged).map(|_| ()) } else { parse_osu(&damaged).map(|_| ()) };
+            if let Err(CalibrationError::Parse { line, .. }) = result {
+                prop_assert!((1..=n).contains(&line));
+            }
+        }
+
+        /// Any finite or non-finite values and sizes: the fit returns a model or an error.
+        #[test]
+        fn fit_takes_any_series(
+            points in proptest::collection::vec((prop_oneof![0u64..1 << 40, Just(u64::MAX)], -1e-3f64..1e-3), 0..40),
+            bw in proptest::collection::vec((0u64..1 << 40, 0f64..1e12), 0..40),
+            nan in any::<bool>(),
+        ) {
+            let mut lat = series(SeriesKind::Latency, &points);
+            if nan && !lat.points.is_empty() {
+                lat.points[0].value = f64::NAN;
+            }
+            let bw = series(SeriesKind::Bandwidth, &bw);
+            if let Ok(fit) = fit_loggp_from_benchmarks(&lat, Some(&bw), &BenchmarkFitConfig::default()) {
+                for range in fit.model.ranges() {
+                    let m = range.model();
+                    prop_assert!(m.latency() >= 0.0 && m.gap() >= 0.0 && m.gap_per_byte() >= 0.0);
+                }
+            }
+        }
+    }
+}

@@ -383,7 +383,13 @@ pub fn fit_loggp_from_benchmarks(
     // range k covers [start_k, start_{k+1}): one byte after the last size below it
     let range_starts: Vec<u64> = bounds[..bounds.len() - 1]
         .iter()
-        .map(|&b| if b == 0 { 0 } else { lat[b - 1].0 + 1 })
+        .map(|&b| {
+            if b == 0 {
+                0
+            } else {
+                lat[b - 1].0.saturating_add(1)
+            }
+        })
         .collect();
     let mut ranges = Vec::new();
     let mut starts = Vec::new();
