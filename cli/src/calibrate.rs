@@ -129,10 +129,10 @@ fn loggp_roles() -> Map<String, Value> {
     m
 }
 
-fn describe_ranges(model: &Protocols<LogGP>) {
+fn describe_ranges(model: &Protocols<LogGP>) -> Result<(), Failure> {
     for r in model.ranges() {
         let m = r.model();
-        println!(
+        outln!(
             "  from {:>9} B: L = {}, o = {}, g = {}, G = {:.4} ns/B",
             r.start(),
             human_time(m.latency()),
@@ -141,6 +141,7 @@ fn describe_ranges(model: &Protocols<LogGP>) {
             m.gap_per_byte() * 1e9
         );
     }
+    Ok(())
 }
 
 fn finish(
@@ -173,10 +174,10 @@ fn finish(
         spec,
     };
     write_file(&path, &file)?;
-    println!("wrote {}", path.display());
+    outln!("wrote {}", path.display());
     for (k, v) in &accuracy {
         let at = |q: &str| v.get(q).and_then(Value::as_f64).unwrap_or(f64::NAN) * 100.0;
-        println!(
+        outln!(
             "  accuracy on {}: median relative error {:.1} %, 90th percentile {:.1} %",
             k.replace('_', " "),
             at("median_relative_error"),
@@ -290,7 +291,7 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
                 return fail("none of the files is osu_latency output (`# Size  Latency (us)`)");
             };
             let fit = benchmark_fit(&latency, bandwidth.as_ref(), overhead_share)?;
-            describe_ranges(&fit.model);
+            describe_ranges(&fit.model)?;
             let measured = format!(
                 "{}{}",
                 latency.title,
@@ -320,7 +321,7 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
                 return fail(format!("{}: no PingPong table", file.display()));
             };
             let fit = benchmark_fit(latency, None, overhead_share)?;
-            describe_ranges(&fit.model);
+            describe_ranges(&fit.model)?;
             let mut accuracy = benchmark_accuracy(&fit);
             let collectives: Vec<BenchmarkSeries> = all
                 .iter()
@@ -352,7 +353,7 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             };
             let assessment = assess_loggp(&run.samples(), &config)
                 .map_err(|e| Failure(format!("{}: {e}", file.display())))?;
-            describe_ranges(&assessment.model);
+            describe_ranges(&assessment.model)?;
             let pairs: Vec<(f64, f64)> = assessment
                 .sizes
                 .iter()
@@ -424,7 +425,7 @@ fn tcp(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
     let measured = measure_prtt(&mut counting, &plan)?;
     bar.finish();
     let assessment = assess_loggp(&measured.samples, &AssessmentConfig::default())?;
-    describe_ranges(&assessment.model);
+    describe_ranges(&assessment.model)?;
     // held out: half round trips between the grid's sizes
     let mut pairs = Vec::new();
     for s in sizes.iter().map(|&s| s + step / 2).filter(|&s| s <= 65536) {
@@ -617,7 +618,7 @@ fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> 
     bar.finish();
     let measured = measured?;
     let assessment = assess_loggp(&measured.samples, &AssessmentConfig::default())?;
-    describe_ranges(&assessment.model);
+    describe_ranges(&assessment.model)?;
     // held out: half round trips between the grid's sizes
     let mut pairs = Vec::new();
     for s in sizes.windows(2).map(|w| (w[0] + w[1]) / 2).step_by(3) {

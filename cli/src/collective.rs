@@ -97,18 +97,23 @@ pub fn select(
             "model": loaded.name, "collective": format!("{c:?}").to_ascii_lowercase(),
             "processes": procs, "bytes": bytes, "ranking": rows,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!(
+        outln!(
             "{:?} of {} bytes on {procs} processes, model {}:",
-            c, bytes, loaded.name
+            c,
+            bytes,
+            loaded.name
         );
-        println!(
+        outln!(
             "  {:<4} {:<36} {:>14} {:>8}",
-            "rank", "algorithm", "time", "× best"
+            "rank",
+            "algorithm",
+            "time",
+            "× best"
         );
         for (i, (label, cost)) in ranked.iter().enumerate() {
-            println!(
+            outln!(
                 "  {:<4} {:<36} {:>14} {:>8.3}",
                 i + 1,
                 label,
@@ -188,12 +193,12 @@ pub fn table(
 ) -> Result<(), Failure> {
     let rows = dispatch!(c, spans(&loaded.spec, procs, sizes))?;
     if csv {
-        println!("processes,first_bytes,last_bytes,algorithm");
+        outln!("processes,first_bytes,last_bytes,algorithm");
         for r in &rows {
-            println!("{},{},{},\"{}\"", r.processes, r.first, r.last, r.algorithm);
+            outln!("{},{},{},\"{}\"", r.processes, r.first, r.last, r.algorithm);
         }
     } else {
-        println!(
+        outln!(
             "{c:?} decision table, model {}, sizes {}..{} (switch points exact):",
             loaded.name,
             human_bytes(sizes[0]),
@@ -202,10 +207,10 @@ pub fn table(
         let mut last_p = None;
         for r in &rows {
             if last_p != Some(r.processes) {
-                println!("  P = {}", r.processes);
+                outln!("  P = {}", r.processes);
                 last_p = Some(r.processes);
             }
-            println!("    {:>12} ..= {:<12} {}", r.first, r.last, r.algorithm);
+            outln!("    {:>12} ..= {:<12} {}", r.first, r.last, r.algorithm);
         }
     }
     Ok(())

@@ -70,14 +70,14 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
         Some(path) => {
             std::fs::write(path, &text)
                 .map_err(|e| Failure(format!("{}: cannot write: {e}", path.display())))?;
-            println!(
+            outln!(
                 "wrote {} for {} collectives, model {}",
                 path.display(),
                 collectives.len(),
                 loaded.name
             );
         }
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     Ok(())
 }

@@ -1,6 +1,23 @@
 //! `commcost`: communication-cost predictions, collective algorithm selection, calibration,
 //! benchmark import and plots from the command line.
 
+/// `println!` that reports a closed or failing standard output as a [`Failure`] instead of
+/// panicking (`commcost table ... | head`).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*).map_err(crate::Failure::from_output)?;
+    }};
+}
+
+/// `print!` with the same error handling as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout(), $($arg)*).map_err(crate::Failure::from_output)?;
+    }};
+}
+
 mod calibrate;
 mod collective;
 mod export;
@@ -130,6 +147,20 @@ enum Command {
 #[derive(Debug)]
 pub struct Failure(pub String);
 
+/// The message of a closed standard output (the reader stopped early): not an error.
+const CLOSED_OUTPUT: &str = "standard output closed";
+
+impl Failure {
+    /// A failed write to standard output; a closed pipe is reported as [`CLOSED_OUTPUT`].
+    pub fn from_output(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Self(CLOSED_OUTPUT.into())
+        } else {
+            Self(format!("writing the output: {e}"))
+        }
+    }
+}
+
 impl<E: std::fmt::Display> From<E> for Failure {
     fn from(e: E) -> Self {
         Self(e.to_string())
@@ -182,6 +213,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message)) if message == CLOSED_OUTPUT => ExitCode::SUCCESS,
         Err(Failure(message)) => {
             eprintln!("commcost: error: {message}");
             ExitCode::FAILURE

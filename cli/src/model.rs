@@ -66,11 +66,11 @@ pub fn list_presets(json: bool) -> Result<(), Failure> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
         for p in PRESETS {
-            println!("{:<16} {}", p.name, p.description);
-            println!("{:<16} source: {}", "", p.source);
+            outln!("{:<16} {}", p.name, p.description);
+            outln!("{:<16} source: {}", "", p.source);
         }
     }
     Ok(())
@@ -212,7 +212,7 @@ pub fn predict(
         for (name, v) in q {
             out.insert(format!("{name}_seconds"), v.into());
         }
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         let layout = match (stride, block, count) {
             (Some(s), Some(b), Some(c)) => format!(
@@ -223,7 +223,7 @@ pub fn predict(
             ),
             _ => format!("{} contiguous bytes", bytes.unwrap_or(0)),
         };
-        println!("{}: {layout}", loaded.name);
+        outln!("{}: {layout}", loaded.name);
         let labels = [
             "point-to-point time",
             "send overhead",
@@ -232,7 +232,7 @@ pub fn predict(
             "gap",
         ];
         for ((_, v), label) in q.iter().zip(labels) {
-            println!("  {label:<24} {}", human_time(*v));
+            outln!("  {label:<24} {}", human_time(*v));
         }
     }
     Ok(())

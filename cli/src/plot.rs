@@ -190,7 +190,7 @@ pub fn run(args: PlotArgs) -> Result<(), Failure> {
         (lo, hi),
     )
     .map_err(|e| Failure(format!("{}: {e}", args.output.display())))?;
-    println!(
+    outln!(
         "{}: {} curves, {} measured series, {} switch points",
         args.output.display(),
         curves.len(),

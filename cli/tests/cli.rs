@@ -604,3 +604,38 @@ fn export_writes_tuning_files_that_read_back() {
         .contains("nope")
     );
 }
+
+/// `commcost table ... | head`: a reader that stops early is not an error and not a panic.
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    // 4000 process counts: about 128 KB of CSV, twice what a pipe buffers, so the tool is still
+    // writing when the reader leaves
+    let procs: Vec<String> = (2..4002).map(|p| p.to_string()).collect();
+    let procs = procs.join(",");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_commcost"))
+        .args([
+            "table",
+            "bcast",
+            "--preset",
+            "open-mpi-openib",
+            "--procs",
+            &procs,
+            "--bytes",
+            "1..1M",
+            "--csv",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first.trim(), "processes,first_bytes,last_bytes,algorithm");
+    // the reader is gone now
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
