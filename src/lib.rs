@@ -63,6 +63,8 @@
 //!   [`Message`] and [`ModelSpec`]. Deserialisation runs the same validation as the
 //!   constructors, so a loaded file can never hold a value `new` would reject.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod calibrate;
 pub mod collectives;
 mod error;
@@ -101,10 +103,22 @@ pub use models::memory_logp::{CacheHierarchy, CacheLevel, MemoryLogP, MemoryNetw
 pub use models::mlines::MlinesModel;
 pub use models::pram::Pram;
 pub use models::protocol::{ProtocolRange, Protocols};
-pub use spec::ModelSpec;
+pub use spec::{ModelSpec, UnitWarning};
 pub use table::{Table1D, Table2D};
+// named-parameter constructors (`LogGP::from_params`, `LogGP::from_micros`, ...)
+pub use models::loggp::LogGPParams;
+pub use models::loggpo::LogGpoParams;
+pub use models::lognp::Log3PPoint;
+pub use models::logp::LogPParams;
+pub use models::memory_logp::MemoryLogPParams;
+pub use models::mlines::MlinesParams;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The use-case guide (`docs/GUIDE.md`), compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/GUIDE.md")]
+pub struct GuideDoctests;

@@ -65,6 +65,7 @@ impl Message {
     /// let m = commcost::Message::contiguous(1024);
     /// assert_eq!((m.count(), m.block_len(), m.bytes()), (1, 1024, 1024));
     /// ```
+    #[must_use]
     pub const fn contiguous(bytes: u64) -> Self {
         Self {
             count: 1,

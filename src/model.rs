@@ -40,11 +40,13 @@ use crate::Message;
 pub trait CommModel: Debug + Send + Sync {
     /// End-to-end time of one point-to-point message: from the moment the sender starts sending
     /// until the receiver can use the data.
+    #[must_use]
     fn p2p(&self, msg: &Message) -> f64;
 
     /// CPU time the sender spends on the message (LogP's `o` at the sending side).
     ///
     /// Default: 0 (a model without an overhead term).
+    #[must_use]
     fn send_overhead(&self, msg: &Message) -> f64 {
         let _ = msg;
         0.0
@@ -53,6 +55,7 @@ pub trait CommModel: Debug + Send + Sync {
     /// CPU time the receiver spends on the message (LogP's `o` at the receiving side).
     ///
     /// Default: 0.
+    #[must_use]
     fn recv_overhead(&self, msg: &Message) -> f64 {
         let _ = msg;
         0.0
@@ -63,6 +66,7 @@ pub trait CommModel: Debug + Send + Sync {
     ///
     /// Default: [`send_overhead`](Self::send_overhead) — the sender is busy only while it pays
     /// its own overhead.
+    #[must_use]
     fn send_interval(&self, msg: &Message) -> f64 {
         self.send_overhead(msg)
     }
@@ -71,6 +75,7 @@ pub trait CommModel: Debug + Send + Sync {
     /// and LogGP's `g`); the tree broadcast of SPEC §8 pays it between rounds.
     ///
     /// Default: 0.
+    #[must_use]
     fn gap(&self, msg: &Message) -> f64 {
         let _ = msg;
         0.0
@@ -81,6 +86,7 @@ pub trait CommModel: Debug + Send + Sync {
     /// overrides it.
     ///
     /// Default: each quantity from its own method.
+    #[must_use]
     fn quantities(&self, msg: &Message) -> Quantities {
         Quantities {
             p2p: self.p2p(msg),

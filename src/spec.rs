@@ -170,3 +170,76 @@ impl CommModel for ModelSpec {
         self.as_model().p2p_affine(bytes)
     }
 }
+
+/// A model parameter whose magnitude suggests a unit mistake (see
+/// [`ModelSpec::unit_warnings`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct UnitWarning {
+    /// What was checked, e.g. `"1-byte point-to-point time"`.
+    pub quantity: &'static str,
+    /// Its value (seconds, or seconds per byte).
+    pub value: f64,
+    /// The likely mistake, in words.
+    pub likely: &'static str,
+}
+
+impl std::fmt::Display for UnitWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} is {:e}, {}; model times are in seconds",
+            self.quantity, self.value, self.likely
+        )
+    }
+}
+
+impl ModelSpec {
+    /// Checks a (typically just loaded) model for magnitudes that are almost surely a unit
+    /// mistake: valid numbers, wrong scale. Empty when nothing looks wrong.
+    ///
+    /// # Method
+    ///
+    /// Two predictions of the model, so that every model is checked alike:
+    ///
+    /// * the 1-byte point-to-point time above 1 s — no interconnect or memory path is that
+    ///   slow; papers and benchmarks quote µs, so µs written as s is the likely cause;
+    /// * the per-byte cost `(T(1 MiB) - T(1 B)) / (1 MiB - 1)` above 1 µs per byte (a bandwidth
+    ///   below 1 MB/s) — µs/byte written as s/byte.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{LogGP, ModelSpec, presets};
+    /// assert!(ModelSpec::from(presets::open_mpi_openib()).unit_warnings().is_empty());
+    /// // Table 2's MPICH2/TCP row typed in µs but read as seconds
+    /// let typo = LogGP::new(45.74, 3.46, 0.915, 0.00849, 2)?;
+    /// let warnings = ModelSpec::from(typo).unit_warnings();
+    /// assert_eq!(warnings.len(), 2);
+    /// assert!(warnings[0].to_string().contains("1-byte point-to-point time"));
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    #[must_use]
+    pub fn unit_warnings(&self) -> Vec<UnitWarning> {
+        const MIB: u64 = 1 << 20;
+        let one = self.p2p(&Message::contiguous(1));
+        let big = self.p2p(&Message::contiguous(MIB));
+        let per_byte = (big - one) / (MIB - 1) as f64;
+        let mut out = Vec::new();
+        if one > 1.0 {
+            out.push(UnitWarning {
+                quantity: "1-byte point-to-point time",
+                value: one,
+                likely: "over a second: probably microseconds written as seconds",
+            });
+        }
+        if per_byte > 1e-6 {
+            out.push(UnitWarning {
+                quantity: "per-byte cost of a 1 MiB message",
+                value: per_byte,
+                likely: "over a microsecond per byte (below 1 MB/s): probably µs/byte written as s/byte",
+            });
+        }
+        out
+    }
+}

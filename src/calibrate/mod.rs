@@ -15,12 +15,18 @@
 //! * [`parse_netgauge`] — Netgauge's LogGP output files, as samples and as its reported model.
 //! * [`fit_regression`] — the Mlines paper's regression variants S1-S3 / M1-M3
 //!   ([`RegressionVariant`]) with held-out statistics.
+//! * [`parse_osu`] and [`parse_imb`] — the output of the OSU Micro-Benchmarks and the Intel MPI
+//!   Benchmarks as [`BenchmarkSeries`]; [`fit_loggp_from_benchmarks`] fits LogGP protocol
+//!   ranges to a latency and a bandwidth series.
 
+mod benchmarks;
 mod derive;
 mod detect;
+mod imb;
 mod least_squares;
 mod mlines_regression;
 mod netgauge;
+mod osu;
 mod prtt;
 
 pub(crate) use prtt::{SplitMix64, median};
@@ -56,16 +62,22 @@ pub fn relative_errors(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
     Some((at(0.5), at(0.9)))
 }
 
+pub use benchmarks::{
+    BenchmarkFit, BenchmarkFitConfig, BenchmarkPoint, BenchmarkRange, BenchmarkSeries, SeriesKind,
+    fit_loggp_from_benchmarks,
+};
 pub use derive::{CopyMeasurements, Log3PMeasurements, derive_log3p, derive_memory_logp};
 pub use detect::{
     DetectionConfig, Segment, detect_changes, detect_changes_naive, detect_changes_netgauge,
 };
+pub use imb::parse_imb;
 pub use least_squares::{FitStatistics, LinearFit, least_squares};
 pub use mlines_regression::{
     Feature, FeatureSet, MlinesFit, MlinesSample, Order, RegressionVariant, Term, fit_mlines_model,
     fit_regression,
 };
 pub use netgauge::{NetgaugeRow, NetgaugeRun, parse_netgauge};
+pub use osu::parse_osu;
 pub use prtt::{
     AssessmentConfig, LogGPAssessment, Prober, PrttMeasurement, PrttPlan, PrttSample, PrttSpread,
     RangeFit, SimulatedProber, SizeDiagnostics, assess_loggp, measure_prtt,

@@ -189,3 +189,120 @@ impl CommModel for LogGP {
         ))
     }
 }
+
+/// LogGP's parameters by name, for [`LogGP::from_params`] (seconds), [`LogGP::from_micros`]
+/// and [`LogGP::from_nanos`]: no way to swap `g` and `G` by position.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{LogGP, LogGPParams};
+/// let params = LogGPParams {
+///     latency: 5e-6,
+///     overhead: 1e-6,
+///     gap: 2e-6,
+///     gap_per_byte: 1e-9,
+///     processors: 64,
+/// };
+/// assert_eq!(LogGP::from_params(params)?, LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 64)?);
+/// assert_eq!(LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 64)?.params(), params);
+/// # Ok::<(), commcost::ParameterError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogGPParams {
+    /// `L`: wire latency.
+    pub latency: f64,
+    /// `o`: CPU overhead of a send or a receive.
+    pub overhead: f64,
+    /// `g`: least interval between message injections.
+    pub gap: f64,
+    /// `G`: time per byte of a long message.
+    pub gap_per_byte: f64,
+    /// `P`: processors.
+    pub processors: u64,
+}
+
+impl LogGPParams {
+    fn scaled(self, unit: f64) -> Self {
+        Self {
+            latency: self.latency * unit,
+            overhead: self.overhead * unit,
+            gap: self.gap * unit,
+            gap_per_byte: self.gap_per_byte * unit,
+            processors: self.processors,
+        }
+    }
+}
+
+impl LogGP {
+    /// Builds LogGP from named parameters in seconds (and seconds per byte).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub fn from_params(params: LogGPParams) -> Result<Self, ParameterError> {
+        Self::new(
+            params.latency,
+            params.overhead,
+            params.gap,
+            params.gap_per_byte,
+            params.processors,
+        )
+    }
+
+    /// Builds LogGP from named parameters in microseconds (and µs per byte), the unit the
+    /// papers and benchmarks print.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, LogGP, LogGPParams, Message};
+    /// // MPICH2/TCP, Table 2 of Hoefler, Lichei & Rehm (IPDPS 2007), as printed
+    /// let tcp = LogGP::from_micros(LogGPParams {
+    ///     latency: 45.74,
+    ///     overhead: 3.46,
+    ///     gap: 0.915,
+    ///     gap_per_byte: 0.00849,
+    ///     processors: 2,
+    /// })?;
+    /// // 1 KiB: 2 * 3.46 + 45.74 + 1023 * 0.00849 = 61.34527 µs
+    /// assert!((tcp.p2p(&Message::contiguous(1024)) - 61.34527e-6).abs() < 1e-12);
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    pub fn from_micros(params: LogGPParams) -> Result<Self, ParameterError> {
+        Self::from_params(params.scaled(1e-6))
+    }
+
+    /// Builds LogGP from named parameters in nanoseconds (and ns per byte).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub fn from_nanos(params: LogGPParams) -> Result<Self, ParameterError> {
+        Self::from_params(params.scaled(1e-9))
+    }
+
+    /// The parameters by name, in seconds.
+    #[must_use]
+    pub fn params(&self) -> LogGPParams {
+        LogGPParams {
+            latency: self.latency,
+            overhead: self.overhead,
+            gap: self.gap,
+            gap_per_byte: self.gap_per_byte,
+            processors: self.processors,
+        }
+    }
+}
+
+impl TryFrom<LogGPParams> for LogGP {
+    type Error = ParameterError;
+    /// As [`LogGP::from_params`].
+    fn try_from(params: LogGPParams) -> Result<Self, Self::Error> {
+        Self::from_params(params)
+    }
+}

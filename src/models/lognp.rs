@@ -901,3 +901,72 @@ impl From<Log3P> for LogNP {
         }
     }
 }
+
+/// A single-point log_3 P measurement by name, for [`Log3P::from_point`]: the three constants
+/// and where they were measured.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{CommModel, Log3P, Log3PPoint, Message};
+/// // the Titan point of Cameron, Ge & Sun (IEEE TC 2007), §4.1, in µs
+/// let titan = Log3P::from_point_micros(Log3PPoint {
+///     middleware_overhead: 29.0,
+///     middleware_latency: 420.0,
+///     network_overhead: 131.0,
+///     size: 16 * 1024,
+///     stride: 1024,
+///     unit_stride: 8,
+/// })?;
+/// let msg = Message::vector(2048, 8, 1024)?;
+/// assert!((titan.p2p(&msg) - 580e-6).abs() < 1e-12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Log3PPoint {
+    /// `o_mw`: middleware overhead.
+    pub middleware_overhead: f64,
+    /// `l_mw`: middleware (strided-data) latency.
+    pub middleware_latency: f64,
+    /// `o_net`: network overhead.
+    pub network_overhead: f64,
+    /// Message size the constants were measured at (bytes).
+    pub size: u64,
+    /// Stride they were measured at (bytes, above `unit_stride`).
+    pub stride: u64,
+    /// Unit stride (bytes, usually the element size).
+    pub unit_stride: u64,
+}
+
+impl Log3P {
+    /// [`from_constants`](Self::from_constants) with named fields, times in seconds.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_constants`](Self::from_constants).
+    pub fn from_point(point: Log3PPoint) -> Result<Self, ParameterError> {
+        Self::from_constants(
+            point.middleware_overhead,
+            point.middleware_latency,
+            point.network_overhead,
+            point.size,
+            point.stride,
+            point.unit_stride,
+        )
+    }
+
+    /// [`from_point`](Self::from_point) with the times in microseconds, as the paper prints
+    /// them.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_constants`](Self::from_constants).
+    pub fn from_point_micros(point: Log3PPoint) -> Result<Self, ParameterError> {
+        Self::from_point(Log3PPoint {
+            middleware_overhead: point.middleware_overhead * 1e-6,
+            middleware_latency: point.middleware_latency * 1e-6,
+            network_overhead: point.network_overhead * 1e-6,
+            ..point
+        })
+    }
+}

@@ -177,3 +177,75 @@ impl CommModel for LogP {
         ))
     }
 }
+
+/// LogP's parameters by name, for [`LogP::from_params`] (seconds) and [`LogP::from_micros`].
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{LogP, LogPParams};
+/// let params = LogPParams { latency: 5e-6, overhead: 1e-6, gap: 2e-6, processors: 8, word_bytes: 8 };
+/// assert_eq!(LogP::from_params(params)?, LogP::new(5e-6, 1e-6, 2e-6, 8, 8)?);
+/// # Ok::<(), commcost::ParameterError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogPParams {
+    /// `L`: wire latency of a word-sized message.
+    pub latency: f64,
+    /// `o`: CPU overhead of a send or a receive.
+    pub overhead: f64,
+    /// `g`: least interval between message injections.
+    pub gap: f64,
+    /// `P`: processors.
+    pub processors: u64,
+    /// `w`: bytes of the fixed small message.
+    pub word_bytes: u64,
+}
+
+impl LogP {
+    /// Builds LogP from named parameters in seconds.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub fn from_params(params: LogPParams) -> Result<Self, ParameterError> {
+        Self::new(
+            params.latency,
+            params.overhead,
+            params.gap,
+            params.processors,
+            params.word_bytes,
+        )
+    }
+
+    /// Builds LogP from named parameters whose times are in microseconds.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{LogP, LogPParams};
+    /// let us = LogP::from_micros(LogPParams { latency: 5.0, overhead: 1.0, gap: 2.0, processors: 8, word_bytes: 8 })?;
+    /// assert!((us.latency() - 5e-6).abs() < 1e-18);
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    pub fn from_micros(params: LogPParams) -> Result<Self, ParameterError> {
+        Self::from_params(LogPParams {
+            latency: params.latency * 1e-6,
+            overhead: params.overhead * 1e-6,
+            gap: params.gap * 1e-6,
+            ..params
+        })
+    }
+}
+
+impl TryFrom<LogPParams> for LogP {
+    type Error = ParameterError;
+    /// As [`LogP::from_params`].
+    fn try_from(params: LogPParams) -> Result<Self, Self::Error> {
+        Self::from_params(params)
+    }
+}

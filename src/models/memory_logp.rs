@@ -523,3 +523,46 @@ impl CacheHierarchy {
         )
     }
 }
+
+/// Memory logP's parameters by name, for [`MemoryLogP::from_params`].
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{MemoryLogP, MemoryLogPParams};
+/// let params = MemoryLogPParams {
+///     overhead_per_byte: MemoryLogP::constant_overhead(0.5e-9)?,
+///     latency_per_byte: None,
+///     word_bytes: 8,
+///     unit_stride: 8,
+/// };
+/// assert_eq!(MemoryLogP::from_params(params)?.word_bytes(), 8);
+/// # Ok::<(), commcost::ParameterError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryLogPParams {
+    /// `o(s)`: copy overhead per byte by size (seconds per byte).
+    pub overhead_per_byte: Table1D,
+    /// `l(s, d)`: extra per-byte latency of strided data (seconds per byte), if measured.
+    pub latency_per_byte: Option<Table2D>,
+    /// `w_m`: word size, bytes.
+    pub word_bytes: u64,
+    /// Unit stride, bytes (usually `w_m`).
+    pub unit_stride: u64,
+}
+
+impl MemoryLogP {
+    /// [`new`](Self::new) with named parameters.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub fn from_params(params: MemoryLogPParams) -> Result<Self, ParameterError> {
+        Self::new(
+            params.overhead_per_byte,
+            params.latency_per_byte,
+            params.word_bytes,
+            params.unit_stride,
+        )
+    }
+}

@@ -126,3 +126,49 @@ impl CommModel for MlinesModel {
             + self.per_line * self.lines(msg) as f64
     }
 }
+
+/// The Mlines model's coefficients by name, for [`MlinesModel::from_params`].
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{MlinesModel, MlinesParams};
+/// let params = MlinesParams { per_message: 1e-6, per_byte: 1e-10, per_line: 3e-9, line_bytes: 64 };
+/// assert_eq!(MlinesModel::from_params(params)?, MlinesModel::new(1e-6, 1e-10, 3e-9, 64)?);
+/// # Ok::<(), commcost::ParameterError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MlinesParams {
+    /// `α`: seconds per message.
+    pub per_message: f64,
+    /// `β`: seconds per byte.
+    pub per_byte: f64,
+    /// `γ`: seconds per unique memory line touched.
+    pub per_line: f64,
+    /// Cache-line size in bytes.
+    pub line_bytes: u64,
+}
+
+impl MlinesModel {
+    /// Builds the model from named coefficients (seconds, seconds per byte, seconds per line).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub fn from_params(params: MlinesParams) -> Result<Self, ParameterError> {
+        Self::new(
+            params.per_message,
+            params.per_byte,
+            params.per_line,
+            params.line_bytes,
+        )
+    }
+}
+
+impl TryFrom<MlinesParams> for MlinesModel {
+    type Error = ParameterError;
+    /// As [`MlinesModel::from_params`].
+    fn try_from(params: MlinesParams) -> Result<Self, Self::Error> {
+        Self::from_params(params)
+    }
+}

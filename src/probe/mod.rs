@@ -18,6 +18,7 @@ mod log3p;
 mod matrix;
 mod memory;
 #[cfg(feature = "mpi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mpi")))]
 pub mod mpi;
 mod tcp;
 

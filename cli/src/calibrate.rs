@@ -1,0 +1,648 @@
+//! `calibrate`: measure (host memory, TCP loopback) or import (Netgauge, OSU, IMB), fit, and
+//! write a model file with provenance.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use commcost::calibrate::{
+    AssessmentConfig, BenchmarkFitConfig, BenchmarkSeries, CopyMeasurements, Prober, PrttPlan,
+    SeriesKind, assess_loggp, derive_memory_logp, fit_loggp_from_benchmarks, measure_prtt,
+    parse_netgauge, relative_errors,
+};
+use commcost::probe::{Budget, CopyKind, CopyPlan, Methodology, TcpLoopbackProber, measure_copies};
+use commcost::{CalibrationError, CommModel, LogGP, Message, ModelSpec, Protocols};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Map, Value, json};
+
+use crate::collective::{Collective, dispatch};
+use crate::model::{ModelFile, Provenance, host_name, now_utc, write_file};
+use crate::plot::read_measured;
+use crate::units::human_time;
+use crate::{Failure, fail};
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    commcost calibrate osu osu_latency.txt osu_bw.txt -o mine.json\n  \
+    commcost calibrate imb imb_pingpong.txt -o mine.json\n  \
+    commcost calibrate netgauge ng_loggp.out -o mine.json\n  \
+    commcost calibrate tcp --quick -o loopback.json\n  \
+    commcost calibrate host -o memory.json")]
+pub struct CalibrateArgs {
+    #[command(subcommand)]
+    what: What,
+    /// The model file to write.
+    #[arg(short, long, value_name = "FILE", global = true)]
+    output: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum What {
+    /// Memory logP of this machine from timed copies and packs (a few seconds).
+    Host {
+        /// Fewer repetitions and sizes.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// LogGP with protocol ranges of TCP loopback from parametrised round trips (PRTT).
+    Tcp {
+        /// Fewer sizes and passes.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// LogGP with protocol ranges over MPI, between ranks 0 and 1 of an MPI job (build with
+    /// `--features mpi`).
+    #[command(
+        after_help = "Run inside a job of two ranks; rank 0 writes the file:\n  \
+        cargo install --path cli --features mpi\n  \
+        mpirun -np 2 commcost calibrate mpi -o mpi.json"
+    )]
+    Mpi {
+        /// Fewer sizes and passes.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// Import Netgauge's LogGP output and assess LogGP from its round trips.
+    Netgauge {
+        /// Netgauge's output file.
+        file: PathBuf,
+    },
+    /// Import OSU Micro-Benchmarks output: osu_latency (required), osu_bw (optional), and
+    /// collective tests (osu_allreduce, osu_bcast, ...) to check the fitted model on.
+    Osu {
+        /// Output files of osu_latency, osu_bw, collective tests (any order).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Processes the collective tests ran with (OSU does not print it).
+        #[arg(long, default_value_t = 2)]
+        procs: u64,
+        /// Share of the fixed one-way time assigned to the two overheads 2o (0..1); the
+        /// benchmarks cannot measure it.
+        #[arg(long, default_value_t = 0.0)]
+        overhead_share: f64,
+    },
+    /// Import Intel MPI Benchmarks output (its PingPong table).
+    Imb {
+        /// IMB-MPI1 output.
+        file: PathBuf,
+        /// Share of the fixed one-way time assigned to the two overheads 2o (0..1).
+        #[arg(long, default_value_t = 0.0)]
+        overhead_share: f64,
+    },
+}
+
+fn progress_bar(total: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    if let Ok(style) = ProgressStyle::with_template("{msg:>24} [{bar:40}] {pos}/{len} {elapsed}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(what.to_string());
+    bar
+}
+
+fn loggp_roles() -> Map<String, Value> {
+    let mut m = Map::new();
+    for (k, v) in [
+        (
+            "ranges",
+            "protocol ranges by message size (start inclusive, bytes)",
+        ),
+        ("latency", "L: wire latency of a message (s)"),
+        (
+            "overhead",
+            "o: CPU time to send or to receive a message (s)",
+        ),
+        (
+            "gap",
+            "g: least time between consecutive message injections (s)",
+        ),
+        (
+            "gap_per_byte",
+            "G: time per byte of a long message, 1 / bandwidth (s/byte)",
+        ),
+        (
+            "processors",
+            "P: processes the parameters were measured with",
+        ),
+    ] {
+        m.insert(k.into(), v.into());
+    }
+    m
+}
+
+fn describe_ranges(model: &Protocols<LogGP>) -> Result<(), Failure> {
+    for r in model.ranges() {
+        let m = r.model();
+        outln!(
+            "  from {:>9} B: L = {}, o = {}, g = {}, G = {:.4} ns/B",
+            r.start(),
+            human_time(m.latency()),
+            human_time(m.overhead()),
+            human_time(m.gap()),
+            m.gap_per_byte() * 1e9
+        );
+    }
+    Ok(())
+}
+
+fn finish(
+    output: Option<PathBuf>,
+    spec: ModelSpec,
+    measured: String,
+    method: &str,
+    inputs: Vec<String>,
+    parameters: Map<String, Value>,
+    accuracy: Map<String, Value>,
+) -> Result<(), Failure> {
+    let Some(path) = output else {
+        return fail("give the model file to write with -o FILE");
+    };
+    for warning in spec.unit_warnings() {
+        eprintln!("commcost: warning: {warning}");
+    }
+    let file = ModelFile {
+        commcost_model_file: 1,
+        provenance: Provenance {
+            measured,
+            method: method.into(),
+            date: now_utc(),
+            host: host_name(),
+            inputs,
+            parameters,
+            accuracy: accuracy.clone(),
+            tool: format!("commcost {}", env!("CARGO_PKG_VERSION")),
+        },
+        spec,
+    };
+    write_file(&path, &file)?;
+    outln!("wrote {}", path.display());
+    for (k, v) in &accuracy {
+        let at = |q: &str| v.get(q).and_then(Value::as_f64).unwrap_or(f64::NAN) * 100.0;
+        outln!(
+            "  accuracy on {}: median relative error {:.1} %, 90th percentile {:.1} %",
+            k.replace('_', " "),
+            at("median_relative_error"),
+            at("p90_relative_error")
+        );
+    }
+    Ok(())
+}
+
+fn pct((median, p90): (f64, f64)) -> Value {
+    json!({"median_relative_error": median, "p90_relative_error": p90})
+}
+
+fn benchmark_fit(
+    latency: &BenchmarkSeries,
+    bandwidth: Option<&BenchmarkSeries>,
+    overhead_share: f64,
+) -> Result<commcost::calibrate::BenchmarkFit, Failure> {
+    let config = BenchmarkFitConfig {
+        overhead_share,
+        ..BenchmarkFitConfig::default()
+    };
+    Ok(fit_loggp_from_benchmarks(latency, bandwidth, &config)?)
+}
+
+fn benchmark_accuracy(fit: &commcost::calibrate::BenchmarkFit) -> Map<String, Value> {
+    let mut acc = Map::new();
+    acc.insert("latency_series".into(), pct(fit.latency_error));
+    if let Some(e) = fit.bandwidth_error {
+        acc.insert("bandwidth_series_message_interval".into(), pct(e));
+    }
+    acc
+}
+
+/// The fitted model's best collective algorithm against measured collective series: the
+/// relative error of the predicted time of the algorithm the model ranks first (the MPI
+/// library may have run another one, so this is a check, not a fit).
+fn collective_accuracy(
+    model: &Protocols<LogGP>,
+    series: &[BenchmarkSeries],
+    default_procs: u64,
+    accuracy: &mut Map<String, Value>,
+) {
+    for s in series {
+        let SeriesKind::Collective(name) = &s.kind else {
+            continue;
+        };
+        let Some(c) = Collective::ALL
+            .iter()
+            .copied()
+            .find(|c| c.matches_series(name))
+        else {
+            continue;
+        };
+        let procs = s.processes.unwrap_or(default_procs);
+        let pairs: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter(|p| p.bytes > 0 && p.value > 0.0)
+            .filter_map(|p| {
+                let predicted = dispatch!(c, best_time(model, procs, p.bytes)).ok()?;
+                Some((predicted, p.value))
+            })
+            .collect();
+        if let Some(e) = relative_errors(&pairs) {
+            accuracy.insert(format!("{name}_{procs}_processes_best_algorithm"), pct(e));
+        }
+    }
+}
+
+fn best_time<A: commcost::collectives::Algorithm>(
+    model: &Protocols<LogGP>,
+    procs: u64,
+    bytes: u64,
+) -> Result<f64, commcost::CollectiveError> {
+    let problem = commcost::collectives::Problem::new(procs, Message::contiguous(bytes));
+    commcost::collectives::best::<A>(model, &problem).map(|(_, t)| t)
+}
+
+const BENCHMARK_METHOD: &str = "protocol ranges by binary segmentation of the latency series; per \
+    range a relative-weighted least-squares line T(s) = (2o + L) + (s - 1) G through the half \
+    round trips, g = mean of s / bandwidth(s) - (s - 1) G (commcost::calibrate::\
+    fit_loggp_from_benchmarks). Ping-pong and bandwidth tests do not separate o from L: 2o is \
+    the chosen overhead share of the fixed time.";
+
+pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
+    match args.what {
+        What::Osu {
+            files,
+            overhead_share,
+            procs,
+        } => {
+            let mut latency = None;
+            let mut bandwidth = None;
+            let mut collectives = Vec::new();
+            for path in &files {
+                for series in read_measured(path)? {
+                    match series.kind {
+                        SeriesKind::Latency if latency.is_none() => latency = Some(series),
+                        SeriesKind::Bandwidth if bandwidth.is_none() => bandwidth = Some(series),
+                        SeriesKind::Collective(_) => collectives.push(series),
+                        _ => eprintln!(
+                            "commcost: note: {}: `{}` is not used for the p2p fit",
+                            path.display(),
+                            series.title
+                        ),
+                    }
+                }
+            }
+            let Some(latency) = latency else {
+                return fail("none of the files is osu_latency output (`# Size  Latency (us)`)");
+            };
+            let fit = benchmark_fit(&latency, bandwidth.as_ref(), overhead_share)?;
+            describe_ranges(&fit.model)?;
+            let measured = format!(
+                "{}{}",
+                latency.title,
+                bandwidth
+                    .as_ref()
+                    .map(|b| format!(" and {}", b.title))
+                    .unwrap_or_default()
+            );
+            let mut accuracy = benchmark_accuracy(&fit);
+            collective_accuracy(&fit.model, &collectives, procs, &mut accuracy);
+            finish(
+                args.output,
+                fit.model.into(),
+                measured,
+                BENCHMARK_METHOD,
+                files.iter().map(|p| p.display().to_string()).collect(),
+                loggp_roles(),
+                accuracy,
+            )
+        }
+        What::Imb {
+            file,
+            overhead_share,
+        } => {
+            let all = read_measured(&file)?;
+            let Some(latency) = all.iter().find(|s| s.kind == SeriesKind::Latency) else {
+                return fail(format!("{}: no PingPong table", file.display()));
+            };
+            let fit = benchmark_fit(latency, None, overhead_share)?;
+            describe_ranges(&fit.model)?;
+            let mut accuracy = benchmark_accuracy(&fit);
+            let collectives: Vec<BenchmarkSeries> = all
+                .iter()
+                .filter(|s| matches!(s.kind, SeriesKind::Collective(_)))
+                .cloned()
+                .collect();
+            collective_accuracy(&fit.model, &collectives, 2, &mut accuracy);
+            finish(
+                args.output,
+                fit.model.into(),
+                latency.title.clone(),
+                BENCHMARK_METHOD,
+                vec![file.display().to_string()],
+                loggp_roles(),
+                accuracy,
+            )
+        }
+        What::Netgauge { file } => {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| Failure(format!("{}: cannot read: {e}", file.display())))?;
+            let run =
+                parse_netgauge(&text).map_err(|e| Failure(format!("{}: {e}", file.display())))?;
+            let config = AssessmentConfig {
+                n: run
+                    .rows
+                    .first()
+                    .map_or(AssessmentConfig::default().n, |r| r.n),
+                ..AssessmentConfig::default()
+            };
+            let assessment = assess_loggp(&run.samples(), &config)
+                .map_err(|e| Failure(format!("{}: {e}", file.display())))?;
+            describe_ranges(&assessment.model)?;
+            let pairs: Vec<(f64, f64)> = assessment
+                .sizes
+                .iter()
+                .map(|d| {
+                    (
+                        assessment.model.p2p(&Message::contiguous(d.size)),
+                        d.prtt_single / 2.0,
+                    )
+                })
+                .collect();
+            let mut acc = Map::new();
+            if let Some(e) = relative_errors(&pairs) {
+                acc.insert("half_round_trip".into(), pct(e));
+            }
+            finish(
+                args.output,
+                assessment.model.into(),
+                "Netgauge LogGP pattern: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s)".into(),
+                "LogGP parameter assessment with protocol-change detection (Hoefler, Lichei & \
+                 Rehm, IPDPS 2007), commcost::calibrate::assess_loggp",
+                vec![file.display().to_string()],
+                loggp_roles(),
+                acc,
+            )
+        }
+        What::Tcp { quick } => tcp(args.output, quick),
+        What::Host { quick } => host(args.output, quick),
+        What::Mpi { quick } => mpi_calibration(args.output, quick),
+    }
+}
+
+/// Forwards to a prober and advances a progress bar.
+struct Counting<'a, P: Prober> {
+    inner: &'a mut P,
+    bar: &'a ProgressBar,
+}
+
+impl<P: Prober> Prober for Counting<'_, P> {
+    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, CalibrationError> {
+        self.bar.inc(1);
+        self.inner.prtt(n, delay, size)
+    }
+}
+
+fn tcp(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
+    let methodology = if quick {
+        Methodology::quick()
+    } else {
+        Methodology::standard()
+    };
+    let budget = Budget::new(Duration::from_secs(600), 1 << 30);
+    let step = if quick { 8192 } else { 2048 };
+    let sizes: Vec<u64> = std::iter::once(1)
+        .chain((1..=65536 / step).map(|k| k * step))
+        .collect();
+    let passes = if quick { 2 } else { 3 };
+    let plan = PrttPlan {
+        sizes: sizes.clone(),
+        n: 16,
+        passes,
+        seed: 11,
+    };
+    let mut prober = TcpLoopbackProber::start(65536 + 4096, methodology, budget)?;
+    let bar = progress_bar((3 * sizes.len() * (passes + 1)) as u64, "TCP loopback PRTT");
+    let mut counting = Counting {
+        inner: &mut prober,
+        bar: &bar,
+    };
+    let measured = measure_prtt(&mut counting, &plan)?;
+    bar.finish();
+    let assessment = assess_loggp(&measured.samples, &AssessmentConfig::default())?;
+    describe_ranges(&assessment.model)?;
+    // held out: half round trips between the grid's sizes
+    let mut pairs = Vec::new();
+    for s in sizes.iter().map(|&s| s + step / 2).filter(|&s| s <= 65536) {
+        let half = prober.prtt(1, 0.0, s)? / 2.0;
+        pairs.push((assessment.model.p2p(&Message::contiguous(s)), half));
+    }
+    let mut acc = Map::new();
+    if let Some(e) = relative_errors(&pairs) {
+        acc.insert("held_out_half_round_trips".into(), pct(e));
+    }
+    finish(
+        output,
+        assessment.model.into(),
+        format!(
+            "TCP loopback round trips PRTT(1,0,s), PRTT(16,0,s), PRTT(16,d,s), {} sizes 1..64 KiB, {passes} shuffled passes",
+            sizes.len()
+        ),
+        "LogGP parameter assessment with protocol-change detection (Hoefler, Lichei & Rehm, \
+         IPDPS 2007), commcost::calibrate::assess_loggp",
+        vec![],
+        loggp_roles(),
+        acc,
+    )
+}
+
+fn host(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
+    let methodology = if quick {
+        Methodology::quick()
+    } else {
+        Methodology::standard()
+    };
+    let budget = Budget::new(Duration::from_secs(600), 1 << 30);
+    let strides: Vec<u64> = vec![24, 40, 80, 160, 320, 640, 1280];
+    let sizes: Vec<u64> = (10..=if quick { 15 } else { 18 })
+        .map(|k| 1u64 << k)
+        .collect();
+    let plan = CopyPlan {
+        element: 8,
+        sizes: sizes.clone(),
+        strides: strides.clone(),
+        kinds: vec![CopyKind::Contiguous, CopyKind::Pack],
+    };
+    let bar = progress_bar(0, "memory copies");
+    let mut progress = |_: &str, done: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    };
+    let samples = measure_copies(&plan, &methodology, &budget, &mut progress)?;
+    bar.finish();
+    let time_of = |kind: CopyKind, size: u64, stride: u64| {
+        samples
+            .iter()
+            .find(|s| {
+                s.kind == kind
+                    && s.size == size
+                    && (kind == CopyKind::Contiguous || s.stride == stride)
+            })
+            .map_or(f64::NAN, |s| s.time)
+    };
+    let contiguous: Vec<f64> = sizes
+        .iter()
+        .map(|&s| time_of(CopyKind::Contiguous, s, 8))
+        .collect();
+    let strided: Vec<Vec<f64>> = sizes
+        .iter()
+        .zip(&contiguous)
+        .map(|(&s, &c)| {
+            strides
+                .iter()
+                .map(|&d| time_of(CopyKind::Pack, s, d).max(c)) // faster than contiguous: noise
+                .collect()
+        })
+        .collect();
+    let memory = derive_memory_logp(&CopyMeasurements {
+        sizes: sizes.clone(),
+        contiguous,
+        strides: strides.clone(),
+        strided,
+        element: 8,
+    })?;
+    // held out: sizes between the grid's, strides off the grid
+    let held_plan = CopyPlan {
+        element: 8,
+        sizes: sizes[..sizes.len() - 1].iter().map(|s| s * 3 / 2).collect(),
+        strides: vec![56, 112, 224, 448, 896],
+        kinds: vec![CopyKind::Pack],
+    };
+    let bar = progress_bar(0, "held-out packs");
+    let mut progress = |_: &str, done: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    };
+    let held = measure_copies(&held_plan, &methodology, &budget, &mut progress)?;
+    bar.finish();
+    let pairs: Vec<(f64, f64)> = held
+        .iter()
+        .filter_map(|s| {
+            let msg = Message::vector(s.size / 8, 8, s.stride).ok()?;
+            Some((memory.p2p(&msg), s.time))
+        })
+        .collect();
+    let mut acc = Map::new();
+    if let Some(e) = relative_errors(&pairs) {
+        acc.insert("held_out_packs".into(), pct(e));
+    }
+    let mut roles = Map::new();
+    roles.insert(
+        "o".into(),
+        "o(s): time to copy s contiguous bytes (a table over sizes, s)".into(),
+    );
+    roles.insert(
+        "l".into(),
+        "l(s, d): extra time to pack s bytes of 8-byte elements at stride d (a table, s)".into(),
+    );
+    finish(
+        output,
+        memory.into(),
+        format!(
+            "memory copies and packs of 8-byte elements, {} sizes 1 KiB..{} KiB, strides {:?} bytes",
+            sizes.len(),
+            sizes.last().copied().unwrap_or(0) / 1024,
+            strides
+        ),
+        "memory logP derivation from copy timings (Cameron & Sun, IPDPS 2003), \
+         commcost::calibrate::derive_memory_logp",
+        vec![],
+        roles,
+        acc,
+    )
+}
+
+#[cfg(not(feature = "mpi"))]
+fn mpi_calibration(_: Option<PathBuf>, _: bool) -> Result<(), Failure> {
+    fail(
+        "this commcost was built without MPI: `cargo install --path cli --features mpi`, then \
+         `mpirun -np 2 commcost calibrate mpi -o FILE` (or the library's example mpi_calibrate)",
+    )
+}
+
+#[cfg(feature = "mpi")]
+fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
+    use commcost::probe::mpi::{MpiProber, serve};
+    use mpi::traits::Communicator;
+
+    const MAX_SIZE: u64 = 1 << 16;
+    let Some(universe) = mpi::initialize() else {
+        return fail("MPI could not be initialised");
+    };
+    let world = universe.world();
+    if world.size() < 2 {
+        return fail("run inside an MPI job of two ranks: mpirun -np 2 commcost calibrate mpi");
+    }
+    match world.rank() {
+        0 => {}
+        1 => return Ok(serve(&world, 0, MAX_SIZE as usize, MAX_SIZE as usize)?),
+        _ => return Ok(()),
+    }
+    if output.is_none() {
+        return fail("give the model file to write with -o FILE");
+    }
+    let methodology = if quick {
+        Methodology::quick()
+    } else {
+        Methodology::standard()
+    };
+    let budget = Budget::new(Duration::from_secs(600), 1 << 30);
+    let mut prober = MpiProber::new(&world, 1, MAX_SIZE, MAX_SIZE, methodology, budget)?;
+    // dense where MPI libraries switch protocol (small-message paths, eager limits)
+    let step = if quick { 4096 } else { 1024 };
+    let sizes: Vec<u64> = std::iter::once(1)
+        .chain((1..16).map(|k| k * 32))
+        .chain((2..=32).map(|k| k * 256))
+        .chain((8192 / step + 1..=MAX_SIZE / step).map(|k| k * step))
+        .collect();
+    let plan = PrttPlan {
+        sizes: sizes.clone(),
+        n: 16,
+        passes: methodology.passes,
+        seed: 3,
+    };
+    let bar = progress_bar(
+        (3 * sizes.len() * (methodology.passes + 1)) as u64,
+        "MPI PRTT",
+    );
+    let mut counting = Counting {
+        inner: &mut prober,
+        bar: &bar,
+    };
+    let measured = measure_prtt(&mut counting, &plan);
+    bar.finish();
+    let measured = measured?;
+    let assessment = assess_loggp(&measured.samples, &AssessmentConfig::default())?;
+    describe_ranges(&assessment.model)?;
+    // held out: half round trips between the grid's sizes
+    let mut pairs = Vec::new();
+    for s in sizes.windows(2).map(|w| (w[0] + w[1]) / 2).step_by(3) {
+        let half = prober.prtt(1, 0.0, s)? / 2.0;
+        pairs.push((assessment.model.p2p(&Message::contiguous(s)), half));
+    }
+    prober.finish();
+    let mut acc = Map::new();
+    if let Some(e) = relative_errors(&pairs) {
+        acc.insert("held_out_half_round_trips".into(), pct(e));
+    }
+    finish(
+        output,
+        assessment.model.into(),
+        format!(
+            "MPI round trips between ranks 0 and 1, PRTT(1,0,s), PRTT(16,0,s), PRTT(16,d,s), \
+             {} sizes 1..64 KiB, {} shuffled passes",
+            sizes.len(),
+            methodology.passes
+        ),
+        "LogGP parameter assessment with protocol-change detection (Hoefler, Lichei & Rehm, \
+         IPDPS 2007), commcost::calibrate::assess_loggp",
+        vec![],
+        loggp_roles(),
+        acc,
+    )
+}

@@ -1,0 +1,217 @@
+//! `select` and `table`: collective algorithms ranked and tabulated.
+
+use commcost::collectives::{Algorithm, DecisionTable, Problem, crossover, rank};
+use commcost::{CommModel, Message};
+
+use crate::model::Loaded;
+use crate::units::{human_bytes, human_time};
+use crate::{Failure, fail};
+
+/// The collectives, by their MPI names. Algorithms print with their `Display` names, which
+/// their `FromStr` reads back (`recursive-doubling`, `pipelined:segment=8192`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Collective {
+    /// `MPI_Bcast`.
+    #[value(alias = "bcast")]
+    Broadcast,
+    /// `MPI_Scan`.
+    Scan,
+    /// `MPI_Reduce`.
+    Reduce,
+    /// `MPI_Allreduce`.
+    Allreduce,
+    /// `MPI_Allgather`.
+    Allgather,
+    /// `MPI_Gather`.
+    Gather,
+    /// `MPI_Scatter`.
+    Scatter,
+    /// `MPI_Barrier`.
+    Barrier,
+    /// `MPI_Alltoall`.
+    Alltoall,
+}
+
+impl Collective {
+    /// Every collective.
+    pub const ALL: [Self; 9] = [
+        Self::Broadcast,
+        Self::Scan,
+        Self::Reduce,
+        Self::Allreduce,
+        Self::Allgather,
+        Self::Gather,
+        Self::Scatter,
+        Self::Barrier,
+        Self::Alltoall,
+    ];
+
+    /// The collective as the benchmarks' series name it (OSU `broadcast`, IMB `bcast`).
+    pub fn matches_series(self, name: &str) -> bool {
+        let own = format!("{self:?}").to_ascii_lowercase();
+        name == own
+            || (self == Self::Broadcast && name == "bcast")
+            || (self == Self::Alltoall && name.starts_with("all-to-all"))
+    }
+}
+
+/// Calls `$f::<Algorithm type>($args)` for the collective.
+macro_rules! dispatch {
+    ($c:expr, $f:ident ( $($args:expr),* )) => {
+        match $c {
+            Collective::Broadcast => $f::<commcost::collectives::Broadcast>($($args),*),
+            Collective::Scan => $f::<commcost::collectives::Scan>($($args),*),
+            Collective::Reduce => $f::<commcost::collectives::Reduce>($($args),*),
+            Collective::Allreduce => $f::<commcost::collectives::Allreduce>($($args),*),
+            Collective::Allgather => $f::<commcost::collectives::Allgather>($($args),*),
+            Collective::Gather => $f::<commcost::collectives::Gather>($($args),*),
+            Collective::Scatter => $f::<commcost::collectives::Scatter>($($args),*),
+            Collective::Barrier => $f::<commcost::collectives::Barrier>($($args),*),
+            Collective::Alltoall => $f::<commcost::collectives::Alltoall>($($args),*),
+        }
+    };
+}
+pub(crate) use dispatch;
+
+pub fn select(
+    c: Collective,
+    loaded: &Loaded,
+    procs: u64,
+    bytes: u64,
+    json: bool,
+) -> Result<(), Failure> {
+    if procs == 0 {
+        return fail("--procs must be at least 1");
+    }
+    let ranked = dispatch!(c, ranked(&loaded.spec, procs, bytes))?;
+    let best = ranked.first().map_or(0.0, |r| r.1);
+    let ratio = |cost: f64| if best > 0.0 { cost / best } else { 1.0 };
+    if json {
+        let rows: Vec<serde_json::Value> = ranked
+            .iter()
+            .map(|(label, cost)| {
+                serde_json::json!({"algorithm": label, "seconds": cost, "ratio_to_best": ratio(*cost)})
+            })
+            .collect();
+        let out = serde_json::json!({
+            "model": loaded.name, "collective": format!("{c:?}").to_ascii_lowercase(),
+            "processes": procs, "bytes": bytes, "ranking": rows,
+        });
+        outln!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        outln!(
+            "{:?} of {} bytes on {procs} processes, model {}:",
+            c,
+            bytes,
+            loaded.name
+        );
+        outln!(
+            "  {:<4} {:<36} {:>14} {:>8}",
+            "rank",
+            "algorithm",
+            "time",
+            "× best"
+        );
+        for (i, (label, cost)) in ranked.iter().enumerate() {
+            outln!(
+                "  {:<4} {:<36} {:>14} {:>8.3}",
+                i + 1,
+                label,
+                human_time(*cost),
+                ratio(*cost)
+            );
+        }
+    }
+    Ok(())
+}
+
+fn ranked<A: Algorithm + std::fmt::Display>(
+    model: &dyn CommModel,
+    procs: u64,
+    bytes: u64,
+) -> Result<Vec<(String, f64)>, Failure> {
+    let r = rank::<A>(model, &Problem::new(procs, Message::contiguous(bytes)))?;
+    Ok(r.into_iter().map(|(a, c)| (a.to_string(), c)).collect())
+}
+
+/// One row of a decision table: sizes `first..=last` on `processes` use `algorithm`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    pub processes: u64,
+    pub first: u64,
+    pub last: u64,
+    pub algorithm: String,
+}
+
+/// The decision table as size ranges with exact switch points: the grid's best algorithms, and
+/// between two grid sizes with different winners the crossover size where the ranking flips.
+pub fn spans<A: Algorithm + std::fmt::Display>(
+    model: &dyn CommModel,
+    procs: &[u64],
+    sizes: &[u64],
+) -> Result<Vec<Span>, Failure> {
+    if procs.contains(&0) {
+        return fail("--procs: process counts must be at least 1");
+    }
+    let template = Problem::new(1, Message::contiguous(1));
+    let table = DecisionTable::<A>::build(model, procs, sizes, &template)?;
+    let mut out = Vec::new();
+    for &p in table.processes() {
+        let mut current = table.lookup(p, sizes[0]);
+        let mut first = sizes[0];
+        for w in sizes.windows(2) {
+            let next = table.lookup(p, w[1]);
+            if next != current {
+                let problem = Problem::new(p, Message::contiguous(w[0]));
+                let at = crossover(model, current, next, &problem, w[0]..=w[1])?.unwrap_or(w[1]);
+                out.push(Span {
+                    processes: p,
+                    first,
+                    last: at - 1,
+                    algorithm: current.to_string(),
+                });
+                first = at;
+                current = next;
+            }
+        }
+        out.push(Span {
+            processes: p,
+            first,
+            last: *sizes.last().unwrap_or(&first),
+            algorithm: current.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+pub fn table(
+    c: Collective,
+    loaded: &Loaded,
+    procs: &[u64],
+    sizes: &[u64],
+    csv: bool,
+) -> Result<(), Failure> {
+    let rows = dispatch!(c, spans(&loaded.spec, procs, sizes))?;
+    if csv {
+        outln!("processes,first_bytes,last_bytes,algorithm");
+        for r in &rows {
+            outln!("{},{},{},\"{}\"", r.processes, r.first, r.last, r.algorithm);
+        }
+    } else {
+        outln!(
+            "{c:?} decision table, model {}, sizes {}..{} (switch points exact):",
+            loaded.name,
+            human_bytes(sizes[0]),
+            human_bytes(*sizes.last().unwrap_or(&sizes[0]))
+        );
+        let mut last_p = None;
+        for r in &rows {
+            if last_p != Some(r.processes) {
+                outln!("  P = {}", r.processes);
+                last_p = Some(r.processes);
+            }
+            outln!("    {:>12} ..= {:<12} {}", r.first, r.last, r.algorithm);
+        }
+    }
+    Ok(())
+}

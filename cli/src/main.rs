@@ -1,0 +1,222 @@
+//! `commcost`: communication-cost predictions, collective algorithm selection, calibration,
+//! benchmark import and plots from the command line.
+
+/// `println!` that reports a closed or failing standard output as a [`Failure`] instead of
+/// panicking (`commcost table ... | head`).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*).map_err(crate::Failure::from_output)?;
+    }};
+}
+
+/// `print!` with the same error handling as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout(), $($arg)*).map_err(crate::Failure::from_output)?;
+    }};
+}
+
+mod calibrate;
+mod collective;
+mod export;
+mod model;
+mod plot;
+mod units;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Predict what communication costs: LogP-family models, MPI collective algorithm selection,
+/// calibration from measurements and benchmark output, plots.
+#[derive(Debug, Parser)]
+#[command(name = "commcost", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where a model comes from: a model file or an embedded preset.
+#[derive(Debug, Args, Clone)]
+#[group(required = true, multiple = false)]
+pub struct ModelSource {
+    /// A model file (JSON: a `ModelSpec`, or a file written by `commcost calibrate`).
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
+    /// An embedded parameter set (see `commcost presets`).
+    #[arg(long, value_name = "NAME")]
+    preset: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the embedded parameter sets.
+    #[command(after_help = "Examples:\n  commcost presets\n  commcost presets --json")]
+    Presets {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Point-to-point cost of one message.
+    #[command(
+        after_help = "Examples:\n  commcost predict --preset open-mpi-openib --bytes 65536\n  \
+        commcost predict --model my.json --count 1000 --block 8 --stride 8000   # a matrix column\n  \
+        commcost predict --preset mpich2-tcp --bytes 1M --json"
+    )]
+    Predict {
+        #[command(flatten)]
+        source: ModelSource,
+        /// Message size in bytes (suffixes K, M, G = 2^10, 2^20, 2^30). Contiguous unless
+        /// --count/--block/--stride describe a strided layout.
+        #[arg(long, value_parser = units::parse_bytes)]
+        bytes: Option<u64>,
+        /// Strided layout: byte distance between block starts.
+        #[arg(long, value_parser = units::parse_bytes, requires_all = ["block", "count"])]
+        stride: Option<u64>,
+        /// Strided layout: bytes per block.
+        #[arg(long, value_parser = units::parse_bytes, requires_all = ["stride", "count"])]
+        block: Option<u64>,
+        /// Strided layout: number of blocks.
+        #[arg(long, requires_all = ["stride", "block"])]
+        count: Option<u64>,
+        /// Machine-readable output (seconds).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rank every algorithm of a collective, with its cost and the ratio to the best.
+    #[command(
+        after_help = "Collectives: broadcast (bcast), scan, reduce, allreduce, allgather, \
+        gather, scatter, barrier, alltoall.\n\nExamples:\n  \
+        commcost select allreduce --preset open-mpi-openib --procs 64 --bytes 1M\n  \
+        commcost select bcast --model my.json --procs 16 --bytes 8 --json"
+    )]
+    Select {
+        /// The collective.
+        collective: collective::Collective,
+        #[command(flatten)]
+        source: ModelSource,
+        /// Number of processes.
+        #[arg(long)]
+        procs: u64,
+        /// Message size in bytes as MPI counts it (suffixes K, M, G).
+        #[arg(long, value_parser = units::parse_bytes)]
+        bytes: u64,
+        /// Machine-readable output (seconds).
+        #[arg(long)]
+        json: bool,
+    },
+    /// The decision table of a collective: best algorithm per process count and message size,
+    /// with the exact switch points.
+    #[command(
+        after_help = "LIST is comma-separated (4,16,64) or a doubling range (2..1024); \
+        RANGE is a doubling range of sizes (1..4M) or a list.\n\nExamples:\n  \
+        commcost table allreduce --preset open-mpi-openib --procs 4,16,64 --bytes 8..4M\n  \
+        commcost table bcast --model my.json --procs 2..256 --bytes 1..1M --csv"
+    )]
+    Table {
+        /// The collective.
+        collective: collective::Collective,
+        #[command(flatten)]
+        source: ModelSource,
+        /// Process counts.
+        #[arg(long, value_parser = units::parse_list, value_name = "LIST")]
+        procs: units::List,
+        /// Message sizes.
+        #[arg(long, value_parser = units::parse_list, value_name = "RANGE", default_value = "1..4M")]
+        bytes: units::List,
+        /// CSV output: one line per size range (processes, first and last byte, algorithm).
+        #[arg(long)]
+        csv: bool,
+    },
+    /// Measure or import, fit, and write a model file with provenance.
+    Calibrate(calibrate::CalibrateArgs),
+    /// Cost curves over message size as an SVG (log axes), with switch points and measurements.
+    #[command(after_help = "Examples:\n  \
+        commcost plot --preset open-mpi-openib --preset mpich2-tcp -o p2p.svg\n  \
+        commcost plot --model my.json --measured osu_latency.txt -o fit.svg\n  \
+        commcost plot --preset open-mpi-openib --collective allreduce --procs 64 -o allreduce.svg")]
+    Plot(plot::PlotArgs),
+    /// MPI tuning files from the model's best algorithms: Open MPI dynamic rules, MPICH JSON.
+    Export(export::ExportArgs),
+}
+
+/// A user-facing failure: one line, exit code 1.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+/// The message of a closed standard output (the reader stopped early): not an error.
+const CLOSED_OUTPUT: &str = "standard output closed";
+
+impl Failure {
+    /// A failed write to standard output; a closed pipe is reported as [`CLOSED_OUTPUT`].
+    pub fn from_output(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Self(CLOSED_OUTPUT.into())
+        } else {
+            Self(format!("writing the output: {e}"))
+        }
+    }
+}
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Self(e.to_string())
+    }
+}
+
+/// Shorthand for a failure with a message.
+pub fn fail<T>(message: impl Into<String>) -> Result<T, Failure> {
+    Err(Failure(message.into()))
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Presets { json } => model::list_presets(json),
+        Command::Predict {
+            source,
+            bytes,
+            stride,
+            block,
+            count,
+            json,
+        } => model::predict(&source, bytes, stride, block, count, json),
+        Command::Select {
+            collective,
+            source,
+            procs,
+            bytes,
+            json,
+        } => {
+            let loaded = model::load(&source)?;
+            collective::select(collective, &loaded, procs, bytes, json)
+        }
+        Command::Table {
+            collective,
+            source,
+            procs,
+            bytes,
+            csv,
+        } => {
+            let loaded = model::load(&source)?;
+            collective::table(collective, &loaded, &procs.0, &bytes.0, csv)
+        }
+        Command::Calibrate(args) => calibrate::run(args),
+        Command::Plot(args) => plot::run(args),
+        Command::Export(args) => export::run(args),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message)) if message == CLOSED_OUTPUT => ExitCode::SUCCESS,
+        Err(Failure(message)) => {
+            eprintln!("commcost: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

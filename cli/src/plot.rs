@@ -1,0 +1,275 @@
+//! `plot`: cost curves over message size as SVG.
+
+use std::path::PathBuf;
+
+use commcost::calibrate::{BenchmarkSeries, SeriesKind};
+use commcost::collectives::{Algorithm, Problem, rank};
+use commcost::{CommModel, Message};
+use plotters::prelude::*;
+
+use crate::collective::{Collective, dispatch, spans};
+use crate::model::{self, Loaded};
+use crate::units::{self, List};
+use crate::{Failure, fail};
+
+/// Points per doubling of the message size on a curve.
+const POINTS_PER_OCTAVE: f64 = 8.0;
+/// Stroke width of the model curves (the legend's samples are drawn 3 wide).
+pub const CURVE_WIDTH: u32 = 2;
+
+#[derive(Debug, clap::Args)]
+pub struct PlotArgs {
+    /// Model files; each is one curve (or, with --collective, the first model's algorithms).
+    #[arg(long, value_name = "FILE")]
+    model: Vec<PathBuf>,
+    /// Presets (see `commcost presets`); each is one curve.
+    #[arg(long, value_name = "NAME")]
+    preset: Vec<String>,
+    /// Plot a collective's algorithms instead of point-to-point times.
+    #[arg(long)]
+    collective: Option<Collective>,
+    /// Processes of the collective.
+    #[arg(long, default_value_t = 64)]
+    procs: u64,
+    /// Message sizes: a doubling range `lo..hi` (suffixes K, M, G).
+    #[arg(long, value_parser = units::parse_list, default_value = "1..4M", value_name = "RANGE")]
+    bytes: List,
+    /// Measurements to draw as points: OSU Micro-Benchmarks or Intel MPI Benchmarks output
+    /// (its time series: latency, or with --collective the matching collective).
+    #[arg(long, value_name = "FILE")]
+    measured: Vec<PathBuf>,
+    /// Output SVG file.
+    #[arg(short, long, value_name = "FILE.svg")]
+    output: PathBuf,
+}
+
+struct Curve {
+    label: String,
+    points: Vec<(f64, f64)>,
+}
+
+fn sizes(lo: u64, hi: u64) -> Vec<u64> {
+    let ratio = 2f64.powf(1.0 / POINTS_PER_OCTAVE);
+    let mut out = Vec::new();
+    let mut x = lo.max(1) as f64;
+    while x < hi as f64 && out.len() < 100_000 {
+        out.push(x.round() as u64);
+        x *= ratio;
+    }
+    out.push(hi);
+    out.dedup();
+    out
+}
+
+/// Reads benchmark output, OSU or IMB, into its series.
+pub fn read_measured(path: &PathBuf) -> Result<Vec<BenchmarkSeries>, Failure> {
+    let shown = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Failure(format!("{shown}: cannot read: {e}")))?;
+    let parsed = if text.contains("# Benchmarking") {
+        commcost::calibrate::parse_imb(&text)
+    } else {
+        commcost::calibrate::parse_osu(&text).map(|s| vec![s])
+    };
+    parsed.map_err(|e| Failure(format!("{shown}: {e}")))
+}
+
+fn collective_curves<A: Algorithm>(
+    model: &dyn CommModel,
+    procs: u64,
+    grid: &[u64],
+) -> Result<Vec<Curve>, Failure> {
+    let mut curves: Vec<Curve> = Vec::new();
+    for &s in grid {
+        let ranking = rank::<A>(model, &Problem::new(procs, Message::contiguous(s)))?;
+        for (a, cost) in ranking {
+            let name = a.name().to_string();
+            let point = (s as f64, cost * 1e6);
+            match curves.iter_mut().find(|c| c.label == name) {
+                Some(c) => c.points.push(point),
+                None => curves.push(Curve {
+                    label: name,
+                    points: vec![point],
+                }),
+            }
+        }
+    }
+    Ok(curves)
+}
+
+pub fn run(args: PlotArgs) -> Result<(), Failure> {
+    let mut models: Vec<Loaded> = Vec::new();
+    for path in &args.model {
+        models.push(model::load_file(path)?);
+    }
+    for name in &args.preset {
+        models.push(model::preset(name)?);
+    }
+    if models.is_empty() {
+        return fail("give at least one --model FILE or --preset NAME");
+    }
+    let (lo, hi) = (args.bytes.0[0], *args.bytes.0.last().unwrap_or(&1));
+    let grid = sizes(lo, hi);
+    let mut curves = Vec::new();
+    let mut switches: Vec<(f64, String)> = Vec::new();
+    let title;
+    match args.collective {
+        None => {
+            for m in &models {
+                curves.push(Curve {
+                    label: m.name.clone(),
+                    points: grid
+                        .iter()
+                        .map(|&s| (s as f64, m.spec.p2p(&Message::contiguous(s)) * 1e6))
+                        .collect(),
+                });
+                for b in m.spec.size_breakpoints() {
+                    if (lo..=hi).contains(&b) {
+                        switches.push((b as f64, format!("{} protocol switch", m.name)));
+                    }
+                }
+            }
+            title = "point-to-point time".to_string();
+        }
+        Some(c) => {
+            if args.procs == 0 {
+                return fail("--procs must be at least 1");
+            }
+            let m = &models[0];
+            curves = dispatch!(c, collective_curves(&m.spec, args.procs, &grid))?;
+            let chosen = dispatch!(c, spans(&m.spec, &[args.procs], &grid))?;
+            for s in chosen.iter().skip(1) {
+                switches.push((s.first as f64, format!("→ {}", s.algorithm)));
+            }
+            title = format!(
+                "{}, P = {}, model {}",
+                format!("{c:?}").to_lowercase(),
+                args.procs,
+                m.name
+            );
+        }
+    }
+    let mut measured: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for path in &args.measured {
+        for series in read_measured(path)? {
+            let wanted = match (&series.kind, args.collective) {
+                (SeriesKind::Latency, None) => true,
+                (SeriesKind::Collective(name), Some(c)) => c.matches_series(name),
+                _ => false,
+            };
+            if wanted {
+                let pts: Vec<(f64, f64)> = series
+                    .points
+                    .iter()
+                    .filter(|p| p.bytes >= lo.max(1) && p.bytes <= hi && p.value > 0.0)
+                    .map(|p| (p.bytes as f64, p.value * 1e6))
+                    .collect();
+                if !pts.is_empty() {
+                    measured.push((format!("measured: {}", series.title), pts));
+                }
+            }
+        }
+        if measured.is_empty() {
+            return fail(format!(
+                "{}: no {} series in the sizes plotted",
+                path.display(),
+                if args.collective.is_some() {
+                    "matching collective"
+                } else {
+                    "latency"
+                }
+            ));
+        }
+    }
+    draw(
+        &args.output,
+        &title,
+        &curves,
+        &measured,
+        &switches,
+        (lo, hi),
+    )
+    .map_err(|e| Failure(format!("{}: {e}", args.output.display())))?;
+    outln!(
+        "{}: {} curves, {} measured series, {} switch points",
+        args.output.display(),
+        curves.len(),
+        measured.len(),
+        switches.len()
+    );
+    Ok(())
+}
+
+fn draw(
+    path: &PathBuf,
+    title: &str,
+    curves: &[Curve],
+    measured: &[(String, Vec<(f64, f64)>)],
+    switches: &[(f64, String)],
+    (lo, hi): (u64, u64),
+) -> Result<(), Box<dyn std::error::Error>> {
+    let values = curves
+        .iter()
+        .flat_map(|c| c.points.iter())
+        .chain(measured.iter().flat_map(|m| m.1.iter()))
+        .map(|p| p.1)
+        .filter(|v| *v > 0.0 && v.is_finite());
+    let (mut ymin, mut ymax) = (f64::INFINITY, 0.0f64);
+    for v in values {
+        ymin = ymin.min(v);
+        ymax = ymax.max(v);
+    }
+    if !ymin.is_finite() {
+        (ymin, ymax) = (1e-3, 1.0);
+    }
+    let (ymin, ymax) = (ymin / 1.5, ymax * 1.5);
+    let (xmin, xmax) = (lo.max(1) as f64, (hi as f64).max(lo.max(1) as f64 * 2.0));
+    let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d((xmin..xmax).log_scale(), (ymin..ymax).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("message size (bytes)")
+        .y_desc("time (µs)")
+        .draw()?;
+    for (x, _) in switches {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(*x, ymin), (*x, ymax)],
+            BLACK.mix(0.4).stroke_width(1),
+        )))?;
+    }
+    for (i, c) in curves.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                c.points.iter().copied(),
+                color.stroke_width(CURVE_WIDTH),
+            ))?
+            .label(c.label.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
+            });
+    }
+    for (i, (label, pts)) in measured.iter().enumerate() {
+        let color = Palette99::pick(curves.len() + i).to_rgba();
+        chart
+            .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?
+            .label(label.as_str())
+            .legend(move |(x, y)| {
+                Rectangle::new([(x + 5, y - 3), (x + 11, y + 3)], color.filled())
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}

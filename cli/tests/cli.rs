@@ -1,0 +1,641 @@
+//! Every `commcost` subcommand, run as the built binary, checked against published numbers,
+//! hand calculations and the measured benchmark output under `tests/fixtures/`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use approx::assert_relative_eq;
+
+fn commcost(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_commcost"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = commcost(args);
+    assert!(
+        out.status.success(),
+        "commcost {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// A user mistake: exit code 1, one line on stderr naming what is wrong, no panic.
+fn user_error(args: &[&str]) -> String {
+    let out = commcost(args);
+    assert_eq!(out.status.code(), Some(1), "commcost {args:?} should fail");
+    let err = String::from_utf8(out.stderr).expect("UTF-8");
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err
+}
+
+fn fixture(path: &str) -> String {
+    format!("{}/../tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh scratch directory per test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("valid JSON")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path.display().to_string()
+}
+
+/// L = 5 µs, o = 1 µs, g = 2 µs, G = 0.3 ns/B: the hand calculations below use these.
+const LOGGP: &str = r#"{"model": "loggp", "latency": 5e-6, "overhead": 1e-6, "gap": 2e-6,
+    "gap_per_byte": 0.3e-9, "processors": 64}"#;
+
+#[test]
+fn presets_lists_every_embedded_set() {
+    let out = ok(&["presets"]);
+    for name in [
+        "mpich2-tcp",
+        "nmpi-sci",
+        "open-mpi-openib",
+        "open-mpi-gm",
+        "titan-log3p",
+    ] {
+        assert!(out.contains(name), "{name} missing from\n{out}");
+    }
+    assert!(out.contains("IPDPS 2007"));
+    let list = json(&ok(&["presets", "--json"]));
+    assert_eq!(list.as_array().map(Vec::len), Some(5));
+    assert_eq!(list[2]["spec"]["model"], "loggp_protocols");
+}
+
+#[test]
+fn predict_reproduces_published_numbers() {
+    // Hoefler et al. 2007, Table 2, Open MPI/openib, 64 KiB in the rendezvous range:
+    // 2 * 4.72 + 5.96 + 65535 * 0.00103 = 82.90105 µs
+    let out = ok(&["predict", "--preset", "open-mpi-openib", "--bytes", "64K"]);
+    assert!(out.contains("82.901 µs"), "{out}");
+    let j = json(&ok(&[
+        "predict",
+        "--preset",
+        "open-mpi-openib",
+        "--bytes",
+        "65536",
+        "--json",
+    ]));
+    assert_relative_eq!(
+        j["p2p_seconds"].as_f64().unwrap(),
+        82.90105e-6,
+        max_relative = 1e-12
+    );
+    // Cameron, Ge & Sun 2007 §4.1: 16 KiB of doubles at 1 KiB stride on Titan take 580 µs
+    let j = json(&ok(&[
+        "predict",
+        "--preset",
+        "titan-log3p",
+        "--count",
+        "2048",
+        "--block",
+        "8",
+        "--stride",
+        "1K",
+        "--json",
+    ]));
+    assert_relative_eq!(
+        j["p2p_seconds"].as_f64().unwrap(),
+        580e-6,
+        max_relative = 1e-12
+    );
+}
+
+#[test]
+fn predict_user_errors_are_one_line() {
+    let dir = scratch("predict_errors");
+    assert!(
+        user_error(&["predict", "--preset", "nope", "--bytes", "8"])
+            .contains("unknown preset `nope`")
+    );
+    let negative = write(&dir, "neg.json", &LOGGP.replace("5e-6", "-5e-6"));
+    let err = user_error(&["predict", "--model", &negative, "--bytes", "8"]);
+    assert!(err.contains("neg.json") && err.contains("latency"), "{err}");
+    let unknown = write(&dir, "unknown.json", &LOGGP.replace("\"gap\"", "\"gapp\""));
+    let err = user_error(&["predict", "--model", &unknown, "--bytes", "8"]);
+    assert!(
+        err.contains("unknown.json") && err.contains("gapp"),
+        "{err}"
+    );
+    let err = user_error(&["predict", "--model", "/nonexistent/m.json", "--bytes", "8"]);
+    assert!(err.contains("/nonexistent/m.json"), "{err}");
+    user_error(&["predict", "--preset", "mpich2-tcp"]);
+    // a stride shorter than the block
+    assert!(
+        user_error(&[
+            "predict",
+            "--preset",
+            "mpich2-tcp",
+            "--count",
+            "4",
+            "--block",
+            "16",
+            "--stride",
+            "8"
+        ])
+        .contains("--stride")
+    );
+    // clap's own usage errors exit with 2 and no panic
+    let out = commcost(&["predict", "--preset", "mpich2-tcp", "--bytes", "1X"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
+
+#[test]
+fn predict_warns_about_microseconds_written_as_seconds() {
+    let dir = scratch("units");
+    // Table 2's MPICH2/TCP row typed in µs
+    let typo = write(
+        &dir,
+        "typo.json",
+        r#"{"model": "loggp", "latency": 45.74, "overhead": 3.46, "gap": 0.915,
+            "gap_per_byte": 0.00849, "processors": 2}"#,
+    );
+    let out = commcost(&["predict", "--model", &typo, "--bytes", "1"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning") && err.contains("microseconds written as seconds"),
+        "{err}"
+    );
+    let fine = write(&dir, "fine.json", LOGGP);
+    let out = commcost(&["predict", "--model", &fine, "--bytes", "1"]);
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn select_ranks_broadcasts_as_calculated_by_hand() {
+    let dir = scratch("select");
+    let model = write(&dir, "loggp.json", LOGGP);
+    let j = json(&ok(&[
+        "select", "bcast", "--model", &model, "--procs", "8", "--bytes", "8", "--json",
+    ]));
+    let ranking = j["ranking"].as_array().unwrap();
+    // P = 8, s = 8: p2p = 2o + L + 7G = 7.0021 µs, interval = g + 7G = 2.0021 µs
+    // linear   = p2p + (P - 2) interval = 19.0147 µs
+    // binomial = 3 p2p + 2 g            = 25.0063 µs
+    assert_eq!(ranking[0]["algorithm"], "linear");
+    assert_relative_eq!(
+        ranking[0]["seconds"].as_f64().unwrap(),
+        19.0147e-6,
+        max_relative = 1e-9
+    );
+    assert_eq!(ranking[1]["algorithm"], "binomial");
+    assert_relative_eq!(
+        ranking[1]["seconds"].as_f64().unwrap(),
+        25.0063e-6,
+        max_relative = 1e-9
+    );
+    assert_relative_eq!(
+        ranking[1]["ratio_to_best"].as_f64().unwrap(),
+        25.0063 / 19.0147,
+        max_relative = 1e-9
+    );
+    assert_eq!(ranking.len(), 4);
+    // the names are the algorithms' own, read back by their FromStr
+    for row in ranking {
+        let name = row["algorithm"].as_str().unwrap();
+        assert!(
+            name.parse::<commcost::collectives::Broadcast>().is_ok(),
+            "{name}"
+        );
+    }
+    let text = ok(&[
+        "select",
+        "allreduce",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "64",
+        "--bytes",
+        "1M",
+    ]);
+    assert!(
+        text.contains("rabenseifner") && text.contains("1.000"),
+        "{text}"
+    );
+    assert!(
+        user_error(&[
+            "select", "bcast", "--model", &model, "--procs", "0", "--bytes", "8"
+        ])
+        .contains("--procs")
+    );
+}
+
+#[test]
+fn table_switch_point_is_exact() {
+    let dir = scratch("table");
+    let model = write(&dir, "loggp.json", LOGGP);
+    let csv = ok(&[
+        "table",
+        "broadcast",
+        "--model",
+        &model,
+        "--procs",
+        "4",
+        "--bytes",
+        "1K..32K",
+        "--csv",
+    ]);
+    // P = 4, x = (s - 1) G: linear = 11 µs + 3x, binomial = 16 µs + 2x; binomial is strictly
+    // faster once x > 5 µs, i.e. s - 1 > 16666.7: from 16668 bytes on
+    assert_eq!(
+        csv.lines().collect::<Vec<_>>(),
+        [
+            "processes,first_bytes,last_bytes,algorithm",
+            "4,1024,16667,\"linear\"",
+            "4,16668,32768,\"binomial\"",
+        ]
+    );
+    let text = ok(&[
+        "table",
+        "allreduce",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "4,64",
+        "--bytes",
+        "8..4M",
+    ]);
+    assert!(text.contains("P = 4") && text.contains("P = 64") && text.contains("rabenseifner"));
+    user_error(&["table", "allreduce", "--model", &model, "--procs", "0,4"]);
+}
+
+#[test]
+fn calibrate_osu_writes_a_model_with_provenance() {
+    let dir = scratch("osu");
+    let out_file = dir.join("mine.json").display().to_string();
+    let text = ok(&[
+        "calibrate",
+        "osu",
+        &fixture("osu/osu_latency.txt"),
+        &fixture("osu/osu_bw.txt"),
+        &fixture("osu/osu_allreduce_full.txt"),
+        &fixture("osu/osu_bcast.txt"),
+        "-o",
+        &out_file,
+    ]);
+    assert!(text.contains("accuracy on latency series"), "{text}");
+    let file = json(&std::fs::read_to_string(&out_file).unwrap());
+    let p = &file["provenance"];
+    assert!(
+        p["measured"]
+            .as_str()
+            .unwrap()
+            .contains("OSU MPI Latency Test v5.3")
+    );
+    assert!(p["date"].as_str().unwrap().starts_with("20"));
+    assert!(!p["host"].as_str().unwrap().is_empty());
+    assert!(
+        p["parameters"]["latency"]
+            .as_str()
+            .unwrap()
+            .starts_with("L:")
+    );
+    assert!(
+        p["accuracy"]["latency_series"]["median_relative_error"]
+            .as_f64()
+            .unwrap()
+            < 0.1
+    );
+    // the measured collectives are reported against the model's best algorithm
+    for key in [
+        "allreduce_2_processes_best_algorithm",
+        "broadcast_2_processes_best_algorithm",
+    ] {
+        let e = &p["accuracy"][key]["median_relative_error"];
+        assert!(e.as_f64().unwrap().is_finite(), "{key}");
+    }
+    assert_eq!(file["spec"]["model"], "loggp_protocols");
+    // Open MPI 4.1's shared-memory eager limit (4096 bytes with the header): the second
+    // protocol starts after the 2 KiB measurement
+    assert_eq!(file["spec"]["ranges"][1]["start"], 2049);
+    // the model file is usable, and predicts the measured 1-byte latency (0.15 µs)
+    let j = json(&ok(&[
+        "predict", "--model", &out_file, "--bytes", "1", "--json",
+    ]));
+    assert_relative_eq!(
+        j["p2p_seconds"].as_f64().unwrap(),
+        0.15e-6,
+        max_relative = 0.2
+    );
+    // only bandwidth output: no latency series
+    let err = user_error(&[
+        "calibrate",
+        "osu",
+        &fixture("osu/osu_bw.txt"),
+        "-o",
+        &out_file,
+    ]);
+    assert!(err.contains("osu_latency"), "{err}");
+    // a broken file names its line
+    let bad = write(
+        &dir,
+        "bad.txt",
+        "# OSU MPI Latency Test v5.3\n# Size          Latency (us)\n1 0.1\n2 x\n",
+    );
+    let err = user_error(&["calibrate", "osu", &bad, "-o", &out_file]);
+    assert!(err.contains("bad.txt") && err.contains("line 4"), "{err}");
+}
+
+#[test]
+fn calibrate_imb_and_netgauge() {
+    let dir = scratch("imb_netgauge");
+    let out_file = dir.join("imb.json").display().to_string();
+    ok(&[
+        "calibrate",
+        "imb",
+        &fixture("imb/imb_mpi1_2ranks.txt"),
+        "-o",
+        &out_file,
+    ]);
+    let file = json(&std::fs::read_to_string(&out_file).unwrap());
+    assert_eq!(file["provenance"]["measured"], "IMB PingPong");
+    let accuracy = &file["provenance"]["accuracy"];
+    assert!(accuracy["allreduce_2_processes_best_algorithm"].is_object());
+    assert!(accuracy["bcast_2_processes_best_algorithm"].is_object());
+    // Netgauge output made from LogGP's PRTT formula (Hoefler, Lichei & Rehm 2007, eq. (1),
+    // (5)): PRTT(n, d, s) = 2 (L + 2o + (s - 1) G) + (n - 1) max(o + d, g + (s - 1) G),
+    // L = 5, o = 1.5, g = 3 µs, G = 0.002 µs/B, n = 10, d = PRTT(1, 0, s)
+    let (l, o, g, big_g, n) = (5.0, 1.5, 3.0, 0.002, 10.0);
+    let mut text =
+        String::from("# size n PRTT(1,0,s) PRTT(n,0,s) PRTT(n,PRTT(1,0,s),s) L o_s o_r g G lsqu\n");
+    for s in std::iter::once(1).chain((1..=32).map(|k| k * 1024)) {
+        let x = (s - 1) as f64 * big_g;
+        let prtt = |n: f64, d: f64| 2.0 * (l + 2.0 * o + x) + (n - 1.0) * f64::max(o + d, g + x);
+        let single = prtt(1.0, 0.0);
+        text += &format!(
+            "{s} 10 {single} {} {} {l} {o} {o} -nan -nan -nan\n",
+            prtt(n, 0.0),
+            prtt(n, single)
+        );
+    }
+    let ng = write(&dir, "ng.out", &text);
+    let out_file = dir.join("ng.json").display().to_string();
+    ok(&["calibrate", "netgauge", &ng, "-o", &out_file]);
+    let file = json(&std::fs::read_to_string(&out_file).unwrap());
+    let m = &file["spec"]["ranges"][0]["model"];
+    assert_relative_eq!(m["latency"].as_f64().unwrap(), 5e-6, max_relative = 1e-6);
+    assert_relative_eq!(m["overhead"].as_f64().unwrap(), 1.5e-6, max_relative = 1e-6);
+    assert_relative_eq!(
+        m["gap_per_byte"].as_f64().unwrap(),
+        0.002e-6,
+        max_relative = 1e-6
+    );
+    assert!(
+        user_error(&[
+            "calibrate",
+            "netgauge",
+            "/nonexistent/ng.out",
+            "-o",
+            &out_file
+        ])
+        .contains("ng.out")
+    );
+}
+
+#[test]
+fn calibrate_on_this_machine_host_and_tcp() {
+    let dir = scratch("machine");
+    for what in ["host", "tcp"] {
+        let out_file = dir.join(format!("{what}.json")).display().to_string();
+        let text = ok(&["calibrate", what, "--quick", "-o", &out_file]);
+        assert!(text.contains("accuracy on held out"), "{text}");
+        let file = json(&std::fs::read_to_string(&out_file).unwrap());
+        assert!(
+            file["provenance"]["method"]
+                .as_str()
+                .unwrap()
+                .contains("IPDPS")
+        );
+        ok(&["predict", "--model", &out_file, "--bytes", "4K"]);
+    }
+    // without the `mpi` feature the message says how to get it
+    assert!(user_error(&["calibrate", "mpi"]).contains("--features mpi"));
+    assert!(user_error(&["calibrate", "host"]).contains("-o FILE"));
+}
+
+/// The elements of an SVG that the plot draws: model curves (2 px polylines), switch-point
+/// markers (0.4-opacity polylines) and measured points (circles). Panics unless the file is
+/// well-formed XML with an `<svg>` root.
+fn svg_parts(path: &str) -> (usize, usize, usize) {
+    let text = std::fs::read_to_string(path).expect("plot written");
+    let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let polylines = || doc.descendants().filter(|n| n.has_tag_name("polyline"));
+    let curves = polylines()
+        .filter(|n| n.attribute("stroke-width") == Some("2"))
+        .count();
+    let switches = polylines()
+        .filter(|n| n.attribute("opacity") == Some("0.4"))
+        .count();
+    let points = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .count();
+    (curves, switches, points)
+}
+
+#[test]
+fn plot_is_a_valid_svg_with_curves_switches_and_measurements() {
+    let dir = scratch("plot");
+    // two presets: one curve each; openib and gm have one protocol switch each in range
+    let two = dir.join("two.svg").display().to_string();
+    ok(&[
+        "plot",
+        "--preset",
+        "open-mpi-openib",
+        "--preset",
+        "open-mpi-gm",
+        "-o",
+        &two,
+    ]);
+    assert_eq!(svg_parts(&two), (2, 2, 0));
+    // the OSU fit with the 23 measured latencies of at least 1 byte as points
+    let model = dir.join("mine.json").display().to_string();
+    ok(&[
+        "calibrate",
+        "osu",
+        &fixture("osu/osu_latency.txt"),
+        &fixture("osu/osu_bw.txt"),
+        "-o",
+        &model,
+    ]);
+    let fit = dir.join("fit.svg").display().to_string();
+    let text = ok(&[
+        "plot",
+        "--model",
+        &model,
+        "--measured",
+        &fixture("osu/osu_latency.txt"),
+        "-o",
+        &fit,
+    ]);
+    assert!(text.contains("1 curves, 1 measured series"), "{text}");
+    let (curves, switches, points) = svg_parts(&fit);
+    assert_eq!((curves, points), (1, 23));
+    assert!(switches >= 1);
+    // a collective: one curve per allreduce algorithm, IMB's measured allreduce as points
+    let ar = dir.join("allreduce.svg").display().to_string();
+    ok(&[
+        "plot",
+        "--model",
+        &model,
+        "--collective",
+        "allreduce",
+        "--procs",
+        "2",
+        "--bytes",
+        "4..1M",
+        "--measured",
+        &fixture("imb/imb_mpi1_2ranks.txt"),
+        "-o",
+        &ar,
+    ]);
+    let (curves, _, points) = svg_parts(&ar);
+    assert_eq!(curves, 3); // recursive doubling, ring, Rabenseifner
+    assert_eq!(points, 19); // IMB Allreduce rows of 4 bytes .. 1 MiB
+    // measurements without a matching series
+    let err = user_error(&[
+        "plot",
+        "--preset",
+        "mpich2-tcp",
+        "--measured",
+        &fixture("osu/osu_bw.txt"),
+        "-o",
+        &ar,
+    ]);
+    assert!(err.contains("osu_bw.txt"), "{err}");
+}
+
+#[test]
+fn export_writes_tuning_files_that_read_back() {
+    let dir = scratch("export");
+    let rules_file = dir.join("rules.conf").display().to_string();
+    let text = ok(&[
+        "export",
+        "ompi-rules",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "4,64",
+        "--bytes",
+        "1..1M",
+        "--collectives",
+        "bcast,allreduce",
+        "-o",
+        &rules_file,
+    ]);
+    assert!(text.contains("2 collectives"), "{text}");
+    let rules: commcost::export::OmpiRules = std::fs::read_to_string(&rules_file)
+        .unwrap()
+        .parse()
+        .expect("Open MPI rules file");
+    assert_eq!(rules.collectives.len(), 2);
+    // Open MPI rejects a block whose first rule is not at message size 0
+    assert!(
+        rules
+            .collectives
+            .iter()
+            .all(|c| c.blocks.iter().all(|b| b.rules[0].size == 0))
+    );
+    // the same choice as `table`: Rabenseifner (Open MPI ID 6) for 1 MiB allreduce on 64
+    let rule = rules
+        .lookup(
+            commcost::collectives::ompi::OmpiCollective::Allreduce,
+            64,
+            1 << 20,
+        )
+        .unwrap();
+    assert_eq!(rule.algorithm, 6);
+    let table = ok(&[
+        "table",
+        "allreduce",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "64",
+        "--bytes",
+        "1M",
+    ]);
+    assert!(table.contains("rabenseifner"), "{table}");
+    // MPICH: well-formed JSON with the collective's selection tree
+    let mpich = ok(&[
+        "export",
+        "mpich-json",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "2..8",
+        "--collectives",
+        "allreduce",
+    ]);
+    let tree = json(&mpich);
+    assert!(tree["collective=allreduce"]["comm_type=intra"].is_object());
+    assert!(
+        user_error(&[
+            "export",
+            "mpich-json",
+            "--preset",
+            "mpich2-tcp",
+            "--procs",
+            "4",
+            "--collectives",
+            "nope"
+        ])
+        .contains("nope")
+    );
+}
+
+/// `commcost table ... | head`: a reader that stops early is not an error and not a panic.
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    // 4000 process counts: about 128 KB of CSV, twice what a pipe buffers, so the tool is still
+    // writing when the reader leaves
+    let procs: Vec<String> = (2..4002).map(|p| p.to_string()).collect();
+    let procs = procs.join(",");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_commcost"))
+        .args([
+            "table",
+            "bcast",
+            "--preset",
+            "open-mpi-openib",
+            "--procs",
+            &procs,
+            "--bytes",
+            "1..1M",
+            "--csv",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first.trim(), "processes,first_bytes,last_bytes,algorithm");
+    // the reader is gone now
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
