@@ -90,6 +90,7 @@ pub use models::lognp::{Hop, Log3P, Log3PBreakdown, LogNP, SizeCost, StrideCost}
 pub use models::logp::LogP;
 pub use models::memory_logp::{CacheHierarchy, CacheLevel, MemoryLogP, MemoryNetworkLogP};
 pub use models::mlines::MlinesModel;
+pub use models::plogp::PLogP;
 pub use models::pram::Pram;
 pub use models::protocol::{ProtocolRange, Protocols};
 pub use spec::ModelSpec;

@@ -1,10 +1,17 @@
 //! Protocol-change detection on `(size, value)` series (loggp-assessment §3.5, SPEC §9, §11).
 
-use crate::error::CalibrationError;
+use crate::error::{CalibrationError, ParameterError};
 
 /// Settings of [`detect_changes`].
+///
+/// Deserialisation rejects unknown fields and runs [`validate`](Self::validate);
+/// [`detect_changes`] validates too.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "DetectionConfigFields")
+)]
 pub struct DetectionConfig {
     /// `x`: points of look-ahead (the paper suggests 3 to 5).
     pub lookahead: usize,
@@ -27,6 +34,74 @@ impl Default for DetectionConfig {
             deviation: 4.0,
             relative_floor: 1e-6,
         }
+    }
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DetectionConfigFields {
+    lookahead: usize,
+    pfact: f64,
+    deviation: f64,
+    relative_floor: f64,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<DetectionConfigFields> for DetectionConfig {
+    type Error = ParameterError;
+    fn try_from(f: DetectionConfigFields) -> Result<Self, Self::Error> {
+        let config = Self {
+            lookahead: f.lookahead,
+            pfact: f.pfact,
+            deviation: f.deviation,
+            relative_floor: f.relative_floor,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+impl DetectionConfig {
+    /// Checks the settings: `lookahead >= 1`, `pfact`, `deviation` and `relative_floor`
+    /// finite and `> 0` (`pfact >= 1`: the deviation must grow). A `lookahead` beyond the
+    /// series is allowed (no change can then be seen).
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError`] naming the field.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::calibrate::DetectionConfig;
+    /// let bad = DetectionConfig { pfact: f64::NAN, ..DetectionConfig::default() };
+    /// assert!(bad.validate().unwrap_err().to_string().contains("pfact"));
+    /// let zero = DetectionConfig { lookahead: 0, ..DetectionConfig::default() };
+    /// assert!(zero.validate().unwrap_err().to_string().contains("lookahead"));
+    /// ```
+    pub fn validate(&self) -> Result<(), ParameterError> {
+        ParameterError::at_least("lookahead", self.lookahead as u64, 1)?;
+        if !(self.pfact >= 1.0 && self.pfact.is_finite()) {
+            return Err(ParameterError::OutOfRange {
+                name: "pfact",
+                value: self.pfact,
+                expected: "finite and >= 1",
+            });
+        }
+        for (name, value) in [
+            ("deviation", self.deviation),
+            ("relative_floor", self.relative_floor),
+        ] {
+            if !(value > 0.0 && value.is_finite()) {
+                return Err(ParameterError::OutOfRange {
+                    name,
+                    value,
+                    expected: "finite and > 0",
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -427,6 +502,7 @@ pub fn detect_changes(
     values: &[f64],
     config: &DetectionConfig,
 ) -> Result<Vec<Segment>, CalibrationError> {
+    config.validate()?;
     validate(sizes, values)?;
     Ok(detect_with::<Running>(sizes, values, config))
 }
@@ -442,6 +518,7 @@ pub fn detect_changes_naive(
     values: &[f64],
     config: &DetectionConfig,
 ) -> Result<Vec<Segment>, CalibrationError> {
+    config.validate()?;
     validate(sizes, values)?;
     Ok(detect_with::<Recomputed>(sizes, values, config))
 }
@@ -452,7 +529,8 @@ fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfi
         return Vec::new();
     }
     let series = Series::new(sizes, values);
-    let x = config.lookahead.max(1);
+    // a look-ahead beyond the series sees nothing; capping it keeps `c + x` from overflowing
+    let x = config.lookahead.clamp(1, n);
     // the noise level deviations are judged by is at least the series' robust noise; the
     // paper's lsq comparison only needs a floor against rounding
     let floor = series.robust_noise().max(config.relative_floor).powi(2);
@@ -630,7 +708,10 @@ fn merge(
                 }],
             );
         };
-    let short = 4 * config.lookahead.max(1);
+    let short = config
+        .lookahead
+        .clamp(1, series.values.len().max(1))
+        .saturating_mul(4);
     loop {
         // first a short transient between two ranges on one line, then neighbours on one line
         let transient = (1..segments.len().saturating_sub(1)).find(|&k| {

@@ -56,6 +56,7 @@ pub use mlines_regression::{
     fit_regression,
 };
 pub use netgauge::{NetgaugeRow, NetgaugeRun, parse_netgauge};
+pub use prtt::{Adjustment, LatencySplit, OneWayAccuracy, split_end_to_end};
 pub use prtt::{
     AssessmentConfig, LogGPAssessment, Prober, PrttMeasurement, PrttPlan, PrttSample, PrttSpread,
     RangeFit, SimulatedProber, SizeDiagnostics, assess_loggp, measure_prtt,

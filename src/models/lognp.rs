@@ -422,6 +422,19 @@ impl CommModel for LogNP {
         self.hops[self.hops.len() - 1].cost(msg, self.unit_stride)
     }
 
+    /// The slowest hop's cost, `max_i max(o_i, g_i) + l_i`: the hops form a pipeline, and the
+    /// sender's next message cannot pass a hop before this one has (a message's bytes have
+    /// left the sender only when the bottleneck hop has carried them). A model converted from
+    /// LogP keeps its `p2p` but, before this, took only the first hop (`o`) as the interval,
+    /// so a pipelined broadcast cost less than one message.
+    fn send_interval(&self, msg: &Message) -> f64 {
+        let (bytes, stride) = (msg.bytes(), msg.strided_access(self.unit_stride));
+        self.hops
+            .iter()
+            .map(|h| h.cost_at(bytes, stride))
+            .fold(0.0, f64::max)
+    }
+
     /// A contiguous message pays `Σ o_i(s)`: the sum of the hops' affine pieces, on the sizes
     /// they share. `None` when a hop has a gap (`max(o_i, g_i)` is not one line in general) or a
     /// cost form without a line.
