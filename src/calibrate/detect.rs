@@ -1,4 +1,6 @@
-//! Protocol-change detection on `(size, value)` series (loggp-assessment §3.5, SPEC §9, §11).
+//! Protocol-change detection on `(size, value)` series (Hoefler, Lichei, Rehm,
+//! "Low-overhead LogGP parameter assessment for modern interconnection networks", IPDPS 2007,
+//! §3.5; Netgauge's `ptrn_loggp.c`).
 
 use crate::error::{CalibrationError, ParameterError};
 
@@ -443,7 +445,7 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 /// The paper's rule (loggp-assessment §3.5): with `lastchange` the first point of the current
 /// range and `lsq(k, l)` the mean squared deviation of the line fitted to points `k..=l`, a
 /// change is declared after point `c` when `lsq(lastchange, c + j) > pfact · lsq(lastchange, c)`
-/// for every `1 <= j <= x`. Alone, that rule is fragile (SPEC §9): one outlier inside the
+/// for every `1 <= j <= x`. Alone, that rule is fragile: one outlier inside the
 /// look-ahead raises every look-ahead `lsq`; a few points make `lsq` unreliable; a tiny `lsq`
 /// turns rounding into changes; noise that grows with size raises `lsq` by itself. This
 /// implementation keeps the rule and adds:
@@ -481,8 +483,10 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 ///
 /// # Errors
 ///
-/// [`CalibrationError::LengthMismatch`], or [`CalibrationError::InvalidValue`] for non-finite
-/// data or sizes that are not strictly increasing.
+/// [`CalibrationError::Parameters`] naming the field of an invalid `config`
+/// ([`DetectionConfig::validate`]); [`CalibrationError::LengthMismatch`], or
+/// [`CalibrationError::InvalidValue`] for non-finite data or sizes that are not strictly
+/// increasing.
 ///
 /// # Examples
 ///
@@ -731,7 +735,7 @@ fn merge(
     }
 }
 
-/// Netgauge's detection (`ptrn_loggp.c`, SPEC §11), for the "Netgauge-compatible" assessment.
+/// Netgauge's detection (`ptrn_loggp.c`), for the "Netgauge-compatible" assessment.
 ///
 /// After each new point (`elems` points so far): only when `lastchange + x + 2 <= elems`, the
 /// candidate is `c = elems - x`; `base` is `lsqu` of the ordinary least-squares line over

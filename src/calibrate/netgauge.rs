@@ -1,4 +1,5 @@
-//! Reading the files Netgauge's LogGP pattern writes (`ptrn_loggp.c`, `-o FILE`; SPEC §11).
+//! Reading the files Netgauge's LogGP pattern writes (`ptrn_loggp.c`, `-o FILE`; T. Hoefler
+//! et al., Netgauge, and Hoefler, Lichei, Rehm, IPDPS 2007).
 
 use super::prtt::{Adjustment, PrttSample, split_end_to_end};
 use crate::error::CalibrationError;
@@ -65,7 +66,7 @@ fn optional(value: f64) -> Option<f64> {
 ///
 /// # Format
 ///
-/// As written by `ptrn_loggp.c` (SPEC §11): lines starting with `#` are comments (Netgauge
+/// As written by `ptrn_loggp.c`: lines starting with `#` are comments (Netgauge
 /// writes three header lines); every other non-empty line has eleven whitespace-separated
 /// columns, times in µs, sizes in bytes:
 ///

@@ -1,5 +1,5 @@
-//! LogGP parameter assessment from parametrised round trip times (loggp-assessment §3;
-//! SPEC §9-§11), and the measurement plan that feeds it.
+//! LogGP parameter assessment from parametrised round trip times (Hoefler, Lichei, Rehm, "Low-overhead LogGP parameter assessment for modern interconnection
+//! networks", IPDPS 2007, §3), and the measurement plan that feeds it.
 
 use super::detect::{DetectionConfig, Segment, detect_changes, detect_changes_netgauge};
 use super::least_squares::{FitStatistics, least_squares};
@@ -37,7 +37,7 @@ pub struct AssessmentConfig {
     pub n: u32,
     /// Protocol-change detection settings.
     pub detection: DetectionConfig,
-    /// Follow Netgauge's code where it departs from the paper (SPEC §11): its detection rule
+    /// Follow Netgauge's code where it departs from the paper (Netgauge's `ptrn_loggp.c`): its detection rule
     /// ([`super::detect_changes_netgauge`]), the fit `g + G s` instead of `g + G (s - 1)`,
     /// `L = PRTT(1, 0, s_min) / 2`, and a range's `o` taken at its first size.
     pub netgauge_compatible: bool,
@@ -473,7 +473,7 @@ fn group(samples: &[PrttSample], n: u32) -> Result<Vec<SizeData>, CalibrationErr
 /// # Method
 ///
 /// Per size `s` (samples may come unsorted and repeated; repeats are averaged), with the `n` of
-/// `config` (SPEC §9):
+/// `config` (Hoefler, Lichei, Rehm 2007, §3.2-§3.3):
 ///
 /// ```text
 /// o(s)     = (PRTT(n, d, s) - PRTT(1, 0, s)) / (n - 1) - d          (6), d > G_all(s)
@@ -491,19 +491,42 @@ fn group(samples: &[PrttSample], n: u32) -> Result<Vec<SizeData>, CalibrationErr
 /// Negative fitted values are set to 0 and reported.
 ///
 /// Latency: the paper reports `L = PRTT(1, 0, 1) / 2`, the end-to-end latency
-/// ([`LogGPAssessment::end_to_end_latency`], at the smallest size measured). As LogGP's `p2p`
-/// adds `2o` to `L`, the model's `L` is that minus `2o`, taken from the first range's
-/// `PRTT(1, 0, s) / 2` line at its first size so that the model's `p2p` reproduces the
-/// measured half round trip — and the `L` of eq. (1).
+/// ([`LogGPAssessment::end_to_end_latency`], at the smallest size measured). LogGP's `p2p`
+/// adds `2o` to `L`, so the model's `L` and the first range's `o` come from
+/// [`split_end_to_end`]: `L = L_e2e - 2o`, or, where the measured `o` exceeds `L_e2e / 2` (it
+/// overlaps the wire time), `L = 0` and `o = L_e2e / 2` — so that the model's `p2p(s_min)` is
+/// the measured `PRTT(1, 0, s_min) / 2` in both modes, and the change is reported.
+///
+/// Constraints: `g`, `G` and `o` are fitted with their bounds `>= 0`. When the unconstrained
+/// least-squares fit of a range breaks one, the best feasible fit lies on that bound (the
+/// problem is convex): `G < 0` gives the best constant (`G = 0`, `g` = mean `G_all`), `g < 0`
+/// the best line through the origin (`g = 0`, `G = Σ x y / Σ x²`, `x = s - 1`), `o < 0` gives
+/// `o = 0`. Every such change, `L` included, is an [`Adjustment`] in
+/// [`LogGPAssessment::adjustments`] and in the report.
+///
+/// `n`: when the samples hold exactly one `n >= 2` (a Netgauge file holds 10), it is used
+/// whatever `config.n` says.
+///
+/// pLogP: [`LogGPAssessment::plogp`] is the same data as a pLogP model with size-dependent
+/// overheads and gap (Kielmann, Bal, Verstoep 2000): `L = PRTT(1, 0, s_min) / 2 -
+/// G_all(s_min)`, `g(m) = PRTT(1, 0, m) / 2 - L` on the weighted line of each range of the
+/// one-message time (ranges from [`super::detect_changes`] on `PRTT(1, 0, s) / 2`; the measured
+/// value at `s_min`), `o_s(m) = o_r(m)` the weighted line of `o(s)` per range. Its `p2p`
+/// follows the measured one-message time, which a constant-`o` LogGP cannot when `o(s)`
+/// grows; [`LogGPAssessment::one_way`] states the median and 90th-percentile relative error
+/// of both models against `PRTT(1, 0, s) / 2` next to a line fitted directly to it (the best
+/// two-piece line).
 ///
 /// The first range of the model starts at 0 bytes, each further one at the first measured
 /// size of its range.
 ///
 /// # Errors
 ///
-/// [`CalibrationError::InvalidValue`] for non-finite or non-positive times or negative
-/// delays; [`CalibrationError::MissingMeasurement`] when a size lacks one of the three PRTTs;
-/// [`CalibrationError::TooFew`] with fewer than 2 sizes; fit errors.
+/// [`CalibrationError::Parameters`] naming the field of an invalid `config`
+/// ([`AssessmentConfig::validate`]); [`CalibrationError::InvalidValue`] for non-finite or
+/// non-positive times or negative delays; [`CalibrationError::MissingMeasurement`] when a size
+/// lacks one of the three PRTTs; [`CalibrationError::TooFew`] with fewer than 2 sizes; fit
+/// errors.
 ///
 /// # References
 ///

@@ -450,8 +450,16 @@ impl CommModel for LogNP {
 }
 
 impl From<LogP> for LogNP {
-    /// lognp §5: `n = 3`, `f(s,1)_0 = o`, `f(s,1)_1 = L`, `f(s,1)_2 = o`, every `l_i = 0`; the
-    /// `(m - 1) max(g, o)` of a multi-word message is carried by the network hop.
+    /// Cameron, Ge, Sun, "log_n P and log_3 P: accurate analytical models of point-to-point
+    /// communication in distributed systems", IEEE TC 2007, §5: `n = 3`, `f(s,1)_0 = o`,
+    /// `f(s,1)_1 = L`, `f(s,1)_2 = o`, every `l_i = 0`; the `(m - 1) max(g, o)` of a multi-word
+    /// message is carried by the network hop.
+    ///
+    /// The conversion keeps `p2p` but not the per-message quantities the collectives use:
+    /// log_n P's send interval is its slowest hop (`L + (m - 1) max(g, o)`, not LogP's
+    /// `m max(g, o)`), its gap 0 (LogP's `g` between rounds is not charged), so collectives
+    /// priced on the converted model differ from LogP's; with `max(g, o) > L`, `k` messages of
+    /// `m / k` words cost less than one of `m` words.
     fn from(m: LogP) -> Self {
         let o = SizeCost::Table(Table1D::trusted_constant(m.overhead()));
         Self {
@@ -470,8 +478,10 @@ impl From<LogP> for LogNP {
 }
 
 impl From<LogGP> for LogNP {
-    /// lognp §5: as LogP, but hop 0 is `o` for the short range and `o + (s - 1) G` for long
-    /// messages.
+    /// Cameron, Ge, Sun (IEEE TC 2007), §5: as LogP, but hop 0 is `o` for the short range and
+    /// `o + (s - 1) G` for long messages. Keeps `p2p`; the send interval becomes the slowest
+    /// hop and the gap 0 (LogGP: `max(o, g + (s - 1) G)` and `g`), so collectives priced on
+    /// the converted model differ from LogGP's.
     fn from(m: LogGP) -> Self {
         Self {
             hops: vec![
