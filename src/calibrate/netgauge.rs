@@ -366,7 +366,7 @@ impl NetgaugeRun {
                 big_g = slope;
             }
             let mut overhead = row.send_overhead;
-            if !(overhead >= 0.0) {
+            if overhead.is_nan() || overhead < 0.0 {
                 adjust("overhead", overhead, 0.0, "Netgauge's o_s < 0: o = 0");
                 overhead = 0.0;
             }

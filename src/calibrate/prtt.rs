@@ -349,18 +349,13 @@ impl std::fmt::Display for LogGPAssessment {
             .map(|s| format!("{s} B"))
             .collect();
         for a in &self.adjustments {
-            let unit = if a.parameter == "gap_per_byte" {
-                1e6
-            } else {
-                1e6
-            };
             writeln!(
                 f,
                 "  adjusted {}{}: fitted {:.6} -> {:.6} µs{} ({})",
                 a.parameter,
                 a.range.map_or(String::new(), |r| format!(" of range {r}")),
-                a.fitted * unit,
-                a.used * unit,
+                a.fitted * 1e6,
+                a.used * 1e6,
                 if a.parameter == "gap_per_byte" {
                     "/B"
                 } else {
@@ -1041,7 +1036,7 @@ fn fit_range(
             how,
         });
     };
-    if !(gap_per_byte >= 0.0) {
+    if gap_per_byte.is_nan() || gap_per_byte < 0.0 {
         let mean = gaps.iter().sum::<f64>() / gaps.len().max(1) as f64;
         adjust(
             "gap_per_byte",
@@ -1052,13 +1047,13 @@ fn fit_range(
         gap_per_byte = 0.0;
         let fitted = gap;
         gap = mean;
-        if !(gap >= 0.0) {
+        if gap.is_nan() || gap < 0.0 {
             adjust("gap", fitted, 0.0, "no feasible g >= 0: g = 0");
             gap = 0.0;
         } else {
             adjust("gap", fitted, gap, "refitted with G = 0 (mean G_all)");
         }
-    } else if !(gap >= 0.0) {
+    } else if gap.is_nan() || gap < 0.0 {
         let sxx: f64 = xs.iter().map(|x| x * x).sum();
         let sxy: f64 = xs.iter().zip(&gaps).map(|(x, y)| x * y).sum();
         let through_origin = if sxx > 0.0 { (sxy / sxx).max(0.0) } else { 0.0 };
