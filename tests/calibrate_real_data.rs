@@ -107,3 +107,108 @@ fn plogp_follows_the_one_message_time_as_well_as_a_direct_fit() {
         );
     }
 }
+
+/// Netgauge's grid, `1 + 1024 k`.
+fn grid(n: usize) -> Vec<f64> {
+    (0..n).map(|k| 1.0 + 1024.0 * k as f64).collect()
+}
+
+/// A seeded uniform factor in `[1 - noise, 1 + noise]`.
+fn noisy(seed: &mut u64, noise: f64) -> f64 {
+    *seed = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let unit = (*seed >> 11) as f64 / (1u64 << 53) as f64;
+    1.0 + noise * (2.0 * unit - 1.0)
+}
+
+/// The shape of the vader runs: `G_all` jumps about 4× (0.57 -> 2.21 µs) at Open MPI's
+/// shared-memory eager limit; here at the 3rd, 4th or 5th size of Netgauge's grid.
+fn step_at(point: usize, noise: f64, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let sizes = grid(60);
+    let mut seed = seed;
+    let values = sizes
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let clean = if k < point {
+                0.57e-6 + 1e-11 * s
+            } else {
+                2.21e-6 + 4e-11 * s
+            };
+            clean * noisy(&mut seed, noise)
+        })
+        .collect();
+    (sizes, values)
+}
+
+#[test]
+fn early_switches_are_found_where_they_happen() {
+    use commcost::calibrate::{DetectionConfig, detect_changes};
+    for point in [2usize, 3, 4] {
+        for (noise, seeds) in [(0.0, 1u64), (0.02, 20)] {
+            for seed in 0..seeds {
+                let (sizes, values) = step_at(point, noise, seed);
+                let segments =
+                    detect_changes(&sizes, &values, &DetectionConfig::default()).unwrap();
+                let starts: Vec<usize> = segments.iter().skip(1).map(|s| s.start).collect();
+                assert_eq!(
+                    starts,
+                    vec![point],
+                    "switch at point {} (index {point}), noise {noise}, seed {seed}",
+                    point + 1
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn level_shifts_do_not_multiply_changes() {
+    use commcost::calibrate::{DetectionConfig, detect_changes};
+    // TCP-like: one protocol switch at 64 KiB (G_all doubles), 5 % noise, and level shifts of
+    // the machine (×1.8) lasting 10 to 30 sizes
+    for seed in 0..20u64 {
+        let sizes = grid(256);
+        let mut rng = seed;
+        let shifts = [(100usize, 110usize), (150, 180), (200, 215)];
+        let values: Vec<f64> = sizes
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                let base = if *s < 65536.0 {
+                    5e-6 + 3e-10 * s
+                } else {
+                    12e-6 + 6e-10 * s
+                };
+                let shift = if shifts.iter().any(|&(a, b)| k >= a && k < b) {
+                    1.8
+                } else {
+                    1.0
+                };
+                base * shift * noisy(&mut rng, 0.05)
+            })
+            .collect();
+        let segments = detect_changes(&sizes, &values, &DetectionConfig::default()).unwrap();
+        let starts: Vec<f64> = segments.iter().skip(1).map(|s| sizes[s.start]).collect();
+        assert!(starts.len() <= 6, "seed {seed}: {starts:?}");
+        assert!(
+            starts
+                .iter()
+                .any(|&s| (65536.0..=65536.0 + 3.0 * 1024.0).contains(&s)),
+            "seed {seed}: the 64 KiB switch is missing: {starts:?}"
+        );
+    }
+}
+
+#[test]
+fn vader_eager_limit_detection() {
+    use commcost::calibrate::{DetectionConfig, detect_changes};
+    let samples = load("vader-shuffled");
+    let a = assess_loggp(&samples, &AssessmentConfig::default()).unwrap();
+    let sizes: Vec<f64> = a.sizes.iter().map(|d| d.size as f64).collect();
+    let gaps: Vec<f64> = a.sizes.iter().map(|d| d.cumulative_gap).collect();
+    let segments = detect_changes(&sizes, &gaps, &DetectionConfig::default()).unwrap();
+    let starts: Vec<f64> = segments.iter().skip(1).map(|s| sizes[s.start]).collect();
+    println!("vader-shuffled G_all switches: {starts:?}");
+}

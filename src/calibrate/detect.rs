@@ -475,7 +475,11 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 /// * **a merge pass**: neighbouring ranges that one line fits as well as noise explains
 ///   (Chow's F test at 99.9 %, which allows for the loose noise estimate of short ranges)
 ///   are merged, and a short range (fewer than `4x` points) between two ranges that
-///   lie on one line is a transient level shift whose points become outliers.
+///   lie on one line is a transient level shift whose points become outliers;
+/// * **a boundary pass**: a step at the 3rd, 4th or 5th point (before the look-ahead can see
+///   it) splits the first range when two lines are needed and the step is at least 25 % of
+///   the level, and each boundary moves by up to 2 points to where its two lines fit best (the
+///   first point of a new level no longer counts as an outlier of the old one).
 ///
 /// Each step costs `O(x)` with running sums, `O(n x)` in all (plus `O(r²)` for `r` ranges in
 /// the merge pass); [`detect_changes_naive`] recomputes every window and returns the same
@@ -603,7 +607,8 @@ fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfi
         });
         start = c + 1;
     }
-    merge(&series, segments, config, floor)
+    let merged = merge(&series, segments, config, floor);
+    refine(&series, merged, config, floor)
 }
 
 /// Whether point `i` is closer (in relative residual) to `current` than to the line fitted to
@@ -645,6 +650,156 @@ fn warm_up(
         Some((i, _)) => (all.into_iter().filter(|&j| j != i).collect(), vec![i]),
         None => (all, Vec::new()),
     }
+}
+
+/// The weighted sum of squared relative residuals of the line through `points` (0 for fewer
+/// than 3), and its residual degrees of freedom.
+fn sse_of(series: &Series<'_>, points: &[usize]) -> (f64, usize) {
+    match points.first() {
+        Some(&origin) if points.len() > 2 => {
+            let line = series.sums_of(origin, points.iter().copied()).line();
+            (line.lsq * line.dof as f64, line.dof)
+        }
+        _ => (0.0, 0),
+    }
+}
+
+/// Whether one line over `a ∪ b` fits clearly worse than one line each — Chow's test at
+/// 99.9 % (as the merge pass), with the noise level at least `floor`.
+fn two_lines_needed(series: &Series<'_>, a: &[usize], b: &[usize], floor: f64) -> bool {
+    let joint: Vec<usize> = a.iter().chain(b).copied().collect();
+    let (sse_joint, _) = sse_of(series, &joint);
+    let ((sse_a, dof_a), (sse_b, dof_b)) = (sse_of(series, a), sse_of(series, b));
+    let dof = dof_a + dof_b;
+    let noise = if dof == 0 {
+        floor
+    } else {
+        ((sse_a + sse_b) / dof as f64).max(floor)
+    };
+    let extra = (sse_joint - sse_a - sse_b).max(0.0) / 2.0;
+    let d = dof.max(1) as f64;
+    let quantile = d / 2.0 * (1e-3f64.powf(-2.0 / d) - 1.0);
+    extra > quantile * noise
+}
+
+/// The boundary pass of [`detect_changes`]: a switch among the first points of the series
+/// (before the look-ahead could see it: at the 3rd, 4th or 5th point) splits the first range
+/// when two lines are needed (Chow's test), the next `x` points are off the first line, and
+/// the point before the switch is off the next line by at least 25 % of its level (a step,
+/// not the corner of `max(o, g + (s - 1) G)`); every boundary then moves by up to 2 points to
+/// where the two neighbouring lines fit best.
+fn refine(
+    series: &Series<'_>,
+    mut segments: Vec<Segment>,
+    config: &DetectionConfig,
+    floor: f64,
+) -> Vec<Segment> {
+    let inliers = |s: &Segment, from: usize, to: usize| -> Vec<usize> {
+        (from..to).filter(|i| !s.outliers.contains(i)).collect()
+    };
+    // an early switch: split the first range at the k whose two lines fit best, if the test
+    // says two lines are needed and every one of the next `x` points is off the first line
+    if let Some(first) = segments.first().cloned() {
+        let x = config.lookahead.clamp(1, series.values.len().max(1));
+        let last_k = (first.start + x.max(3)).min(first.end.saturating_sub(x.max(3)));
+        let mut best: Option<(usize, f64)> = None;
+        for k in first.start + 2..=last_k {
+            let (a, b) = (
+                inliers(&first, first.start, k),
+                inliers(&first, k, first.end),
+            );
+            if a.len() < 2 || b.len() < 3 || !two_lines_needed(series, &a, &b, floor) {
+                continue;
+            }
+            let line_a = series.sums_of(a[0], a.iter().copied()).line();
+            let sigma = floor.sqrt().max(config.relative_floor);
+            let all_off = (k..(k + x).min(first.end))
+                .all(|i| series.residual(&line_a, i).abs() > config.deviation * sigma);
+            // a step, not a kink: the next range's line, taken back to the last point before
+            // k, misses it too (a max(o, g + (s - 1) G) corner is continuous)
+            let line_b = series.sums_of(b[0], b.iter().copied()).line();
+            // with so few points there is no noise estimate for the first range, so the step
+            // must also be a large one: at least a quarter of the level
+            let step = series.standardized(&line_b, k - 1, floor) > config.deviation
+                && series.residual(&line_b, k - 1).abs() >= 0.25;
+            let total = sse_of(series, &a).0 + sse_of(series, &b).0;
+            if all_off && step && best.is_none_or(|(_, t)| total < t) {
+                best = Some((k, total));
+            }
+        }
+        if let Some((k, _)) = best {
+            let tail = Segment {
+                start: k,
+                outliers: first.outliers.iter().copied().filter(|&i| i >= k).collect(),
+                ..first.clone()
+            };
+            let head = Segment {
+                end: k,
+                outliers: first.outliers.iter().copied().filter(|&i| i < k).collect(),
+                ..first
+            };
+            segments.splice(0..1, [head, tail]);
+        }
+    }
+    // boundaries: move each by up to 2 points to the best fit of its two lines
+    for j in 1..segments.len() {
+        let (a, b) = (segments[j - 1].clone(), segments[j].clone());
+        // the first range may keep only 2 points (a switch at the 3rd size)
+        let least = if j == 1 { 2 } else { 3 };
+        let lo = b.start.saturating_sub(2).max(a.start + least);
+        let hi = (b.start + 2).min(b.end.saturating_sub(3));
+        // points near the boundary count, even where a range took them for outliers: the
+        // first point of a new level looks like an outlier of the old one
+        let merged = Segment {
+            start: a.start,
+            end: b.end,
+            outliers: a
+                .outliers
+                .iter()
+                .chain(&b.outliers)
+                .copied()
+                .filter(|&i| i + 2 < lo || i > hi + 2)
+                .collect(),
+            intercept: 0.0,
+            slope: 0.0,
+        };
+        let mut best = (b.start, f64::INFINITY);
+        for k in lo..=hi {
+            let left = inliers(&merged, a.start, k);
+            let right = inliers(&merged, k, b.end);
+            let total = sse_of(series, &left).0 + sse_of(series, &right).0;
+            // ties keep the detected boundary
+            if total < best.1 * (1.0 - 1e-9) || (k == b.start && total <= best.1) {
+                best = (k, total);
+            }
+        }
+        let k = best.0;
+        if k != b.start && best.1.is_finite() {
+            segments[j - 1].end = k;
+            segments[j - 1].outliers = merged
+                .outliers
+                .iter()
+                .copied()
+                .filter(|&i| i >= a.start && i < k)
+                .collect();
+            segments[j].start = k;
+            segments[j].outliers = merged
+                .outliers
+                .iter()
+                .copied()
+                .filter(|&i| i >= k && i < b.end)
+                .collect();
+        }
+    }
+    for s in &mut segments {
+        let points: Vec<usize> = s.inliers().collect();
+        if let Some(&origin) = points.first() {
+            let line = series.sums_of(origin, points.iter().copied()).line();
+            s.intercept = line.intercept;
+            s.slope = line.slope;
+        }
+    }
+    segments
 }
 
 /// The merge pass of [`detect_changes`].
