@@ -200,15 +200,3 @@ fn level_shifts_do_not_multiply_changes() {
         );
     }
 }
-
-#[test]
-fn vader_eager_limit_detection() {
-    use commcost::calibrate::{DetectionConfig, detect_changes};
-    let samples = load("vader-shuffled");
-    let a = assess_loggp(&samples, &AssessmentConfig::default()).unwrap();
-    let sizes: Vec<f64> = a.sizes.iter().map(|d| d.size as f64).collect();
-    let gaps: Vec<f64> = a.sizes.iter().map(|d| d.cumulative_gap).collect();
-    let segments = detect_changes(&sizes, &gaps, &DetectionConfig::default()).unwrap();
-    let starts: Vec<f64> = segments.iter().skip(1).map(|s| sizes[s.start]).collect();
-    println!("vader-shuffled G_all switches: {starts:?}");
-}
