@@ -20,7 +20,7 @@
 //! two nodes (or sockets) whose link you want to calibrate. `--check` also verifies that PRTT
 //! grows with `n` and `s` and that the parameters are finite and non-negative (CI runs it);
 //! `--diagnostics` prints `G_all(s)` and `o(s)` per size with its range (`*`: outlier).
-//! The JSON file maps `loggp_mpi` and `log3p_mpi` to `ModelSpec`s.
+//! The JSON file maps `loggp_mpi`, `plogp_mpi` and `log3p_mpi` to `ModelSpec`s.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -278,6 +278,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut models: BTreeMap<&str, ModelSpec> = BTreeMap::new();
     models.insert("loggp_mpi", ModelSpec::from(assessment.model.clone()));
+    models.insert("plogp_mpi", ModelSpec::from(assessment.plogp.clone()));
     match log3p {
         Ok(log3p) => {
             let l3: Vec<(f64, f64)> = remote_strided

@@ -200,3 +200,41 @@ fn level_shifts_do_not_multiply_changes() {
         );
     }
 }
+
+/// Netgauge fits `g + G s` without constraints; the import converts negative values by the
+/// documented rules, computed here by hand (µs): a range 1 … 3073 B with `g = 5`, `G = -0.001`
+/// (Netgauge's `g` is the paper's `g - G`: paper `g = 4.999`): `G = 0`,
+/// `g = 4.999 - 0.001 · ((1 + 3073) / 2 - 1) = 3.463`.
+#[test]
+fn netgauge_negative_fits_are_converted_and_reported() {
+    use commcost::calibrate::parse_netgauge;
+    let text = "\
+1 10 30.8 77.06 390.04 15.4 4.72 4.6 5.0 -0.001 0.1
+1025 10 32.3 85.0 405.0 15.4 4.72 4.6 5.0 -0.001 0.1
+2049 10 33.8 93.0 420.0 15.4 4.72 4.6 5.0 -0.001 0.1
+3073 10 35.3 101.0 435.0 15.4 4.72 4.6 5.0 -0.001 0.1
+";
+    let run = parse_netgauge(text).unwrap();
+    let (model, adjustments) = run.reported_model_with_adjustments().unwrap();
+    let m = model.ranges()[0].model();
+    assert!((m.gap_per_byte()).abs() < 1e-18);
+    assert!((m.gap() - 3.463e-6).abs() < 1e-12, "{}", m.gap());
+    // L: 15.4 µs end to end, o = 4.72 µs: L = 15.4 - 9.44 = 5.96 µs
+    assert!((m.latency() - 5.96e-6).abs() < 1e-12);
+    let names: Vec<&str> = adjustments.iter().map(|a| a.parameter).collect();
+    assert_eq!(names, vec!["gap_per_byte", "gap"]);
+    // g < 0 <= G: g = 0, G through 0 with the same G_all at 3073 B:
+    // (-0.5 + 0.01) + 3072 · 0.01 = 30.23 µs, / 3072 = 0.0098405 µs/B
+    let text = text.replace("5.0 -0.001", "-0.5 0.01");
+    let (model, _) = parse_netgauge(&text)
+        .unwrap()
+        .reported_model_with_adjustments()
+        .unwrap();
+    let m = model.ranges()[0].model();
+    assert!(m.gap().abs() < 1e-18);
+    assert!(
+        (m.gap_per_byte() - 30.23e-6 / 3072.0).abs() < 1e-15,
+        "{}",
+        m.gap_per_byte()
+    );
+}
