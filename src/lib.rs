@@ -31,6 +31,7 @@
 //! | log_3 P | [`Log3P`] | middleware overhead and strided-data latency around the network | Cameron, Ge & Sun 2007 |
 //! | memory logP | [`MemoryLogP`], [`MemoryNetworkLogP`] | copy / pack / unpack cost by size and stride, coupled with network LogP | Cameron & Sun 2003 |
 //! | copy-transfer | [`CopyTransfer`] | a chain of copies and transfers with stride-dependent bandwidths | Stricker & Gross 1995 |
+//! | pLogP | [`PLogP`] | latency plus size-dependent send / receive overheads and gap (tables) | Kielmann, Bal & Verstoep 2000 |
 //!
 //! Every classic model converts into [`LogNP`] with identical predictions (`LogNP::from`), and
 //! [`LogNP::terms`] gives its complexity count. `docs/MODELS.md` in the repository is a guide to
