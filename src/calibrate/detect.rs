@@ -477,8 +477,8 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 ///   are merged, and a short range (fewer than `4x` points) between two ranges that
 ///   lie on one line is a transient level shift whose points become outliers;
 /// * **a boundary pass**: a step at the 3rd, 4th or 5th point (before the look-ahead can see
-///   it) splits the first range when two lines are needed and the step is at least 25 % of
-///   the level, and each boundary moves by up to 2 points to where its two lines fit best (the
+///   it) splits the first range when the new level holds for most of the next `x` points
+///   and the step is at least 25 % of the level, and each boundary moves by up to 2 points to where its two lines fit best (the
 ///   first point of a new level no longer counts as an outlier of the old one).
 ///
 /// Each step costs `O(x)` with running sums, `O(n x)` in all (plus `O(r²)` for `r` ranges in
@@ -664,30 +664,13 @@ fn sse_of(series: &Series<'_>, points: &[usize]) -> (f64, usize) {
     }
 }
 
-/// Whether one line over `a ∪ b` fits clearly worse than one line each — Chow's test at
-/// 99.9 % (as the merge pass), with the noise level at least `floor`.
-fn two_lines_needed(series: &Series<'_>, a: &[usize], b: &[usize], floor: f64) -> bool {
-    let joint: Vec<usize> = a.iter().chain(b).copied().collect();
-    let (sse_joint, _) = sse_of(series, &joint);
-    let ((sse_a, dof_a), (sse_b, dof_b)) = (sse_of(series, a), sse_of(series, b));
-    let dof = dof_a + dof_b;
-    let noise = if dof == 0 {
-        floor
-    } else {
-        ((sse_a + sse_b) / dof as f64).max(floor)
-    };
-    let extra = (sse_joint - sse_a - sse_b).max(0.0) / 2.0;
-    let d = dof.max(1) as f64;
-    let quantile = d / 2.0 * (1e-3f64.powf(-2.0 / d) - 1.0);
-    extra > quantile * noise
-}
-
 /// The boundary pass of [`detect_changes`]: a switch among the first points of the series
 /// (before the look-ahead could see it: at the 3rd, 4th or 5th point) splits the first range
-/// when two lines are needed (Chow's test), the next `x` points are off the first line, and
-/// the point before the switch is off the next line by at least 25 % of its level (a step,
-/// not the corner of `max(o, g + (s - 1) G)`); every boundary then moves by up to 2 points to
-/// where the two neighbouring lines fit best.
+/// when the point after the switch and most of the next `x` are more than `deviation` noise
+/// levels off the first line, and the point before the switch is off the next line by more
+/// than that and by at least 25 % of its level (a step, not the corner of
+/// `max(o, g + (s - 1) G)`); every boundary then moves by up to 2 points to where the two
+/// neighbouring lines fit best.
 fn refine(
     series: &Series<'_>,
     mut segments: Vec<Segment>,
@@ -708,22 +691,40 @@ fn refine(
                 inliers(&first, first.start, k),
                 inliers(&first, k, first.end),
             );
-            if a.len() < 2 || b.len() < 3 || !two_lines_needed(series, &a, &b, floor) {
+            if a.len() < 2 || b.len() < 3 {
                 continue;
             }
-            let line_a = series.sums_of(a[0], a.iter().copied()).line();
             let sigma = floor.sqrt().max(config.relative_floor);
-            let all_off = (k..(k + x).min(first.end))
-                .all(|i| series.residual(&line_a, i).abs() > config.deviation * sigma);
-            // a step, not a kink: the next range's line, taken back to the last point before
-            // k, misses it too (a max(o, g + (s - 1) G) corner is continuous)
+            // the new level: the first point after k is off the first range's level, and so
+            // are most of the next `x` points (noise may bring one of them close; one outlier
+            // is not a level). Two to four points give no slope worth extrapolating: the first
+            // range is judged by its weighted mean level.
+            let w: f64 = a.iter().map(|&i| series.weights[i]).sum();
+            let level = a
+                .iter()
+                .map(|&i| series.weights[i] * series.values[i])
+                .sum::<f64>()
+                / w;
+            let mut offs: Vec<f64> = (k..(k + x).min(first.end))
+                .map(|i| {
+                    let scale = series.scales[i].min(level.abs()).max(f64::MIN_POSITIVE);
+                    (series.values[i] - level).abs() / scale / sigma
+                })
+                .collect();
+            let first_off = offs.first().copied().unwrap_or(0.0);
+            offs.sort_by(f64::total_cmp);
+            let median_off = offs.get(offs.len() / 2).copied().unwrap_or(0.0);
+            let new_level = first_off > config.deviation && median_off > config.deviation;
+            // a step, not a kink: the next range's line, taken back to the last point of the
+            // first range (not an outlier), misses it by more than the noise and by at least a quarter of the level (a
+            // max(o, g + (s - 1) G) corner is continuous; so few points give no noise
+            // estimate of their own)
             let line_b = series.sums_of(b[0], b.iter().copied()).line();
-            // with so few points there is no noise estimate for the first range, so the step
-            // must also be a large one: at least a quarter of the level
-            let step = series.standardized(&line_b, k - 1, floor) > config.deviation
-                && series.residual(&line_b, k - 1).abs() >= 0.25;
+            let last_a = a[a.len() - 1];
+            let back = series.residual(&line_b, last_a).abs();
+            let step = back >= 0.25 && back > config.deviation * sigma;
             let total = sse_of(series, &a).0 + sse_of(series, &b).0;
-            if all_off && step && best.is_none_or(|(_, t)| total < t) {
+            if new_level && step && best.is_none_or(|(_, t)| total < t) {
                 best = Some((k, total));
             }
         }
