@@ -74,7 +74,7 @@ fn loading_validates() {
     let unknown = json.replacen("\"processors\"", "\"extra\":1,\"processors\"", 1);
     assert!(serde_json::from_str::<ModelSpec>(&unknown).is_err());
     let flat = Table1D::constant(1.0 * US).unwrap();
-    let below = Table1D::constant(-1.0 * US).unwrap();
+    let below = Table1D::constant(-US).unwrap();
     let err = PLogP::new(1.0 * US, below, flat.clone(), flat, 2).unwrap_err();
     assert!(err.to_string().contains("send_overhead"), "{err}");
 }
