@@ -6,13 +6,21 @@
 //! ```sh
 //! cargo build --release --features mpi,serde --example mpi_calibrate
 //! mpirun -np 2 target/release/examples/mpi_calibrate [--quick] [--check] [--diagnostics] [--output FILE]
+//! mpirun -np 2 target/release/examples/mpi_calibrate --netgauge-grid PREFIX
 //! ```
+//!
+//! `--netgauge-grid PREFIX` measures only PRTT samples, on Netgauge's size grid (1, 1025, 2049,
+//! … 261121 B: 256 sizes) with Netgauge's `n = 10`, twice: `PREFIX-shuffled.prtt` with
+//! [`measure_prtt`] (shuffled passes, medians) and `PREFIX-in-order.prtt`, one pass in
+//! increasing size order as Netgauge measures (so that drift and level shifts of the machine
+//! show up as Netgauge sees them). Each file has one sample per line:
+//! `size n delay_us time_us` (`# ` comment lines first).
 //!
 //! Rank 0 measures and reports; rank 1 answers; further ranks wait. Place the two ranks on the
 //! two nodes (or sockets) whose link you want to calibrate. `--check` also verifies that PRTT
 //! grows with `n` and `s` and that the parameters are finite and non-negative (CI runs it);
 //! `--diagnostics` prints `G_all(s)` and `o(s)` per size with its range (`*`: outlier).
-//! The JSON file maps `loggp_mpi` and `log3p_mpi` to `ModelSpec`s.
+//! The JSON file maps `loggp_mpi`, `plogp_mpi` and `log3p_mpi` to `ModelSpec`s.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -27,6 +35,92 @@ use commcost::{CommModel, ModelSpec};
 use mpi::traits::Communicator;
 
 const MAX_SIZE: u64 = 1 << 16;
+/// Largest size of Netgauge's grid: `1 + 1024 · 255`.
+const NETGAUGE_MAX: u64 = 1 + 1024 * 255;
+
+/// Writes PRTT samples as `size n delay_us time_us` lines under a comment header.
+fn write_samples(
+    path: &str,
+    header: &str,
+    samples: &[commcost::calibrate::PrttSample],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut text = String::new();
+    for line in header.lines() {
+        text.push_str(&format!("# {line}\n"));
+    }
+    text.push_str("# size n delay_us time_us\n");
+    for s in samples {
+        text.push_str(&format!(
+            "{} {} {:.4} {:.4}\n",
+            s.size,
+            s.n,
+            s.delay * 1e6,
+            s.time * 1e6
+        ));
+    }
+    std::fs::write(path, text)?;
+    Ok(())
+}
+
+/// The `--netgauge-grid` mode (rank 0).
+fn netgauge_grid(
+    prober: &mut dyn Prober,
+    prefix: &str,
+    passes: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let sizes: Vec<u64> = (0..256).map(|k| 1 + 1024 * k).collect();
+    let n = 10;
+    let header = format!(
+        "PRTT samples measured by examples/mpi_calibrate.rs --netgauge-grid (MpiProber: blocking\nMPI_Send/MPI_Recv, Listing 1 of Hoefler, Lichei, Rehm, IPDPS 2007), n = {n}, 256 sizes\n1 + 1024 k B; times are the minimum over samples of the mean of repetitions."
+    );
+    let plan = PrttPlan {
+        sizes: sizes.clone(),
+        n,
+        passes,
+        seed: 3,
+    };
+    // Netgauge's order: increasing sizes, one pass, d = PRTT(1, 0, s)
+    let mut samples = Vec::with_capacity(3 * sizes.len());
+    let started = std::time::Instant::now();
+    for (k, &size) in sizes.iter().enumerate() {
+        if k % 32 == 0 {
+            println!(
+                "in order: size {size} at {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+        let single = prober.prtt(1, 0.0, size)?;
+        let burst = prober.prtt(n, 0.0, size)?;
+        let delayed = prober.prtt(n, single, size)?;
+        for (k, delay, time) in [(1, 0.0, single), (n, 0.0, burst), (n, single, delayed)] {
+            samples.push(commcost::calibrate::PrttSample {
+                n: k,
+                delay,
+                size,
+                time,
+            });
+        }
+    }
+    write_samples(
+        &format!("{prefix}-in-order.prtt"),
+        &format!(
+            "{header}\none pass in increasing size order (as Netgauge measures); d = PRTT(1,0,s)."
+        ),
+        &samples,
+    )?;
+    let started = std::time::Instant::now();
+    let measured = measure_prtt(prober, &plan)?;
+    println!("shuffled passes: {:.1} s", started.elapsed().as_secs_f64());
+    write_samples(
+        &format!("{prefix}-shuffled.prtt"),
+        &format!(
+            "{header}\nmeasure_prtt: pilot pass + {passes} shuffled passes, median per size; d = PRTT(1,0,s)\n(or PRTT(2,0,s) when PRTT(1,0,s) <= G_all(s))."
+        ),
+        &measured.samples,
+    )?;
+    println!("wrote {prefix}-shuffled.prtt and {prefix}-in-order.prtt");
+    Ok(())
+}
 
 fn errors(pairs: &[(f64, f64)]) -> (f64, f64) {
     relative_errors(pairs).unwrap_or((f64::NAN, f64::NAN))
@@ -37,6 +131,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut check = false;
     let mut diagnostics = false;
     let mut output = PathBuf::from("target/commcost-mpi.json");
+    let mut grid: Option<String> = None;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -44,6 +139,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--check" => check = true,
             "--diagnostics" => diagnostics = true,
             "--output" => output = it.next().ok_or("--output needs a path")?.into(),
+            "--netgauge-grid" => grid = Some(it.next().ok_or("--netgauge-grid needs a prefix")?),
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -58,10 +154,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         element: 8,
     };
     let span = l3_plan.span();
+    let max_size = if grid.is_some() {
+        NETGAUGE_MAX
+    } else {
+        MAX_SIZE
+    };
     match world.rank() {
         0 => {}
         1 => {
-            serve(&world, 0, MAX_SIZE as usize, span as usize)?;
+            serve(&world, 0, max_size as usize, span as usize)?;
             return Ok(());
         }
         _ => return Ok(()),
@@ -84,8 +185,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             seed: 9,
         }
     };
+    // the grid mode measures 256 sizes up to 255 KiB: fewer repetitions keep a run to minutes
+    let methodology = if grid.is_some() && quick {
+        Methodology {
+            repetitions: 5,
+            samples: 4,
+            ..methodology
+        }
+    } else {
+        methodology
+    };
     let budget = Budget::new(Duration::from_secs(600), 1 << 30);
-    let mut prober = MpiProber::new(&world, 1, MAX_SIZE, span, methodology, budget.clone())?;
+    let mut prober = MpiProber::new(&world, 1, max_size, span, methodology, budget.clone())?;
+    if let Some(prefix) = grid {
+        let result = netgauge_grid(&mut prober, &prefix, methodology.passes);
+        prober.finish();
+        return result;
+    }
     let mut quiet = |_: &str, _: usize, _: usize| {};
 
     // LogGP with protocol ranges
@@ -162,6 +278,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut models: BTreeMap<&str, ModelSpec> = BTreeMap::new();
     models.insert("loggp_mpi", ModelSpec::from(assessment.model.clone()));
+    models.insert("plogp_mpi", ModelSpec::from(assessment.plogp.clone()));
     match log3p {
         Ok(log3p) => {
             let l3: Vec<(f64, f64)> = remote_strided

@@ -10,7 +10,8 @@
 //! of extra 64-byte cache lines a strided message touches over a contiguous one (counted exactly
 //! by `commcost::mlines`), calibrated so that 16 KiB at 1 KiB stride gives the published 420 µs.
 //! For the crossover sweep, o_mw(s) and o_net(s) are lines through the Titan values at 16 KiB with
-//! the gm preset's per-message costs as intercepts (2o = 2.54 µs and 2o + L = 13.07 µs).
+//! the gm preset's per-message costs as intercepts (2o = 2.54 µs and the end-to-end 1-byte
+//! time L = 10.53 µs of Table 2).
 //!
 //! Run with `cargo run --release --example strided_costs`.
 
@@ -112,7 +113,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = Log3P::new(
         line_through(2.54 * US, 29.0 * US)?,
         l_mw,
-        line_through(13.07 * US, 131.0 * US)?,
+        line_through(10.53 * US, 131.0 * US)?,
         ELEMENT,
     )?;
     println!(

@@ -2,7 +2,7 @@
 
 use crate::{
     CommModel, CopyTransfer, Log3P, LogGP, LogGpo, LogNP, LogP, MemoryLogP, MemoryNetworkLogP,
-    Message, MlinesModel, Pram, Protocols,
+    Message, MlinesModel, PLogP, Pram, Protocols,
 };
 
 /// Any model of the crate, as a tagged value.
@@ -79,6 +79,9 @@ pub enum ModelSpec {
     /// [`LogGpo`].
     #[cfg_attr(feature = "serde", serde(rename = "loggpo"))]
     LogGpo(LogGpo),
+    /// [`PLogP`].
+    #[cfg_attr(feature = "serde", serde(rename = "plogp"))]
+    PLogP(PLogP),
 }
 
 impl ModelSpec {
@@ -97,6 +100,7 @@ impl ModelSpec {
             Self::MemoryNetworkLogP(m) => m,
             Self::CopyTransfer(m) => m,
             Self::LogGpo(m) => m,
+            Self::PLogP(m) => m,
         }
     }
 
@@ -115,6 +119,7 @@ impl ModelSpec {
             Self::MemoryNetworkLogP(m) => Box::new(m),
             Self::CopyTransfer(m) => Box::new(m),
             Self::LogGpo(m) => Box::new(m),
+            Self::PLogP(m) => Box::new(m),
         }
     }
 }
@@ -142,6 +147,7 @@ spec_from!(
     MemoryNetworkLogP(MemoryNetworkLogP),
     CopyTransfer(CopyTransfer),
     LogGpo(LogGpo),
+    PLogP(PLogP),
 );
 
 impl CommModel for ModelSpec {

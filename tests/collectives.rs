@@ -254,8 +254,10 @@ fn decision_table_matches_best_at_grid_points() {
         for &s in &sizes {
             let expected = best::<Allreduce>(&openib, &template.with_bytes(s).with_processes(p));
             assert_eq!(table.lookup(p, s), expected.unwrap().0);
-            // between grid points: the point at or below
-            assert_eq!(table.lookup(p + 1, s + 1), table.lookup(p, s));
+            // between grid points: the point at or below (12288 + 1 is a grid point itself)
+            if !sizes.contains(&(s + 1)) {
+                assert_eq!(table.lookup(p + 1, s + 1), table.lookup(p, s));
+            }
         }
     }
     assert!(DecisionTable::<Allreduce>::build(&openib, &[], &sizes, &template).is_err());

@@ -104,10 +104,10 @@ fn a_scheduler_loads_a_model_file_and_predicts() {
         "model": "loggp_protocols",
         "ranges": [
             {"start": 1, "end": 12289,
-             "model": {"latency": 5.96e-6, "overhead": 4.72e-6, "gap": 5.14e-6,
+             "model": {"latency": 0.0, "overhead": 2.98e-6, "gap": 5.14e-6,
                        "gap_per_byte": 7.3e-10, "processors": 2}},
             {"start": 12289, "end": null,
-             "model": {"latency": 5.96e-6, "overhead": 4.72e-6, "gap": 2.139e-5,
+             "model": {"latency": 0.0, "overhead": 2.98e-6, "gap": 2.139e-5,
                        "gap_per_byte": 1.03e-9, "processors": 2}}
         ]
     }"#;

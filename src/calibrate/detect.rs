@@ -1,10 +1,19 @@
-//! Protocol-change detection on `(size, value)` series (loggp-assessment §3.5, SPEC §9, §11).
+//! Protocol-change detection on `(size, value)` series (Hoefler, Lichei, Rehm,
+//! "Low-overhead LogGP parameter assessment for modern interconnection networks", IPDPS 2007,
+//! §3.5; Netgauge's `ptrn_loggp.c`).
 
-use crate::error::CalibrationError;
+use crate::error::{CalibrationError, ParameterError};
 
 /// Settings of [`detect_changes`].
+///
+/// Deserialisation rejects unknown fields and runs [`validate`](Self::validate);
+/// [`detect_changes`] validates too.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "DetectionConfigFields")
+)]
 pub struct DetectionConfig {
     /// `x`: points of look-ahead (the paper suggests 3 to 5).
     pub lookahead: usize,
@@ -27,6 +36,74 @@ impl Default for DetectionConfig {
             deviation: 4.0,
             relative_floor: 1e-6,
         }
+    }
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DetectionConfigFields {
+    lookahead: usize,
+    pfact: f64,
+    deviation: f64,
+    relative_floor: f64,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<DetectionConfigFields> for DetectionConfig {
+    type Error = ParameterError;
+    fn try_from(f: DetectionConfigFields) -> Result<Self, Self::Error> {
+        let config = Self {
+            lookahead: f.lookahead,
+            pfact: f.pfact,
+            deviation: f.deviation,
+            relative_floor: f.relative_floor,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+impl DetectionConfig {
+    /// Checks the settings: `lookahead >= 1`, `pfact`, `deviation` and `relative_floor`
+    /// finite and `> 0` (`pfact >= 1`: the deviation must grow). A `lookahead` beyond the
+    /// series is allowed (no change can then be seen).
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError`] naming the field.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::calibrate::DetectionConfig;
+    /// let bad = DetectionConfig { pfact: f64::NAN, ..DetectionConfig::default() };
+    /// assert!(bad.validate().unwrap_err().to_string().contains("pfact"));
+    /// let zero = DetectionConfig { lookahead: 0, ..DetectionConfig::default() };
+    /// assert!(zero.validate().unwrap_err().to_string().contains("lookahead"));
+    /// ```
+    pub fn validate(&self) -> Result<(), ParameterError> {
+        ParameterError::at_least("lookahead", self.lookahead as u64, 1)?;
+        if !(self.pfact >= 1.0 && self.pfact.is_finite()) {
+            return Err(ParameterError::OutOfRange {
+                name: "pfact",
+                value: self.pfact,
+                expected: "finite and >= 1",
+            });
+        }
+        for (name, value) in [
+            ("deviation", self.deviation),
+            ("relative_floor", self.relative_floor),
+        ] {
+            if !(value > 0.0 && value.is_finite()) {
+                return Err(ParameterError::OutOfRange {
+                    name,
+                    value,
+                    expected: "finite and > 0",
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -368,7 +445,7 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 /// The paper's rule (loggp-assessment §3.5): with `lastchange` the first point of the current
 /// range and `lsq(k, l)` the mean squared deviation of the line fitted to points `k..=l`, a
 /// change is declared after point `c` when `lsq(lastchange, c + j) > pfact · lsq(lastchange, c)`
-/// for every `1 <= j <= x`. Alone, that rule is fragile (SPEC §9): one outlier inside the
+/// for every `1 <= j <= x`. Alone, that rule is fragile: one outlier inside the
 /// look-ahead raises every look-ahead `lsq`; a few points make `lsq` unreliable; a tiny `lsq`
 /// turns rounding into changes; noise that grows with size raises `lsq` by itself. This
 /// implementation keeps the rule and adds:
@@ -398,7 +475,11 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 /// * **a merge pass**: neighbouring ranges that one line fits as well as noise explains
 ///   (Chow's F test at 99.9 %, which allows for the loose noise estimate of short ranges)
 ///   are merged, and a short range (fewer than `4x` points) between two ranges that
-///   lie on one line is a transient level shift whose points become outliers.
+///   lie on one line is a transient level shift whose points become outliers;
+/// * **a boundary pass**: a step at the 3rd, 4th or 5th point (before the look-ahead can see
+///   it) splits the first range when the new level holds for most of the next `x` points
+///   and the step is at least 25 % of the level, and each boundary moves by up to 2 points to where its two lines fit best (the
+///   first point of a new level no longer counts as an outlier of the old one).
 ///
 /// Each step costs `O(x)` with running sums, `O(n x)` in all (plus `O(r²)` for `r` ranges in
 /// the merge pass); [`detect_changes_naive`] recomputes every window and returns the same
@@ -406,8 +487,10 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 ///
 /// # Errors
 ///
-/// [`CalibrationError::LengthMismatch`], or [`CalibrationError::InvalidValue`] for non-finite
-/// data or sizes that are not strictly increasing.
+/// [`CalibrationError::Parameters`] naming the field of an invalid `config`
+/// ([`DetectionConfig::validate`]); [`CalibrationError::LengthMismatch`], or
+/// [`CalibrationError::InvalidValue`] for non-finite data or sizes that are not strictly
+/// increasing.
 ///
 /// # Examples
 ///
@@ -427,6 +510,7 @@ pub fn detect_changes(
     values: &[f64],
     config: &DetectionConfig,
 ) -> Result<Vec<Segment>, CalibrationError> {
+    config.validate()?;
     validate(sizes, values)?;
     Ok(detect_with::<Running>(sizes, values, config))
 }
@@ -442,6 +526,7 @@ pub fn detect_changes_naive(
     values: &[f64],
     config: &DetectionConfig,
 ) -> Result<Vec<Segment>, CalibrationError> {
+    config.validate()?;
     validate(sizes, values)?;
     Ok(detect_with::<Recomputed>(sizes, values, config))
 }
@@ -452,7 +537,8 @@ fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfi
         return Vec::new();
     }
     let series = Series::new(sizes, values);
-    let x = config.lookahead.max(1);
+    // a look-ahead beyond the series sees nothing; capping it keeps `c + x` from overflowing
+    let x = config.lookahead.clamp(1, n);
     // the noise level deviations are judged by is at least the series' robust noise; the
     // paper's lsq comparison only needs a floor against rounding
     let floor = series.robust_noise().max(config.relative_floor).powi(2);
@@ -521,7 +607,8 @@ fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfi
         });
         start = c + 1;
     }
-    merge(&series, segments, config, floor)
+    let merged = merge(&series, segments, config, floor);
+    refine(&series, merged, config, floor)
 }
 
 /// Whether point `i` is closer (in relative residual) to `current` than to the line fitted to
@@ -563,6 +650,157 @@ fn warm_up(
         Some((i, _)) => (all.into_iter().filter(|&j| j != i).collect(), vec![i]),
         None => (all, Vec::new()),
     }
+}
+
+/// The weighted sum of squared relative residuals of the line through `points` (0 for fewer
+/// than 3), and its residual degrees of freedom.
+fn sse_of(series: &Series<'_>, points: &[usize]) -> (f64, usize) {
+    match points.first() {
+        Some(&origin) if points.len() > 2 => {
+            let line = series.sums_of(origin, points.iter().copied()).line();
+            (line.lsq * line.dof as f64, line.dof)
+        }
+        _ => (0.0, 0),
+    }
+}
+
+/// The boundary pass of [`detect_changes`]: a switch among the first points of the series
+/// (before the look-ahead could see it: at the 3rd, 4th or 5th point) splits the first range
+/// when the point after the switch and most of the next `x` are more than `deviation` noise
+/// levels off the first line, and the point before the switch is off the next line by more
+/// than that and by at least 25 % of its level (a step, not the corner of
+/// `max(o, g + (s - 1) G)`); every boundary then moves by up to 2 points to where the two
+/// neighbouring lines fit best.
+fn refine(
+    series: &Series<'_>,
+    mut segments: Vec<Segment>,
+    config: &DetectionConfig,
+    floor: f64,
+) -> Vec<Segment> {
+    let inliers = |s: &Segment, from: usize, to: usize| -> Vec<usize> {
+        (from..to).filter(|i| !s.outliers.contains(i)).collect()
+    };
+    // an early switch: split the first range at the k whose two lines fit best, if the test
+    // says two lines are needed and every one of the next `x` points is off the first line
+    if let Some(first) = segments.first().cloned() {
+        let x = config.lookahead.clamp(1, series.values.len().max(1));
+        let last_k = (first.start + x.max(3)).min(first.end.saturating_sub(x.max(3)));
+        let mut best: Option<(usize, f64)> = None;
+        for k in first.start + 2..=last_k {
+            let (a, b) = (
+                inliers(&first, first.start, k),
+                inliers(&first, k, first.end),
+            );
+            if a.len() < 2 || b.len() < 3 {
+                continue;
+            }
+            let sigma = floor.sqrt().max(config.relative_floor);
+            // the new level: the first point after k is off the first range's level, and so
+            // are most of the next `x` points (noise may bring one of them close; one outlier
+            // is not a level). Two to four points give no slope worth extrapolating: the first
+            // range is judged by its weighted mean level.
+            let w: f64 = a.iter().map(|&i| series.weights[i]).sum();
+            let level = a
+                .iter()
+                .map(|&i| series.weights[i] * series.values[i])
+                .sum::<f64>()
+                / w;
+            let mut offs: Vec<f64> = (k..(k + x).min(first.end))
+                .map(|i| {
+                    let scale = series.scales[i].min(level.abs()).max(f64::MIN_POSITIVE);
+                    (series.values[i] - level).abs() / scale / sigma
+                })
+                .collect();
+            let first_off = offs.first().copied().unwrap_or(0.0);
+            offs.sort_by(f64::total_cmp);
+            let median_off = offs.get(offs.len() / 2).copied().unwrap_or(0.0);
+            let new_level = first_off > config.deviation && median_off > config.deviation;
+            // a step, not a kink: the next range's line, taken back to the last point of the
+            // first range (not an outlier), misses it by more than the noise and by at least a quarter of the level (a
+            // max(o, g + (s - 1) G) corner is continuous; so few points give no noise
+            // estimate of their own)
+            let line_b = series.sums_of(b[0], b.iter().copied()).line();
+            let last_a = a[a.len() - 1];
+            let back = series.residual(&line_b, last_a).abs();
+            let step = back >= 0.25 && back > config.deviation * sigma;
+            let total = sse_of(series, &a).0 + sse_of(series, &b).0;
+            if new_level && step && best.is_none_or(|(_, t)| total < t) {
+                best = Some((k, total));
+            }
+        }
+        if let Some((k, _)) = best {
+            let tail = Segment {
+                start: k,
+                outliers: first.outliers.iter().copied().filter(|&i| i >= k).collect(),
+                ..first.clone()
+            };
+            let head = Segment {
+                end: k,
+                outliers: first.outliers.iter().copied().filter(|&i| i < k).collect(),
+                ..first
+            };
+            segments.splice(0..1, [head, tail]);
+        }
+    }
+    // boundaries: move each by up to 2 points to the best fit of its two lines
+    for j in 1..segments.len() {
+        let (a, b) = (segments[j - 1].clone(), segments[j].clone());
+        // the first range may keep only 2 points (a switch at the 3rd size)
+        let least = if j == 1 { 2 } else { 3 };
+        let lo = b.start.saturating_sub(2).max(a.start + least);
+        let hi = (b.start + 2).min(b.end.saturating_sub(3));
+        // points near the boundary count, even where a range took them for outliers: the
+        // first point of a new level looks like an outlier of the old one
+        let merged = Segment {
+            start: a.start,
+            end: b.end,
+            outliers: a
+                .outliers
+                .iter()
+                .chain(&b.outliers)
+                .copied()
+                .filter(|&i| i + 2 < lo || i > hi + 2)
+                .collect(),
+            intercept: 0.0,
+            slope: 0.0,
+        };
+        let mut best = (b.start, f64::INFINITY);
+        for k in lo..=hi {
+            let left = inliers(&merged, a.start, k);
+            let right = inliers(&merged, k, b.end);
+            let total = sse_of(series, &left).0 + sse_of(series, &right).0;
+            // ties keep the detected boundary
+            if total < best.1 * (1.0 - 1e-9) || (k == b.start && total <= best.1) {
+                best = (k, total);
+            }
+        }
+        let k = best.0;
+        if k != b.start && best.1.is_finite() {
+            segments[j - 1].end = k;
+            segments[j - 1].outliers = merged
+                .outliers
+                .iter()
+                .copied()
+                .filter(|&i| i >= a.start && i < k)
+                .collect();
+            segments[j].start = k;
+            segments[j].outliers = merged
+                .outliers
+                .iter()
+                .copied()
+                .filter(|&i| i >= k && i < b.end)
+                .collect();
+        }
+    }
+    for s in &mut segments {
+        let points: Vec<usize> = s.inliers().collect();
+        if let Some(&origin) = points.first() {
+            let line = series.sums_of(origin, points.iter().copied()).line();
+            s.intercept = line.intercept;
+            s.slope = line.slope;
+        }
+    }
+    segments
 }
 
 /// The merge pass of [`detect_changes`].
@@ -630,7 +868,10 @@ fn merge(
                 }],
             );
         };
-    let short = 4 * config.lookahead.max(1);
+    let short = config
+        .lookahead
+        .clamp(1, series.values.len().max(1))
+        .saturating_mul(4);
     loop {
         // first a short transient between two ranges on one line, then neighbours on one line
         let transient = (1..segments.len().saturating_sub(1)).find(|&k| {
@@ -650,7 +891,7 @@ fn merge(
     }
 }
 
-/// Netgauge's detection (`ptrn_loggp.c`, SPEC §11), for the "Netgauge-compatible" assessment.
+/// Netgauge's detection (`ptrn_loggp.c`), for the "Netgauge-compatible" assessment.
 ///
 /// After each new point (`elems` points so far): only when `lastchange + x + 2 <= elems`, the
 /// candidate is `c = elems - x`; `base` is `lsqu` of the ordinary least-squares line over

@@ -78,6 +78,7 @@ pub use mlines_regression::{
 };
 pub use netgauge::{NetgaugeRow, NetgaugeRun, parse_netgauge};
 pub use osu::parse_osu;
+pub use prtt::{Adjustment, LatencySplit, OneWayAccuracy, split_end_to_end};
 pub use prtt::{
     AssessmentConfig, LogGPAssessment, Prober, PrttMeasurement, PrttPlan, PrttSample, PrttSpread,
     RangeFit, SimulatedProber, SizeDiagnostics, assess_loggp, measure_prtt,

@@ -1,10 +1,17 @@
-//! Reading the files Netgauge's LogGP pattern writes (`ptrn_loggp.c`, `-o FILE`; SPEC §11).
+//! Reading the files Netgauge's LogGP pattern writes (`ptrn_loggp.c`, `-o FILE`; T. Hoefler
+//! et al., Netgauge, and Hoefler, Lichei, Rehm, IPDPS 2007).
 
-use super::prtt::PrttSample;
+use super::prtt::{Adjustment, PrttSample, split_end_to_end};
 use crate::error::CalibrationError;
 use crate::{LogGP, Protocols};
 
 const MICROSECOND: f64 = 1e-6;
+/// Times (µs) beyond this are not measurements of a message (11.6 days): rejected, so that no
+/// prediction built from a file overflows.
+const LARGEST_TIME_US: f64 = 1e12;
+/// Round trips (µs) below this (1 femtosecond) are not measurements either (subnormal or
+/// zero-like values).
+const SMALLEST_PRTT_US: f64 = 1e-9;
 
 /// One data line of a Netgauge LogGP file (times converted from µs to seconds).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -59,7 +66,7 @@ fn optional(value: f64) -> Option<f64> {
 ///
 /// # Format
 ///
-/// As written by `ptrn_loggp.c` (SPEC §11): lines starting with `#` are comments (Netgauge
+/// As written by `ptrn_loggp.c`: lines starting with `#` are comments (Netgauge
 /// writes three header lines); every other non-empty line has eleven whitespace-separated
 /// columns, times in µs, sizes in bytes:
 ///
@@ -72,8 +79,9 @@ fn optional(value: f64) -> Option<f64> {
 /// # Errors
 ///
 /// [`CalibrationError::Parse`] with the 1-based line number for a wrong column count, a
-/// field that is not a number, a size or `n` that is not a whole number, `n < 2`, a
-/// non-finite or negative time in the PRTT columns; [`CalibrationError::TooFew`] for a file
+/// field that is not a number, a size or `n` that is not a whole number, `n < 2`, a PRTT
+/// outside `1e-9 ..= 1e12` µs (zero, subnormal, negative, infinite or absurd), a non-finite
+/// `L`, `o_s` or `o_r`, or any time beyond `1e12` µs; [`CalibrationError::TooFew`] for a file
 /// without data lines.
 ///
 /// # Examples
@@ -144,15 +152,32 @@ pub fn parse_netgauge(text: &str) -> Result<NetgaugeRun, CalibrationError> {
             *value = parse_number(line, COLUMNS[k + 2], fields[k + 2])?;
         }
         for (k, value) in values.iter().take(3).enumerate() {
-            if !(*value > 0.0 && value.is_finite()) {
+            if !(*value >= SMALLEST_PRTT_US && *value <= LARGEST_TIME_US) {
                 return Err(CalibrationError::Parse {
                     line,
                     message: format!(
-                        "column `{}`: {value} is not a positive time",
+                        "column `{}`: {value} µs is not a plausible round trip (1e-9 ..= 1e12 µs)",
                         COLUMNS[k + 2]
                     ),
                 });
             }
+        }
+        for (k, value) in values.iter().enumerate().skip(3) {
+            if value.is_finite() && value.abs() > LARGEST_TIME_US {
+                return Err(CalibrationError::Parse {
+                    line,
+                    message: format!(
+                        "column `{}`: {value} is beyond 1e12 µs, not a measured time",
+                        COLUMNS[k + 2]
+                    ),
+                });
+            }
+        }
+        if !(values[3].is_finite() && values[4].is_finite() && values[5].is_finite()) {
+            return Err(CalibrationError::Parse {
+                line,
+                message: "columns `L`, `o_s`, `o_r` must be numbers (not nan or inf)".to_string(),
+            });
         }
         let us = |v: f64| v * MICROSECOND;
         rows.push(NetgaugeRow {
@@ -219,14 +244,60 @@ impl NetgaugeRun {
     /// whose last reported fit it holds. Netgauge declares the change 5 sizes back (its
     /// look-ahead) and starts the new range at the point after it, 3 sizes before the doubled
     /// line; that size starts the model's new range. Each range takes `g` and `G` of its last
-    /// line (Netgauge's `g` is the paper's `g - G`, converted back: `g + G`), `o` = `o_s` of that
-    /// line and Netgauge's `L`.
+    /// line (Netgauge's `g` is the paper's `g - G`, converted back: `g + G`) and `o` = `o_s` of
+    /// that line. `L` and the first range's `o` come from the end-to-end time of the smallest
+    /// message, `PRTT(1, 0, s_min) / 2`, by [`split_end_to_end`], so the model's `p2p(s_min)` is
+    /// the measured time (Netgauge's own `L` column is that end-to-end time).
+    ///
+    /// Netgauge fits without constraints, and on real TCP runs `g` or `G` comes out negative.
+    /// Conversion, per range (`s_a ..= s_b` its sizes), each reported by
+    /// [`reported_model_with_adjustments`](Self::reported_model_with_adjustments):
+    ///
+    /// ```text
+    /// G < 0:          G = 0, g = max(0, G_all((s_a + s_b) / 2))   the line's mean over the range
+    /// g < 0 <= G:     g = 0, G = G_all(s_b) / (s_b - 1)            through 0, same value at s_b
+    /// o_s < 0:        o = 0
+    /// ```
     ///
     /// # Errors
     ///
+    /// [`CalibrationError::TooFew`] for a run without rows;
     /// [`CalibrationError::MissingMeasurement`] when a range never got a fit (`-nan`);
-    /// [`CalibrationError::Parameters`] for negative reported values.
+    /// [`CalibrationError::Parameters`] for values no conversion makes valid.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::calibrate::{NetgaugeRun, parse_netgauge};
+    /// use commcost::{CommModel, Message};
+    ///
+    /// assert!(NetgaugeRun { rows: vec![] }.reported_model().is_err());
+    /// // PRTT(1, 0, 1) = 30.8 µs: p2p(1 B) = 15.4 µs, whatever o_s is
+    /// let text = "1 10 30.8 77.06 390.04 15.4 4.72 4.6 5.0 -0.001 0.1\n";
+    /// let model = parse_netgauge(text)?.reported_model()?;
+    /// assert!((model.p2p(&Message::contiguous(1)) - 15.4e-6).abs() < 1e-12);
+    /// # Ok::<(), commcost::CalibrationError>(())
+    /// ```
     pub fn reported_model(&self) -> Result<Protocols<LogGP>, CalibrationError> {
+        self.reported_model_with_adjustments()
+            .map(|(model, _)| model)
+    }
+
+    /// [`reported_model`](Self::reported_model) and every conversion it made.
+    ///
+    /// # Errors
+    ///
+    /// As [`reported_model`](Self::reported_model).
+    pub fn reported_model_with_adjustments(
+        &self,
+    ) -> Result<(Protocols<LogGP>, Vec<Adjustment>), CalibrationError> {
+        let Some(last) = self.rows.last() else {
+            return Err(CalibrationError::TooFew {
+                what: "data lines in the Netgauge run",
+                needed: 1,
+                got: 0,
+            });
+        };
         // distinct sizes in order, and the indices of the lines that close a range
         let mut distinct: Vec<u64> = Vec::new();
         let mut ranges: Vec<(u64, &NetgaugeRow)> = Vec::new();
@@ -242,19 +313,88 @@ impl NetgaugeRun {
                 start = distinct[idx.saturating_sub(3)];
             }
         }
-        let last = &self.rows[self.rows.len() - 1];
         ranges.push((start, last));
-        let mut starts = Vec::with_capacity(ranges.len());
-        for (k, (first, row)) in ranges.into_iter().enumerate() {
+        let smallest = self.rows.iter().min_by_key(|r| r.size).unwrap_or(last);
+        let mut adjustments = Vec::new();
+        let mut params = Vec::with_capacity(ranges.len());
+        for (k, &(first, row)) in ranges.iter().enumerate() {
             let (Some(g), Some(big_g)) = (row.gap, row.gap_per_byte) else {
                 return Err(CalibrationError::MissingMeasurement {
                     size: row.size,
                     what: "a (g, G) fit for this range in the Netgauge file",
                 });
             };
-            let model = LogGP::new(row.latency, row.send_overhead, g + big_g, big_g, 2)?;
-            starts.push((if k == 0 { 0 } else { first }, model));
+            let (mut g, mut big_g) = (g + big_g, big_g);
+            let s_a = first.max(1) as f64;
+            let s_b = (row.size.max(first).max(1)) as f64;
+            let mut adjust =
+                |parameter: &'static str, fitted: f64, used: f64, how: &'static str| {
+                    adjustments.push(Adjustment {
+                        range: Some(k),
+                        parameter,
+                        fitted,
+                        used,
+                        how,
+                    });
+                };
+            if big_g < 0.0 {
+                let mean = (g + big_g * ((s_a + s_b) / 2.0 - 1.0)).max(0.0);
+                adjust("gap_per_byte", big_g, 0.0, "Netgauge's G < 0: G = 0");
+                adjust(
+                    "gap",
+                    g,
+                    mean,
+                    "g = the range's mean of g + (s - 1) G, at least 0",
+                );
+                g = mean;
+                big_g = 0.0;
+            } else if g < 0.0 {
+                let at_last = g + big_g * (s_b - 1.0);
+                let slope = if s_b > 1.0 {
+                    (at_last / (s_b - 1.0)).max(0.0)
+                } else {
+                    0.0
+                };
+                adjust("gap", g, 0.0, "Netgauge's g < 0: g = 0");
+                adjust(
+                    "gap_per_byte",
+                    big_g,
+                    slope,
+                    "G through 0 with the same G_all at the range's last size",
+                );
+                g = 0.0;
+                big_g = slope;
+            }
+            let mut overhead = row.send_overhead;
+            if overhead.is_nan() || overhead < 0.0 {
+                adjust("overhead", overhead, 0.0, "Netgauge's o_s < 0: o = 0");
+                overhead = 0.0;
+            }
+            params.push((if k == 0 { 0 } else { first }, overhead, g, big_g));
         }
-        Ok(Protocols::from_starts(starts)?)
+        let end_to_end = smallest.prtt_single / 2.0;
+        let split = split_end_to_end(end_to_end, params[0].1)?;
+        if split.overlap > 0.0 {
+            adjustments.push(Adjustment {
+                range: None,
+                parameter: "latency",
+                fitted: end_to_end - 2.0 * params[0].1,
+                used: 0.0,
+                how: "2 o_s > PRTT(1, 0, s_min) / 2: the overhead overlaps the wire time",
+            });
+            adjustments.push(Adjustment {
+                range: Some(0),
+                parameter: "overhead",
+                fitted: params[0].1,
+                used: split.overhead,
+                how: "o = PRTT(1, 0, s_min) / 4, so that 2o + L is the measured end-to-end time",
+            });
+            params[0].1 = split.overhead;
+        }
+        let mut starts = Vec::with_capacity(params.len());
+        for (first, overhead, g, big_g) in params {
+            starts.push((first, LogGP::new(split.latency, overhead, g, big_g, 2)?));
+        }
+        Ok((Protocols::from_starts(starts)?, adjustments))
     }
 }

@@ -1,10 +1,10 @@
-//! LogGP parameter assessment from parametrised round trip times (loggp-assessment §3;
-//! SPEC §9-§11), and the measurement plan that feeds it.
+//! LogGP parameter assessment from parametrised round trip times (Hoefler, Lichei, Rehm, "Low-overhead LogGP parameter assessment for modern interconnection
+//! networks", IPDPS 2007, §3), and the measurement plan that feeds it.
 
 use super::detect::{DetectionConfig, Segment, detect_changes, detect_changes_netgauge};
 use super::least_squares::{FitStatistics, least_squares};
-use crate::error::CalibrationError;
-use crate::{LogGP, Protocols};
+use crate::error::{CalibrationError, ParameterError};
+use crate::{CommModel, LogGP, Message, PLogP, Protocols, Table1D};
 
 /// One measured parametrised round trip: the client sends `n` messages of `size` bytes, `delay`
 /// seconds apart, and receives one `size`-byte reply; `time` is the round trip in seconds
@@ -23,15 +23,21 @@ pub struct PrttSample {
 }
 
 /// Settings of [`assess_loggp`].
+///
+/// Deserialisation rejects unknown fields and runs [`validate`](Self::validate).
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "AssessmentConfigFields")
+)]
 pub struct AssessmentConfig {
     /// The `n` of the `PRTT(n, 0, s)` and `PRTT(n, d, s)` samples (the paper uses 16, Netgauge
-    /// 10).
+    /// 10). When the samples hold exactly one `n >= 2`, [`assess_loggp`] takes theirs.
     pub n: u32,
     /// Protocol-change detection settings.
     pub detection: DetectionConfig,
-    /// Follow Netgauge's code where it departs from the paper (SPEC §11): its detection rule
+    /// Follow Netgauge's code where it departs from the paper (Netgauge's `ptrn_loggp.c`): its detection rule
     /// ([`super::detect_changes_netgauge`]), the fit `g + G s` instead of `g + G (s - 1)`,
     /// `L = PRTT(1, 0, s_min) / 2`, and a range's `o` taken at its first size.
     pub netgauge_compatible: bool,
@@ -48,6 +54,29 @@ impl Default for AssessmentConfig {
     }
 }
 
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AssessmentConfigFields {
+    n: u32,
+    detection: DetectionConfig,
+    netgauge_compatible: bool,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<AssessmentConfigFields> for AssessmentConfig {
+    type Error = ParameterError;
+    fn try_from(f: AssessmentConfigFields) -> Result<Self, Self::Error> {
+        let config = Self {
+            n: f.n,
+            detection: f.detection,
+            netgauge_compatible: f.netgauge_compatible,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+}
+
 impl AssessmentConfig {
     /// Netgauge's defaults: `n = 10`, its detection, its fit form.
     pub fn netgauge() -> Self {
@@ -57,6 +86,133 @@ impl AssessmentConfig {
             netgauge_compatible: true,
         }
     }
+
+    /// Checks the settings: `n >= 2` and a valid [`DetectionConfig`].
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError`] naming the field (`n`, or the detection field).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::calibrate::AssessmentConfig;
+    /// assert!(AssessmentConfig::default().validate().is_ok());
+    /// let bad = AssessmentConfig { n: 1, ..AssessmentConfig::default() };
+    /// assert!(bad.validate().unwrap_err().to_string().contains("`n`"));
+    /// ```
+    pub fn validate(&self) -> Result<(), ParameterError> {
+        ParameterError::at_least("n", u64::from(self.n), 2)?;
+        self.detection.validate()
+    }
+}
+
+/// How an end-to-end latency and a per-end overhead become LogGP's `L` and `o`
+/// ([`split_end_to_end`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencySplit {
+    /// The model's `L`: `L_e2e - 2o`, or 0 when the overheads overlap the wire time.
+    pub latency: f64,
+    /// The model's `o`: the measured `o`, or `L_e2e / 2` when `2o > L_e2e`.
+    pub overhead: f64,
+    /// `o - L_e2e / 2` when `2o > L_e2e`: the share of each end's measured overhead that
+    /// overlaps the wire time (or the other end's overhead); 0 otherwise.
+    pub overlap: f64,
+}
+
+/// Splits a measured end-to-end latency `L_e2e = PRTT(1, 0, 1) / 2` and a measured overhead
+/// `o` into the `L` and `o` of LogGP's `p2p = 2o + L + (s - 1) G`, so that the model's 1-byte
+/// time is the measured one.
+///
+/// # Formula
+///
+/// The paper's and Netgauge's `L` is the end-to-end time of a 1-byte message (Hoefler,
+/// Lichei, Rehm 2007, §3.4); LogGP's `p2p` adds `2o` to its `L` (Alexandrov et al. 1995,
+/// eq. (1) of the 2007 paper), so:
+///
+/// ```text
+/// 2o <= L_e2e:  L = L_e2e - 2o,  o = o                       (the wire time alone)
+/// 2o >  L_e2e:  L = 0,           o = L_e2e / 2,  overlap = o_measured - L_e2e / 2
+/// ```
+///
+/// The second case happens in Table 2 of the paper (NMPI/SCI: `L = 5.48`, `o = 6.10` µs;
+/// Open MPI/openib: `5.96`, `4.72` µs): the measured overhead overlaps the wire time, and a
+/// model whose `p2p` is `2o + L` can only keep the end-to-end time by giving up the part of `o`
+/// that overlaps. That part is returned (`overlap`), and [`assess_loggp`] reports it as an
+/// [`Adjustment`]; never a silent clamp.
+///
+/// # Errors
+///
+/// [`ParameterError`] naming `end_to_end_latency` or `overhead` when negative or not finite.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::calibrate::split_end_to_end;
+/// // MPICH2/TCP, Table 2: L = 45.74 µs end to end, o = 3.46 µs
+/// let tcp = split_end_to_end(45.74e-6, 3.46e-6)?;
+/// assert!((tcp.latency - 38.82e-6).abs() < 1e-12 && tcp.overlap == 0.0);
+/// // Open MPI/openib: 2 · 4.72 > 5.96: o = 2.98 µs, L = 0, 1.74 µs of overlap
+/// let ib = split_end_to_end(5.96e-6, 4.72e-6)?;
+/// assert!((ib.overhead - 2.98e-6).abs() < 1e-12 && ib.latency == 0.0);
+/// assert!((ib.overlap - 1.74e-6).abs() < 1e-12);
+/// # Ok::<(), commcost::ParameterError>(())
+/// ```
+pub fn split_end_to_end(
+    end_to_end_latency: f64,
+    overhead: f64,
+) -> Result<LatencySplit, ParameterError> {
+    let end_to_end = ParameterError::non_negative("end_to_end_latency", end_to_end_latency)?;
+    let overhead = ParameterError::non_negative("overhead", overhead)?;
+    Ok(if 2.0 * overhead <= end_to_end {
+        LatencySplit {
+            latency: end_to_end - 2.0 * overhead,
+            overhead,
+            overlap: 0.0,
+        }
+    } else {
+        LatencySplit {
+            latency: 0.0,
+            overhead: end_to_end / 2.0,
+            overlap: overhead - end_to_end / 2.0,
+        }
+    })
+}
+
+/// A fitted value the assessment could not use as fitted, and what it used instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Adjustment {
+    /// The protocol range (index into [`LogGPAssessment::ranges`]); `None` for `L`.
+    pub range: Option<usize>,
+    /// The parameter (`"latency"`, `"overhead"`, `"gap"`, `"gap_per_byte"`).
+    pub parameter: &'static str,
+    /// The unconstrained fit's value (seconds, or seconds per byte).
+    pub fitted: f64,
+    /// The value the model uses.
+    pub used: f64,
+    /// How the used value was obtained.
+    pub how: &'static str,
+}
+
+/// How well a model's `p2p(s)` reproduces the measured one-message time `PRTT(1, 0, s) / 2`
+/// over the measured sizes, next to a baseline that fits that time directly.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OneWayAccuracy {
+    /// Median of `|p2p(s) - PRTT(1, 0, s) / 2| / (PRTT(1, 0, s) / 2)` of the LogGP model.
+    pub loggp_median: f64,
+    /// 90th percentile of the same.
+    pub loggp_p90: f64,
+    /// Median relative error of [`LogGPAssessment::plogp`]'s model.
+    pub plogp_median: f64,
+    /// 90th percentile of the same.
+    pub plogp_p90: f64,
+    /// Median relative error of the baseline: the best two-piece line fitted directly to
+    /// `PRTT(1, 0, s) / 2` (least squares in relative error, every break tried).
+    pub baseline_median: f64,
+    /// 90th percentile of the same.
+    pub baseline_p90: f64,
+    /// First size of the baseline's second piece.
+    pub baseline_break: u64,
 }
 
 /// What the assessment computed for one message size.
@@ -101,7 +257,8 @@ pub struct RangeFit {
     pub gap_fit: FitStatistics,
     /// Slope of `o(s)` over the range, seconds per byte (the paper notes TCP's `o` grows).
     pub overhead_slope: f64,
-    /// Fitted values that came out negative and were set to 0 (their names).
+    /// Fitted values the model does not use as fitted (their names; the values and how they
+    /// were refitted are in [`LogGPAssessment::adjustments`]).
     pub clamped: Vec<&'static str>,
 }
 
@@ -116,6 +273,16 @@ pub struct LogGPAssessment {
     pub sizes: Vec<SizeDiagnostics>,
     /// Per-range fits, in increasing size order.
     pub ranges: Vec<RangeFit>,
+    /// Every fitted value the model does not use as fitted (`L` included), in the order they
+    /// were made.
+    pub adjustments: Vec<Adjustment>,
+    /// The same measurements as a pLogP model (Kielmann, Bal, Verstoep 2000) with
+    /// size-dependent overheads and gap, on the ranges [`super::detect_changes`] finds in
+    /// `PRTT(1, 0, s) / 2` (see [`assess_loggp`]).
+    pub plogp: PLogP,
+    /// Per-size error of both models against the measured `PRTT(1, 0, s) / 2`, next to a
+    /// direct two-piece line fit of it.
+    pub one_way: OneWayAccuracy,
 }
 
 /// A report for people: one line per protocol range (`L`, `o`, `g` in µs, `G` in µs/B, as
@@ -181,6 +348,34 @@ impl std::fmt::Display for LogGPAssessment {
             .switch_points()
             .map(|s| format!("{s} B"))
             .collect();
+        for a in &self.adjustments {
+            writeln!(
+                f,
+                "  adjusted {}{}: fitted {:.6} -> {:.6} µs{} ({})",
+                a.parameter,
+                a.range.map_or(String::new(), |r| format!(" of range {r}")),
+                a.fitted * 1e6,
+                a.used * 1e6,
+                if a.parameter == "gap_per_byte" {
+                    "/B"
+                } else {
+                    ""
+                },
+                a.how
+            )?;
+        }
+        let w = &self.one_way;
+        writeln!(
+            f,
+            "  PRTT(1,0,s)/2 relative error, median (90th): LogGP {:.1} % ({:.1} %), pLogP {:.1} % ({:.1} %), direct two-piece line fit {:.1} % ({:.1} %, break at {} B)",
+            w.loggp_median * 100.0,
+            w.loggp_p90 * 100.0,
+            w.plogp_median * 100.0,
+            w.plogp_p90 * 100.0,
+            w.baseline_median * 100.0,
+            w.baseline_p90 * 100.0,
+            w.baseline_break
+        )?;
         write!(
             f,
             "  protocol switches detected: {}; end-to-end latency {:.3} µs",
@@ -273,7 +468,7 @@ fn group(samples: &[PrttSample], n: u32) -> Result<Vec<SizeData>, CalibrationErr
 /// # Method
 ///
 /// Per size `s` (samples may come unsorted and repeated; repeats are averaged), with the `n` of
-/// `config` (SPEC §9):
+/// `config` (Hoefler, Lichei, Rehm 2007, §3.2-§3.3):
 ///
 /// ```text
 /// o(s)     = (PRTT(n, d, s) - PRTT(1, 0, s)) / (n - 1) - d          (6), d > G_all(s)
@@ -291,19 +486,42 @@ fn group(samples: &[PrttSample], n: u32) -> Result<Vec<SizeData>, CalibrationErr
 /// Negative fitted values are set to 0 and reported.
 ///
 /// Latency: the paper reports `L = PRTT(1, 0, 1) / 2`, the end-to-end latency
-/// ([`LogGPAssessment::end_to_end_latency`], at the smallest size measured). As LogGP's `p2p`
-/// adds `2o` to `L`, the model's `L` is that minus `2o`, taken from the first range's
-/// `PRTT(1, 0, s) / 2` line at its first size so that the model's `p2p` reproduces the
-/// measured half round trip — and the `L` of eq. (1).
+/// ([`LogGPAssessment::end_to_end_latency`], at the smallest size measured). LogGP's `p2p`
+/// adds `2o` to `L`, so the model's `L` and the first range's `o` come from
+/// [`split_end_to_end`]: `L = L_e2e - 2o`, or, where the measured `o` exceeds `L_e2e / 2` (it
+/// overlaps the wire time), `L = 0` and `o = L_e2e / 2` — so that the model's `p2p(s_min)` is
+/// the measured `PRTT(1, 0, s_min) / 2` in both modes, and the change is reported.
+///
+/// Constraints: `g`, `G` and `o` are fitted with their bounds `>= 0`. When the unconstrained
+/// least-squares fit of a range breaks one, the best feasible fit lies on that bound (the
+/// problem is convex): `G < 0` gives the best constant (`G = 0`, `g` = mean `G_all`), `g < 0`
+/// the best line through the origin (`g = 0`, `G = Σ x y / Σ x²`, `x = s - 1`), `o < 0` gives
+/// `o = 0`. Every such change, `L` included, is an [`Adjustment`] in
+/// [`LogGPAssessment::adjustments`] and in the report.
+///
+/// `n`: when the samples hold exactly one `n >= 2` (a Netgauge file holds 10), it is used
+/// whatever `config.n` says.
+///
+/// pLogP: [`LogGPAssessment::plogp`] is the same data as a pLogP model with size-dependent
+/// overheads and gap (Kielmann, Bal, Verstoep 2000): `L = PRTT(1, 0, s_min) / 2 -
+/// G_all(s_min)`, `g(m) = PRTT(1, 0, m) / 2 - L` on the weighted line of each range of the
+/// one-message time (ranges from [`super::detect_changes`] on `PRTT(1, 0, s) / 2`; the measured
+/// value at `s_min`), `o_s(m) = o_r(m)` the weighted line of `o(s)` per range. Its `p2p`
+/// follows the measured one-message time, which a constant-`o` LogGP cannot when `o(s)`
+/// grows; [`LogGPAssessment::one_way`] states the median and 90th-percentile relative error
+/// of both models against `PRTT(1, 0, s) / 2` next to a line fitted directly to it (the best
+/// two-piece line).
 ///
 /// The first range of the model starts at 0 bytes, each further one at the first measured
 /// size of its range.
 ///
 /// # Errors
 ///
-/// [`CalibrationError::InvalidValue`] for non-finite or non-positive times or negative
-/// delays; [`CalibrationError::MissingMeasurement`] when a size lacks one of the three PRTTs;
-/// [`CalibrationError::TooFew`] with fewer than 2 sizes; fit errors.
+/// [`CalibrationError::Parameters`] naming the field of an invalid `config`
+/// ([`AssessmentConfig::validate`]); [`CalibrationError::InvalidValue`] for non-finite or
+/// non-positive times or negative delays; [`CalibrationError::MissingMeasurement`] when a size
+/// lacks one of the three PRTTs; [`CalibrationError::TooFew`] with fewer than 2 sizes; fit
+/// errors.
 ///
 /// # References
 ///
@@ -313,14 +531,17 @@ pub fn assess_loggp(
     samples: &[PrttSample],
     config: &AssessmentConfig,
 ) -> Result<LogGPAssessment, CalibrationError> {
-    if config.n < 2 {
-        return Err(CalibrationError::TooFew {
-            what: "n of the PRTT(n, ., s) samples",
-            needed: 2,
-            got: config.n as usize,
-        });
-    }
-    let data = group(samples, config.n)?;
+    config.validate()?;
+    // Netgauge writes n = 10, the paper uses 16: when the samples carry exactly one n >= 2,
+    // it is theirs that counts
+    let mut burst_ns: Vec<u32> = samples.iter().map(|s| s.n).filter(|&n| n >= 2).collect();
+    burst_ns.sort_unstable();
+    burst_ns.dedup();
+    let n = match burst_ns.as_slice() {
+        [only] => *only,
+        _ => config.n,
+    };
+    let data = group(samples, n)?;
     if data.len() < 2 {
         return Err(CalibrationError::TooFew {
             what: "message sizes",
@@ -328,7 +549,7 @@ pub fn assess_loggp(
             got: data.len(),
         });
     }
-    let n1 = f64::from(config.n - 1);
+    let n1 = f64::from(n - 1);
     let mut diagnostics: Vec<SizeDiagnostics> = data
         .iter()
         .map(|d| {
@@ -357,6 +578,7 @@ pub fn assess_loggp(
 
     let mut ranges = Vec::with_capacity(segments.len());
     let mut poolable = Vec::with_capacity(segments.len());
+    let mut adjustments = Vec::new();
     for (r, segment) in segments.iter().enumerate() {
         for (i, d) in diagnostics
             .iter_mut()
@@ -367,34 +589,35 @@ pub fn assess_loggp(
             d.range = Some(r);
             d.outlier = segment.outliers.contains(&i);
         }
-        let (fit, pool) = fit_range(&diagnostics, segment, config)?;
+        let (fit, pool) = fit_range(&diagnostics, segment, config, r, &mut adjustments)?;
         ranges.push(fit);
         poolable.push(pool);
     }
     pool_overheads(&mut ranges, &poolable);
 
-    let first = &ranges[0];
-    let smallest = &diagnostics[0];
-    let end_to_end_latency = smallest.prtt_single / 2.0;
-    let latency = if config.netgauge_compatible {
-        end_to_end_latency
-    } else {
-        let inliers: Vec<usize> = segments[0].inliers().collect();
-        let half_rtt: Vec<f64> = inliers
-            .iter()
-            .map(|&i| diagnostics[i].prtt_single / 2.0)
-            .collect();
-        let weights: Vec<f64> = half_rtt.iter().map(|h| h.powi(-2)).collect();
-        let (at_first, _) = line_at_first(
-            &diagnostics,
-            &inliers,
-            &half_rtt,
-            &weights,
-            first.first_size,
-        )?;
-        at_first - 2.0 * first.overhead
-    };
-    let latency = latency.max(0.0);
+    // L: the measured end-to-end time of the smallest message, PRTT(1, 0, s_min) / 2 (§3.4),
+    // split into LogGP's L and 2o so that p2p(s_min) reproduces it
+    let end_to_end_latency = diagnostics[0].prtt_single / 2.0;
+    let split = split_end_to_end(end_to_end_latency, ranges[0].overhead)?;
+    if split.overlap > 0.0 {
+        adjustments.push(Adjustment {
+            range: None,
+            parameter: "latency",
+            fitted: end_to_end_latency - 2.0 * ranges[0].overhead,
+            used: 0.0,
+            how: "2o > PRTT(1, 0, s_min) / 2: the overhead overlaps the wire time (split_end_to_end)",
+        });
+        adjustments.push(Adjustment {
+            range: Some(0),
+            parameter: "overhead",
+            fitted: ranges[0].overhead,
+            used: split.overhead,
+            how: "o = PRTT(1, 0, s_min) / 4, so that 2o + L is the measured end-to-end time",
+        });
+        ranges[0].overhead = split.overhead;
+        ranges[0].clamped.push("overhead");
+    }
+    let latency = split.latency;
 
     let mut starts = Vec::with_capacity(ranges.len());
     for (r, fit) in ranges.iter().enumerate() {
@@ -404,12 +627,257 @@ pub fn assess_loggp(
             LogGP::new(latency, fit.overhead, fit.gap, fit.gap_per_byte, 2)?,
         ));
     }
+    let model = Protocols::from_starts(starts)?;
+    // pLogP's ranges are those of its own one-message time PRTT(1, 0, s) / 2, found by the
+    // robust detection (also in the Netgauge-compatible mode: pLogP is not Netgauge's)
+    let halves: Vec<f64> = diagnostics.iter().map(|d| d.prtt_single / 2.0).collect();
+    let one_way_segments = detect_changes(&sizes, &halves, &config.detection)?;
+    let plogp = plogp_from_diagnostics(&diagnostics, &one_way_segments, &mut adjustments)?;
+    let one_way = one_way_accuracy(&diagnostics, &model, &plogp);
     Ok(LogGPAssessment {
-        model: Protocols::from_starts(starts)?,
+        model,
         end_to_end_latency,
         sizes: diagnostics,
         ranges,
+        adjustments,
+        plogp,
+        one_way,
     })
+}
+
+/// The pLogP model (Kielmann, Bal, Verstoep 2000) of PRTT measurements, on the protocol
+/// ranges `segments` found by [`super::detect_changes`] (indices into `diagnostics`).
+///
+/// # Method
+///
+/// pLogP's one-message time is `L + g(m)`, its round trip `RTT(m) = 2 (L + g(m))`. Here
+/// `L = PRTT(1, 0, s_min) / 2 - G_all(s_min)` (the round trip of the smallest message less the
+/// sender's gap, measured by the burst), and `g(m) = PRTT(1, 0, m) / 2 - L` on the weighted
+/// least-squares line of each range's `PRTT(1, 0, s) / 2` (weights `1 / value²`), tabulated at
+/// the range's first and last size — at `s_min` the measured value itself, so that
+/// `p2p(s_min) = PRTT(1, 0, s_min) / 2`. `o_s(m) = o_r(m)` is each range's weighted line of
+/// `o(s)` (eq. (6) of Hoefler et al. 2007), tabulated the same way. A negative `L`, or a table
+/// entry below 0, is set to 0 and reported in `adjustments`.
+///
+/// # Errors
+///
+/// [`CalibrationError::TooFew`] for no sizes or no segments; fit errors.
+pub(crate) fn plogp_from_diagnostics(
+    diagnostics: &[SizeDiagnostics],
+    segments: &[Segment],
+    adjustments: &mut Vec<Adjustment>,
+) -> Result<PLogP, CalibrationError> {
+    let (Some(smallest), false) = (diagnostics.first(), segments.is_empty()) else {
+        return Err(CalibrationError::TooFew {
+            what: "sizes and protocol ranges for pLogP",
+            needed: 1,
+            got: 0,
+        });
+    };
+    let end_to_end = smallest.prtt_single / 2.0;
+    let fitted_latency = end_to_end - smallest.cumulative_gap;
+    let latency = if fitted_latency >= 0.0 && fitted_latency.is_finite() {
+        fitted_latency
+    } else {
+        adjustments.push(Adjustment {
+            range: None,
+            parameter: "plogp latency",
+            fitted: fitted_latency,
+            used: 0.0,
+            how: "G_all(s_min) > PRTT(1, 0, s_min) / 2: L = 0, g(s_min) = the end-to-end time",
+        });
+        0.0
+    };
+    let mut table_sizes: Vec<f64> = Vec::new();
+    let mut gap_values = Vec::new();
+    let mut overhead_values = Vec::new();
+    for (r, segment) in segments.iter().enumerate() {
+        let mut inliers: Vec<usize> = segment.inliers().collect();
+        if inliers.is_empty() {
+            inliers = (segment.start..segment.end).collect();
+        }
+        let Some(&first) = inliers.first() else {
+            continue;
+        };
+        let half: Vec<f64> = inliers
+            .iter()
+            .map(|&i| diagnostics[i].prtt_single / 2.0)
+            .collect();
+        let weights: Vec<f64> = half.iter().map(|h| h.powi(-2)).collect();
+        let overheads: Vec<f64> = inliers.iter().map(|&i| diagnostics[i].overhead).collect();
+        let first_size = diagnostics[segment.start].size;
+        let last_size = diagnostics[segment.end - 1].size;
+        let (t_first, t_slope) = line_through(diagnostics, &inliers, &half, &weights, first_size)?;
+        let (o_first, o_slope) =
+            line_through(diagnostics, &inliers, &overheads, &weights, first_size)?;
+        let _ = first;
+        let mut points = vec![first_size];
+        if last_size > first_size {
+            points.push(last_size);
+        }
+        for (k, &size) in points.iter().enumerate() {
+            let dx = (size - first_size) as f64;
+            let one_way = if r == 0 && k == 0 && size == smallest.size {
+                end_to_end
+            } else {
+                t_first + t_slope * dx
+            };
+            let mut entry = |parameter: &'static str, value: f64| {
+                if value >= 0.0 && value.is_finite() {
+                    value
+                } else {
+                    adjustments.push(Adjustment {
+                        range: Some(r),
+                        parameter,
+                        fitted: value,
+                        used: 0.0,
+                        how: "the range's line is below 0 at this size: table entry 0",
+                    });
+                    0.0
+                }
+            };
+            let g = entry("plogp gap", one_way - latency);
+            let o = entry("plogp overhead", o_first + o_slope * dx);
+            // sizes strictly increase: ranges are disjoint and in order
+            if table_sizes.last().is_none_or(|&last| (size as f64) > last) {
+                table_sizes.push(size as f64);
+                gap_values.push(g);
+                overhead_values.push(o);
+            }
+        }
+    }
+    let overhead = Table1D::new(table_sizes.clone(), overhead_values)?;
+    let gap = Table1D::new(table_sizes, gap_values)?;
+    Ok(PLogP::new(latency, overhead.clone(), overhead, gap, 2)?)
+}
+
+/// The weighted least-squares line through `(size, value)` of `points`: its value at `at` and
+/// its slope (a constant, the weighted mean, when the points hold fewer than two sizes).
+fn line_through(
+    diagnostics: &[SizeDiagnostics],
+    points: &[usize],
+    values: &[f64],
+    weights: &[f64],
+    at: u64,
+) -> Result<(f64, f64), CalibrationError> {
+    let w_sum: f64 = weights.iter().sum();
+    let mean = values.iter().zip(weights).map(|(v, w)| v * w).sum::<f64>() / w_sum;
+    if points.len() < 2 {
+        return Ok((values.first().copied().unwrap_or(0.0), 0.0));
+    }
+    let design: Vec<f64> = points
+        .iter()
+        .zip(weights)
+        .flat_map(|(&i, w)| {
+            let r = w.sqrt();
+            [r, r * (diagnostics[i].size as f64 - at as f64)]
+        })
+        .collect();
+    let scaled: Vec<f64> = values
+        .iter()
+        .zip(weights)
+        .map(|(v, w)| v * w.sqrt())
+        .collect();
+    match least_squares(&design, 2, &scaled) {
+        Ok(fit) => Ok((fit.coefficients()[0], fit.coefficients()[1])),
+        Err(crate::FitError::RankDeficient { .. }) => Ok((mean, 0.0)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The relative errors of both models and of the direct two-piece baseline against
+/// `PRTT(1, 0, s) / 2`.
+fn one_way_accuracy(
+    diagnostics: &[SizeDiagnostics],
+    loggp: &Protocols<LogGP>,
+    plogp: &PLogP,
+) -> OneWayAccuracy {
+    let measured: Vec<f64> = diagnostics.iter().map(|d| d.prtt_single / 2.0).collect();
+    let errors_of = |predict: &dyn Fn(u64) -> f64| {
+        let pairs: Vec<(f64, f64)> = diagnostics
+            .iter()
+            .zip(&measured)
+            .map(|(d, m)| (predict(d.size), *m))
+            .collect();
+        super::relative_errors(&pairs).unwrap_or((f64::NAN, f64::NAN))
+    };
+    let (loggp_median, loggp_p90) = errors_of(&|s| loggp.p2p(&Message::contiguous(s)));
+    let (plogp_median, plogp_p90) = errors_of(&|s| plogp.p2p(&Message::contiguous(s)));
+    let sizes: Vec<f64> = diagnostics.iter().map(|d| d.size as f64).collect();
+    let (baseline, split) = two_piece_fit(&sizes, &measured);
+    let pairs: Vec<(f64, f64)> = baseline
+        .iter()
+        .copied()
+        .zip(measured.iter().copied())
+        .collect();
+    let (baseline_median, baseline_p90) =
+        super::relative_errors(&pairs).unwrap_or((f64::NAN, f64::NAN));
+    OneWayAccuracy {
+        loggp_median,
+        loggp_p90,
+        plogp_median,
+        plogp_p90,
+        baseline_median,
+        baseline_p90,
+        baseline_break: diagnostics.get(split).map_or(0, |d| d.size),
+    }
+}
+
+/// The best two-piece fit of `values` over `sizes`: two weighted least-squares lines
+/// (weights `1 / value²`, i.e. least squares in relative error), the first over points
+/// `0..k`, the second over `k..n`, for the `k` with the smallest total squared relative
+/// residual (each piece at least 2 points; one line when `n < 4`). Returns the fitted values
+/// and `k`. `O(n)` with prefix sums.
+pub(crate) fn two_piece_fit(sizes: &[f64], values: &[f64]) -> (Vec<f64>, usize) {
+    let n = sizes.len().min(values.len());
+    let scale = sizes.iter().fold(1.0f64, |m, s| m.max(s.abs()));
+    // prefix sums of w, w x, w y, w x², w x y, w y² (x scaled to at most 1)
+    let mut prefix = vec![[0.0f64; 6]; n + 1];
+    for i in 0..n {
+        let (x, y) = (sizes[i] / scale, values[i]);
+        let w = if y != 0.0 && y.is_finite() {
+            y.powi(-2)
+        } else {
+            0.0
+        };
+        let y = if y.is_finite() { y } else { 0.0 };
+        let add = [w, w * x, w * y, w * x * x, w * x * y, w * y * y];
+        for k in 0..6 {
+            prefix[i + 1][k] = prefix[i][k] + add[k];
+        }
+    }
+    let line = |a: usize, b: usize| {
+        let s: Vec<f64> = (0..6).map(|k| prefix[b][k] - prefix[a][k]).collect();
+        let (w, sx, sy, sxx, sxy, syy) = (s[0], s[1], s[2], s[3], s[4], s[5]);
+        if w <= 0.0 {
+            return (0.0, 0.0, 0.0);
+        }
+        let cxx = sxx - sx * sx / w;
+        let cxy = sxy - sx * sy / w;
+        let cyy = syy - sy * sy / w;
+        let slope = if cxx > 1e-300 { cxy / cxx } else { 0.0 };
+        let intercept = (sy - slope * sx) / w;
+        (intercept, slope, (cyy - slope * cxy).max(0.0))
+    };
+    let mut best = (f64::INFINITY, n);
+    if n >= 4 {
+        for k in 2..=n - 2 {
+            let total = line(0, k).2 + line(k, n).2;
+            if total < best.0 {
+                best = (total, k);
+            }
+        }
+    }
+    let k = if best.0.is_finite() { best.1 } else { n };
+    let mut fitted = Vec::with_capacity(n);
+    for (a, b) in [(0, k), (k, n)] {
+        if a >= b {
+            continue;
+        }
+        let (intercept, slope, _) = line(a, b);
+        fitted.extend((a..b).map(|i| intercept + slope * sizes[i] / scale));
+    }
+    (fitted, k)
 }
 
 /// The weighted least-squares line through `(size, value)` of the given points (weights
@@ -479,6 +947,8 @@ fn fit_range(
     diagnostics: &[SizeDiagnostics],
     segment: &Segment,
     config: &AssessmentConfig,
+    range: usize,
+    adjustments: &mut Vec<Adjustment>,
 ) -> Result<(RangeFit, PoolableOverhead), CalibrationError> {
     let inliers: Vec<usize> = segment.inliers().collect();
     let first_size = diagnostics[segment.start].size;
@@ -547,20 +1017,78 @@ fn fit_range(
         0.0
     };
     let mut clamped = Vec::new();
-    let mut non_negative = |name: &'static str, v: f64| {
-        if v < 0.0 {
-            clamped.push(name);
-            0.0
+    // constrained G_all fit: g >= 0 and G >= 0. The best feasible fit when the unconstrained
+    // one breaks a bound is on that bound (the problem is convex): G < 0 -> the best constant
+    // (G = 0, g = mean G_all); g < 0 -> the best line through the origin (g = 0,
+    // G = Σ x y / Σ x², x = s - 1); both -> 0.
+    let xs: Vec<f64> = inliers
+        .iter()
+        .map(|&i| diagnostics[i].size as f64 - shift)
+        .collect();
+    let (mut gap, mut gap_per_byte) = (gap, gap_per_byte);
+    let mut adjust = |parameter: &'static str, fitted: f64, used: f64, how: &'static str| {
+        clamped.push(parameter);
+        adjustments.push(Adjustment {
+            range: Some(range),
+            parameter,
+            fitted,
+            used,
+            how,
+        });
+    };
+    if gap_per_byte.is_nan() || gap_per_byte < 0.0 {
+        let mean = gaps.iter().sum::<f64>() / gaps.len().max(1) as f64;
+        adjust(
+            "gap_per_byte",
+            gap_per_byte,
+            0.0,
+            "G < 0: refitted with G = 0 (g = mean G_all)",
+        );
+        gap_per_byte = 0.0;
+        let fitted = gap;
+        gap = mean;
+        if gap.is_nan() || gap < 0.0 {
+            adjust("gap", fitted, 0.0, "no feasible g >= 0: g = 0");
+            gap = 0.0;
         } else {
-            v
+            adjust("gap", fitted, gap, "refitted with G = 0 (mean G_all)");
         }
+    } else if gap.is_nan() || gap < 0.0 {
+        let sxx: f64 = xs.iter().map(|x| x * x).sum();
+        let sxy: f64 = xs.iter().zip(&gaps).map(|(x, y)| x * y).sum();
+        let through_origin = if sxx > 0.0 { (sxy / sxx).max(0.0) } else { 0.0 };
+        adjust(
+            "gap",
+            gap,
+            0.0,
+            "g < 0: refitted with g = 0 (line through the origin)",
+        );
+        adjust(
+            "gap_per_byte",
+            gap_per_byte,
+            through_origin,
+            "refitted with g = 0 (line through the origin)",
+        );
+        gap = 0.0;
+        gap_per_byte = through_origin;
+    }
+    let overhead = if overhead >= 0.0 {
+        overhead
+    } else {
+        adjust(
+            "overhead",
+            overhead,
+            0.0,
+            "o < 0 (its bound is 0; eq. (6) subtracts two noisy round trips): o = 0",
+        );
+        0.0
     };
     let fit = RangeFit {
         first_size,
         last_size,
-        gap: non_negative("gap", gap),
-        gap_per_byte: non_negative("gap_per_byte", gap_per_byte),
-        overhead: non_negative("overhead", overhead),
+        gap,
+        gap_per_byte,
+        overhead,
         gap_fit,
         overhead_slope,
         clamped,
@@ -623,8 +1151,8 @@ pub trait Prober {
 /// use commcost::presets;
 ///
 /// let mut prober = SimulatedProber::new(presets::open_mpi_openib(), 0.0, 1);
-/// // PRTT(1, 0, 1) = 2 (5.96 + 2 · 4.72) µs = 30.8 µs
-/// assert!((prober.prtt(1, 0.0, 1)? - 30.8e-6).abs() < 1e-15);
+/// // PRTT(1, 0, 1) = 2 p2p(1 B) = 2 · 5.96 µs, the paper's end-to-end L (Table 2)
+/// assert!((prober.prtt(1, 0.0, 1)? - 11.92e-6).abs() < 1e-15);
 /// # Ok::<(), commcost::CalibrationError>(())
 /// ```
 #[derive(Debug, Clone)]

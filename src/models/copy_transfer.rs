@@ -309,6 +309,41 @@ impl CommModel for CopyTransfer {
         }
     }
 
+    /// How soon the sender can start its next message: not before this one's bytes have left
+    /// it. A sequential chain performs its stages one after another on the same data path, so
+    /// the next message waits for the whole chain (`Σ (startup_i + s t_i(d))`, the `p2p`); a
+    /// pipelined chain accepts the next message once its slowest stage has passed this one,
+    /// `max_i startup_i + s max_i t_i(d)`. Either way `k` pieces of a message never leave
+    /// faster than the message itself: `p2p(s / k) + (k - 1) interval(s / k) >= p2p(s)`.
+    ///
+    /// ```
+    /// use commcost::{CommModel, Composition, CopyTransfer, Message, Stage};
+    /// // two stages of 1 µs startup at 1 GB/s and 0.5 GB/s
+    /// let stages = vec![Stage::new("copy", 1e9, 1e-6)?, Stage::new("wire", 0.5e9, 1e-6)?];
+    /// let sequential = CopyTransfer::new(stages.clone(), Composition::Sequential, 8)?;
+    /// let pipelined = CopyTransfer::new(stages, Composition::Pipelined, 8)?;
+    /// let msg = Message::contiguous(1000);
+    /// assert_eq!(sequential.send_interval(&msg), sequential.p2p(&msg)); // 2 + 1 + 2 µs
+    /// // max startup 1 µs + 1000 B at the slower 0.5 GB/s = 3 µs
+    /// assert!((pipelined.send_interval(&msg) - 3e-6).abs() < 1e-15);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn send_interval(&self, msg: &Message) -> f64 {
+        match self.composition {
+            Composition::Sequential => self.p2p(msg),
+            Composition::Pipelined => {
+                let (s, d) = (msg.bytes() as f64, msg.strided_access(self.unit_stride));
+                let startup = self.stages.iter().map(|st| st.startup).fold(0.0, f64::max);
+                let slowest = self
+                    .stages
+                    .iter()
+                    .map(|st| st.time_per_byte(d))
+                    .fold(0.0, f64::max);
+                startup + s * slowest
+            }
+        }
+    }
+
     /// A contiguous message costs `Σ startup_i + s Σ_i 1/bw_i` (sequential) or
     /// `Σ startup_i + s max_i 1/bw_i` (pipelined): one line on every size.
     fn p2p_affine(&self, _bytes: u64) -> Option<crate::AffineCost> {

@@ -114,7 +114,10 @@ impl LogGP {
         }
     }
 
-    /// `L`: end-to-end latency, seconds.
+    /// `L`: the network latency, seconds — the part of the one-message time that is neither
+    /// end's overhead: `p2p(1 B) = 2o + L`. The end-to-end 1-byte time that Hoefler, Lichei,
+    /// Rehm (IPDPS 2007, §3.4) and Netgauge report as `L` is `PRTT(1, 0, 1) / 2 = 2o + L`;
+    /// [`split_end_to_end`](crate::calibrate::split_end_to_end) converts it.
     pub fn latency(&self) -> f64 {
         self.latency
     }

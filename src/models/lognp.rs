@@ -529,6 +529,19 @@ impl CommModel for LogNP {
         self.hops[self.hops.len() - 1].cost(msg, self.unit_stride)
     }
 
+    /// The slowest hop's cost, `max_i max(o_i, g_i) + l_i`: the hops form a pipeline, and the
+    /// sender's next message cannot pass a hop before this one has (a message's bytes have
+    /// left the sender only when the bottleneck hop has carried them). A model converted from
+    /// LogP keeps its `p2p` but, before this, took only the first hop (`o`) as the interval,
+    /// so a pipelined broadcast cost less than one message.
+    fn send_interval(&self, msg: &Message) -> f64 {
+        let (bytes, stride) = (msg.bytes(), msg.strided_access(self.unit_stride));
+        self.hops
+            .iter()
+            .map(|h| h.cost_at(bytes, stride))
+            .fold(0.0, f64::max)
+    }
+
     /// A contiguous message pays `Σ o_i(s)`: the sum of the hops' affine pieces, on the sizes
     /// they share. `None` when a hop has a gap (`max(o_i, g_i)` is not one line in general) or a
     /// cost form without a line.
@@ -544,8 +557,16 @@ impl CommModel for LogNP {
 }
 
 impl From<LogP> for LogNP {
-    /// lognp §5: `n = 3`, `f(s,1)_0 = o`, `f(s,1)_1 = L`, `f(s,1)_2 = o`, every `l_i = 0`; the
-    /// `(m - 1) max(g, o)` of a multi-word message is carried by the network hop.
+    /// Cameron, Ge, Sun, "log_n P and log_3 P: accurate analytical models of point-to-point
+    /// communication in distributed systems", IEEE TC 2007, §5: `n = 3`, `f(s,1)_0 = o`,
+    /// `f(s,1)_1 = L`, `f(s,1)_2 = o`, every `l_i = 0`; the `(m - 1) max(g, o)` of a multi-word
+    /// message is carried by the network hop.
+    ///
+    /// The conversion keeps `p2p` but not the per-message quantities the collectives use:
+    /// log_n P's send interval is its slowest hop (`L + (m - 1) max(g, o)`, not LogP's
+    /// `m max(g, o)`), its gap 0 (LogP's `g` between rounds is not charged), so collectives
+    /// priced on the converted model differ from LogP's; with `max(g, o) > L`, `k` messages of
+    /// `m / k` words cost less than one of `m` words.
     fn from(m: LogP) -> Self {
         let o = SizeCost::Table(Table1D::trusted_constant(m.overhead()));
         Self {
@@ -564,8 +585,10 @@ impl From<LogP> for LogNP {
 }
 
 impl From<LogGP> for LogNP {
-    /// lognp §5: as LogP, but hop 0 is `o` for the short range and `o + (s - 1) G` for long
-    /// messages.
+    /// Cameron, Ge, Sun (IEEE TC 2007), §5: as LogP, but hop 0 is `o` for the short range and
+    /// `o + (s - 1) G` for long messages. Keeps `p2p`; the send interval becomes the slowest
+    /// hop and the gap 0 (LogGP: `max(o, g + (s - 1) G)` and `g`), so collectives priced on
+    /// the converted model differ from LogGP's.
     fn from(m: LogGP) -> Self {
         Self {
             hops: vec![

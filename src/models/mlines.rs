@@ -125,6 +125,24 @@ impl CommModel for MlinesModel {
             + self.per_byte * msg.bytes() as f64
             + self.per_line * self.lines(msg) as f64
     }
+
+    /// `α + β b + γ Mlines`, the whole cost: the model does not split a message's cost into
+    /// CPU and wire time, and every term counts work on the sender's data (the message, its
+    /// bytes, its lines), so the next message cannot start before this one's bytes have left
+    /// the sender. Collectives then never price `k` pieces below one message of their total
+    /// size: `k α + β Σ b_i + γ Σ Mlines_i >= α + β b + γ Mlines`, as the pieces' lines cover
+    /// the whole message's lines.
+    ///
+    /// ```
+    /// use commcost::{CommModel, Message, MlinesModel};
+    /// let model = MlinesModel::new(10e-6, 1e-9, 20e-9, 64)?;
+    /// let msg = Message::contiguous(8000);
+    /// assert_eq!(model.send_interval(&msg), model.p2p(&msg));
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    fn send_interval(&self, msg: &Message) -> f64 {
+        self.p2p(msg)
+    }
 }
 
 /// The Mlines model's coefficients by name, for [`MlinesModel::from_params`].

@@ -7,5 +7,6 @@ pub(crate) mod lognp;
 pub(crate) mod logp;
 pub(crate) mod memory_logp;
 pub(crate) mod mlines;
+pub(crate) mod plogp;
 pub(crate) mod pram;
 pub(crate) mod protocol;
