@@ -7,7 +7,7 @@ use serde::{Deserialize, forward_to_deserialize_any};
 use crate::error::LoadError;
 use crate::{
     CopyTransfer, Log3P, LogGP, LogGpo, LogNP, LogP, MemoryLogP, MemoryNetworkLogP, MlinesModel,
-    ModelSpec, Pram, Protocols,
+    ModelSpec, PLogP, Pram, Protocols,
 };
 
 /// Deserialises any value of the crate (a [`ModelSpec`], a [`Protocols`], a table, ...) from
@@ -86,6 +86,7 @@ const TAGS: &[&str] = &[
     "memory_network_logp",
     "copy_transfer",
     "loggpo",
+    "plogp",
 ];
 
 /// The variant for a tag, deserialised from the rest of the map.
@@ -105,6 +106,7 @@ fn variant<'de, D: Deserializer<'de>>(tag: &str, rest: D) -> Result<ModelSpec, D
         }
         "copy_transfer" => ModelSpec::CopyTransfer(CopyTransfer::deserialize(rest)?),
         "loggpo" => ModelSpec::LogGpo(LogGpo::deserialize(rest)?),
+        "plogp" => ModelSpec::PLogP(PLogP::deserialize(rest)?),
         other => return Err(de::Error::unknown_variant(other, TAGS)),
     })
 }

@@ -13,15 +13,15 @@
 //! start). A protocol model whose later range starts higher than the earlier one ends (a
 //! rendezvous switch) breaks it on purpose — eager pieces can beat one rendezvous message, and
 //! MPI libraries segment for that reason — so the protocol models here are the single-range
-//! one and the Table 2 presets. LogGPO is not listed yet: its pipelined broadcast still comes
-//! out below one message (its `send_interval` is its send overhead alone).
+//! one and the Table 2 presets. LogGPO is listed with the same eager and rendezvous mechanism
+//! data in both ranges' overhead tables (affine, non-negative starts).
 
 use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Broadcast, Gather, Problem, Reduce, Scan, Scatter,
 };
 use commcost::{
-    CommModel, Composition, CopyTransfer, LogGP, LogNP, LogP, MemoryLogP, Message, MlinesModel,
-    PLogP, Pram, Protocols, Stage, Table1D, presets,
+    CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP,
+    Message, MlinesModel, PLogP, Pram, Progress, Protocols, Stage, Table1D, presets,
 };
 use proptest::prelude::*;
 
@@ -115,6 +115,23 @@ fn every_model(k: [f64; 4]) -> Vec<(&'static str, Box<dyn CommModel>)> {
                 )
                 .unwrap(),
             )),
+        ),
+        (
+            "loggpo",
+            Box::new(
+                LogGpo::new(
+                    (1.0 + 20.0 * a) * US,
+                    0.01 * b * US,
+                    16384,
+                    Progress::Independent,
+                    Mechanism::T,
+                    Mechanism::Rta,
+                    c * 5.0 * US,
+                    Table1D::linear((1.0 + d) * US, 0.001 * c * US).unwrap(),
+                    Table1D::linear(0.0, 0.002 * d * US).unwrap(),
+                )
+                .unwrap(),
+            ),
         ),
         ("titan log3p", Box::new(presets::titan_log3p())),
         (

@@ -10,8 +10,8 @@
 
 use commcost::{
     CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP,
-    MemoryNetworkLogP, Message, MlinesModel, ModelSpec, Pram, Progress, Protocols, Stage, Table1D,
-    Table2D, presets,
+    MemoryNetworkLogP, Message, MlinesModel, ModelSpec, PLogP, Pram, Progress, Protocols, Stage,
+    Table1D, Table2D, presets,
 };
 use serde_json::{Value, json};
 
@@ -90,6 +90,18 @@ fn models() -> Vec<(String, ModelSpec)> {
             1e-6,
             Table1D::new(vec![0.0, 65536.0], vec![1e-6, 3e-6]).unwrap(),
             Table1D::new(vec![0.0, 65536.0], vec![0.0, 2e-5]).unwrap(),
+        )
+        .unwrap()
+        .into(),
+    ));
+    out.push((
+        "plogp".into(),
+        PLogP::new(
+            5e-6,
+            Table1D::new(vec![1.0, 65536.0], vec![1e-6, 2e-5]).unwrap(),
+            Table1D::linear(1e-6, 1e-10).unwrap(),
+            Table1D::new(vec![1.0, 4096.0, 262144.0], vec![1e-6, 3e-6, 2e-4]).unwrap(),
+            2,
         )
         .unwrap()
         .into(),

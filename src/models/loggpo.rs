@@ -557,6 +557,35 @@ impl CommModel for LogGpo {
         self.balanced(msg).recv_overhead
     }
 
+    /// `Tc - L + G`: everything of one message but its latency, with all `K` bytes on the wire.
+    ///
+    /// LogGPO does not overlap a message's own overheads with its transmission (Chen, Zhai,
+    /// Zhang, Zheng, "LogGPO: An accurate communication model for performance prediction of MPI
+    /// programs", Science in China Series F 52(10), 2009, §2: `Tc = Oi + G (K - 1) + L + Oc`
+    /// eager, `4O' + 3L + Oi + G (K - 1)` rendezvous), so the next message of a stream cannot
+    /// start before the current one's initialisation, its `K` bytes (`G K`) and its copy or
+    /// handshake are done; only the latency `L` is in flight. With the overheads' default of
+    /// `send_overhead` alone, a pipeline of `q` segments would come out cheaper than one message
+    /// of the same bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, LogGpo, Mechanism, Message, Progress, Table1D};
+    /// let model = LogGpo::new(
+    ///     5e-6, 1e-9, 16384, Progress::Independent, Mechanism::T, Mechanism::Rta, 2e-6,
+    ///     Table1D::constant(1e-6)?, Table1D::constant(3e-6)?,
+    /// )?;
+    /// // eager 1000 bytes: Oi + G K + Oc = 1 µs + 1 µs + 3 µs
+    /// let interval = model.send_interval(&Message::contiguous(1000));
+    /// assert!((interval - 5e-6).abs() < 1e-14);
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    fn send_interval(&self, msg: &Message) -> f64 {
+        let overlap = self.balanced(msg);
+        (overlap.total - self.latency + self.gap_per_byte).max(overlap.send_overhead)
+    }
+
     /// `S + 1`, the first rendezvous size.
     fn size_breakpoints(&self) -> Vec<u64> {
         self.eager_limit.checked_add(1).into_iter().collect()
