@@ -1,13 +1,14 @@
 /*
  * Calls each collective that Open MPI's tuned component decides (allgather, allreduce,
- * alltoall, barrier, bcast, gather, reduce, reduce_scatter, scatter) once per message size
- * given on the command line, so that scripts/ompi_rules_check.sh can see, through the
- * ompi-trace shim, which algorithm Open MPI ran for each size.
+ * alltoall, barrier, bcast, gather, reduce, reduce_scatter, reduce_scatter_block, scatter) once
+ * per message size given on the command line, so that scripts/ompi_rules_check.sh can see,
+ * through the ompi-trace shim, which algorithm Open MPI ran for each size.
  *
  * Sizes are in Open MPI's rules-file lookup convention (bytes, MPI_BYTE elements):
  * allreduce, bcast, reduce, reduce_scatter: count = size; allgather, alltoall, gather,
- * scatter: sendcount = size / comm size (the lookup size is then comm size x sendcount; the
- * shim records the size Open MPI actually looked up). Reductions use MPI_BOR on MPI_BYTE.
+ * scatter, reduce_scatter_block: block count = size / comm size (the lookup size is then comm
+ * size x block count; the shim records the size Open MPI actually looked up). Reductions use
+ * MPI_BOR on MPI_BYTE.
  * Every rank passes the same send count and type (even where MPI ignores them off the root),
  * so that every rank's lookup gives the same algorithm.
  *
@@ -45,6 +46,7 @@ int main(int argc, char **argv) {
         MPI_Reduce(a, b, n, MPI_BYTE, MPI_BOR, 0, MPI_COMM_WORLD);
         for (int r = 0; r < p; r++) rcounts[r] = per + (r < (int)(s % (size_t)p) ? 1 : 0);
         MPI_Reduce_scatter(a, b, rcounts, MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
+        MPI_Reduce_scatter_block(a, b, per, MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
         MPI_Allgather(a, per, MPI_BYTE, b, per, MPI_BYTE, MPI_COMM_WORLD);
         MPI_Alltoall(a, per, MPI_BYTE, b, per, MPI_BYTE, MPI_COMM_WORLD);
         MPI_Gather(a, per, MPI_BYTE, b, per, MPI_BYTE, 0, MPI_COMM_WORLD);

@@ -10,7 +10,7 @@
 # inside another collective's algorithm are reported but not checked (some go through the
 # tuned decision, some call coll_base directly).
 BEGIN {
-  split("allgather:0 allreduce:2 alltoall:3 barrier:6 bcast:7 gather:9 reduce:11 reduce_scatter:12 scatter:15", m, " ")
+  split("allgather:0 allreduce:2 alltoall:3 barrier:6 bcast:7 gather:9 reduce:11 reduce_scatter:12 reduce_scatter_block:13 scatter:15", m, " ")
   for (i in m) { split(m[i], kv, ":"); ID[kv[1]] = kv[2]; NAME[kv[2]] = kv[1] }
   # internal fallbacks seen in Open MPI 4.1.4's coll_base (parent algorithm > nested algorithm):
   # allreduce ring > recursive doubling (count < comm size), segmented ring > ring,
@@ -61,13 +61,13 @@ NF != 9 { complain("malformed trace line in " FILENAME ": " $0); next }
   ok[key]++; seen[key] = seen[key] (index(" " seen[key] " ", " " alg " ") ? "" : " " alg)
 }
 END {
-  printf "%-16s %-5s %8s %8s %9s %s\n", "collective", "P", "checked", "obeyed", "deferred", "algorithms run (ids)"
+  printf "%-20s %-5s %8s %8s %9s %s\n", "collective", "P", "checked", "obeyed", "deferred", "algorithms run (ids)"
   n = 0
   for (key in checked) keys[n++] = key
   for (key in deferred) if (!(key in checked)) keys[n++] = key
   # insertion sort for a stable report
   for (i = 1; i < n; i++) { v = keys[i]; for (j = i - 1; j >= 0 && keys[j] > v; j--) keys[j + 1] = keys[j]; keys[j + 1] = v }
-  for (i = 0; i < n; i++) { split(keys[i], kp, " "); printf "%-16s %-5s %8d %8d %9d %s\n", kp[1], substr(kp[2], 3), checked[keys[i]], ok[keys[i]], deferred[keys[i]], seen[keys[i]] }
+  for (i = 0; i < n; i++) { split(keys[i], kp, " "); printf "%-20s %-5s %8d %8d %9d %s\n", kp[1], substr(kp[2], 3), checked[keys[i]], ok[keys[i]], deferred[keys[i]], seen[keys[i]] }
   for (key in fallback) { split(fallback[key], fl, " "); delete u; s = ""; for (i in fl) if (!(fl[i] in u)) { u[fl[i]] = 1; s = s " " fl[i] }; print "internal fallbacks (allowed) " key ":" s }
   for (key in noblock) print "no comm-size block applies (fixed decision): " key " (" noblock[key] " calls)"
   for (c in unruled) print "not in the file (fixed decision): " c " (" unruled[c] " calls)"

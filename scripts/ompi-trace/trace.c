@@ -12,6 +12,7 @@
  * lookup_bytes is the message size the tuned component's rules-file lookup uses for that
  * collective (allreduce, bcast, reduce: type size x count; allgather, alltoall, gather,
  * scatter: type size x sendcount x comm size; reduce_scatter: type size x sum of recvcounts;
+ * reduce_scatter_block: type size x recvcount x comm size;
  * barrier: 0); segsize and fanout are the arguments the tuned component passed (-1 where the
  * function takes none); depth is 0 for a call made by the tuned component's decision and > 0
  * for a call made from inside another algorithm (internal fallbacks, allreduce built from
@@ -252,3 +253,21 @@ int ompi_coll_base_bcast_intra_knomial(BC_ARGS, unsigned int segsize, int radix)
     record("bcast", 7, "knomial", comm, tsize(dt) * (size_t)count, (long)segsize, radix);
     CALL(bc_seg_int_t, ompi_coll_base_bcast_intra_knomial, BC_CALL, segsize, radix)
 }
+
+/* reduce_scatter_block: lookup size = type size x recvcount x comm size */
+#define RSB_ARGS const void *sb, void *rb, int rcount, MPI_Datatype dt, MPI_Op op, \
+                 MPI_Comm comm, void *module
+#define RSB_CALL sb, rb, rcount, dt, op, comm, module
+typedef int (*rsb_t)(RSB_ARGS);
+#define WRAP_RSB(id, name, sym)                                                             \
+    int sym(RSB_ARGS) {                                                                     \
+        int p = 0;                                                                          \
+        MPI_Comm_size(comm, &p);                                                            \
+        record("reduce_scatter_block", id, #name, comm,                                     \
+               tsize(dt) * (size_t)rcount * (size_t)p, -1, -1);                             \
+        CALL(rsb_t, sym, RSB_CALL)                                                          \
+    }
+WRAP_RSB(1, basic_linear, ompi_coll_base_reduce_scatter_block_basic_linear)
+WRAP_RSB(2, recursivedoubling, ompi_coll_base_reduce_scatter_block_intra_recursivedoubling)
+WRAP_RSB(3, recursivehalving, ompi_coll_base_reduce_scatter_block_intra_recursivehalving)
+WRAP_RSB(4, butterfly, ompi_coll_base_reduce_scatter_block_intra_butterfly)
