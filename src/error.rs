@@ -374,6 +374,86 @@ pub enum CollectiveError {
         /// The rejected value.
         value: f64,
     },
+    /// An algorithm that cannot run on this many processes (Open MPI's `two_proc` algorithms
+    /// need exactly 2).
+    #[error("algorithm `{algorithm}` cannot run on {processes} processes: {requirement}")]
+    NotApplicable {
+        /// The algorithm's name.
+        algorithm: &'static str,
+        /// The communicator size asked for.
+        processes: u64,
+        /// What it needs.
+        requirement: &'static str,
+    },
+    /// An algorithm parameter outside its range (a fan-out of 0, a k-nomial radix below 2).
+    #[error("algorithm `{algorithm}`: parameter `{name}` = {value} must be {expected}")]
+    InvalidParameter {
+        /// The algorithm's name.
+        algorithm: &'static str,
+        /// The parameter.
+        name: &'static str,
+        /// The rejected value.
+        value: u64,
+        /// The allowed range in words.
+        expected: &'static str,
+    },
+}
+
+/// An algorithm name that does not parse ([`std::str::FromStr`] of the collective algorithms).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum AlgorithmParseError {
+    /// No algorithm of this collective has this name.
+    #[error("`{name}` is not a known {collective} name (known: {known})")]
+    Unknown {
+        /// The collective.
+        collective: &'static str,
+        /// The name given.
+        name: String,
+        /// The accepted names, comma-separated.
+        known: String,
+    },
+    /// A parameter (`name:key=value,...`) that is missing, unknown, repeated or not a number.
+    #[error("algorithm `{algorithm}`: {detail}")]
+    Parameter {
+        /// The algorithm.
+        algorithm: String,
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+/// A tuning file that cannot be produced.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// An empty or unsorted list of communicator sizes or message sizes.
+    #[error("{what}: {detail}")]
+    Grid {
+        /// Which list.
+        what: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A collective could not be priced.
+    #[error(transparent)]
+    Collective(#[from] CollectiveError),
+    /// A rules file that does not read back.
+    #[error("line {line}: {detail}")]
+    Parse {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A collective the target file cannot describe.
+    #[error("{collective}: not supported in the {target}")]
+    Unsupported {
+        /// The collective.
+        collective: &'static str,
+        /// The file format.
+        target: &'static str,
+    },
 }
 
 /// An impossible LogGPO timeline or question.

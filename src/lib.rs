@@ -66,6 +66,7 @@
 pub mod calibrate;
 pub mod collectives;
 mod error;
+pub mod export;
 mod message;
 pub mod mlines;
 mod model;
@@ -75,6 +76,7 @@ pub mod probe;
 mod spec;
 mod table;
 
+pub use error::{AlgorithmParseError, ExportError};
 pub use error::{
     CalibrationError, CollectiveError, FitError, LinesError, MessageError, ParameterError,
     ProbeError, TimelineError,

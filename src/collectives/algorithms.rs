@@ -10,7 +10,7 @@ use crate::error::CollectiveError;
 use crate::{AffineCost, CommModel, Quantities};
 
 /// Per-message quantities of a model for pieces of a problem's message.
-struct Pieces<'a> {
+pub(super) struct Pieces<'a> {
     model: &'a dyn CommModel,
     problem: &'a Problem,
     /// Pieces are contiguous messages, so the model's [`CommModel::p2p_affine`] applies.
@@ -26,7 +26,7 @@ struct Pieces<'a> {
 
 impl Pieces<'_> {
     #[inline]
-    fn p2p(&mut self, bytes: u64) -> f64 {
+    pub(super) fn p2p(&mut self, bytes: u64) -> f64 {
         if let Some(a) = self.known_range(bytes) {
             return a.at(bytes);
         }
@@ -61,17 +61,21 @@ impl Pieces<'_> {
         self.latest_range = Some(a);
         Some(a)
     }
-    fn interval(&self, bytes: u64) -> f64 {
+    pub(super) fn interval(&self, bytes: u64) -> f64 {
         self.model.send_interval(&self.problem.piece(bytes))
     }
-    fn gap(&self, bytes: u64) -> f64 {
+    pub(super) fn gap(&self, bytes: u64) -> f64 {
         self.model.gap(&self.problem.piece(bytes))
     }
-    fn quantities(&self, bytes: u64) -> Quantities {
+    pub(super) fn quantities(&self, bytes: u64) -> Quantities {
         self.model.quantities(&self.problem.piece(bytes))
     }
-    fn op(&self, bytes: u64) -> f64 {
+    pub(super) fn op(&self, bytes: u64) -> f64 {
         self.problem.operator.cost(bytes)
+    }
+    /// `calls · per_call + per_byte · bytes`: the operator over `calls` applications.
+    pub(super) fn op_total(&self, calls: u64, bytes: u64) -> f64 {
+        self.problem.operator.total(calls, bytes)
     }
 
     /// `Σ_{j=0}^{n-1} T(unit · 2^j)` (pieces saturate at `u64::MAX`).
@@ -79,7 +83,7 @@ impl Pieces<'_> {
     /// Over the rounds whose pieces share one affine range `a + b·x` of the model, the sum is
     /// `count · a + b · unit · (2^(j1+1) - 2^j0)`: one model call per range instead of one per
     /// round.
-    fn doubling_sum(&mut self, unit: u64, n: u32) -> f64 {
+    pub(super) fn doubling_sum(&mut self, unit: u64, n: u32) -> f64 {
         let fits = n == 0 || unit == 0 || unit.leading_zeros() >= n - 1;
         let mut total = 0.0;
         let mut j = 0;
@@ -112,7 +116,7 @@ impl Pieces<'_> {
     ///
     /// Over the rounds whose pieces share one affine range of the model, the time is `count · a
     /// + b · Σ ⌈piece / unit⌉`, and the units sum in closed form ([`sum_of_halvings`]).
-    fn halving_sum(&mut self, m: u64, n: u32) -> (f64, u64) {
+    pub(super) fn halving_sum(&mut self, m: u64, n: u32) -> (f64, u64) {
         let mut total = 0.0;
         let mut k = 1;
         while k <= n {
@@ -176,7 +180,7 @@ fn pow2(e: u32) -> f64 {
 /// `Σ_{k=1}^{n} ⌈m / 2^k⌉` (`n < 64`), in closed form: for `m >= 1`, `⌈m/2^k⌉ = ⌊(m-1)/2^k⌋ + 1`
 /// and `Σ_{k>=1} ⌊x/2^k⌋ = x - popcount(x)` (Legendre), so the first `n` terms are
 /// `n + (x - popcount x) - (x >> n - popcount(x >> n))` with `x = m - 1`.
-fn sum_of_halvings(m: u64, n: u32) -> u64 {
+pub(super) fn sum_of_halvings(m: u64, n: u32) -> u64 {
     if m == 0 {
         return 0;
     }
@@ -204,7 +208,7 @@ fn set_bits_below(p: u64) -> u128 {
 }
 
 /// Validates the problem and returns `(pieces, m, P)`, or `None` when `P = 1` (cost 0).
-fn setup<'a>(
+pub(super) fn setup<'a>(
     model: &'a dyn CommModel,
     problem: &'a Problem,
 ) -> Result<Option<(Pieces<'a>, u64, u64)>, CollectiveError> {
@@ -233,7 +237,7 @@ fn setup<'a>(
 /// serves `P - 2^(h-1)` blocks and round `k >= 2` serves `2^(h-k)`:
 /// `T(unit (P - 2^(h-1))) + Σ_{j=0}^{h-2} T(unit 2^j)`. The same rounds, in reverse order, are
 /// Bruck's allgather.
-fn binomial_blocks(pieces: &mut Pieces<'_>, unit: u64, p: u64) -> f64 {
+pub(super) fn binomial_blocks(pieces: &mut Pieces<'_>, unit: u64, p: u64) -> f64 {
     let h = ceil_log2(p);
     // the doubling rounds first: the first round's piece then usually lies in a range they
     // already described
@@ -243,7 +247,7 @@ fn binomial_blocks(pieces: &mut Pieces<'_>, unit: u64, p: u64) -> f64 {
 
 /// A binomial scatter or gather of `unit`-byte blocks: the rounds of [`binomial_blocks`] and a
 /// gap between consecutive rounds, `(h - 1) g(unit)`.
-fn binomial_tree_of_blocks(pieces: &mut Pieces<'_>, unit: u64, p: u64) -> f64 {
+pub(super) fn binomial_tree_of_blocks(pieces: &mut Pieces<'_>, unit: u64, p: u64) -> f64 {
     binomial_blocks(pieces, unit, p) + (f64::from(ceil_log2(p)) - 1.0) * pieces.gap(unit)
 }
 
@@ -261,10 +265,11 @@ macro_rules! algorithm_list {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Broadcast {
-    /// The root sends `P - 1` consecutive messages: `T(m) + (P - 2) I(m)` (SPEC §8; LogGP:
+    /// The root sends `P - 1` consecutive messages: `T(m) + (P - 2) I(m)` (Cameron, Ge & Sun, "log_n P and log_3 P",
+    /// IEEE Trans. Computers 56(3), 2007, Sec. 4.3.3; LogGP:
     /// `2o + L + (P-1) G k + (P-2) g` when `g + kG >= o`; log_3 P: `P (o_mw/2 + l_mw/2) + o_net`).
     Linear,
-    /// Binomial tree: `h T(m) + (h - 1) g(m)` (SPEC §8; LogGP `h (2o + L + kG) + (h-1) g`,
+    /// Binomial tree: `h T(m) + (h - 1) g(m)` (Cameron, Ge & Sun 2007, Sec. 4.3.3; LogGP `h (2o + L + kG) + (h-1) g`,
     /// log_3 P `h (o_mw + l_mw + o_net)`).
     Binomial,
     /// Van de Geijn: binomial scatter of `c = ⌈m/P⌉`-byte chunks, then a ring allgather:
@@ -657,7 +662,7 @@ fn blocks_with_bit(p: u64, k: u32) -> u64 {
 /// interval they cost `(h - 1) a + b m Σ_{k<h-1} n_k` (in units: when the unit divides `m`), where `Σ_{k<h} n_k` counts the set bits
 /// of the indices below `P` ([`set_bits_below`]) and the last round's `n_{h-1} = P - 2^(h-1)`;
 /// otherwise every round is evaluated.
-fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
+pub(super) fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
     let h = ceil_log2(p);
     let last = p - (1u64 << (h - 1));
     let rounds = if h >= 2
@@ -682,7 +687,7 @@ fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
 }
 
 /// `⌈m / 2^k⌉` (`k < 64`) with a shift.
-fn ceil_shift(m: u64, k: u32) -> u64 {
+pub(super) fn ceil_shift(m: u64, k: u32) -> u64 {
     let shifted = m >> k;
     if m & ((1u64 << k) - 1) == 0 {
         shifted

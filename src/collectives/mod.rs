@@ -10,8 +10,10 @@
 //! call per range.
 //!
 //! Round structures follow R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective
-//! communication operations in MPICH", IJHPCA 19(1), 2005, and the SPEC §8 forms, which reproduce
-//! the seeds' closed forms for LogGP and log_3 P exactly:
+//! communication operations in MPICH", IJHPCA 19(1), 2005; the broadcast forms reproduce the
+//! closed forms for LogGP and log_3 P of K. W. Cameron, R. Ge, X.-H. Sun, "log_n P and log_3 P:
+//! accurate analytical models of point-to-point communication in distributed systems", IEEE
+//! Transactions on Computers 56(3), 2007, Sec. 4.3.3, exactly:
 //!
 //! ```text
 //! linear broadcast   T = p2p + (P - 2) interval
@@ -27,14 +29,38 @@
 //! broadcast buffer, each process's contribution to a reduction, gather or allgather, each
 //! pairwise block of an all-to-all. Pieces of it (`m / P`, `m / 2^k`) keep its layout
 //! ([`Problem::piece`]).
+//!
+//! # Which library runs what
+//!
+//! The enums above are the textbook families of Thakur, Rabenseifner & Gropp (2005), which is
+//! what MPICH runs; [`MpichAlgorithm`] gives MPICH's name of each where MPICH has it
+//! (`MPIR_CVAR_<COLL>_INTRA_ALGORITHM`, e.g. `recursive_doubling`, `reduce_scatter_allgather`,
+//! `scatter_ring_allgather`). [`ompi`] holds Open MPI's tuned component's own algorithm set with
+//! its numeric IDs, segment sizes and fan-outs. Every algorithm prints and parses as a
+//! kebab-case name ([`Display`](std::fmt::Display) / [`FromStr`](std::str::FromStr):
+//! `recursive-doubling`, `pipelined:segment=8192`, `chain:segment=65536,fanout=4`), and
+//! [`crate::export`] turns the model's choices into the tuning files the libraries read.
+//!
+//! # The model's `processors` parameter
+//!
+//! Some models carry a processor count (LogP's and LogGP's `P`). The collectives do not use it
+//! as a default: every [`Problem`] names its communicator size explicitly. The trait
+//! [`CommModel`] has no processor count (most models — tables, protocol ranges, log_n P — have
+//! none), collectives never name a concrete model, and the communicator a collective runs on is
+//! usually a part of the machine the model was calibrated on — a decision table ranges over
+//! many communicator sizes with one model. To price a collective on the whole machine, pass the
+//! model's count: `Problem::new(loggp.processors(), message)`.
 
 mod algorithms;
+mod names;
+pub mod ompi;
 mod select;
 
 pub use algorithms::{
     Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
 };
-pub use select::{DecisionTable, best, crossover, rank};
+pub use names::MpichAlgorithm;
+pub use select::{DecisionTable, SwitchPoint, best, crossover, rank};
 
 use crate::error::CollectiveError;
 use crate::{CommModel, Message};

@@ -188,7 +188,19 @@ fn probe_sizes<A: Algorithm>(
 /// assert_eq!(table.lookup(100, 2 << 20), table.lookup(64, 65536));
 /// # Ok::<(), commcost::CollectiveError>(())
 /// ```
+///
+/// With the `serde` feature the table (de)serialises as `{"processes": [..], "sizes": [..],
+/// "best": [..]}` (`best` row-major, one row per communicator size); loading checks that the
+/// axes are non-empty and strictly increasing and that `best` has one entry per cell.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(
+        try_from = "RawDecisionTable<A>",
+        bound(deserialize = "A: serde::Deserialize<'de>")
+    )
+)]
 pub struct DecisionTable<A> {
     processes: Vec<u64>,
     sizes: Vec<u64>,
@@ -257,5 +269,133 @@ impl<A: Algorithm> DecisionTable<A> {
     /// The message sizes of the grid.
     pub fn sizes(&self) -> &[u64] {
         &self.sizes
+    }
+
+    /// Every cell as `(processes, size, best algorithm)`, row by row (communicator sizes
+    /// ascending, message sizes ascending within a row).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::collectives::{Allreduce, DecisionTable, Problem};
+    /// use commcost::{Message, presets};
+    ///
+    /// let openib = presets::open_mpi_openib();
+    /// let template = Problem::new(1, Message::contiguous(1));
+    /// let table = DecisionTable::<Allreduce>::build(&openib, &[4, 64], &[8, 1 << 22], &template)?;
+    /// let cells: Vec<_> = table.cells().collect();
+    /// assert_eq!(cells.len(), 4);
+    /// assert_eq!((cells[1].0, cells[1].1), (4, 1 << 22));
+    /// assert_eq!(cells[1].2, table.lookup(4, 1 << 22));
+    /// # Ok::<(), commcost::CollectiveError>(())
+    /// ```
+    pub fn cells(&self) -> impl Iterator<Item = (u64, u64, A)> + '_ {
+        self.processes.iter().enumerate().flat_map(move |(i, &p)| {
+            self.sizes
+                .iter()
+                .enumerate()
+                .map(move |(j, &s)| (p, s, self.best[i * self.sizes.len() + j]))
+        })
+    }
+
+    /// The sizes at which the best algorithm changes along each row: for every communicator
+    /// size, each grid size whose best algorithm differs from the previous grid size's, with
+    /// both algorithms. A row with one algorithm throughout has none.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::collectives::{Allreduce, DecisionTable, Problem};
+    /// use commcost::{Message, presets};
+    ///
+    /// let openib = presets::open_mpi_openib();
+    /// let sizes: Vec<u64> = (0..24).map(|k| 1u64 << k).collect();
+    /// let template = Problem::new(1, Message::contiguous(1));
+    /// let table = DecisionTable::<Allreduce>::build(&openib, &[64], &sizes, &template)?;
+    /// let switches = table.switch_points();
+    /// assert!(!switches.is_empty());
+    /// for s in &switches {
+    ///     assert_eq!(table.lookup(s.processes, s.size), s.to);
+    ///     assert_ne!(s.from, s.to);
+    /// }
+    /// # Ok::<(), commcost::CollectiveError>(())
+    /// ```
+    pub fn switch_points(&self) -> Vec<SwitchPoint<A>> {
+        let n = self.sizes.len();
+        let mut out = Vec::new();
+        for (i, &processes) in self.processes.iter().enumerate() {
+            let row = &self.best[i * n..(i + 1) * n];
+            for j in 1..n {
+                if row[j] != row[j - 1] {
+                    out.push(SwitchPoint {
+                        processes,
+                        size: self.sizes[j],
+                        from: row[j - 1],
+                        to: row[j],
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A grid size at which a [`DecisionTable`] row changes its best algorithm.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SwitchPoint<A> {
+    /// The communicator size of the row.
+    pub processes: u64,
+    /// The first grid size of the new algorithm.
+    pub size: u64,
+    /// The best algorithm at the grid size before.
+    pub from: A,
+    /// The best algorithm from `size` on.
+    pub to: A,
+}
+
+/// The unchecked form of a [`DecisionTable`] in a file.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDecisionTable<A> {
+    processes: Vec<u64>,
+    sizes: Vec<u64>,
+    best: Vec<A>,
+}
+
+#[cfg(feature = "serde")]
+impl<A> TryFrom<RawDecisionTable<A>> for DecisionTable<A> {
+    type Error = CollectiveError;
+
+    fn try_from(raw: RawDecisionTable<A>) -> Result<Self, Self::Error> {
+        for (what, axis) in [("processes", &raw.processes), ("sizes", &raw.sizes)] {
+            if axis.is_empty() || axis.windows(2).any(|w| w[1] <= w[0]) {
+                return Err(CollectiveError::EmptyRange {
+                    what,
+                    detail: "must be non-empty and strictly increasing".into(),
+                });
+            }
+        }
+        if raw.processes.contains(&0) {
+            return Err(CollectiveError::NoProcesses);
+        }
+        let cells = raw.processes.len().checked_mul(raw.sizes.len());
+        if cells != Some(raw.best.len()) {
+            return Err(CollectiveError::EmptyRange {
+                what: "best",
+                detail: format!(
+                    "{} entries for {} x {} cells",
+                    raw.best.len(),
+                    raw.processes.len(),
+                    raw.sizes.len()
+                ),
+            });
+        }
+        Ok(Self {
+            processes: raw.processes,
+            sizes: raw.sizes,
+            best: raw.best,
+        })
     }
 }

@@ -1,0 +1,178 @@
+//! `MPI_Allgather` in Open MPI (`coll_base_allgather.c`), ID 0.
+
+use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in};
+use crate::CommModel;
+use crate::collectives::algorithms::setup;
+use crate::collectives::{Algorithm, Allgather as Textbook, Problem, ceil_log2};
+use crate::error::{AlgorithmParseError, CollectiveError};
+
+/// Open MPI's allgather algorithms (`coll_tuned_allgather_algorithm`). `m` is each process's
+/// block; the rules-file size is `m P`.
+///
+/// # Formula
+///
+/// | ID | variant | cost |
+/// |---|---|---|
+/// | 1 | `Linear` | linear gather to rank 0, `T(m) + (P-2) max(I(m), or(m))`, then a broadcast of `P m` with Open MPI's default choice, priced as a binomial tree `h T(Pm) + (h-1) g(Pm)` |
+/// | 2 | `Bruck` | `Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k))` |
+/// | 3 | `RecursiveDoubling` | `Σ_{k=0}^{h-1} T(m 2^k)`; `Bruck` when `P` is not a power of two |
+/// | 4 | `Ring` | `(P-1) T(m)` |
+/// | 5 | `Neighbor` | `T(m) + (P/2 - 1) T(2m)`; `Ring` when `P` is odd |
+/// | 6 | `TwoProc` | `T(m)`; only `P = 2` ([`CollectiveError::NotApplicable`] otherwise) |
+///
+/// Bruck, recursive doubling and ring as in Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005;
+/// neighbor exchange after Chen et al. as in `coll_base_allgather.c`.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::Allgather;
+/// use commcost::collectives::{Algorithm, Problem};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// let problem = Problem::new(4, Message::contiguous(1001));
+/// // neighbor exchange on 4: T(1001) + T(2002) = (7 µs + 1 µs) + (7 µs + 2.001 µs)
+/// let t = Allgather::Neighbor.cost(&model, &problem)?;
+/// assert!((t - 17.001e-6).abs() < 1e-12);
+/// assert!(Allgather::TwoProc.cost(&model, &problem).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Allgather {
+    /// 1, `linear`: gather to rank 0, then broadcast.
+    Linear,
+    /// 2, `bruck`.
+    Bruck,
+    /// 3, `recursive_doubling` (powers of two; Bruck otherwise).
+    RecursiveDoubling,
+    /// 4, `ring`.
+    Ring,
+    /// 5, `neighbor`: neighbor exchange (even `P`; ring otherwise).
+    Neighbor,
+    /// 6, `two_proc`: one exchange, `P = 2` only.
+    TwoProc,
+}
+
+const NAMES: &[&str] = &[
+    "linear",
+    "bruck",
+    "recursive-doubling",
+    "ring",
+    "neighbor",
+    "two-proc",
+];
+const OMPI_NAMES: &[&str] = &[
+    "linear",
+    "bruck",
+    "recursive_doubling",
+    "ring",
+    "neighbor",
+    "two_proc",
+];
+const ALL: &[Allgather] = &[
+    Allgather::Linear,
+    Allgather::Bruck,
+    Allgather::RecursiveDoubling,
+    Allgather::Ring,
+    Allgather::Neighbor,
+    Allgather::TwoProc,
+];
+
+impl Allgather {
+    /// Every algorithm, in ID order.
+    pub const ALL: &'static [Allgather] = ALL;
+
+    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
+        let p = ParsedName::parse(s)?;
+        let a = NAMES
+            .iter()
+            .position(|n| *n == p.name)
+            .or_else(|| {
+                p.name
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|id| id.checked_sub(1))
+            })
+            .and_then(|i| ALL.get(i).copied())
+            .ok_or_else(|| p.unknown("allgather", NAMES))?;
+        p.finish()?;
+        Ok(a)
+    }
+
+    fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(NAMES[self.ompi_id() as usize - 1])
+    }
+}
+display_from_str!(Allgather);
+
+impl OmpiAlgorithm for Allgather {
+    const COLLECTIVE: OmpiCollective = OmpiCollective::Allgather;
+
+    fn ompi_id(&self) -> u32 {
+        match self {
+            Self::Linear => 1,
+            Self::Bruck => 2,
+            Self::RecursiveDoubling => 3,
+            Self::Ring => 4,
+            Self::Neighbor => 5,
+            Self::TwoProc => 6,
+        }
+    }
+
+    fn ompi_name(&self) -> &'static str {
+        OMPI_NAMES[self.ompi_id() as usize - 1]
+    }
+}
+
+impl Algorithm for Allgather {
+    fn name(&self) -> &'static str {
+        NAMES[self.ompi_id() as usize - 1]
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        if *self == Self::TwoProc && problem.processes > 2 {
+            return Err(CollectiveError::NotApplicable {
+                algorithm: "two-proc",
+                processes: problem.processes,
+                requirement: "exactly 2 processes",
+            });
+        }
+        let Some((mut x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(match self {
+            Self::Linear => {
+                let h = f64::from(ceil_log2(p));
+                let all = m.saturating_mul(p);
+                linear_fan_in(&mut x, m, p) + h * x.p2p(all) + (h - 1.0) * x.gap(all)
+            }
+            Self::Bruck => Textbook::Bruck.cost(model, problem)?,
+            Self::RecursiveDoubling => {
+                if p.is_power_of_two() {
+                    x.doubling_sum(m, ceil_log2(p))
+                } else {
+                    Textbook::Bruck.cost(model, problem)?
+                }
+            }
+            Self::Ring => Textbook::Ring.cost(model, problem)?,
+            Self::Neighbor => {
+                if p % 2 == 1 {
+                    Textbook::Ring.cost(model, problem)?
+                } else {
+                    x.p2p(m) + (p / 2 - 1) as f64 * x.p2p(m.saturating_mul(2))
+                }
+            }
+            Self::TwoProc => x.p2p(m),
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        ALL.iter()
+            .copied()
+            .filter(|a| *a != Self::TwoProc || problem.processes == 2)
+            .collect()
+    }
+}

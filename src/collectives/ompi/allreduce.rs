@@ -1,0 +1,218 @@
+//! `MPI_Allreduce` in Open MPI (`coll_base_allreduce.c`), ID 2.
+
+use std::fmt;
+
+use super::{
+    OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in, linear_fan_out,
+    segment_candidates,
+};
+use crate::CommModel;
+use crate::collectives::algorithms::setup;
+use crate::collectives::{Algorithm, Allreduce as Textbook, Problem, ceil_log2, floor_log2};
+use crate::error::{AlgorithmParseError, CollectiveError};
+
+/// Open MPI's allreduce algorithms (`coll_tuned_allreduce_algorithm`). `m` is the vector (also
+/// the rules-file size); only `SegmentedRing` uses a segment size.
+///
+/// # Formula
+///
+/// `c = ⌈m/P⌉`, `h' = ⌊log2 P⌋`, `[np2]` = 1 when `P` is not a power of two:
+///
+/// | ID | variant | cost |
+/// |---|---|---|
+/// | 1 | `BasicLinear` | linear reduce to rank 0, `T(m) + (P-2) max(I(m), or(m)) + (P-1) op(m)`, then linear broadcast `T(m) + (P-2) I(m)` |
+/// | 2 | `Nonoverlapping` | reduce then broadcast with Open MPI's default choices, priced as binomial trees: `2h T(m) + h op(m) + 2(h-1) g(m)` |
+/// | 3 | `RecursiveDoubling` | `h' (T(m) + op(m)) + [np2] (2 T(m) + op(m))` |
+/// | 4 | `Ring` | `(P-1)(2 T(c) + op(c))`; `RecursiveDoubling` when `m < P` |
+/// | 5 | `SegmentedRing` | `n = ⌊m / (P s)⌋` phases (`+1` when the rest `r = m mod P s` has `r >= P` and `r > P s / 2`), pieces `e = ⌈c/n⌉`: `(P-1)(n (T(e) + op(e)) + T(c))`; `Ring` when `s = 0` or `m < P s` |
+/// | 6 | `Rabenseifner` | `[np2](2 T(⌈m/2⌉) + op(⌈m/2⌉)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(m)`; `BasicLinear` when `m < 2^h'` |
+///
+/// Forms 3 and 4 are those of Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005 (the crate's
+/// [`Allreduce`](crate::collectives::Allreduce)); Rabenseifner's as Open MPI folds the
+/// `P - 2^h'` extra processes in (each pair exchanges halves, reduces its half, and the odd one
+/// sends its half back); the fallbacks are Open MPI's.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::{Allreduce, OmpiAlgorithm};
+/// use commcost::collectives::{Algorithm, Problem};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 8)?;
+/// // 4 bytes on 8 processes: the ring falls back to recursive doubling, as in Open MPI
+/// let small = Problem::new(8, Message::contiguous(4));
+/// let ring = Allreduce::Ring.cost(&model, &small)?;
+/// let doubling = Allreduce::RecursiveDoubling.cost(&model, &small)?;
+/// assert_eq!(ring, doubling);
+/// assert_eq!(Allreduce::Rabenseifner.ompi_id(), 6);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Allreduce {
+    /// 1, `basic_linear`: linear reduce to rank 0, linear broadcast.
+    BasicLinear,
+    /// 2, `nonoverlapping`: `MPI_Reduce` then `MPI_Bcast`.
+    Nonoverlapping,
+    /// 3, `recursive_doubling`.
+    RecursiveDoubling,
+    /// 4, `ring`: ring reduce-scatter, ring allgather.
+    Ring,
+    /// 5, `segmented_ring`: the ring with its reduce-scatter cut into segments.
+    SegmentedRing {
+        /// Segment size, bytes (0 = the plain ring).
+        segment: u64,
+    },
+    /// 6, `rabenseifner`: recursive-halving reduce-scatter, recursive-doubling allgather.
+    Rabenseifner,
+}
+
+const NAMES: &[&str] = &[
+    "basic-linear",
+    "nonoverlapping",
+    "recursive-doubling",
+    "ring",
+    "segmented-ring",
+    "rabenseifner",
+];
+
+impl Allreduce {
+    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
+        let mut p = ParsedName::parse(s)?;
+        let a = match p.name.as_str() {
+            "basic-linear" | "1" => Self::BasicLinear,
+            "nonoverlapping" | "2" => Self::Nonoverlapping,
+            "recursive-doubling" | "3" => Self::RecursiveDoubling,
+            "ring" | "4" => Self::Ring,
+            "segmented-ring" | "5" => Self::SegmentedRing {
+                segment: p.take("segment").unwrap_or(0),
+            },
+            "rabenseifner" | "6" => Self::Rabenseifner,
+            _ => return Err(p.unknown("allreduce", NAMES)),
+        };
+        p.finish()?;
+        Ok(a)
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = NAMES[self.ompi_id() as usize - 1];
+        match *self {
+            Self::SegmentedRing { segment } => write!(f, "{name}:segment={segment}"),
+            _ => f.write_str(name),
+        }
+    }
+}
+display_from_str!(Allreduce);
+
+impl OmpiAlgorithm for Allreduce {
+    const COLLECTIVE: OmpiCollective = OmpiCollective::Allreduce;
+
+    fn ompi_id(&self) -> u32 {
+        match self {
+            Self::BasicLinear => 1,
+            Self::Nonoverlapping => 2,
+            Self::RecursiveDoubling => 3,
+            Self::Ring => 4,
+            Self::SegmentedRing { .. } => 5,
+            Self::Rabenseifner => 6,
+        }
+    }
+
+    fn ompi_name(&self) -> &'static str {
+        [
+            "basic_linear",
+            "nonoverlapping",
+            "recursive_doubling",
+            "ring",
+            "segmented_ring",
+            "rabenseifner",
+        ][self.ompi_id() as usize - 1]
+    }
+
+    fn segment_size(&self) -> u64 {
+        match *self {
+            Self::SegmentedRing { segment } => segment,
+            _ => 0,
+        }
+    }
+}
+
+impl Algorithm for Allreduce {
+    fn name(&self) -> &'static str {
+        NAMES[self.ompi_id() as usize - 1]
+    }
+
+    fn label(&self) -> String {
+        self.to_string()
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(match *self {
+            Self::BasicLinear => {
+                linear_fan_in(&mut x, m, p)
+                    + (p - 1) as f64 * x.op(m)
+                    + linear_fan_out(&mut x, m, p)
+            }
+            Self::Nonoverlapping => {
+                let h = f64::from(ceil_log2(p));
+                2.0 * h * x.p2p(m) + h * x.op(m) + 2.0 * (h - 1.0) * x.gap(m)
+            }
+            Self::RecursiveDoubling => Textbook::RecursiveDoubling.cost(model, problem)?,
+            Self::Ring | Self::SegmentedRing { segment: 0 } => {
+                if m < p {
+                    Textbook::RecursiveDoubling.cost(model, problem)?
+                } else {
+                    Textbook::Ring.cost(model, problem)?
+                }
+            }
+            Self::SegmentedRing { segment } => {
+                let round = p.saturating_mul(segment);
+                if m < round {
+                    return Self::Ring.cost(model, problem);
+                }
+                let rest = m % round;
+                let phases = m / round + u64::from(rest >= p && rest > round / 2);
+                let c = m.div_ceil(p);
+                let piece = c.div_ceil(phases);
+                (p - 1) as f64 * (phases as f64 * (x.p2p(piece) + x.op(piece)) + x.p2p(c))
+            }
+            Self::Rabenseifner => {
+                let hp = floor_log2(p);
+                if m < 1u64 << hp {
+                    return Self::BasicLinear.cost(model, problem);
+                }
+                let (time, bytes) = x.halving_sum(m, hp);
+                let halving = 2.0 * time + x.op_total(hp.into(), bytes);
+                if p.is_power_of_two() {
+                    halving
+                } else {
+                    // the extra processes fold in by exchanging halves, and get the result back
+                    let half = m.div_ceil(2);
+                    2.0 * x.p2p(half) + x.op(half) + halving + x.p2p(m)
+                }
+            }
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        let m = problem.message.bytes();
+        let mut out = vec![
+            Self::BasicLinear,
+            Self::Nonoverlapping,
+            Self::RecursiveDoubling,
+            Self::Ring,
+        ];
+        out.extend(
+            segment_candidates(m)
+                .filter(|&s| s > 0)
+                .map(|segment| Self::SegmentedRing { segment }),
+        );
+        out.push(Self::Rabenseifner);
+        out
+    }
+}

@@ -1,0 +1,164 @@
+//! `MPI_Alltoall` in Open MPI (`coll_base_alltoall.c`), ID 3.
+
+use std::fmt;
+
+use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in};
+use crate::CommModel;
+use crate::collectives::algorithms::{bruck_alltoall, setup};
+use crate::collectives::{Algorithm, Problem};
+use crate::error::{AlgorithmParseError, CollectiveError};
+
+/// Open MPI's all-to-all algorithms (`coll_tuned_alltoall_algorithm`). `m` is the block for each
+/// pair; the rules-file size is `m P`.
+///
+/// # Formula
+///
+/// | ID | variant | cost |
+/// |---|---|---|
+/// | 1 | `Linear` | all sends and receives posted at once: `T(m) + (P-2) max(I(m), or(m))` |
+/// | 2 | `Pairwise` | `(P-1) T(m)` |
+/// | 3 | `ModifiedBruck` | `Σ_{k=0}^{h-1} T(m n_k)`, `n_k` = indices below `P` with bit `k` set (the local rotations are not priced) |
+/// | 4 | `LinearSync` | batches of `r` requests (`r = P - 1` when `max_requests` is 0 or at least `P`): `⌈(P-1)/r⌉ (T(m) + (r-1) max(I(m), or(m)))` |
+/// | 5 | `TwoProc` | `T(m)`; only `P = 2` |
+///
+/// Pairwise and Bruck as in Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::Alltoall;
+/// use commcost::collectives::{Algorithm, Problem};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// // pairwise on 4 processes: 3 T(1) = 21 µs
+/// let t = Alltoall::Pairwise.cost(&model, &Problem::new(4, Message::contiguous(1)))?;
+/// assert!((t - 21e-6).abs() < 1e-15);
+/// assert_eq!("linear-sync:max-requests=2".parse::<Alltoall>()?, Alltoall::LinearSync { max_requests: 2 });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Alltoall {
+    /// 1, `linear`.
+    Linear,
+    /// 2, `pairwise`.
+    Pairwise,
+    /// 3, `modified_bruck`.
+    ModifiedBruck,
+    /// 4, `linear_sync`: at most `max_requests` outstanding requests (the MCA parameter
+    /// `coll_tuned_alltoall_algorithm_max_requests`; not a rules-file field).
+    LinearSync {
+        /// Outstanding requests (0 = no limit).
+        max_requests: u64,
+    },
+    /// 5, `two_proc`: `P = 2` only.
+    TwoProc,
+}
+
+const NAMES: &[&str] = &[
+    "linear",
+    "pairwise",
+    "modified-bruck",
+    "linear-sync",
+    "two-proc",
+];
+
+impl Alltoall {
+    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
+        let mut p = ParsedName::parse(s)?;
+        let a = match p.name.as_str() {
+            "linear" | "1" => Self::Linear,
+            "pairwise" | "2" => Self::Pairwise,
+            "modified-bruck" | "3" => Self::ModifiedBruck,
+            "linear-sync" | "4" => Self::LinearSync {
+                max_requests: p.take("max-requests").unwrap_or(0),
+            },
+            "two-proc" | "5" => Self::TwoProc,
+            _ => return Err(p.unknown("alltoall", NAMES)),
+        };
+        p.finish()?;
+        Ok(a)
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = NAMES[self.ompi_id() as usize - 1];
+        match *self {
+            Self::LinearSync { max_requests } => write!(f, "{name}:max-requests={max_requests}"),
+            _ => f.write_str(name),
+        }
+    }
+}
+display_from_str!(Alltoall);
+
+impl OmpiAlgorithm for Alltoall {
+    const COLLECTIVE: OmpiCollective = OmpiCollective::Alltoall;
+
+    fn ompi_id(&self) -> u32 {
+        match self {
+            Self::Linear => 1,
+            Self::Pairwise => 2,
+            Self::ModifiedBruck => 3,
+            Self::LinearSync { .. } => 4,
+            Self::TwoProc => 5,
+        }
+    }
+
+    fn ompi_name(&self) -> &'static str {
+        [
+            "linear",
+            "pairwise",
+            "modified_bruck",
+            "linear_sync",
+            "two_proc",
+        ][self.ompi_id() as usize - 1]
+    }
+}
+
+impl Algorithm for Alltoall {
+    fn name(&self) -> &'static str {
+        NAMES[self.ompi_id() as usize - 1]
+    }
+
+    fn label(&self) -> String {
+        self.to_string()
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        if *self == Self::TwoProc && problem.processes > 2 {
+            return Err(CollectiveError::NotApplicable {
+                algorithm: "two-proc",
+                processes: problem.processes,
+                requirement: "exactly 2 processes",
+            });
+        }
+        let Some((mut x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(match *self {
+            Self::Linear => linear_fan_in(&mut x, m, p),
+            Self::Pairwise => (p - 1) as f64 * x.p2p(m),
+            Self::ModifiedBruck => bruck_alltoall(&mut x, m, p),
+            Self::LinearSync { max_requests } => {
+                let r = if max_requests == 0 || max_requests >= p {
+                    p - 1
+                } else {
+                    max_requests
+                };
+                let t = x.quantities(m);
+                (p - 1).div_ceil(r) as f64
+                    * (t.p2p + (r - 1) as f64 * t.send_interval.max(t.recv_overhead))
+            }
+            Self::TwoProc => x.p2p(m),
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        let mut out = vec![Self::Linear, Self::Pairwise, Self::ModifiedBruck];
+        if problem.processes == 2 {
+            out.push(Self::TwoProc);
+        }
+        out
+    }
+}

@@ -1,0 +1,164 @@
+//! `MPI_Barrier` in Open MPI (`coll_base_barrier.c`), ID 6.
+
+use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str};
+use crate::CommModel;
+use crate::collectives::algorithms::setup;
+use crate::collectives::{Algorithm, Problem, ceil_log2, floor_log2};
+use crate::error::{AlgorithmParseError, CollectiveError};
+
+/// Open MPI's barrier algorithms (`coll_tuned_barrier_algorithm`); the rules-file size is 0.
+///
+/// # Formula
+///
+/// With `T = T(0)`, `I = I(0)`, `or = or(0)` (empty messages):
+///
+/// | ID | variant | cost |
+/// |---|---|---|
+/// | 1 | `Linear` | everyone to rank 0 and back: `2 T + (P-2) (max(I, or) + I)` |
+/// | 2 | `DoubleRing` | two trips around the ring: `2P T` |
+/// | 3 | `RecursiveDoubling` | `h' T + [np2] 2T` |
+/// | 4 | `Bruck` | dissemination, `h T` |
+/// | 5 | `TwoProc` | `T`; only `P = 2` |
+/// | 6 | `Tree` | fan-in and fan-out over a hypercube tree: `2h T` |
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::Barrier;
+/// use commcost::collectives::{Algorithm, Problem};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 8)?;
+/// // dissemination on 5 processes: ⌈log2 5⌉ = 3 rounds of T(0) = 7 µs
+/// let t = Barrier::Bruck.cost(&model, &Problem::new(5, Message::contiguous(0)))?;
+/// assert!((t - 21e-6).abs() < 1e-15);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Barrier {
+    /// 1, `linear`.
+    Linear,
+    /// 2, `double_ring`.
+    DoubleRing,
+    /// 3, `recursive_doubling`.
+    RecursiveDoubling,
+    /// 4, `bruck` (dissemination).
+    Bruck,
+    /// 5, `two_proc`: `P = 2` only.
+    TwoProc,
+    /// 6, `tree`.
+    Tree,
+}
+
+const NAMES: &[&str] = &[
+    "linear",
+    "double-ring",
+    "recursive-doubling",
+    "bruck",
+    "two-proc",
+    "tree",
+];
+const ALL: &[Barrier] = &[
+    Barrier::Linear,
+    Barrier::DoubleRing,
+    Barrier::RecursiveDoubling,
+    Barrier::Bruck,
+    Barrier::TwoProc,
+    Barrier::Tree,
+];
+
+impl Barrier {
+    /// Every algorithm, in ID order.
+    pub const ALL: &'static [Barrier] = ALL;
+
+    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
+        let p = ParsedName::parse(s)?;
+        let a = NAMES
+            .iter()
+            .position(|n| *n == p.name)
+            .or_else(|| {
+                p.name
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|id| id.checked_sub(1))
+            })
+            .and_then(|i| ALL.get(i).copied())
+            .ok_or_else(|| p.unknown("barrier", NAMES))?;
+        p.finish()?;
+        Ok(a)
+    }
+
+    fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(NAMES[self.ompi_id() as usize - 1])
+    }
+}
+display_from_str!(Barrier);
+
+impl OmpiAlgorithm for Barrier {
+    const COLLECTIVE: OmpiCollective = OmpiCollective::Barrier;
+
+    fn ompi_id(&self) -> u32 {
+        match self {
+            Self::Linear => 1,
+            Self::DoubleRing => 2,
+            Self::RecursiveDoubling => 3,
+            Self::Bruck => 4,
+            Self::TwoProc => 5,
+            Self::Tree => 6,
+        }
+    }
+
+    fn ompi_name(&self) -> &'static str {
+        [
+            "linear",
+            "double_ring",
+            "recursive_doubling",
+            "bruck",
+            "two_proc",
+            "tree",
+        ][self.ompi_id() as usize - 1]
+    }
+}
+
+impl Algorithm for Barrier {
+    fn name(&self) -> &'static str {
+        NAMES[self.ompi_id() as usize - 1]
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        if *self == Self::TwoProc && problem.processes > 2 {
+            return Err(CollectiveError::NotApplicable {
+                algorithm: "two-proc",
+                processes: problem.processes,
+                requirement: "exactly 2 processes",
+            });
+        }
+        let Some((x, _, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        let q = x.quantities(0);
+        let t = q.p2p;
+        Ok(match self {
+            Self::Linear => {
+                2.0 * t + (p - 2) as f64 * (q.send_interval.max(q.recv_overhead) + q.send_interval)
+            }
+            Self::DoubleRing => 2.0 * p as f64 * t,
+            Self::RecursiveDoubling => {
+                let extra = if p.is_power_of_two() { 0.0 } else { 2.0 };
+                (f64::from(floor_log2(p)) + extra) * t
+            }
+            Self::Bruck => f64::from(ceil_log2(p)) * t,
+            Self::TwoProc => t,
+            Self::Tree => 2.0 * f64::from(ceil_log2(p)) * t,
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        ALL.iter()
+            .copied()
+            .filter(|a| *a != Self::TwoProc || problem.processes == 2)
+            .collect()
+    }
+}

@@ -1,0 +1,291 @@
+//! `MPI_Bcast` in Open MPI (`coll_base_bcast.c`), ID 7.
+
+use std::fmt;
+
+use super::{
+    OmpiAlgorithm, OmpiCollective, ParsedName, Shape, bcast_tree, display_from_str, linear_fan_out,
+    segment_candidates,
+};
+use crate::CommModel;
+use crate::collectives::algorithms::{binomial_tree_of_blocks, setup};
+use crate::collectives::{Algorithm, Problem, ceil_log2};
+use crate::error::{AlgorithmParseError, CollectiveError};
+
+/// Open MPI's broadcast algorithms (`coll_tuned_bcast_algorithm`). `m` is the buffer, which is
+/// also the rules-file size. `segment` is in bytes, 0 = unsegmented.
+///
+/// # Formula
+///
+/// With `Tree(shape, m, s)` the segmented tree broadcast of the [module docs](super):
+///
+/// | ID | variant | cost |
+/// |---|---|---|
+/// | 1 | `BasicLinear` | `T(m) + (P - 2) I(m)` |
+/// | 2 | `Chain` | `Tree(chain(fanout), m, segment)` |
+/// | 3 | `Pipeline` | `Tree(chain(1), m, segment)` |
+/// | 4 | `SplitBinaryTree` | `Tree(binary, ⌈m/2⌉, segment) + T(⌈m/2⌉)`; `Pipeline` when `⌊m/2⌋ = 0` or `segment > ⌊m/2⌋` |
+/// | 5 | `BinaryTree` | `Tree(binary, m, segment)` |
+/// | 6 | `Binomial` | `Tree(binomial, m, segment)` |
+/// | 7 | `Knomial` | `Tree(knomial(radix), m, segment)` |
+/// | 8 | `ScatterAllgather` | binomial scatter of `c = ⌈m/P⌉` + `Σ_{k<h} T(c 2^k)`; `BasicLinear` when `m < P` |
+/// | 9 | `ScatterAllgatherRing` | binomial scatter of `c` + `(P - 1) T(c)`; `BasicLinear` when `m < P` |
+///
+/// The binomial scatter of `c`-byte blocks is `Σ_{k=1}^{h} T(c min(2^(h-k), P - 2^(h-k))) +
+/// (h - 1) g(c)`. Algorithm 8's recursive doubling on `P` not a power of two also forwards the
+/// blocks of the missing partners by recursive halving; that forwarding is not priced.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::{Bcast, OmpiAlgorithm};
+/// use commcost::collectives::{Algorithm, Problem};
+/// use commcost::{LogGP, Message};
+///
+/// let bcast: Bcast = "chain:segment=8192,fanout=4".parse()?;
+/// assert_eq!(bcast, Bcast::Chain { segment: 8192, fanout: 4 });
+/// assert_eq!((bcast.ompi_id(), bcast.faninout(), bcast.segment_size()), (2, 4, 8192));
+/// assert_eq!(bcast.to_string(), "chain:segment=8192,fanout=4");
+/// // unsegmented binomial on 4 processes, LogGP: 2 T(m) (the largest subtree first)
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// let t = Bcast::Binomial { segment: 0 }.cost(&model, &Problem::new(4, Message::contiguous(1)))?;
+/// assert!((t - 2.0 * 7e-6).abs() < 1e-15);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Bcast {
+    /// 1, `basic_linear`: the root sends to every process.
+    BasicLinear,
+    /// 2, `chain`: `fanout` pipelined chains.
+    Chain {
+        /// Segment size, bytes (0 = unsegmented).
+        segment: u64,
+        /// Number of chains (Open MPI clamps it to `1..=32`).
+        fanout: u64,
+    },
+    /// 3, `pipeline`: one pipelined chain.
+    Pipeline {
+        /// Segment size, bytes.
+        segment: u64,
+    },
+    /// 4, `split_binary_tree`: each half of the message down one subtree, then exchanged.
+    SplitBinaryTree {
+        /// Segment size, bytes.
+        segment: u64,
+    },
+    /// 5, `binary_tree`: segmented binary tree.
+    BinaryTree {
+        /// Segment size, bytes.
+        segment: u64,
+    },
+    /// 6, `binomial`: segmented binomial tree.
+    Binomial {
+        /// Segment size, bytes.
+        segment: u64,
+    },
+    /// 7, `knomial`: segmented k-nomial tree (the radix is the MCA parameter
+    /// `coll_tuned_bcast_algorithm_knomial_radix`, default 4; the rules file cannot set it).
+    Knomial {
+        /// Segment size, bytes.
+        segment: u64,
+        /// Tree radix, at least 2.
+        radix: u64,
+    },
+    /// 8, `scatter_allgather`: binomial scatter, recursive-doubling allgather.
+    ScatterAllgather,
+    /// 9, `scatter_allgather_ring`: binomial scatter, ring allgather.
+    ScatterAllgatherRing,
+}
+
+const NAMES: &[&str] = &[
+    "basic-linear",
+    "chain",
+    "pipeline",
+    "split-binary-tree",
+    "binary-tree",
+    "binomial",
+    "knomial",
+    "scatter-allgather",
+    "scatter-allgather-ring",
+];
+
+/// Open MPI's default chain fan-out and k-nomial radix (`coll_tuned_bcast_algorithm_chain_fanout`,
+/// `coll_tuned_bcast_algorithm_knomial_radix`).
+const DEFAULT_FANOUT: u64 = 4;
+const DEFAULT_RADIX: u64 = 4;
+
+impl Bcast {
+    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
+        let mut p = ParsedName::parse(s)?;
+        let segment = p.take("segment").unwrap_or(0);
+        let a = match p.name.as_str() {
+            "basic-linear" | "1" => Self::BasicLinear,
+            "chain" | "2" => Self::Chain {
+                segment,
+                fanout: p.take("fanout").unwrap_or(DEFAULT_FANOUT),
+            },
+            "pipeline" | "3" => Self::Pipeline { segment },
+            "split-binary-tree" | "4" => Self::SplitBinaryTree { segment },
+            "binary-tree" | "5" => Self::BinaryTree { segment },
+            "binomial" | "6" => Self::Binomial { segment },
+            "knomial" | "7" => Self::Knomial {
+                segment,
+                radix: p.take("radix").unwrap_or(DEFAULT_RADIX),
+            },
+            "scatter-allgather" | "8" => Self::ScatterAllgather,
+            "scatter-allgather-ring" | "9" => Self::ScatterAllgatherRing,
+            _ => return Err(p.unknown("bcast", NAMES)),
+        };
+        p.finish()?;
+        Ok(a)
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = NAMES[self.ompi_id() as usize - 1];
+        match *self {
+            Self::Chain { segment, fanout } => {
+                write!(f, "{name}:segment={segment},fanout={fanout}")
+            }
+            Self::Knomial { segment, radix } => write!(f, "{name}:segment={segment},radix={radix}"),
+            Self::Pipeline { segment }
+            | Self::SplitBinaryTree { segment }
+            | Self::BinaryTree { segment }
+            | Self::Binomial { segment } => write!(f, "{name}:segment={segment}"),
+            Self::BasicLinear | Self::ScatterAllgather | Self::ScatterAllgatherRing => {
+                f.write_str(name)
+            }
+        }
+    }
+}
+display_from_str!(Bcast);
+
+impl OmpiAlgorithm for Bcast {
+    const COLLECTIVE: OmpiCollective = OmpiCollective::Bcast;
+
+    fn ompi_id(&self) -> u32 {
+        match self {
+            Self::BasicLinear => 1,
+            Self::Chain { .. } => 2,
+            Self::Pipeline { .. } => 3,
+            Self::SplitBinaryTree { .. } => 4,
+            Self::BinaryTree { .. } => 5,
+            Self::Binomial { .. } => 6,
+            Self::Knomial { .. } => 7,
+            Self::ScatterAllgather => 8,
+            Self::ScatterAllgatherRing => 9,
+        }
+    }
+
+    fn ompi_name(&self) -> &'static str {
+        [
+            "basic_linear",
+            "chain",
+            "pipeline",
+            "split_binary_tree",
+            "binary_tree",
+            "binomial",
+            "knomial",
+            "scatter_allgather",
+            "scatter_allgather_ring",
+        ][self.ompi_id() as usize - 1]
+    }
+
+    fn faninout(&self) -> u64 {
+        match *self {
+            Self::Chain { fanout, .. } => fanout,
+            _ => 0,
+        }
+    }
+
+    fn segment_size(&self) -> u64 {
+        match *self {
+            Self::Chain { segment, .. }
+            | Self::Pipeline { segment }
+            | Self::SplitBinaryTree { segment }
+            | Self::BinaryTree { segment }
+            | Self::Binomial { segment }
+            | Self::Knomial { segment, .. } => segment,
+            Self::BasicLinear | Self::ScatterAllgather | Self::ScatterAllgatherRing => 0,
+        }
+    }
+}
+
+impl Algorithm for Bcast {
+    fn name(&self) -> &'static str {
+        NAMES[self.ompi_id() as usize - 1]
+    }
+
+    fn label(&self) -> String {
+        self.to_string()
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        if let Self::Knomial { radix, .. } = *self
+            && radix < 2
+        {
+            return Err(CollectiveError::InvalidParameter {
+                algorithm: "knomial",
+                name: "radix",
+                value: radix,
+                expected: "at least 2",
+            });
+        }
+        let Some((mut x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(match *self {
+            Self::BasicLinear => linear_fan_out(&mut x, m, p),
+            Self::Chain { segment, fanout } => {
+                bcast_tree(&mut x, m, segment, &Shape::chain(fanout, p))
+            }
+            Self::Pipeline { segment } => bcast_tree(&mut x, m, segment, &Shape::chain(1, p)),
+            Self::SplitBinaryTree { segment } => {
+                let (first_half, second_half) = (m.div_ceil(2), m / 2);
+                if second_half == 0 || segment > second_half {
+                    bcast_tree(&mut x, m, segment, &Shape::chain(1, p))
+                } else {
+                    bcast_tree(&mut x, first_half, segment, &Shape::binary(p)) + x.p2p(first_half)
+                }
+            }
+            Self::BinaryTree { segment } => bcast_tree(&mut x, m, segment, &Shape::binary(p)),
+            Self::Binomial { segment } => bcast_tree(&mut x, m, segment, &Shape::binomial(p)),
+            Self::Knomial { segment, radix } => {
+                bcast_tree(&mut x, m, segment, &Shape::knomial(radix, p))
+            }
+            Self::ScatterAllgather | Self::ScatterAllgatherRing if m < p => {
+                linear_fan_out(&mut x, m, p)
+            }
+            Self::ScatterAllgather => {
+                let c = m.div_ceil(p);
+                binomial_tree_of_blocks(&mut x, c, p) + x.doubling_sum(c, ceil_log2(p))
+            }
+            Self::ScatterAllgatherRing => {
+                let c = m.div_ceil(p);
+                binomial_tree_of_blocks(&mut x, c, p) + (p - 1) as f64 * x.p2p(c)
+            }
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        let m = problem.message.bytes();
+        let mut out = vec![Self::BasicLinear];
+        for segment in segment_candidates(m) {
+            for fanout in [2, 4, 8] {
+                out.push(Self::Chain { segment, fanout });
+            }
+            out.extend([
+                Self::Pipeline { segment },
+                Self::SplitBinaryTree { segment },
+                Self::BinaryTree { segment },
+                Self::Binomial { segment },
+                Self::Knomial {
+                    segment,
+                    radix: DEFAULT_RADIX,
+                },
+            ]);
+        }
+        out.extend([Self::ScatterAllgather, Self::ScatterAllgatherRing]);
+        out
+    }
+}

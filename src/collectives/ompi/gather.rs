@@ -1,0 +1,133 @@
+//! `MPI_Gather` in Open MPI (`coll_base_gather.c`), ID 9.
+
+use std::fmt;
+
+use super::{
+    OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in, segment_candidates,
+};
+use crate::CommModel;
+use crate::collectives::algorithms::setup;
+use crate::collectives::{Algorithm, Gather as Textbook, Problem};
+use crate::error::{AlgorithmParseError, CollectiveError};
+
+/// Open MPI's gather algorithms (`coll_tuned_gather_algorithm`). `m` is each process's block;
+/// the rules-file size is `m P`.
+///
+/// # Formula
+///
+/// | ID | variant | cost |
+/// |---|---|---|
+/// | 1 | `BasicLinear` | `T(m) + (P-2) max(I(m), or(m))` |
+/// | 2 | `Binomial` | `Σ_{k=1}^{h} T(m min(2^(k-1), P - 2^(k-1))) + (h-1) g(m)` |
+/// | 3 | `LinearSync` | per process a zero-byte go-ahead and the first `f = min(segment, m)` bytes (`f = m` for segment 0), the rest overlapped: `(P-1)(T(0) + T(f)) + T(m - f)` |
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::Gather;
+/// use commcost::collectives::{Algorithm, Problem};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// // basic linear on 3 processes, 1 byte: T + max(I, or) = 7 µs + 2 µs
+/// let t = Gather::BasicLinear.cost(&model, &Problem::new(3, Message::contiguous(1)))?;
+/// assert!((t - 9e-6).abs() < 1e-15);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Gather {
+    /// 1, `basic_linear`.
+    BasicLinear,
+    /// 2, `binomial`.
+    Binomial,
+    /// 3, `linear_sync`: the root releases one process at a time.
+    LinearSync {
+        /// First-segment size, bytes (0 = the whole block).
+        segment: u64,
+    },
+}
+
+const NAMES: &[&str] = &["basic-linear", "binomial", "linear-sync"];
+
+impl Gather {
+    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
+        let mut p = ParsedName::parse(s)?;
+        let a = match p.name.as_str() {
+            "basic-linear" | "1" => Self::BasicLinear,
+            "binomial" | "2" => Self::Binomial,
+            "linear-sync" | "3" => Self::LinearSync {
+                segment: p.take("segment").unwrap_or(0),
+            },
+            _ => return Err(p.unknown("gather", NAMES)),
+        };
+        p.finish()?;
+        Ok(a)
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = NAMES[self.ompi_id() as usize - 1];
+        match *self {
+            Self::LinearSync { segment } => write!(f, "{name}:segment={segment}"),
+            _ => f.write_str(name),
+        }
+    }
+}
+display_from_str!(Gather);
+
+impl OmpiAlgorithm for Gather {
+    const COLLECTIVE: OmpiCollective = OmpiCollective::Gather;
+
+    fn ompi_id(&self) -> u32 {
+        match self {
+            Self::BasicLinear => 1,
+            Self::Binomial => 2,
+            Self::LinearSync { .. } => 3,
+        }
+    }
+
+    fn ompi_name(&self) -> &'static str {
+        ["basic_linear", "binomial", "linear_sync"][self.ompi_id() as usize - 1]
+    }
+
+    fn segment_size(&self) -> u64 {
+        match *self {
+            Self::LinearSync { segment } => segment,
+            _ => 0,
+        }
+    }
+}
+
+impl Algorithm for Gather {
+    fn name(&self) -> &'static str {
+        NAMES[self.ompi_id() as usize - 1]
+    }
+
+    fn label(&self) -> String {
+        self.to_string()
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(match *self {
+            Self::BasicLinear => linear_fan_in(&mut x, m, p),
+            Self::Binomial => Textbook::Binomial.cost(model, problem)?,
+            Self::LinearSync { segment } => {
+                let first = if segment == 0 { m } else { segment.min(m) };
+                let rest = if m > first { x.p2p(m - first) } else { 0.0 };
+                (p - 1) as f64 * (x.p2p(0) + x.p2p(first)) + rest
+            }
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        let mut out = vec![Self::BasicLinear, Self::Binomial];
+        out.extend(
+            segment_candidates(problem.message.bytes()).map(|segment| Self::LinearSync { segment }),
+        );
+        out
+    }
+}

@@ -1,0 +1,810 @@
+//! Open MPI's `coll_tuned` algorithms (Open MPI 4.1), priced on any [`CommModel`](crate::CommModel).
+//!
+//! One enum per collective — [`Bcast`], [`Allreduce`], [`Reduce`], [`Allgather`],
+//! [`Alltoall`], [`Barrier`], [`ReduceScatter`], [`Gather`], [`Scatter`] — whose variants are
+//! the algorithms of Open MPI's tuned component with their numeric IDs
+//! ([`OmpiAlgorithm::ompi_id`], the numbers of `--mca coll_tuned_<coll>_algorithm N` and of the
+//! dynamic rules file), their segment size and fan-out where Open MPI has them, and the
+//! fallbacks Open MPI takes internally (a ring allreduce on fewer elements than processes runs
+//! recursive doubling; the variant prices what really runs). Every enum implements
+//! [`Algorithm`], so [`rank`](super::rank), [`best`](super::best),
+//! [`crossover`](super::crossover) and [`DecisionTable`](super::DecisionTable) work on them, and
+//! [`Display`](fmt::Display) / [`FromStr`] with kebab-case names
+//! (`binomial`, `chain:segment=65536,fanout=4`; Open MPI's own `split_binary_tree` spelling
+//! parses too).
+//!
+//! # Message sizes
+//!
+//! [`Problem::message`](super::Problem) keeps the meaning of the rest of the collectives module:
+//! the broadcast buffer, the vector of a reduction, each process's block of an allgather,
+//! gather or scatter, each pairwise block of an all-to-all, and for a reduce-scatter the whole
+//! reduced vector (`type size × Σ recvcounts`). Open MPI's rules file looks a collective up by a
+//! different size for some collectives; [`OmpiCollective::rules_size`] converts:
+//!
+//! | collective | rules-file message size |
+//! |---|---|
+//! | bcast, allreduce, reduce | `type size × count` = `m` |
+//! | allgather, alltoall, gather, scatter | `type size × count × P` = `m P` |
+//! | reduce_scatter | `type size × Σ recvcounts` = `m` |
+//! | barrier | 0 |
+//!
+//! Open MPI decides its internal fallbacks on element counts; the crate knows bytes only, so the
+//! fallbacks are priced for 1-byte elements (`MPI_BYTE`, `MPI_CHAR`). For a datatype of `e`
+//! bytes they happen at `e` times the sizes given below.
+//!
+//! # Segmented trees
+//!
+//! Open MPI's segmented broadcasts and reductions (`coll_base_bcast.c`,
+//! `coll_base_reduce.c`: one generic routine over a tree from `coll_base_topo.c`) send a message
+//! of `m` bytes as `q = ⌈m / s⌉` segments of `s` bytes (`s = m` when the segment size is 0 or
+//! at least `m`). Following the segmented-tree analysis of J. Pješivac-Grbović, T. Angskun,
+//! G. Bosilca, G. E. Fagg, E. Gabriel, J. J. Dongarra, "Performance analysis of MPI collective
+//! operations", Cluster Computing 10(2), 2007, with the trait's per-message quantities:
+//!
+//! ```text
+//! broadcast  T = max over paths (a T(s) + b I(s)) + (q - 1) max(k_root I(s), k_in I(s), or(s) + k_in os(s))
+//! reduce     T = max over paths (a (T(s) + op(s)) + b max(I(s), or(s) + op(s)))
+//!                + (q - 1) max(k_root (or(s) + op(s)), k_in (or(s) + op(s)) + os(s), I(s))
+//! ```
+//!
+//! A path is the way of the first segment to one process: `a` hops, and `b` sends its parents
+//! made to earlier siblings before it (a parent sends a segment to its children in order).
+//! `k_root` is the root's number of children and `k_in` the largest number of children of an
+//! inner process: their sends bound the rate at which segments follow each other. The paths
+//! that can be the slowest are computed in closed form for each tree:
+//!
+//! * chain of fan-out `f` (`P - 1 <= f` chains cut to `P - 1`): `(⌈(P-1)/f⌉, 0)` and the last
+//!   chain `(len_last, f - 1)`; pipeline = chain of fan-out 1;
+//! * binary tree (level order, children `i + 2^l`, `i + 2^(l+1)`): depth `d = ⌊log2 P⌋`; the
+//!   node at position `x` of level `l` is reached with `(l, popcount x)`, so the slowest are
+//!   `(d, max popcount of 0..=P-2^d)` and `(d - 1, d - 1)`;
+//! * binomial tree (`index ^ mask`, largest subtree first): process `v` is reached with
+//!   `(popcount v, top bit of v - popcount v + 1)`; the slowest are among `(1, h-1)`,
+//!   `(k, h-k)` for the most bits `k` below `P` with top bit `h - 1`, and `(h-1, 0)`;
+//! * k-nomial tree of radix `r` (children from the largest subtree down): a digit DP over the
+//!   `⌈log_r P⌉` base-`r` digits of `P - 1` finds the slowest process; children numbered beyond
+//!   `P` are counted as if present, so the result is exact when `P` is a power of `r` and an
+//!   upper bound otherwise.
+//!
+//! Every segment is priced at `s` bytes (the shorter last segment is not singled out).
+//!
+//! # Candidates
+//!
+//! [`Algorithm::candidates`] offers each algorithm with segment
+//! sizes 0 (unsegmented) and `2^k` bytes, `10 <= k <= 20`, below the message, and the chain
+//! with fan-outs 2, 4 and 8 — the ranges Open MPI's own fixed decisions use. The k-nomial
+//! broadcast is offered with radix 4 only, Open MPI's default: the rules file cannot set the
+//! radix (`coll_tuned_bcast_algorithm_knomial_radix`). Algorithms that only run on 2
+//! processes are offered only at `P = 2`; `linear_sync` all-to-all (its request limit is an MCA
+//! parameter, not a rules-file field) and `linear_nb` scatter (priced as `basic_linear`) are not
+//! offered.
+//!
+//! # References
+//!
+//! Open MPI 4.1 sources `ompi/mca/coll/base/coll_base_{bcast,allreduce,reduce,allgather,
+//! alltoall,barrier,reduce_scatter,gather,scatter,topo}.c` and
+//! `ompi/mca/coll/tuned/coll_tuned_*_decision.c`; R. Thakur, R. Rabenseifner, W. Gropp,
+//! "Optimization of collective communication operations in MPICH", IJHPCA 19(1), 2005;
+//! Pješivac-Grbović et al., Cluster Computing 10(2), 2007.
+
+mod allgather;
+mod allreduce;
+mod alltoall;
+mod barrier;
+mod bcast;
+mod gather;
+mod reduce;
+mod reduce_scatter;
+mod scatter;
+
+pub use allgather::Allgather;
+pub use allreduce::Allreduce;
+pub use alltoall::Alltoall;
+pub use barrier::Barrier;
+pub use bcast::Bcast;
+pub use gather::Gather;
+pub use reduce::Reduce;
+pub use reduce_scatter::ReduceScatter;
+pub use scatter::Scatter;
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::algorithms::Pieces;
+use super::{Algorithm, ceil_log2, floor_log2};
+use crate::error::AlgorithmParseError;
+
+/// The collectives of Open MPI's tuned component that this crate prices, with their IDs in the
+/// dynamic rules file.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::OmpiCollective;
+///
+/// let c: OmpiCollective = "reduce_scatter".parse()?;
+/// assert_eq!((c, c.id(), c.to_string()), (OmpiCollective::ReduceScatter, 12, "reduce-scatter".into()));
+/// assert_eq!(c.max_algorithm_id(), 4);
+/// # Ok::<(), commcost::AlgorithmParseError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum OmpiCollective {
+    /// `MPI_Allgather`, ID 0.
+    Allgather,
+    /// `MPI_Allreduce`, ID 2.
+    Allreduce,
+    /// `MPI_Alltoall`, ID 3.
+    Alltoall,
+    /// `MPI_Barrier`, ID 6.
+    Barrier,
+    /// `MPI_Bcast`, ID 7.
+    Bcast,
+    /// `MPI_Gather`, ID 9.
+    Gather,
+    /// `MPI_Reduce`, ID 11.
+    Reduce,
+    /// `MPI_Reduce_scatter`, ID 12.
+    ReduceScatter,
+    /// `MPI_Scatter`, ID 15.
+    Scatter,
+}
+
+impl OmpiCollective {
+    /// Every collective, in the order of their IDs.
+    pub const ALL: &'static [OmpiCollective] = &[
+        Self::Allgather,
+        Self::Allreduce,
+        Self::Alltoall,
+        Self::Barrier,
+        Self::Bcast,
+        Self::Gather,
+        Self::Reduce,
+        Self::ReduceScatter,
+        Self::Scatter,
+    ];
+
+    /// The collective's ID in Open MPI's rules file (`COLLTYPE_T` in `coll_base_functions.h`).
+    ///
+    /// ```
+    /// use commcost::collectives::ompi::OmpiCollective;
+    /// assert_eq!(OmpiCollective::Bcast.id(), 7);
+    /// assert_eq!(OmpiCollective::ReduceScatter.id(), 12);
+    /// ```
+    pub const fn id(self) -> u32 {
+        match self {
+            Self::Allgather => 0,
+            Self::Allreduce => 2,
+            Self::Alltoall => 3,
+            Self::Barrier => 6,
+            Self::Bcast => 7,
+            Self::Gather => 9,
+            Self::Reduce => 11,
+            Self::ReduceScatter => 12,
+            Self::Scatter => 15,
+        }
+    }
+
+    /// Open MPI's name of the collective (`allgather`, `reduce_scatter`, ...).
+    pub const fn ompi_name(self) -> &'static str {
+        match self {
+            Self::Allgather => "allgather",
+            Self::Allreduce => "allreduce",
+            Self::Alltoall => "alltoall",
+            Self::Barrier => "barrier",
+            Self::Bcast => "bcast",
+            Self::Gather => "gather",
+            Self::Reduce => "reduce",
+            Self::ReduceScatter => "reduce_scatter",
+            Self::Scatter => "scatter",
+        }
+    }
+
+    /// The largest algorithm ID Open MPI 4.1.4 accepts for the collective (IDs start at 1; 0
+    /// means "use the fixed decision").
+    pub const fn max_algorithm_id(self) -> u32 {
+        match self {
+            Self::Allgather | Self::Allreduce | Self::Barrier => 6,
+            Self::Alltoall => 5,
+            Self::Bcast => 9,
+            Self::Reduce => 7,
+            Self::ReduceScatter => 4,
+            Self::Gather | Self::Scatter => 3,
+        }
+    }
+
+    /// The message size Open MPI looks the collective up by in the rules file, for a problem
+    /// message of `bytes` bytes on `processes` processes (see the [module docs](self)):
+    /// `m P` for allgather, alltoall, gather and scatter, 0 for barrier, else `m` (saturating).
+    ///
+    /// ```
+    /// use commcost::collectives::ompi::OmpiCollective;
+    /// assert_eq!(OmpiCollective::Allgather.rules_size(1024, 8), 8192);
+    /// assert_eq!(OmpiCollective::Bcast.rules_size(1024, 8), 1024);
+    /// assert_eq!(OmpiCollective::Barrier.rules_size(1024, 8), 0);
+    /// ```
+    pub const fn rules_size(self, bytes: u64, processes: u64) -> u64 {
+        match self {
+            Self::Allgather | Self::Alltoall | Self::Gather | Self::Scatter => {
+                bytes.saturating_mul(processes)
+            }
+            Self::Barrier => 0,
+            Self::Allreduce | Self::Bcast | Self::Reduce | Self::ReduceScatter => bytes,
+        }
+    }
+
+    /// The problem message (bytes) that a rules-file message size stands for on `processes`
+    /// processes: the inverse of [`rules_size`](Self::rules_size), rounded down (`⌊S / P⌋` for
+    /// the collectives looked up by their total size; `P = 0` is taken as 1).
+    ///
+    /// ```
+    /// use commcost::collectives::ompi::OmpiCollective;
+    /// assert_eq!(OmpiCollective::Alltoall.problem_bytes(8192, 8), 1024);
+    /// assert_eq!(OmpiCollective::Allreduce.problem_bytes(8192, 8), 8192);
+    /// ```
+    pub const fn problem_bytes(self, rules_size: u64, processes: u64) -> u64 {
+        let p = if processes == 0 { 1 } else { processes };
+        match self {
+            Self::Allgather | Self::Alltoall | Self::Gather | Self::Scatter => rules_size / p,
+            Self::Barrier => 0,
+            Self::Allreduce | Self::Bcast | Self::Reduce | Self::ReduceScatter => rules_size,
+        }
+    }
+}
+
+impl fmt::Display for OmpiCollective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.ompi_name().replace('_', "-"))
+    }
+}
+
+impl FromStr for OmpiCollective {
+    type Err = AlgorithmParseError;
+
+    /// Kebab-case or Open MPI's names (`reduce-scatter`, `reduce_scatter`), or the ID.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = normalise(s);
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|c| c.to_string() == wanted || c.id().to_string() == wanted)
+            .ok_or_else(|| AlgorithmParseError::Unknown {
+                collective: "collective",
+                name: s.to_string(),
+                known: Self::ALL
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
+
+/// An algorithm of Open MPI's tuned component: what the dynamic rules file names.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::{OmpiAlgorithm, OmpiCollective, Reduce};
+///
+/// let reduce: Reduce = "in-order_binary:segment=4096".parse()?;
+/// assert_eq!(Reduce::COLLECTIVE, OmpiCollective::Reduce);
+/// // the rule `msg_size 6 0 4096` of a rules file
+/// assert_eq!((reduce.ompi_id(), reduce.faninout(), reduce.segment_size()), (6, 0, 4096));
+/// assert_eq!(reduce.ompi_name(), "in-order_binary");
+/// # Ok::<(), commcost::AlgorithmParseError>(())
+/// ```
+pub trait OmpiAlgorithm: Algorithm + fmt::Display + FromStr<Err = AlgorithmParseError> {
+    /// The collective the algorithm belongs to.
+    const COLLECTIVE: OmpiCollective;
+
+    /// Open MPI's numeric ID of the algorithm (1-based, as in `coll_tuned_<coll>_algorithm`).
+    fn ompi_id(&self) -> u32;
+
+    /// Open MPI's name of the algorithm, as `ompi_info` lists it (`split_binary_tree`).
+    fn ompi_name(&self) -> &'static str;
+
+    /// The rules file's `faninout` field: the chain fan-out where the algorithm has one, else 0.
+    fn faninout(&self) -> u64 {
+        0
+    }
+
+    /// The rules file's `segsize` field, bytes (0 = unsegmented).
+    fn segment_size(&self) -> u64 {
+        0
+    }
+}
+
+/// Lower case, `_` and spaces as `-`.
+pub(crate) fn normalise(s: &str) -> String {
+    s.trim()
+        .chars()
+        .map(|c| match c {
+            '_' | ' ' => '-',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect()
+}
+
+/// An algorithm written as `name` or `name:key=value,key=value`.
+pub(crate) struct ParsedName {
+    /// The normalised name.
+    pub(crate) name: String,
+    original: String,
+    params: Vec<(String, u64)>,
+}
+
+impl ParsedName {
+    /// Splits and checks the syntax (numbers, no repeated keys).
+    pub(crate) fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
+        let (name, rest) = match s.split_once(':') {
+            Some((n, r)) => (n, Some(r)),
+            None => (s, None),
+        };
+        let bad = |detail: String| AlgorithmParseError::Parameter {
+            algorithm: s.to_string(),
+            detail,
+        };
+        let mut params: Vec<(String, u64)> = Vec::new();
+        if let Some(rest) = rest {
+            for item in rest.split(',').filter(|i| !i.trim().is_empty()) {
+                let (key, value) = item
+                    .split_once('=')
+                    .ok_or_else(|| bad(format!("`{item}` is not key=value")))?;
+                let key = normalise(key);
+                let value: u64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| bad(format!("`{key}` = `{value}` is not an unsigned integer")))?;
+                if params.iter().any(|(k, _)| *k == key) {
+                    return Err(bad(format!("`{key}` given twice")));
+                }
+                params.push((key, value));
+            }
+        }
+        Ok(Self {
+            name: normalise(name),
+            original: s.to_string(),
+            params,
+        })
+    }
+
+    /// Removes and returns parameter `key`.
+    pub(crate) fn take(&mut self, key: &str) -> Option<u64> {
+        let i = self.params.iter().position(|(k, _)| k == key)?;
+        Some(self.params.remove(i).1)
+    }
+
+    /// Removes parameter `key`, which must be present.
+    pub(crate) fn require(&mut self, key: &str) -> Result<u64, AlgorithmParseError> {
+        self.take(key)
+            .ok_or_else(|| AlgorithmParseError::Parameter {
+                algorithm: self.original.clone(),
+                detail: format!("missing parameter `{key}`"),
+            })
+    }
+
+    /// Fails on parameters left over (unknown to the algorithm).
+    pub(crate) fn finish(self) -> Result<(), AlgorithmParseError> {
+        match self.params.first() {
+            None => Ok(()),
+            Some((k, _)) => Err(AlgorithmParseError::Parameter {
+                algorithm: self.original,
+                detail: format!("unknown parameter `{k}`"),
+            }),
+        }
+    }
+
+    /// The error for a name no algorithm has.
+    pub(crate) fn unknown(&self, collective: &'static str, known: &[&str]) -> AlgorithmParseError {
+        AlgorithmParseError::Unknown {
+            collective,
+            name: self.original.clone(),
+            known: known.join(", "),
+        }
+    }
+}
+
+/// Open MPI's chain fan-out limit (`MAXTREEFANOUT` in `coll_base_topo.h`).
+pub const MAX_TREE_FANOUT: u64 = 32;
+
+/// Segment sizes offered as candidates below a message of `m` bytes: 0 (unsegmented) and
+/// `2^k`, `10 <= k <= 20`, below `m`.
+pub(crate) fn segment_candidates(m: u64) -> impl Iterator<Item = u64> {
+    std::iter::once(0).chain((10..=20).map(|k| 1u64 << k).filter(move |&s| s < m))
+}
+
+/// The way of the first segment to one process: `hops` point-to-point times and `waits` sends
+/// its parents made to earlier siblings.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Path {
+    hops: u64,
+    waits: u64,
+}
+
+/// A tree's slowest first-segment paths and its fan-outs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Shape {
+    /// Up to three candidate paths (the slowest of them is the one that counts).
+    Paths {
+        paths: [Path; 3],
+        root_children: u64,
+        inner_children: u64,
+    },
+    /// A k-nomial tree, searched digit by digit.
+    Knomial { radix: u64, processes: u64 },
+}
+
+/// Largest popcount of the integers `0..=n`: `n`'s own, or one less than its bit length.
+fn max_popcount_upto(n: u64) -> u64 {
+    if n == 0 {
+        0
+    } else {
+        u64::from(n.count_ones()).max(u64::from(64 - n.leading_zeros()) - 1)
+    }
+}
+
+impl Shape {
+    /// Open MPI's chain (`ompi_coll_base_topo_build_chain`): `fanout` chains (clamped to
+    /// `1..=32`, as Open MPI does, and to `P - 1`), `P >= 2`.
+    pub(crate) fn chain(fanout: u64, p: u64) -> Self {
+        let f = fanout.clamp(1, MAX_TREE_FANOUT).min(p - 1).max(1);
+        let len = (p - 1).div_ceil(f);
+        let last = if (p - 1).is_multiple_of(f) {
+            len
+        } else {
+            len - 1
+        };
+        let path = |hops, waits| Path { hops, waits };
+        Self::Paths {
+            paths: [path(len, 0), path(last, f - 1), path(0, 0)],
+            root_children: f,
+            inner_children: u64::from(len > 1),
+        }
+    }
+
+    /// Open MPI's level-order binary tree (`ompi_coll_base_topo_build_tree(2, ..)`), `P >= 2`.
+    pub(crate) fn binary(p: u64) -> Self {
+        let d = u64::from(floor_log2(p));
+        let last_position = p - (1u64 << d);
+        let path = |hops, waits| Path { hops, waits };
+        Self::Paths {
+            paths: [
+                path(d, max_popcount_upto(last_position)),
+                path(d - 1, d - 1),
+                path(0, 0),
+            ],
+            root_children: (p - 1).min(2),
+            // node 1's children are 3 and 5
+            inner_children: u64::from(p > 3) + u64::from(p > 5),
+        }
+    }
+
+    /// Open MPI's binomial tree (`ompi_coll_base_topo_build_bmtree`), `P >= 2`.
+    pub(crate) fn binomial(p: u64) -> Self {
+        let h = u64::from(ceil_log2(p));
+        let n = p - 1;
+        // most set bits of a v <= n with top bit h - 1: n's own, or the top bit and all bits
+        // below n's second-highest set bit
+        let below_top = n ^ (1u64 << (h - 1));
+        let k_max = if below_top == 0 {
+            1
+        } else {
+            u64::from(n.count_ones()).max(u64::from(63 - below_top.leading_zeros()) + 1)
+        };
+        let path = |hops, waits| Path { hops, waits };
+        Self::Paths {
+            paths: [path(1, h - 1), path(k_max, h - k_max), path(h - 1, 0)],
+            root_children: h,
+            // node 1's children 1 ^ 2^j, j >= 1, below P
+            inner_children: if p <= 3 {
+                0
+            } else {
+                u64::from(ceil_log2(p - 1)) - 1
+            },
+        }
+    }
+
+    /// Open MPI's in-order binary tree (`ompi_coll_base_topo_build_in_order_bintree`) of depth
+    /// `d`, every hop taken as a second child (a bound), `P >= 2`.
+    pub(crate) fn in_order_binary(d: u64, p: u64) -> Self {
+        let path = |hops, waits| Path { hops, waits };
+        Self::Paths {
+            paths: [path(d, d), path(0, 0), path(0, 0)],
+            root_children: (p - 1).min(2),
+            inner_children: u64::from(p > 3) + u64::from(p > 5),
+        }
+    }
+
+    /// Open MPI's k-nomial tree (`ompi_coll_base_topo_build_kmtree`), `radix >= 2`, `P >= 2`.
+    pub(crate) fn knomial(radix: u64, p: u64) -> Self {
+        Self::Knomial {
+            radix,
+            processes: p,
+        }
+    }
+
+    /// `(root_children, inner_children)`.
+    fn fanouts(&self) -> (u64, u64) {
+        match *self {
+            Self::Paths {
+                root_children,
+                inner_children,
+                ..
+            } => (root_children, inner_children),
+            Self::Knomial { radix, processes } => {
+                let digits = knomial_digits(radix, processes);
+                // children of the root: c r^j < P; of r^(d-1): r^(d-1) + c r^j < P
+                let n = processes - 1;
+                let mut root = 0u64;
+                let mut inner = 0u64;
+                let top = radix.saturating_pow(digits.saturating_sub(1));
+                let mut power = 1u64;
+                for j in 0..digits {
+                    root = root.saturating_add((radix - 1).min(n / power));
+                    if j + 1 < digits && n >= top {
+                        inner = inner.saturating_add((radix - 1).min((n - top) / power));
+                    }
+                    power = power.saturating_mul(radix);
+                }
+                (root, inner)
+            }
+        }
+    }
+
+    /// The time the slowest process gets the first segment: `max (a hop + b wait)`.
+    fn first_arrival(&self, hop: f64, wait: f64) -> f64 {
+        match *self {
+            Self::Paths { paths, .. } => paths
+                .iter()
+                .map(|p| p.hops as f64 * hop + p.waits as f64 * wait)
+                .fold(0.0, f64::max),
+            Self::Knomial { radix, processes } => knomial_arrival(radix, processes, hop, wait),
+        }
+    }
+}
+
+/// `⌈log_r P⌉`: the number of powers `1, r, r², …` below `P` (at most 64).
+fn knomial_digits(radix: u64, p: u64) -> u32 {
+    let mut digits = 0;
+    let mut power = 1u64;
+    while power < p {
+        digits += 1;
+        power = power.saturating_mul(radix);
+        if power == u64::MAX {
+            break;
+        }
+    }
+    digits
+}
+
+/// The slowest first-segment arrival in a k-nomial tree.
+///
+/// Process `v` with base-`r` digits `c_j` (`d` digits, lowest non-zero at `j_low`) is reached
+/// from the root through its non-zero digits, highest first, and a parent whose lowest non-zero
+/// digit is at `e` sends to `(e - 1 - j)(r - 1) + c - 1` siblings before child `(j, c)`. The
+/// sum telescopes to `Σ_{c_j ≠ 0} (hop - r wait + c_j wait) + (r - 1)(d - j_low) wait`, which a
+/// digit DP maximises over `v <= P - 1` in `O(d)` (the digit's weight is linear in `c_j`, so
+/// only the ends of each allowed digit range are tried).
+fn knomial_arrival(radix: u64, p: u64, hop: f64, wait: f64) -> f64 {
+    let d = knomial_digits(radix, p);
+    let n = p - 1;
+    let r = radix as f64;
+    let weight = |c: u64| hop - r * wait + c as f64 * wait;
+    let mut answer: f64 = 0.0;
+    let mut tight = 0.0f64;
+    let mut free = f64::NEG_INFINITY;
+    for j in (0..d).rev() {
+        let digit = n / radix.saturating_pow(j) % radix;
+        let end = (r - 1.0) * f64::from(d - j) * wait;
+        let mut next_free = f64::NEG_INFINITY;
+        let next_tight = if digit > 0 {
+            answer = answer.max(tight + weight(digit) + end);
+            next_free = next_free.max(tight);
+            for c in [1, digit - 1] {
+                if c >= 1 && c < digit {
+                    next_free = next_free.max(tight + weight(c));
+                    answer = answer.max(tight + weight(c) + end);
+                }
+            }
+            tight + weight(digit)
+        } else {
+            tight
+        };
+        if free > f64::NEG_INFINITY {
+            let best_digit = weight(1).max(weight(radix - 1));
+            answer = answer.max(free + best_digit + end);
+            next_free = next_free.max(free).max(free + best_digit);
+        }
+        tight = next_tight;
+        free = next_free;
+    }
+    answer
+}
+
+/// A segmented broadcast over `shape` (module docs, "Segmented trees").
+pub(super) fn bcast_tree(pieces: &mut Pieces<'_>, m: u64, segment: u64, shape: &Shape) -> f64 {
+    let s = if segment == 0 || segment >= m {
+        m
+    } else {
+        segment
+    };
+    let q = if s == 0 { 1 } else { m.div_ceil(s) };
+    let t = pieces.quantities(s);
+    let (root_k, inner_k) = shape.fanouts();
+    let first = shape.first_arrival(t.p2p, t.send_interval);
+    let step = (root_k as f64 * t.send_interval)
+        .max(inner_k as f64 * t.send_interval)
+        .max(t.recv_overhead + inner_k as f64 * t.send_overhead);
+    first + (q - 1) as f64 * step
+}
+
+/// A segmented reduction over `shape` (module docs, "Segmented trees").
+pub(super) fn reduce_tree(pieces: &mut Pieces<'_>, m: u64, segment: u64, shape: &Shape) -> f64 {
+    let s = if segment == 0 || segment >= m {
+        m
+    } else {
+        segment
+    };
+    let q = if s == 0 { 1 } else { m.div_ceil(s) };
+    let t = pieces.quantities(s);
+    let op = pieces.op(s);
+    let (root_k, inner_k) = shape.fanouts();
+    let absorb = t.recv_overhead + op;
+    let first = shape.first_arrival(t.p2p + op, t.send_interval.max(absorb));
+    let step = (root_k as f64 * absorb)
+        .max(inner_k as f64 * absorb + t.send_overhead)
+        .max(t.send_interval);
+    first + (q - 1) as f64 * step
+}
+
+/// `(P - 1)` linear receptions at a root: `T(m) + (P - 2) max(I(m), or(m))`.
+pub(super) fn linear_fan_in(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
+    let t = pieces.quantities(m);
+    t.p2p + (p - 2) as f64 * t.send_interval.max(t.recv_overhead)
+}
+
+/// `(P - 1)` linear sends from a root: `T(m) + (P - 2) I(m)`.
+pub(super) fn linear_fan_out(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
+    pieces.p2p(m) + (p - 2) as f64 * pieces.interval(m)
+}
+
+/// Implements `Display` and `FromStr` from the enum's `ParsedName`-based `parse` and `write`.
+macro_rules! display_from_str {
+    ($ty:ty) => {
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.write(f)
+            }
+        }
+        impl std::str::FromStr for $ty {
+            type Err = crate::error::AlgorithmParseError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Self::parse(s)
+            }
+        }
+    };
+}
+pub(crate) use display_from_str;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brute force: the k-nomial tree built as Open MPI builds it, arrival times by walking it.
+    fn knomial_brute(r: u64, p: u64, hop: f64, wait: f64) -> f64 {
+        let d = knomial_digits(r, p);
+        let mut arrival = vec![0.0f64; p as usize];
+        // parents before children: process in increasing vrank order (a parent is smaller)
+        for v in 0..p {
+            // children of v: masks from r^(e-1) down, e = lowest non-zero digit position of v
+            let mut e = d;
+            let mut m = 1u64;
+            for j in 0..d {
+                if v % (m * r) != 0 {
+                    e = j;
+                    break;
+                }
+                m *= r;
+            }
+            let mut index = 0u64;
+            for j in (0..e).rev() {
+                for c in 1..r {
+                    // as Open MPI: a child beyond P is not in the list
+                    let child = v + c * r.pow(j);
+                    if child < p {
+                        arrival[child as usize] = arrival[v as usize] + hop + index as f64 * wait;
+                        index += 1;
+                    }
+                }
+            }
+        }
+        arrival.into_iter().fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn knomial_dp_matches_the_walk_on_powers_of_the_radix() {
+        for r in 2..6u64 {
+            for d in 1..5u32 {
+                let p = r.pow(d);
+                for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (0.2, 1.0)] {
+                    let a = knomial_arrival(r, p, hop, wait);
+                    let b = knomial_brute(r, p, hop, wait);
+                    assert!((a - b).abs() < 1e-9, "r {r} p {p}: {a} vs {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn knomial_dp_bounds_the_walk() {
+        for r in 2..6u64 {
+            for p in 2..200u64 {
+                for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (0.2, 1.0)] {
+                    let a = knomial_arrival(r, p, hop, wait);
+                    let b = knomial_brute(r, p, hop, wait);
+                    assert!(a >= b - 1e-9, "r {r} p {p}: {a} < {b}");
+                }
+            }
+        }
+    }
+
+    /// Brute force over Open MPI's trees as `coll_base_topo.c` builds them.
+    fn paths_brute(children: impl Fn(u64) -> Vec<u64>, p: u64, hop: f64, wait: f64) -> f64 {
+        let mut arrival = vec![f64::NAN; p as usize];
+        arrival[0] = 0.0;
+        let mut stack = vec![0u64];
+        while let Some(v) = stack.pop() {
+            for (i, c) in children(v).into_iter().enumerate() {
+                arrival[c as usize] = arrival[v as usize] + hop + i as f64 * wait;
+                stack.push(c);
+            }
+        }
+        arrival.into_iter().fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn binomial_and_binary_paths_match_the_trees() {
+        for p in 2..300u64 {
+            let bm = |v: u64| {
+                let mut mask = if v == 0 { 1 } else { v.next_power_of_two() };
+                if v.is_power_of_two() {
+                    mask = v << 1;
+                }
+                let mut out = vec![];
+                while mask < p {
+                    let remote = v ^ mask;
+                    if remote >= p {
+                        break;
+                    }
+                    out.push(remote);
+                    mask <<= 1;
+                }
+                out
+            };
+            let bin = |v: u64| {
+                let level = 63 - (v + 1).leading_zeros();
+                let delta = 1u64 << level;
+                [v + delta, v + 2 * delta]
+                    .into_iter()
+                    .filter(|&c| c < p)
+                    .collect::<Vec<_>>()
+            };
+            for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (0.2, 1.0)] {
+                let closed = Shape::binomial(p).first_arrival(hop, wait);
+                let brute = paths_brute(bm, p, hop, wait);
+                assert!(
+                    (closed - brute).abs() < 1e-9,
+                    "binomial p {p}: {closed} vs {brute}"
+                );
+                let closed = Shape::binary(p).first_arrival(hop, wait);
+                let brute = paths_brute(bin, p, hop, wait);
+                assert!(
+                    (closed - brute).abs() < 1e-9,
+                    "binary p {p}: {closed} vs {brute}"
+                );
+            }
+        }
+    }
+}

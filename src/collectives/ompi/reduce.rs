@@ -1,0 +1,264 @@
+//! `MPI_Reduce` in Open MPI (`coll_base_reduce.c`), ID 11.
+
+use std::fmt;
+
+use super::{
+    OmpiAlgorithm, OmpiCollective, ParsedName, Shape, display_from_str, linear_fan_in, reduce_tree,
+    segment_candidates,
+};
+use crate::CommModel;
+use crate::collectives::algorithms::setup;
+use crate::collectives::{Algorithm, Problem, floor_log2};
+use crate::error::{AlgorithmParseError, CollectiveError};
+
+/// Open MPI's reduce algorithms (`coll_tuned_reduce_algorithm`). `m` is the vector (also the
+/// rules-file size). `segment` is in bytes, 0 = unsegmented.
+///
+/// # Formula
+///
+/// With `Reduce(shape, m, s)` the segmented tree reduction of the [module docs](super):
+///
+/// | ID | variant | cost |
+/// |---|---|---|
+/// | 1 | `Linear` | `T(m) + (P-2) max(I(m), or(m)) + (P-1) op(m)` |
+/// | 2 | `Chain` | `Reduce(chain(fanout), m, segment)` |
+/// | 3 | `Pipeline` | `Reduce(chain(1), m, segment)` |
+/// | 4 | `Binary` | `Reduce(binary, m, segment)` |
+/// | 5 | `Binomial` | `Reduce(binomial, m, segment)` |
+/// | 6 | `InOrderBinary` | `Reduce(in-order binary, m, segment)`: depth `δ(P) = 1 + δ(⌊P/2⌋)`, every hop taken as a second child (a bound) |
+/// | 7 | `Rabenseifner` | `[np2](2 T(⌈m/2⌉) + op(⌈m/2⌉)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉))`; `Linear` when `m < 2^h'` |
+///
+/// Rabenseifner's reduce is a recursive-halving reduce-scatter and a binomial gather of the
+/// halves (Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::Reduce;
+/// use commcost::collectives::{Algorithm, Problem};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+/// // 2 processes: every tree is one message T(m) = 2o + L = 7 µs
+/// let t = Reduce::Binary { segment: 0 }.cost(&model, &Problem::new(2, Message::contiguous(1)))?;
+/// assert!((t - 7e-6).abs() < 1e-15);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Reduce {
+    /// 1, `linear`: the root receives from every process.
+    Linear,
+    /// 2, `chain`.
+    Chain {
+        /// Segment size, bytes.
+        segment: u64,
+        /// Number of chains (Open MPI clamps it to `1..=32`).
+        fanout: u64,
+    },
+    /// 3, `pipeline`.
+    Pipeline {
+        /// Segment size, bytes.
+        segment: u64,
+    },
+    /// 4, `binary`.
+    Binary {
+        /// Segment size, bytes.
+        segment: u64,
+    },
+    /// 5, `binomial`.
+    Binomial {
+        /// Segment size, bytes.
+        segment: u64,
+    },
+    /// 6, `in-order_binary` (for non-commutative operators).
+    InOrderBinary {
+        /// Segment size, bytes.
+        segment: u64,
+    },
+    /// 7, `rabenseifner`: reduce-scatter by recursive halving, binomial gather.
+    Rabenseifner,
+}
+
+const NAMES: &[&str] = &[
+    "linear",
+    "chain",
+    "pipeline",
+    "binary",
+    "binomial",
+    "in-order-binary",
+    "rabenseifner",
+];
+const DEFAULT_FANOUT: u64 = 4;
+
+/// Depth of Open MPI's in-order binary tree (`ompi_coll_base_topo_build_in_order_bintree`):
+/// of the `P - 1` processes below the root, the right subtree holds `⌊P/2⌋`, the larger half,
+/// so `δ(P) = 1 + δ(⌊P/2⌋)` = `⌊log2 P⌋`; `O(log P)` steps.
+fn in_order_depth(p: u64) -> u64 {
+    let (mut size, mut depth) = (p, 0);
+    while size > 1 {
+        size /= 2;
+        depth += 1;
+    }
+    depth
+}
+
+impl Reduce {
+    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
+        let mut p = ParsedName::parse(s)?;
+        let segment = p.take("segment").unwrap_or(0);
+        let a = match p.name.as_str() {
+            "linear" | "1" => Self::Linear,
+            "chain" | "2" => Self::Chain {
+                segment,
+                fanout: p.take("fanout").unwrap_or(DEFAULT_FANOUT),
+            },
+            "pipeline" | "3" => Self::Pipeline { segment },
+            "binary" | "4" => Self::Binary { segment },
+            "binomial" | "5" => Self::Binomial { segment },
+            "in-order-binary" | "6" => Self::InOrderBinary { segment },
+            "rabenseifner" | "7" => Self::Rabenseifner,
+            _ => return Err(p.unknown("reduce", NAMES)),
+        };
+        p.finish()?;
+        Ok(a)
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = NAMES[self.ompi_id() as usize - 1];
+        match *self {
+            Self::Chain { segment, fanout } => {
+                write!(f, "{name}:segment={segment},fanout={fanout}")
+            }
+            Self::Pipeline { segment }
+            | Self::Binary { segment }
+            | Self::Binomial { segment }
+            | Self::InOrderBinary { segment } => write!(f, "{name}:segment={segment}"),
+            Self::Linear | Self::Rabenseifner => f.write_str(name),
+        }
+    }
+}
+display_from_str!(Reduce);
+
+impl OmpiAlgorithm for Reduce {
+    const COLLECTIVE: OmpiCollective = OmpiCollective::Reduce;
+
+    fn ompi_id(&self) -> u32 {
+        match self {
+            Self::Linear => 1,
+            Self::Chain { .. } => 2,
+            Self::Pipeline { .. } => 3,
+            Self::Binary { .. } => 4,
+            Self::Binomial { .. } => 5,
+            Self::InOrderBinary { .. } => 6,
+            Self::Rabenseifner => 7,
+        }
+    }
+
+    fn ompi_name(&self) -> &'static str {
+        [
+            "linear",
+            "chain",
+            "pipeline",
+            "binary",
+            "binomial",
+            "in-order_binary",
+            "rabenseifner",
+        ][self.ompi_id() as usize - 1]
+    }
+
+    fn faninout(&self) -> u64 {
+        match *self {
+            Self::Chain { fanout, .. } => fanout,
+            _ => 0,
+        }
+    }
+
+    fn segment_size(&self) -> u64 {
+        match *self {
+            Self::Chain { segment, .. }
+            | Self::Pipeline { segment }
+            | Self::Binary { segment }
+            | Self::Binomial { segment }
+            | Self::InOrderBinary { segment } => segment,
+            Self::Linear | Self::Rabenseifner => 0,
+        }
+    }
+}
+
+impl Algorithm for Reduce {
+    fn name(&self) -> &'static str {
+        NAMES[self.ompi_id() as usize - 1]
+    }
+
+    fn label(&self) -> String {
+        self.to_string()
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(match *self {
+            Self::Linear => linear_fan_in(&mut x, m, p) + (p - 1) as f64 * x.op(m),
+            Self::Chain { segment, fanout } => {
+                reduce_tree(&mut x, m, segment, &Shape::chain(fanout, p))
+            }
+            Self::Pipeline { segment } => reduce_tree(&mut x, m, segment, &Shape::chain(1, p)),
+            Self::Binary { segment } => reduce_tree(&mut x, m, segment, &Shape::binary(p)),
+            Self::Binomial { segment } => reduce_tree(&mut x, m, segment, &Shape::binomial(p)),
+            Self::InOrderBinary { segment } => {
+                let d = in_order_depth(p);
+                reduce_tree(&mut x, m, segment, &Shape::in_order_binary(d, p))
+            }
+            Self::Rabenseifner => {
+                let hp = floor_log2(p);
+                if m < 1u64 << hp {
+                    return Self::Linear.cost(model, problem);
+                }
+                let (time, bytes) = x.halving_sum(m, hp);
+                let halving = 2.0 * time + x.op_total(hp.into(), bytes);
+                if p.is_power_of_two() {
+                    halving
+                } else {
+                    // each extra process exchanges halves with a partner, reduces its half and
+                    // sends it back (coll_base_reduce.c, step 1)
+                    let half = m.div_ceil(2);
+                    2.0 * x.p2p(half) + x.op(half) + halving
+                }
+            }
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        let m = problem.message.bytes();
+        let mut out = vec![Self::Linear];
+        for segment in segment_candidates(m) {
+            for fanout in [2, 4, 8] {
+                out.push(Self::Chain { segment, fanout });
+            }
+            out.extend([
+                Self::Pipeline { segment },
+                Self::Binary { segment },
+                Self::Binomial { segment },
+                Self::InOrderBinary { segment },
+            ]);
+        }
+        out.push(Self::Rabenseifner);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_order_depth;
+
+    #[test]
+    fn in_order_depths_of_the_drawn_trees() {
+        // coll_base_topo.c draws size 2, 3, 4 and 9: depths 1, 1, 2, 3
+        assert_eq!([2, 3, 4, 9].map(in_order_depth), [1, 1, 2, 3],);
+        assert_eq!(in_order_depth(1), 0);
+        assert!(in_order_depth(u64::MAX) <= 64);
+    }
+}

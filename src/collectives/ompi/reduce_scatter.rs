@@ -1,0 +1,135 @@
+//! `MPI_Reduce_scatter` in Open MPI (`coll_base_reduce_scatter.c`), ID 12.
+
+use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_out};
+use crate::CommModel;
+use crate::collectives::algorithms::setup;
+use crate::collectives::{Algorithm, Problem, ceil_log2, floor_log2};
+use crate::error::{AlgorithmParseError, CollectiveError};
+
+/// Open MPI's reduce-scatter algorithms (`coll_tuned_reduce_scatter_algorithm`). `m` is the
+/// whole reduced vector (`type size × Σ recvcounts`, also the rules-file size); each process
+/// keeps `c = ⌈m/P⌉` bytes.
+///
+/// # Formula
+///
+/// | ID | variant | cost |
+/// |---|---|---|
+/// | 1 | `NonOverlapping` | reduce to rank 0 (priced binomial: `h (T(m) + op(m)) + (h-1) g(m)`), then linear scatter `T(c) + (P-2) I(c)` |
+/// | 2 | `RecursiveHalving` | `[np2](T(m) + op(m)) + Σ_{k=1}^{h'} (T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(c)` |
+/// | 3 | `Ring` | `(P-1)(T(c) + op(c))` |
+/// | 4 | `Butterfly` | as `RecursiveHalving` (same rounds and pieces) |
+///
+/// Recursive halving as in Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::ReduceScatter;
+/// use commcost::collectives::{Algorithm, Problem};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// // ring on 4 processes, 4004 bytes: 3 T(1001) = 3 (7 µs + 1 µs)
+/// let t = ReduceScatter::Ring.cost(&model, &Problem::new(4, Message::contiguous(4004)))?;
+/// assert!((t - 24e-6).abs() < 1e-12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum ReduceScatter {
+    /// 1, `non-overlapping`: reduce, then scatterv.
+    NonOverlapping,
+    /// 2, `recursive_halving`.
+    RecursiveHalving,
+    /// 3, `ring`.
+    Ring,
+    /// 4, `butterfly`.
+    Butterfly,
+}
+
+const NAMES: &[&str] = &["non-overlapping", "recursive-halving", "ring", "butterfly"];
+const ALL: &[ReduceScatter] = &[
+    ReduceScatter::NonOverlapping,
+    ReduceScatter::RecursiveHalving,
+    ReduceScatter::Ring,
+    ReduceScatter::Butterfly,
+];
+
+impl ReduceScatter {
+    /// Every algorithm, in ID order.
+    pub const ALL: &'static [ReduceScatter] = ALL;
+
+    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
+        let p = ParsedName::parse(s)?;
+        let a = NAMES
+            .iter()
+            .position(|n| *n == p.name)
+            .or_else(|| {
+                p.name
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|id| id.checked_sub(1))
+            })
+            .and_then(|i| ALL.get(i).copied())
+            .ok_or_else(|| p.unknown("reduce-scatter", NAMES))?;
+        p.finish()?;
+        Ok(a)
+    }
+
+    fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(NAMES[self.ompi_id() as usize - 1])
+    }
+}
+display_from_str!(ReduceScatter);
+
+impl OmpiAlgorithm for ReduceScatter {
+    const COLLECTIVE: OmpiCollective = OmpiCollective::ReduceScatter;
+
+    fn ompi_id(&self) -> u32 {
+        match self {
+            Self::NonOverlapping => 1,
+            Self::RecursiveHalving => 2,
+            Self::Ring => 3,
+            Self::Butterfly => 4,
+        }
+    }
+
+    fn ompi_name(&self) -> &'static str {
+        ["non-overlapping", "recursive_halving", "ring", "butterfly"][self.ompi_id() as usize - 1]
+    }
+}
+
+impl Algorithm for ReduceScatter {
+    fn name(&self) -> &'static str {
+        NAMES[self.ompi_id() as usize - 1]
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        let c = m.div_ceil(p);
+        Ok(match self {
+            Self::NonOverlapping => {
+                let h = f64::from(ceil_log2(p));
+                h * (x.p2p(m) + x.op(m)) + (h - 1.0) * x.gap(m) + linear_fan_out(&mut x, c, p)
+            }
+            Self::RecursiveHalving | Self::Butterfly => {
+                let hp = floor_log2(p);
+                let (time, bytes) = x.halving_sum(m, hp);
+                let halving = time + x.op_total(hp.into(), bytes);
+                if p.is_power_of_two() {
+                    halving
+                } else {
+                    x.p2p(m) + x.op(m) + halving + x.p2p(c)
+                }
+            }
+            Self::Ring => (p - 1) as f64 * (x.p2p(c) + x.op(c)),
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        ALL.to_vec()
+    }
+}

@@ -1,0 +1,109 @@
+//! `MPI_Scatter` in Open MPI (`coll_base_scatter.c`), ID 15.
+
+use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_out};
+use crate::CommModel;
+use crate::collectives::algorithms::setup;
+use crate::collectives::{Algorithm, Problem, Scatter as Textbook};
+use crate::error::{AlgorithmParseError, CollectiveError};
+
+/// Open MPI's scatter algorithms (`coll_tuned_scatter_algorithm`). `m` is each destination's
+/// block; the rules-file size is `m P`.
+///
+/// # Formula
+///
+/// | ID | variant | cost |
+/// |---|---|---|
+/// | 1 | `BasicLinear` | `T(m) + (P-2) I(m)` |
+/// | 2 | `Binomial` | `Σ_{k=1}^{h} T(m min(2^(h-k), P - 2^(h-k))) + (h-1) g(m)` |
+/// | 3 | `LinearNb` | non-blocking linear sends, priced as `BasicLinear` |
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::Scatter;
+/// use commcost::collectives::{Algorithm, Problem};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// // binomial on 4 processes, 1-byte blocks: T(2) + T(1) + g = 7.001 + 7 + 2 µs
+/// let t = Scatter::Binomial.cost(&model, &Problem::new(4, Message::contiguous(1)))?;
+/// assert!((t - 16.001e-6).abs() < 1e-12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Scatter {
+    /// 1, `basic_linear`.
+    BasicLinear,
+    /// 2, `binomial`.
+    Binomial,
+    /// 3, `linear_nb`.
+    LinearNb,
+}
+
+const NAMES: &[&str] = &["basic-linear", "binomial", "linear-nb"];
+const ALL: &[Scatter] = &[Scatter::BasicLinear, Scatter::Binomial, Scatter::LinearNb];
+
+impl Scatter {
+    /// Every algorithm, in ID order.
+    pub const ALL: &'static [Scatter] = ALL;
+
+    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
+        let p = ParsedName::parse(s)?;
+        let a = NAMES
+            .iter()
+            .position(|n| *n == p.name)
+            .or_else(|| {
+                p.name
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|id| id.checked_sub(1))
+            })
+            .and_then(|i| ALL.get(i).copied())
+            .ok_or_else(|| p.unknown("scatter", NAMES))?;
+        p.finish()?;
+        Ok(a)
+    }
+
+    fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(NAMES[self.ompi_id() as usize - 1])
+    }
+}
+display_from_str!(Scatter);
+
+impl OmpiAlgorithm for Scatter {
+    const COLLECTIVE: OmpiCollective = OmpiCollective::Scatter;
+
+    fn ompi_id(&self) -> u32 {
+        match self {
+            Self::BasicLinear => 1,
+            Self::Binomial => 2,
+            Self::LinearNb => 3,
+        }
+    }
+
+    fn ompi_name(&self) -> &'static str {
+        ["basic_linear", "binomial", "linear_nb"][self.ompi_id() as usize - 1]
+    }
+}
+
+impl Algorithm for Scatter {
+    fn name(&self) -> &'static str {
+        NAMES[self.ompi_id() as usize - 1]
+    }
+
+    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let Some((mut x, m, p)) = setup(model, problem)? else {
+            return Ok(0.0);
+        };
+        Ok(match self {
+            Self::BasicLinear | Self::LinearNb => linear_fan_out(&mut x, m, p),
+            Self::Binomial => Textbook::Binomial.cost(model, problem)?,
+        })
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        vec![Self::BasicLinear, Self::Binomial]
+    }
+}

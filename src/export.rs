@@ -1,0 +1,707 @@
+//! Tuning files that MPI libraries read: the model's best algorithms, in the library's terms.
+//!
+//! * [`ompi_rules`]: Open MPI's classic dynamic rules file for the tuned component (read by
+//!   Open MPI 4.x and 5.x with `--mca coll_tuned_use_dynamic_rules 1 --mca
+//!   coll_tuned_dynamic_rules_filename FILE`), from the algorithms of
+//!   [`collectives::ompi`].
+//! * [`mpich_json`]: MPICH's collective selection JSON (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`)
+//!   from the textbook algorithms MPICH runs ([`MpichAlgorithm`]).
+//!
+//! Both price every candidate of a collective at each (communicator size, message size) point
+//! of a grid, take the cheapest, and merge neighbouring points with the same choice into
+//! ranges. A choice made at grid point `(P_i, S_j)` applies to communicator sizes
+//! `P_i <= P < P_{i+1}` and message sizes `S_j <= S < S_{j+1}`, as Open MPI applies its rules
+//! (the last block with comm size `<= P`, the last rule with message size `<= S`); the first
+//! message-size rule of each block is widened down to 0, and communicators smaller than the
+//! first grid size are left to the library's own decision.
+//!
+//! # Message sizes
+//!
+//! The `sizes` given are in the file's own convention for each collective
+//! ([`OmpiCollective::rules_size`]: `m P` for allgather, alltoall, gather and scatter; `m` for
+//! the rest; barrier has one rule at 0). For MPICH, `avg_msg_size` is the buffer `m`
+//! (per-pair block for alltoall) and `total_msg_size` (allgather, gather, scatter) is `m P`.
+
+use std::fmt;
+
+use crate::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
+use crate::collectives::{self, MpichAlgorithm, Operator, Problem};
+use crate::error::{CollectiveError, ExportError};
+use crate::{CommModel, Message};
+
+/// One rule of a block: from message size `size` on, run `algorithm`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OmpiRule {
+    /// First message size (bytes, in the collective's rules-file convention) the rule applies
+    /// to; 0 for a block's first rule.
+    pub size: u64,
+    /// Open MPI's algorithm ID (1-based; 0, "use the fixed decision", only in files read back,
+    /// never written by [`ompi_rules`]).
+    pub algorithm: u32,
+    /// The `faninout` field (the chain fan-out, else 0).
+    pub faninout: u64,
+    /// The `segsize` field, bytes (0 = unsegmented).
+    pub segment: u64,
+    /// The algorithm as this crate writes it (`chain:segment=8192,fanout=4`), for the comment
+    /// (in a file read back: the algorithm's name).
+    pub label: String,
+}
+
+/// The rules of one communicator size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OmpiBlock {
+    /// The smallest communicator size the block applies to.
+    pub processes: u64,
+    /// Rules, message sizes strictly increasing, the first at 0.
+    pub rules: Vec<OmpiRule>,
+}
+
+/// The blocks of one collective.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OmpiCollectiveRules {
+    /// The collective.
+    pub collective: OmpiCollective,
+    /// Blocks, communicator sizes strictly increasing.
+    pub blocks: Vec<OmpiBlock>,
+}
+
+/// An Open MPI dynamic rules file; [`Display`](fmt::Display) writes it.
+///
+/// The format (Open MPI `coll_tuned_dynamic_file.c`): decimal integers separated by white
+/// space, `#` to the end of the line a comment — the number of collectives; per collective its
+/// ID and number of communicator-size blocks; per block the communicator size and number of
+/// rules; per rule `msg_size algorithm faninout segsize`. Open MPI reads the numbers with C's
+/// `%li`, so none is written with a leading zero, and rejects the whole file (silently) when a
+/// block's first message size is not 0.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::export::OmpiRules;
+///
+/// // allreduce (2): from 4 processes, recursive doubling (3), Rabenseifner (6) from 64 KiB
+/// let rules: OmpiRules = "1\n2 1\n4 2\n0 3 0 0\n65536 6 0 0\n".parse()?;
+/// let text = rules.to_string();
+/// assert!(text.contains("65536 6 0 0 # rabenseifner"));
+/// assert_eq!(text.parse::<OmpiRules>()?, rules);
+/// # Ok::<(), commcost::ExportError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OmpiRules {
+    /// One entry per collective, in the order asked for.
+    pub collectives: Vec<OmpiCollectiveRules>,
+}
+
+impl OmpiRules {
+    /// The rule Open MPI applies to `collective` on `processes` processes and a message of
+    /// `size` bytes (rules-file convention): the last block whose communicator size is
+    /// `<= processes`, then its last rule whose message size is `<= size`. `None` when the file
+    /// has no such block (Open MPI then uses its fixed decision).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::collectives::ompi::OmpiCollective;
+    /// use commcost::export::OmpiRules;
+    ///
+    /// let rules: OmpiRules = "1\n7 1\n4 2\n0 6 0 0\n8192 3 0 1024\n".parse()?;
+    /// let rule = rules.lookup(OmpiCollective::Bcast, 16, 10_000).unwrap();
+    /// assert_eq!((rule.algorithm, rule.segment), (3, 1024));
+    /// assert!(rules.lookup(OmpiCollective::Bcast, 2, 10_000).is_none());
+    /// # Ok::<(), commcost::ExportError>(())
+    /// ```
+    pub fn lookup(
+        &self,
+        collective: OmpiCollective,
+        processes: u64,
+        size: u64,
+    ) -> Option<&OmpiRule> {
+        let c = self
+            .collectives
+            .iter()
+            .find(|c| c.collective == collective)?;
+        let block = c.blocks.iter().rev().find(|b| b.processes <= processes)?;
+        block.rules.iter().rev().find(|r| r.size <= size)
+    }
+}
+
+/// Reads a rules file as Open MPI 4.1 does, and checks it more strictly than Open MPI (which
+/// silently falls back to its fixed decisions on a malformed file).
+///
+/// # Errors
+///
+/// [`ExportError::Parse`] naming the line: a token that is not a decimal integer (or has a
+/// leading zero, which C's `%li` would read as octal), a file that ends early or has numbers
+/// left over, a collective this crate does not price (or twice), an algorithm ID above the
+/// collective's range (0, "use the fixed decision", is accepted), a block whose first message
+/// size is not 0, communicator or message sizes not strictly increasing.
+impl std::str::FromStr for OmpiRules {
+    type Err = ExportError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let mut tokens: Vec<(usize, u64)> = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let data = line.split('#').next().unwrap_or("");
+            for t in data.split_whitespace() {
+                let bad = |detail: String| ExportError::Parse {
+                    line: i + 1,
+                    detail,
+                };
+                if !t.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(bad(format!("`{t}` is not a decimal integer")));
+                }
+                if t.len() > 1 && t.starts_with('0') {
+                    return Err(bad(format!("`{t}` has a leading zero (read as octal)")));
+                }
+                let v = t
+                    .parse::<u64>()
+                    .map_err(|_| bad(format!("`{t}` is too large")))?;
+                tokens.push((i + 1, v));
+            }
+        }
+        let last_line = text.lines().count().max(1);
+        let mut it = tokens.into_iter().peekable();
+        let mut next = |what: &str| {
+            it.next().ok_or_else(|| ExportError::Parse {
+                line: last_line,
+                detail: format!("the file ends before {what}"),
+            })
+        };
+        let err = |line: usize, detail: String| ExportError::Parse { line, detail };
+        let (_, n) = next("the number of collectives")?;
+        let mut collectives: Vec<OmpiCollectiveRules> = Vec::new();
+        for _ in 0..n {
+            let (line, id) = next("a collective ID")?;
+            let collective = OmpiCollective::ALL
+                .iter()
+                .copied()
+                .find(|c| u64::from(c.id()) == id)
+                .ok_or_else(|| {
+                    err(
+                        line,
+                        format!("collective ID {id} is not one this crate prices"),
+                    )
+                })?;
+            if collectives.iter().any(|c| c.collective == collective) {
+                return Err(err(line, format!("collective {collective} given twice")));
+            }
+            let (_, n_blocks) = next("the number of communicator sizes")?;
+            let mut blocks: Vec<OmpiBlock> = Vec::new();
+            for _ in 0..n_blocks {
+                let (line, processes) = next("a communicator size")?;
+                if blocks.last().is_some_and(|b| b.processes >= processes) {
+                    return Err(err(line, "communicator sizes must increase".into()));
+                }
+                let (_, n_rules) = next("the number of message sizes")?;
+                let mut rules: Vec<OmpiRule> = Vec::new();
+                for _ in 0..n_rules {
+                    let (line, size) = next("a message size")?;
+                    let (_, algorithm) = next("an algorithm ID")?;
+                    let (_, faninout) = next("a fan-in/out")?;
+                    let (_, segment) = next("a segment size")?;
+                    if rules.is_empty() && size != 0 {
+                        return Err(err(
+                            line,
+                            format!("a block's first message size must be 0, got {size}"),
+                        ));
+                    }
+                    if rules.last().is_some_and(|r| r.size >= size) {
+                        return Err(err(line, "message sizes must increase".into()));
+                    }
+                    let algorithm = u32::try_from(algorithm)
+                        .ok()
+                        .filter(|&a| a <= collective.max_algorithm_id())
+                        .ok_or_else(|| {
+                            err(
+                                line,
+                                format!(
+                                    "{collective} algorithm {algorithm} is not in 0..={}",
+                                    collective.max_algorithm_id()
+                                ),
+                            )
+                        })?;
+                    rules.push(OmpiRule {
+                        size,
+                        algorithm,
+                        faninout,
+                        segment,
+                        label: algorithm_name(collective, algorithm),
+                    });
+                }
+                if rules.is_empty() {
+                    return Err(err(line, "a block needs at least one rule".into()));
+                }
+                blocks.push(OmpiBlock { processes, rules });
+            }
+            collectives.push(OmpiCollectiveRules { collective, blocks });
+        }
+        if let Some((line, v)) = it.next() {
+            return Err(err(line, format!("number {v} after the last collective")));
+        }
+        Ok(Self { collectives })
+    }
+}
+
+/// The kebab-case name of algorithm `id` of `collective` (`default` for 0).
+fn algorithm_name(collective: OmpiCollective, id: u32) -> String {
+    fn name<A: OmpiAlgorithm>(id: u32) -> String {
+        id.to_string()
+            .parse::<A>()
+            .map(|a| a.name().to_string())
+            .unwrap_or_else(|_| "default".into())
+    }
+    match collective {
+        OmpiCollective::Allgather => name::<ompi::Allgather>(id),
+        OmpiCollective::Allreduce => name::<ompi::Allreduce>(id),
+        OmpiCollective::Alltoall => name::<ompi::Alltoall>(id),
+        OmpiCollective::Barrier => name::<ompi::Barrier>(id),
+        OmpiCollective::Bcast => name::<ompi::Bcast>(id),
+        OmpiCollective::Gather => name::<ompi::Gather>(id),
+        OmpiCollective::Reduce => name::<ompi::Reduce>(id),
+        OmpiCollective::ReduceScatter => name::<ompi::ReduceScatter>(id),
+        OmpiCollective::Scatter => name::<ompi::Scatter>(id),
+    }
+}
+
+impl fmt::Display for OmpiRules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "# Open MPI coll_tuned dynamic rules, written by commcost {}",
+            env!("CARGO_PKG_VERSION")
+        )?;
+        writeln!(
+            f,
+            "# mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE"
+        )?;
+        writeln!(f, "{} # collectives", self.collectives.len())?;
+        for c in &self.collectives {
+            writeln!(f, "{} # {}", c.collective.id(), c.collective.ompi_name())?;
+            writeln!(f, "{} # communicator sizes", c.blocks.len())?;
+            for b in &c.blocks {
+                writeln!(f, "{} # communicator size", b.processes)?;
+                writeln!(f, "{} # message sizes", b.rules.len())?;
+                for r in &b.rules {
+                    writeln!(
+                        f,
+                        "{} {} {} {} # {}",
+                        r.size, r.algorithm, r.faninout, r.segment, r.label
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_grid(what: &'static str, axis: &[u64], min: u64) -> Result<(), ExportError> {
+    if axis.is_empty() || axis.windows(2).any(|w| w[1] <= w[0]) {
+        return Err(ExportError::Grid {
+            what,
+            detail: "must be non-empty and strictly increasing".into(),
+        });
+    }
+    if axis[0] < min {
+        return Err(ExportError::Grid {
+            what,
+            detail: format!("values must be at least {min}, got {}", axis[0]),
+        });
+    }
+    Ok(())
+}
+
+/// The model's best Open MPI algorithms as a dynamic rules file, operators free.
+///
+/// Same as [`ompi_rules_with_operator`] with [`Operator::FREE`].
+///
+/// # Errors
+///
+/// As [`ompi_rules_with_operator`].
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::{export, presets};
+///
+/// let openib = presets::open_mpi_openib();
+/// let rules = export::ompi_rules(
+///     &openib,
+///     &[OmpiCollective::Bcast, OmpiCollective::Allreduce],
+///     &[2, 4, 8],
+///     &[1, 1024, 65536, 1 << 20],
+/// )?;
+/// let text = rules.to_string();
+/// assert!(text.contains("2 # collectives"));
+/// // every block starts at message size 0
+/// assert!(rules.collectives.iter().all(|c| c.blocks.iter().all(|b| b.rules[0].size == 0)));
+/// # Ok::<(), commcost::ExportError>(())
+/// ```
+pub fn ompi_rules(
+    model: &dyn CommModel,
+    collectives: &[OmpiCollective],
+    processes: &[u64],
+    sizes: &[u64],
+) -> Result<OmpiRules, ExportError> {
+    ompi_rules_with_operator(model, collectives, processes, sizes, Operator::FREE)
+}
+
+/// The model's best Open MPI algorithms as a dynamic rules file, reductions (allreduce, reduce,
+/// reduce_scatter) priced with `operator`.
+///
+/// For each collective and each communicator size `P` of `processes`, every candidate of the
+/// collective's enum ([`Algorithm::candidates`](crate::collectives::Algorithm::candidates)) is priced at each size `S` of `sizes`, on a
+/// contiguous message of [`OmpiCollective::problem_bytes`]`(S, P)` bytes; the cheapest becomes
+/// the rule at `S` (0 for the first). Equal neighbouring rules merge, and a block equal to the
+/// previous block is left out. Open MPI's `two_proc` algorithms fail on more than 2 processes,
+/// and a block covers every communicator size up to the next block, so they are chosen only
+/// for a block at `P = 2` followed by one at `P = 3`.
+///
+/// # Errors
+///
+/// [`ExportError::Grid`] for an empty or unsorted `processes` or `sizes`, or a communicator
+/// size of 0; [`ExportError::Collective`] if a candidate cannot be priced.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::Operator;
+/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::{export, presets};
+///
+/// let openib = presets::open_mpi_openib();
+/// // a sum of doubles at 1 ns per byte
+/// let sum = Operator::new(0.0, 1e-9)?;
+/// let rules = export::ompi_rules_with_operator(
+///     &openib,
+///     &[OmpiCollective::Allreduce],
+///     &[4, 16],
+///     &[8, 1 << 16, 1 << 22],
+///     sum,
+/// )?;
+/// let block = &rules.collectives[0].blocks[0];
+/// assert_eq!(block.processes, 4);
+/// assert_eq!(block.rules[0].size, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn ompi_rules_with_operator(
+    model: &dyn CommModel,
+    collectives: &[OmpiCollective],
+    processes: &[u64],
+    sizes: &[u64],
+    operator: Operator,
+) -> Result<OmpiRules, ExportError> {
+    check_grid("processes", processes, 1)?;
+    check_grid("sizes", sizes, 0)?;
+    let grid = Grid {
+        model,
+        processes,
+        sizes,
+        operator,
+    };
+    let collectives = collectives
+        .iter()
+        .map(|&c| {
+            let blocks = match c {
+                OmpiCollective::Allgather => grid.blocks::<ompi::Allgather>(),
+                OmpiCollective::Allreduce => grid.blocks::<ompi::Allreduce>(),
+                OmpiCollective::Alltoall => grid.blocks::<ompi::Alltoall>(),
+                OmpiCollective::Barrier => grid.blocks::<ompi::Barrier>(),
+                OmpiCollective::Bcast => grid.blocks::<ompi::Bcast>(),
+                OmpiCollective::Gather => grid.blocks::<ompi::Gather>(),
+                OmpiCollective::Reduce => grid.blocks::<ompi::Reduce>(),
+                OmpiCollective::ReduceScatter => grid.blocks::<ompi::ReduceScatter>(),
+                OmpiCollective::Scatter => grid.blocks::<ompi::Scatter>(),
+            }?;
+            Ok(OmpiCollectiveRules {
+                collective: c,
+                blocks,
+            })
+        })
+        .collect::<Result<Vec<_>, ExportError>>()?;
+    Ok(OmpiRules { collectives })
+}
+
+struct Grid<'a> {
+    model: &'a dyn CommModel,
+    processes: &'a [u64],
+    sizes: &'a [u64],
+    operator: Operator,
+}
+
+impl Grid<'_> {
+    fn blocks<A: OmpiAlgorithm>(&self) -> Result<Vec<OmpiBlock>, ExportError> {
+        let barrier = A::COLLECTIVE == OmpiCollective::Barrier;
+        let sizes: &[u64] = if barrier { &[0] } else { self.sizes };
+        let mut blocks: Vec<OmpiBlock> = Vec::new();
+        for (i, &p) in self.processes.iter().enumerate() {
+            let two_proc_allowed = p == 2 && self.processes.get(i + 1) == Some(&3);
+            let mut rules: Vec<OmpiRule> = Vec::new();
+            for &s in sizes {
+                let bytes = A::COLLECTIVE.problem_bytes(s, p);
+                let problem =
+                    Problem::new(p, Message::contiguous(bytes)).with_operator(self.operator);
+                let previous = rules.last().map(|r| (r.algorithm, r.faninout, r.segment));
+                let choice = choose::<A>(
+                    self.model,
+                    &problem,
+                    |a| two_proc_allowed || !a.ompi_name().starts_with("two_proc"),
+                    |a| previous == Some((a.ompi_id(), a.faninout(), a.segment_size())),
+                )?;
+                let rule = OmpiRule {
+                    size: if rules.is_empty() { 0 } else { s },
+                    algorithm: choice.ompi_id(),
+                    faninout: choice.faninout(),
+                    segment: choice.segment_size(),
+                    label: choice.to_string(),
+                };
+                let same = rules.last().is_some_and(|r| {
+                    (r.algorithm, r.faninout, r.segment)
+                        == (rule.algorithm, rule.faninout, rule.segment)
+                });
+                if !same {
+                    rules.push(rule);
+                }
+            }
+            if blocks.last().is_some_and(|b| b.rules == rules) {
+                continue;
+            }
+            blocks.push(OmpiBlock {
+                processes: p,
+                rules,
+            });
+        }
+        Ok(blocks)
+    }
+}
+
+/// Relative cost difference below which two algorithms count as equally fast.
+const TIE: f64 = 1e-9;
+
+/// The cheapest allowed candidate of `problem`. Candidates within a relative [`TIE`] of the
+/// cheapest count as equal (on 2 processes many algorithms are the same single message, and
+/// rounding must not make the file alternate between them): the one `keep` accepts (the
+/// previous rule's algorithm) if it is among them, else the first in candidate order.
+fn choose<A: collectives::Algorithm>(
+    model: &dyn CommModel,
+    problem: &Problem,
+    allowed: impl Fn(&A) -> bool,
+    keep: impl Fn(&A) -> bool,
+) -> Result<A, CollectiveError> {
+    let mut priced = Vec::new();
+    for a in A::candidates(model, problem) {
+        if allowed(&a) {
+            let cost = a.cost(model, problem)?;
+            priced.push((a, cost));
+        }
+    }
+    let cheapest = priced.iter().map(|&(_, c)| c).fold(f64::INFINITY, f64::min);
+    let limit = cheapest + cheapest.abs() * TIE;
+    let mut ties = priced
+        .into_iter()
+        .filter(|&(_, c)| c <= limit)
+        .map(|(a, _)| a);
+    let first = ties.next().ok_or(CollectiveError::EmptyRange {
+        what: "candidates",
+        detail: format!("no allowed algorithm on {} processes", problem.processes),
+    })?;
+    Ok(std::iter::once(first)
+        .chain(ties)
+        .find(|a| keep(a))
+        .unwrap_or(first))
+}
+
+/// The collectives [`mpich_json`] writes: MPICH's names for them.
+fn mpich_collective(c: OmpiCollective) -> Option<(&'static str, &'static str)> {
+    // (collective key, size key)
+    Some(match c {
+        OmpiCollective::Bcast => ("bcast", "avg_msg_size"),
+        OmpiCollective::Allreduce => ("allreduce", "avg_msg_size"),
+        OmpiCollective::Reduce => ("reduce", "avg_msg_size"),
+        OmpiCollective::Alltoall => ("alltoall", "avg_msg_size"),
+        OmpiCollective::Allgather => ("allgather", "total_msg_size"),
+        OmpiCollective::Gather => ("gather", "total_msg_size"),
+        OmpiCollective::Scatter => ("scatter", "total_msg_size"),
+        OmpiCollective::Barrier => ("barrier", ""),
+        OmpiCollective::ReduceScatter => return None,
+    })
+}
+
+/// MPICH's collective selection JSON for the model's best MPICH algorithm per grid cell.
+///
+/// The file (MPICH `src/mpi/coll/src/csel.c`; load with
+/// `MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE`) is a tree of JSON objects whose keys are
+/// conditions tried in order — `collective=bcast`, `comm_type=intra`, `comm_size<=N` /
+/// `comm_size=any`, `avg_msg_size<=N` or `total_msg_size<=N` / `..=any` — with leaves
+/// `algorithm=MPIR_<Coll>_intra_<name>` holding the algorithm's parameters (`{}`; `k=2` for
+/// the dissemination barrier). A range `[S_j, S_{j+1})` is written `<= S_{j+1} - 1`, the last
+/// one `=any`; MPICH reads the bounds with `atoi`, so bounds above `2^31 - 1` fold into `=any`.
+///
+/// Only algorithms MPICH runs are candidates ([`MpichAlgorithm::mpich_name`]): bcast from
+/// [`collectives::Broadcast`], allreduce from [`collectives::Allreduce`], reduce, allgather,
+/// alltoall, gather, scatter and barrier from the same-named enums.
+///
+/// # Errors
+///
+/// [`ExportError::Grid`] as for [`ompi_rules`]; [`ExportError::Unsupported`] for
+/// reduce_scatter (the crate prices no MPICH reduce-scatter).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::{export, presets};
+///
+/// let openib = presets::open_mpi_openib();
+/// let json = export::mpich_json(&openib, &[OmpiCollective::Allreduce], &[4, 64], &[8, 1 << 20])?;
+/// assert!(json.contains("\"collective=allreduce\""));
+/// assert!(json.contains("\"algorithm=MPIR_Allreduce_intra_"));
+/// # Ok::<(), commcost::ExportError>(())
+/// ```
+pub fn mpich_json(
+    model: &dyn CommModel,
+    collectives: &[OmpiCollective],
+    processes: &[u64],
+    sizes: &[u64],
+) -> Result<String, ExportError> {
+    check_grid("processes", processes, 1)?;
+    check_grid("sizes", sizes, 0)?;
+    let mut out = String::from("{\n");
+    for (k, &c) in collectives.iter().enumerate() {
+        let (name, size_key) = mpich_collective(c).ok_or(ExportError::Unsupported {
+            collective: c.ompi_name(),
+            target: "MPICH selection JSON",
+        })?;
+        let grid = Grid {
+            model,
+            processes,
+            sizes,
+            operator: Operator::FREE,
+        };
+        let blocks = match c {
+            OmpiCollective::Bcast => grid.mpich_blocks::<collectives::Broadcast>(c)?,
+            OmpiCollective::Allreduce => grid.mpich_blocks::<collectives::Allreduce>(c)?,
+            OmpiCollective::Reduce => grid.mpich_blocks::<collectives::Reduce>(c)?,
+            OmpiCollective::Alltoall => grid.mpich_blocks::<collectives::Alltoall>(c)?,
+            OmpiCollective::Allgather => grid.mpich_blocks::<collectives::Allgather>(c)?,
+            OmpiCollective::Gather => grid.mpich_blocks::<collectives::Gather>(c)?,
+            OmpiCollective::Scatter => grid.mpich_blocks::<collectives::Scatter>(c)?,
+            OmpiCollective::Barrier => grid.mpich_blocks::<collectives::Barrier>(c)?,
+            OmpiCollective::ReduceScatter => {
+                return Err(ExportError::Unsupported {
+                    collective: c.ompi_name(),
+                    target: "MPICH selection JSON",
+                });
+            }
+        };
+        out.push_str(&format!(
+            "  \"collective={name}\": {{\n    \"comm_type=intra\": {{\n"
+        ));
+        write_ranges(&mut out, "comm_size", &blocks, 3, |out, rules, depth| {
+            if size_key.is_empty() {
+                write_leaf(out, &rules[0].1, depth);
+            } else {
+                write_ranges(out, size_key, rules, depth, |out, leaf, depth| {
+                    write_leaf(out, leaf, depth);
+                });
+            }
+        });
+        out.push_str("    }\n  }");
+        out.push_str(if k + 1 < collectives.len() {
+            ",\n"
+        } else {
+            "\n"
+        });
+    }
+    out.push_str("}\n");
+    Ok(out)
+}
+
+/// `"<key><=<next - 1>": { … }` for each range but the last, `"<key>=any": { … }` for it.
+fn write_ranges<T>(
+    out: &mut String,
+    key: &str,
+    ranges: &[(u64, T)],
+    depth: usize,
+    mut inner: impl FnMut(&mut String, &T, usize),
+) {
+    let indent = "  ".repeat(depth);
+    for (i, (_, value)) in ranges.iter().enumerate() {
+        let bound = ranges
+            .get(i + 1)
+            .map(|(next, _)| next - 1)
+            .filter(|&b| b <= i32::MAX as u64);
+        let condition = match bound {
+            Some(b) => format!("{key}<={b}"),
+            None => format!("{key}=any"),
+        };
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        out.push_str(&format!("{indent}\"{condition}\": {{\n"));
+        inner(out, value, depth + 1);
+        out.push_str(&format!("{indent}}}"));
+        if bound.is_none() {
+            break;
+        }
+    }
+    out.push('\n');
+}
+
+fn write_leaf(out: &mut String, function: &str, depth: usize) {
+    let indent = "  ".repeat(depth);
+    let params = if function.ends_with("_k_dissemination") {
+        "\"k=2\": {}"
+    } else {
+        ""
+    };
+    out.push_str(&format!("{indent}\"algorithm={function}\": {{{params}}}\n"));
+}
+
+/// `(communicator size, [(first message size, MPICH function)])`.
+type MpichBlock = (u64, Vec<(u64, String)>);
+
+impl Grid<'_> {
+    /// `(communicator size, [(message size, MPICH function)])`, merged as [`ompi_rules`] merges.
+    fn mpich_blocks<A: MpichAlgorithm>(
+        &self,
+        c: OmpiCollective,
+    ) -> Result<Vec<MpichBlock>, ExportError> {
+        let barrier = c == OmpiCollective::Barrier;
+        let sizes: &[u64] = if barrier { &[0] } else { self.sizes };
+        let mut blocks: Vec<MpichBlock> = Vec::new();
+        for &p in self.processes {
+            let mut rules: Vec<(u64, String)> = Vec::new();
+            for &s in sizes {
+                let bytes = if c == OmpiCollective::Bcast
+                    || c == OmpiCollective::Allreduce
+                    || c == OmpiCollective::Reduce
+                    || c == OmpiCollective::Alltoall
+                {
+                    s
+                } else {
+                    c.problem_bytes(s, p)
+                };
+                let problem =
+                    Problem::new(p, Message::contiguous(bytes)).with_operator(self.operator);
+                let previous = rules.last().map(|(_, f)| f.clone());
+                let function = choose::<A>(
+                    self.model,
+                    &problem,
+                    |a| a.mpich_name().is_some(),
+                    |a| a.mpich_function() == previous,
+                )?
+                .mpich_function()
+                .unwrap_or_default();
+                if rules.last().is_none_or(|(_, f)| *f != function) {
+                    rules.push((if rules.is_empty() { 0 } else { s }, function));
+                }
+            }
+            if blocks.last().is_some_and(|(_, r)| *r == rules) {
+                continue;
+            }
+            blocks.push((p, rules));
+        }
+        Ok(blocks)
+    }
+}

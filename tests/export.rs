@@ -1,0 +1,536 @@
+//! Tuning-file export: Open MPI rules files read back by an independent parser, MPICH selection
+//! JSON checked against the grammar of MPICH's `csel.c`, decision tables through serde.
+
+use std::collections::BTreeSet;
+
+use commcost::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
+use commcost::collectives::{self, Algorithm, DecisionTable, MpichAlgorithm, Problem, best};
+use commcost::{ExportError, Message, export, presets};
+
+/// `(comm size, [[msg size, alg, faninout, segsize]])`
+type Block = (i64, Vec<[i64; 4]>);
+
+/// A rules file as Open MPI reads it: comments stripped, then decimal integers.
+#[derive(Debug)]
+struct Parsed {
+    /// `(collective id, blocks)`
+    collectives: Vec<(i64, Vec<Block>)>,
+}
+
+fn parse_rules(text: &str) -> Parsed {
+    let mut tokens = Vec::new();
+    for line in text.lines() {
+        let data = line.split('#').next().unwrap();
+        for t in data.split_whitespace() {
+            // C's %li reads a leading 0 as octal: never allowed
+            assert!(t == "0" || !t.starts_with('0'), "leading zero in `{t}`");
+            assert!(
+                t.chars().all(|c| c.is_ascii_digit()),
+                "not a decimal integer: `{t}`"
+            );
+            tokens.push(t.parse::<i64>().unwrap());
+        }
+    }
+    let mut it = tokens.into_iter();
+    let mut next = || it.next().expect("file ends early");
+    let n = next();
+    let mut collectives = Vec::new();
+    for _ in 0..n {
+        let id = next();
+        let blocks = next();
+        let mut bs = Vec::new();
+        for _ in 0..blocks {
+            let comm = next();
+            let rules = next();
+            let rs = (0..rules)
+                .map(|_| [next(), next(), next(), next()])
+                .collect();
+            bs.push((comm, rs));
+        }
+        collectives.push((id, bs));
+    }
+    Parsed { collectives }
+}
+
+/// Highest algorithm ID per collective ID, and the `two_proc` IDs (Open MPI 4.1.4).
+fn limits(id: i64) -> (i64, Option<i64>) {
+    match id {
+        0 => (6, Some(6)),
+        2 => (6, None),
+        3 => (5, Some(5)),
+        6 => (6, Some(5)),
+        7 => (9, None),
+        9 | 15 => (3, None),
+        11 => (7, None),
+        12 => (4, None),
+        other => panic!("unexpected collective id {other}"),
+    }
+}
+
+fn check_invariants(parsed: &Parsed) {
+    let mut seen = BTreeSet::new();
+    for (id, blocks) in &parsed.collectives {
+        assert!(seen.insert(*id), "collective {id} twice");
+        let (max_alg, two_proc) = limits(*id);
+        assert!(!blocks.is_empty());
+        for (b, (comm, rules)) in blocks.iter().enumerate() {
+            assert!(*comm >= 1);
+            if b > 0 {
+                assert!(*comm > blocks[b - 1].0, "comm sizes not ascending");
+            }
+            assert!(!rules.is_empty());
+            assert_eq!(rules[0][0], 0, "first msg_size of a block must be 0");
+            for w in rules.windows(2) {
+                assert!(w[1][0] > w[0][0], "msg sizes not ascending");
+            }
+            for r in rules {
+                assert!((1..=max_alg).contains(&r[1]), "algorithm {} of {id}", r[1]);
+                assert!(r[2] >= 0 && r[3] >= 0);
+                if Some(r[1]) == two_proc {
+                    let next = blocks.get(b + 1).map(|x| x.0);
+                    assert!(*comm == 2 && next == Some(3), "two_proc outside P = 2");
+                }
+            }
+        }
+    }
+}
+
+/// Looks `(P, S)` up as Open MPI does: the last block with comm size <= P, the last rule with
+/// msg_size <= S.
+fn lookup(blocks: &[Block], p: i64, s: i64) -> Option<[i64; 3]> {
+    let (_, rules) = blocks.iter().rev().find(|(c, _)| *c <= p)?;
+    let r = rules.iter().rev().find(|r| r[0] <= s)?;
+    Some([r[1], r[2], r[3]])
+}
+
+/// Every grid cell's rule names an algorithm as cheap as the best candidate (within the
+/// exporter's tie tolerance).
+fn check_choices<A: OmpiAlgorithm>(parsed: &Parsed, processes: &[u64], sizes: &[u64]) {
+    let model = presets::open_mpi_openib();
+    let (_, blocks) = parsed
+        .collectives
+        .iter()
+        .find(|(id, _)| *id == i64::from(A::COLLECTIVE.id()))
+        .unwrap();
+    for &p in processes {
+        let sizes: &[u64] = if A::COLLECTIVE == OmpiCollective::Barrier {
+            &[0]
+        } else {
+            sizes
+        };
+        for &s in sizes {
+            let bytes = A::COLLECTIVE.problem_bytes(s, p);
+            let problem = Problem::new(p, Message::contiguous(bytes));
+            let [alg, fan, seg] = lookup(blocks, p as i64, s as i64).unwrap();
+            let chosen = A::candidates(&model, &problem)
+                .into_iter()
+                .find(|a| {
+                    (
+                        i64::from(a.ompi_id()),
+                        a.faninout() as i64,
+                        a.segment_size() as i64,
+                    ) == (alg, fan, seg)
+                })
+                .unwrap_or_else(|| {
+                    panic!("{}: rule {alg} {fan} {seg} is no candidate", A::COLLECTIVE)
+                });
+            let cost = chosen.cost(&model, &problem).unwrap();
+            let cheapest = A::candidates(&model, &problem)
+                .into_iter()
+                .filter(|a| !a.ompi_name().starts_with("two_proc"))
+                .map(|a| a.cost(&model, &problem).unwrap())
+                .fold(f64::INFINITY, f64::min);
+            assert!(
+                cost <= cheapest * (1.0 + 1e-9),
+                "{} P {p} S {s}: {chosen} costs {cost}, best {cheapest}",
+                A::COLLECTIVE
+            );
+        }
+    }
+}
+
+#[test]
+fn ompi_rules_file_reads_back() {
+    let model = presets::open_mpi_openib();
+    let processes = [2, 4, 8, 16, 100];
+    let sizes: Vec<u64> = (0..24).map(|k| 1u64 << k).collect();
+    let rules = export::ompi_rules(&model, OmpiCollective::ALL, &processes, &sizes).unwrap();
+    let parsed = parse_rules(&rules.to_string());
+    assert_eq!(parsed.collectives.len(), 9);
+    check_invariants(&parsed);
+    check_choices::<ompi::Bcast>(&parsed, &processes, &sizes);
+    check_choices::<ompi::Allreduce>(&parsed, &processes, &sizes);
+    check_choices::<ompi::Reduce>(&parsed, &processes, &sizes);
+    check_choices::<ompi::Allgather>(&parsed, &processes, &sizes);
+    check_choices::<ompi::Alltoall>(&parsed, &processes, &sizes);
+    check_choices::<ompi::Barrier>(&parsed, &processes, &sizes);
+    check_choices::<ompi::ReduceScatter>(&parsed, &processes, &sizes);
+    check_choices::<ompi::Gather>(&parsed, &processes, &sizes);
+    check_choices::<ompi::Scatter>(&parsed, &processes, &sizes);
+}
+
+#[test]
+fn two_proc_only_where_it_runs() {
+    let model = presets::open_mpi_openib();
+    let sizes = [1, 1024, 1 << 20];
+    // a P = 2 block followed by P = 3: two_proc may be chosen; the parser checks it is only there
+    for processes in [&[2u64, 3, 4][..], &[2, 8], &[2]] {
+        let rules = export::ompi_rules(&model, OmpiCollective::ALL, processes, &sizes).unwrap();
+        check_invariants(&parse_rules(&rules.to_string()));
+    }
+}
+
+#[test]
+fn bad_grids_are_errors() {
+    let model = presets::open_mpi_openib();
+    let all = OmpiCollective::ALL;
+    for (p, s) in [
+        (&[][..], &[1u64][..]),
+        (&[4, 2], &[1]),
+        (&[0, 2], &[1]),
+        (&[2], &[]),
+        (&[2], &[5, 5]),
+    ] {
+        assert!(matches!(
+            export::ompi_rules(&model, all, p, s),
+            Err(ExportError::Grid { .. })
+        ));
+        assert!(matches!(
+            export::mpich_json(&model, &[OmpiCollective::Bcast], p, s),
+            Err(ExportError::Grid { .. })
+        ));
+    }
+    assert!(matches!(
+        export::mpich_json(&model, &[OmpiCollective::ReduceScatter], &[2], &[1]),
+        Err(ExportError::Unsupported { .. })
+    ));
+}
+
+/// A JSON value with object keys in document order (MPICH tries the keys of an object in order).
+#[derive(Debug)]
+enum Node {
+    Object(Vec<(String, Node)>),
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Node {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Node;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("JSON")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<Node, M::Error> {
+                let mut entries = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, Node>()? {
+                    entries.push((k, v));
+                }
+                Ok(Node::Object(entries))
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut s: S) -> Result<Node, S::Error> {
+                while s.next_element::<Node>()?.is_some() {}
+                Ok(Node::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Node, E> {
+                Ok(Node::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Node, E> {
+                Ok(Node::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Node, E> {
+                Ok(Node::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn object(node: &Node) -> &[(String, Node)] {
+    match node {
+        Node::Object(e) => e,
+        Node::Other => panic!("expected an object"),
+    }
+}
+
+/// MPICH algorithm functions of its shipped `generic.json` and CVAR lists, per collective.
+fn mpich_algorithms(collective: &str) -> &'static [&'static str] {
+    match collective {
+        "bcast" => &[
+            "binomial",
+            "scatter_recursive_doubling_allgather",
+            "scatter_ring_allgather",
+        ],
+        "allreduce" => &["recursive_doubling", "reduce_scatter_allgather", "ring"],
+        "reduce" => &["binomial", "reduce_scatter_gather"],
+        "allgather" => &["brucks", "recursive_doubling", "ring"],
+        "alltoall" => &["brucks", "pairwise", "scattered"],
+        "gather" | "scatter" => &["binomial"],
+        "barrier" => &["k_dissemination", "recexch"],
+        other => panic!("unexpected collective {other}"),
+    }
+}
+
+/// `key<=N` ... then `key=any`, N ascending within `i32`; returns the children.
+fn ranges<'a>(entries: &'a [(String, Node)], key: &str) -> Vec<&'a Node> {
+    let mut last = -1i64;
+    for (i, (k, _)) in entries.iter().enumerate() {
+        if i + 1 == entries.len() {
+            assert_eq!(
+                *k,
+                format!("{key}=any"),
+                "the last {key} range must be `=any`"
+            );
+        } else {
+            let n: i64 = k
+                .strip_prefix(&format!("{key}<="))
+                .unwrap_or_else(|| panic!("`{k}` is not `{key}<=N`"))
+                .parse()
+                .unwrap();
+            assert!(n > last && n <= i64::from(i32::MAX), "`{k}` out of order");
+            last = n;
+        }
+    }
+    entries.iter().map(|(_, v)| v).collect()
+}
+
+fn check_leaf(entries: &[(String, Node)], collective: &str) {
+    assert_eq!(entries.len(), 1, "a leaf holds one algorithm");
+    let (k, params) = &entries[0];
+    let prefix = format!(
+        "algorithm=MPIR_{}{}_intra_",
+        collective[..1].to_uppercase(),
+        &collective[1..]
+    );
+    let name = k.strip_prefix(&prefix).unwrap_or_else(|| panic!("`{k}`"));
+    assert!(mpich_algorithms(collective).contains(&name), "{k}");
+    let params = object(params);
+    if name == "k_dissemination" {
+        assert_eq!(params.len(), 1);
+        assert_eq!(params[0].0, "k=2");
+    } else {
+        assert!(params.is_empty());
+    }
+}
+
+#[test]
+fn mpich_json_parses_as_the_selection_grammar() {
+    let model = presets::open_mpi_openib();
+    let wanted = [
+        OmpiCollective::Bcast,
+        OmpiCollective::Allreduce,
+        OmpiCollective::Reduce,
+        OmpiCollective::Allgather,
+        OmpiCollective::Alltoall,
+        OmpiCollective::Gather,
+        OmpiCollective::Scatter,
+        OmpiCollective::Barrier,
+    ];
+    let sizes: Vec<u64> = (0..34).map(|k| 1u64 << k).collect();
+    let json = export::mpich_json(&model, &wanted, &[2, 3, 4, 8, 64], &sizes).unwrap();
+    // plain JSON for any parser
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(value.is_object());
+    let root: Node = serde_json::from_str(&json).unwrap();
+    let root = object(&root);
+    assert_eq!(root.len(), wanted.len());
+    for (key, body) in root {
+        let collective = key.strip_prefix("collective=").unwrap();
+        let body = object(body);
+        assert_eq!(body.len(), 1);
+        assert_eq!(body[0].0, "comm_type=intra");
+        for comm in ranges(object(&body[0].1), "comm_size") {
+            let entries = object(comm);
+            let size_key = match collective {
+                "allgather" | "gather" | "scatter" => "total_msg_size",
+                _ => "avg_msg_size",
+            };
+            if collective == "barrier" {
+                check_leaf(entries, collective);
+            } else {
+                for leaf in ranges(entries, size_key) {
+                    check_leaf(object(leaf), collective);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn decision_table_serde_round_trip_and_validation() {
+    let model = presets::open_mpi_openib();
+    let template = Problem::new(1, Message::contiguous(1));
+    let sizes: Vec<u64> = (0..24).map(|k| 1u64 << k).collect();
+    let table =
+        DecisionTable::<ompi::Bcast>::build(&model, &[2, 8, 64], &sizes, &template).unwrap();
+    let json = serde_json::to_string(&table).unwrap();
+    let back: DecisionTable<ompi::Bcast> = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, table);
+    // tampered files are refused
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let mut short = value.clone();
+    short["best"].as_array_mut().unwrap().pop();
+    assert!(serde_json::from_value::<DecisionTable<ompi::Bcast>>(short).is_err());
+    let mut unsorted = value.clone();
+    unsorted["processes"] = serde_json::json!([8, 2, 64]);
+    assert!(serde_json::from_value::<DecisionTable<ompi::Bcast>>(unsorted).is_err());
+    let mut extra = value.clone();
+    extra["note"] = serde_json::json!("x");
+    assert!(serde_json::from_value::<DecisionTable<ompi::Bcast>>(extra).is_err());
+    let mut zero = value;
+    zero["processes"] = serde_json::json!([0, 8, 64]);
+    assert!(serde_json::from_value::<DecisionTable<ompi::Bcast>>(zero).is_err());
+}
+
+#[test]
+fn decision_table_cells_and_switch_points() {
+    let model = presets::open_mpi_openib();
+    let template = Problem::new(1, Message::contiguous(1));
+    let processes = [4, 64];
+    let sizes: Vec<u64> = (0..24).map(|k| 1u64 << k).collect();
+    let table =
+        DecisionTable::<collectives::Allreduce>::build(&model, &processes, &sizes, &template)
+            .unwrap();
+    let cells: Vec<_> = table.cells().collect();
+    assert_eq!(cells.len(), processes.len() * sizes.len());
+    // every cell is the best of its problem (oracle: `best` on its own)
+    for &(p, s, a) in &cells {
+        let problem = Problem::new(p, Message::contiguous(s));
+        assert_eq!(
+            a,
+            best::<collectives::Allreduce>(&model, &problem).unwrap().0
+        );
+    }
+    // switch points: exactly the neighbouring cells of a row that differ
+    let mut expected = Vec::new();
+    for w in cells.windows(2) {
+        if w[0].0 == w[1].0 && w[0].2 != w[1].2 {
+            expected.push((w[1].0, w[1].1, w[0].2, w[1].2));
+        }
+    }
+    let got: Vec<_> = table
+        .switch_points()
+        .iter()
+        .map(|s| (s.processes, s.size, s.from, s.to))
+        .collect();
+    assert_eq!(got, expected);
+    assert!(!got.is_empty());
+}
+
+/// The textbook algorithms: `Display` and `FromStr` round trip, MPICH names as MPICH spells them.
+#[test]
+fn textbook_names_round_trip() {
+    fn check<A: Algorithm + std::fmt::Display + std::str::FromStr>(all: &[A])
+    where
+        A::Err: std::fmt::Debug,
+    {
+        for a in all {
+            let text = a.to_string();
+            assert_eq!(text.parse::<A>().unwrap(), *a, "{text}");
+            assert!(!text.contains(' ') && !text.contains('_'), "{text}");
+            // the old spaced names still parse
+            assert_eq!(a.name().parse::<A>().ok().is_some(), !text.contains(':'));
+        }
+    }
+    use collectives::{
+        Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
+    };
+    check(&[
+        Broadcast::Linear,
+        Broadcast::Binomial,
+        Broadcast::ScatterAllgather,
+        Broadcast::Pipelined { segment: 8192 },
+    ]);
+    check(Scan::ALL);
+    check(Reduce::ALL);
+    check(Allreduce::ALL);
+    check(Allgather::ALL);
+    check(Gather::ALL);
+    check(Scatter::ALL);
+    check(Barrier::ALL);
+    check(Alltoall::ALL);
+    assert!("pipelined".parse::<Broadcast>().is_err());
+    assert!("pipelined:segment=0".parse::<Broadcast>().is_err());
+    assert_eq!(
+        Broadcast::ScatterAllgather.mpich_function().as_deref(),
+        Some("MPIR_Bcast_intra_scatter_ring_allgather")
+    );
+    assert_eq!(Allgather::Bruck.mpich_name(), Some("brucks"));
+    assert_eq!(Alltoall::PairwiseExchange.mpich_name(), Some("pairwise"));
+    assert_eq!(Broadcast::Linear.mpich_name(), None);
+}
+
+/// `OmpiRules` reads its own output back (the labels aside) and answers lookups as the
+/// independent parser does.
+#[test]
+fn rules_file_from_str_round_trip_and_lookup() {
+    use commcost::export::OmpiRules;
+    let model = presets::open_mpi_openib();
+    let processes = [2, 3, 4, 8, 100];
+    let sizes: Vec<u64> = (0..24).map(|k| 1u64 << k).collect();
+    let rules = export::ompi_rules(&model, OmpiCollective::ALL, &processes, &sizes).unwrap();
+    let text = rules.to_string();
+    let back: OmpiRules = text.parse().unwrap();
+    let fields = |r: &OmpiRules| {
+        r.collectives
+            .iter()
+            .map(|c| {
+                let blocks: Vec<_> = c
+                    .blocks
+                    .iter()
+                    .map(|b| {
+                        let rs: Vec<_> = b
+                            .rules
+                            .iter()
+                            .map(|r| (r.size, r.algorithm, r.faninout, r.segment))
+                            .collect();
+                        (b.processes, rs)
+                    })
+                    .collect();
+                (c.collective, blocks)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(fields(&back), fields(&rules));
+    let parsed = parse_rules(&text);
+    for c in OmpiCollective::ALL {
+        let (_, blocks) = parsed
+            .collectives
+            .iter()
+            .find(|(id, _)| *id == i64::from(c.id()))
+            .unwrap();
+        for p in [1u64, 2, 3, 5, 8, 64, 1000] {
+            for s in [0u64, 1, 100, 5000, 1 << 20, 1 << 30] {
+                let ours = back
+                    .lookup(*c, p, s)
+                    .map(|r| [i64::from(r.algorithm), r.faninout as i64, r.segment as i64]);
+                assert_eq!(ours, lookup(blocks, p as i64, s as i64), "{c} P {p} S {s}");
+            }
+        }
+    }
+}
+
+/// A file Open MPI would reject or misread is a typed error naming the line.
+#[test]
+fn malformed_rules_files_are_errors() {
+    use commcost::export::OmpiRules;
+    let ok = "1 # one collective\n7 1\n4 2\n0 6 0 0\n8192 3 0 1024\n";
+    let parsed: OmpiRules = ok.parse().unwrap();
+    assert_eq!(parsed.collectives[0].blocks[0].rules[1].label, "pipeline");
+    for (text, line) in [
+        ("1\n7 1\n4 2\n0 6 0 0\n08192 3 0 1024\n", 5), // octal to %li
+        ("1\n7 1\n4 2\n1 6 0 0\n8192 3 0 1024\n", 4),  // first size not 0
+        ("1\n7 1\n4 2\n0 6 0 0\n8192 10 0 1024\n", 5), // bcast has 9 algorithms
+        ("1\n7 1\n4 2\n0 6 0 0\n8192 3 0\n", 5),       // ends early
+        ("1\n7 1\n4 1\n0 6 0 0\n8192\n", 5),           // left over
+        ("1\n1 1\n4 1\n0 1 0 0\n", 2),                 // allgatherv: not priced
+        ("1\n7 2\n4 1\n0 6 0 0\n4 1\n0 6 0 0\n", 5),   // comm sizes not increasing
+        ("1\n7 1\n4 2\n0 6 0 0\n0 3 0 0\n", 5),        // message sizes not increasing
+        ("1\n7 1\n4 1\n0 six 0 0\n", 4),               // not a number
+    ] {
+        match text.parse::<OmpiRules>() {
+            Err(ExportError::Parse { line: l, .. }) => assert_eq!(l, line, "{text}"),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+}
