@@ -241,7 +241,7 @@ fn parse() -> Result<Options, String> {
     if o.sizes.iter().any(|&s| s == 0 || s % 8 != 0 || s > 1 << 24) {
         return Err("--sizes: per-rank bytes, multiples of 8 in 8 ..= 16 MiB".into());
     }
-    if !(1..=1000).contains(&o.samples) || !(o.target_us > 0.0 && o.target_us <= 1e6) {
+    if !((1..=1000).contains(&o.samples) && o.target_us > 0.0 && o.target_us <= 1e6) {
         return Err("--samples in 1..=1000, --target-us in (0, 1e6]".into());
     }
     if o.algorithm.contains(',') || o.name.contains(',') {
