@@ -35,11 +35,11 @@ use std::collections::BTreeMap;
 use std::error::Error;
 use std::process::ExitCode;
 
+use commcost::collectives::Problem;
 use commcost::collectives::ompi::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, OmpiAlgorithm, Reduce, ReduceScatter,
     Scatter,
 };
-use commcost::collectives::Problem;
 use commcost::{CommModel, Message, ModelSpec};
 
 /// One measured run: an algorithm (or the default) at one cell.
@@ -113,7 +113,10 @@ fn price<A: OmpiAlgorithm>(
 ) -> Option<(String, f64)> {
     let with_segment = format!("{id}:segment={seg}");
     let a: A = if seg > 0 {
-        with_segment.parse().or_else(|_| id.to_string().parse()).ok()?
+        with_segment
+            .parse()
+            .or_else(|_| id.to_string().parse())
+            .ok()?
     } else {
         id.to_string().parse().ok()?
     };
@@ -377,7 +380,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         summary.entry((ci, p)).or_default().push(cell);
     }
     println!();
-    println!("| collective | P | cells | median ρ | model regret (geo. mean) | default regret (geo. mean) | model no worse than default | within 10 % |");
+    println!(
+        "| collective | P | cells | median ρ | model regret (geo. mean) | default regret (geo. mean) | model no worse than default | within 10 % |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     let (mut total, mut wins, mut near) = (0usize, 0usize, 0usize);
     for ((ci, p), cells) in &summary {
@@ -391,7 +396,10 @@ fn run() -> Result<(), Box<dyn Error>> {
         let geo = |v: &[f64]| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
         let model: Vec<f64> = cells.iter().map(|c| c.model_regret).collect();
         let default: Vec<f64> = cells.iter().filter_map(|c| c.default_regret).collect();
-        let compared: Vec<&Cell> = cells.iter().filter(|c| c.default_regret.is_some()).collect();
+        let compared: Vec<&Cell> = cells
+            .iter()
+            .filter(|c| c.default_regret.is_some())
+            .collect();
         let no_worse = compared
             .iter()
             .filter(|c| close_to(c.model_regret, c.default_regret, 0.0))

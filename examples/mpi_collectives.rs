@@ -87,9 +87,11 @@ fn call(world: &SimpleCommunicator, collective: &str, count: usize, b: &mut Buff
     let p = world.size() as usize;
     match collective {
         "bcast" => root.broadcast_into(&mut b.send[..count]),
-        "allreduce" => {
-            world.all_reduce_into(&b.send[..count], &mut b.recv[..count], SystemOperation::sum())
-        }
+        "allreduce" => world.all_reduce_into(
+            &b.send[..count],
+            &mut b.recv[..count],
+            SystemOperation::sum(),
+        ),
         "reduce" => {
             if me == 0 {
                 root.reduce_into_root(
@@ -171,7 +173,13 @@ impl SharedClock {
 }
 
 /// Seconds per call over `reps` back-to-back calls, slowest rank.
-fn sample(world: &SimpleCommunicator, collective: &str, count: usize, reps: u32, b: &mut Buffers) -> f64 {
+fn sample(
+    world: &SimpleCommunicator,
+    collective: &str,
+    count: usize,
+    reps: u32,
+    b: &mut Buffers,
+) -> f64 {
     world.barrier();
     let t0 = Instant::now();
     for _ in 0..reps {
@@ -265,7 +273,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let clock = SharedClock::new(&world);
     let mut rows = Vec::new();
     for collective in &o.collectives {
-        let sizes: &[u64] = if collective == "barrier" { &[8] } else { &o.sizes };
+        let sizes: &[u64] = if collective == "barrier" {
+            &[8]
+        } else {
+            &o.sizes
+        };
         for &size in sizes {
             let count = size as usize / 8;
             for _ in 0..o.warmup {
@@ -281,7 +293,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 call(&world, collective, count, &mut b);
                 ends[i] = clock.now();
             }
-            let (last_start, last_end) = (slowest_each(&world, &starts), slowest_each(&world, &ends));
+            let (last_start, last_end) =
+                (slowest_each(&world, &starts), slowest_each(&world, &ends));
             let mut times: Vec<f64> = last_end
                 .iter()
                 .zip(&last_start)
@@ -318,7 +331,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             std::fs::create_dir_all(dir)?;
         }
         let fresh = !o.output.exists();
-        let mut f = OpenOptions::new().create(true).append(true).open(&o.output)?;
+        let mut f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&o.output)?;
         if fresh {
             writeln!(f, "{HEADER}")?;
         }
