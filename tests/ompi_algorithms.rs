@@ -102,6 +102,9 @@ fn bcast_hand_calculations() {
         radix: 4,
     };
     assert_relative_eq!(cost(knomial, 16, 1000), 92.0, max_relative = 1e-12);
+    // 4-nomial of 8: root children 4, 1, 2, 3 (8 and 12 are beyond P); node 7 = 0 -> 4 (first)
+    // -> 7 (third of 5, 6, 7): 2 T + 2 I = 66, more than node 3's T + 3 I = 59
+    assert_relative_eq!(cost(knomial, 8, 1000), 66.0, max_relative = 1e-12);
     // halves of 500 down the binary tree of 8: max(3 T(500), 2 T + 2 I) = max(45, 46),
     // then the exchange T(500) = 15
     let split = Bcast::SplitBinaryTree { segment: 0 };
@@ -629,4 +632,37 @@ fn best_picks_a_candidate() {
     for other in all {
         assert!(other.cost(&Toy, &problem).unwrap() >= c);
     }
+}
+
+/// MPICH's names where MPICH runs the same pattern, spelled as in MPICH's `generic.json`.
+#[test]
+fn mpich_names_of_the_open_mpi_algorithms() {
+    use commcost::collectives::MpichAlgorithm;
+    assert_eq!(
+        Bcast::ScatterAllgather.mpich_function().as_deref(),
+        Some("MPIR_Bcast_intra_scatter_recursive_doubling_allgather")
+    );
+    assert_eq!(
+        Bcast::ScatterAllgatherRing.mpich_function().as_deref(),
+        Some("MPIR_Bcast_intra_scatter_ring_allgather")
+    );
+    assert_eq!(
+        Bcast::Binomial { segment: 0 }.mpich_name(),
+        Some("binomial")
+    );
+    assert_eq!(Bcast::Binomial { segment: 1024 }.mpich_name(), None);
+    assert_eq!(
+        Reduce::Rabenseifner.mpich_function().as_deref(),
+        Some("MPIR_Reduce_intra_reduce_scatter_gather")
+    );
+    assert_eq!(
+        ReduceScatter::RecursiveHalving.mpich_function().as_deref(),
+        Some("MPIR_Reduce_scatter_intra_recursive_halving")
+    );
+    assert_eq!(
+        Allreduce::Rabenseifner.mpich_name(),
+        Some("reduce_scatter_allgather")
+    );
+    assert_eq!(Alltoall::ModifiedBruck.mpich_name(), Some("brucks"));
+    assert_eq!(Allgather::Neighbor.mpich_name(), None);
 }

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::error::AlgorithmParseError;
 
-/// A textbook algorithm as MPICH names it: the `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` value and
+/// A collective algorithm as MPICH names it: the `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` value and
 /// the `algorithm=MPIR_<Coll>_intra_<name>` leaf of MPICH's collective selection JSON
 /// (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`).
 ///

@@ -14,7 +14,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// | ID | variant | cost |
 /// |---|---|---|
 /// | 1 | `Linear` | linear gather to rank 0, `T(m) + (P-2) max(I(m), or(m))`, then a broadcast of `P m` with Open MPI's default choice, priced as a binomial tree `h T(Pm) + (h-1) g(Pm)` |
-/// | 2 | `Bruck` | `Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k))` |
+/// | 2 | `Bruck` | `Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k))` (the final local shift, a memory copy, is not priced) |
 /// | 3 | `RecursiveDoubling` | `Σ_{k=0}^{h-1} T(m 2^k)`; `Bruck` when `P` is not a power of two |
 /// | 4 | `Ring` | `(P-1) T(m)` |
 /// | 5 | `Neighbor` | `T(m) + (P/2 - 1) T(2m)`; `Ring` when `P` is odd |

@@ -62,9 +62,8 @@
 //!   `(popcount v, top bit of v - popcount v + 1)`; the slowest are among `(1, h-1)`,
 //!   `(k, h-k)` for the most bits `k` below `P` with top bit `h - 1`, and `(h-1, 0)`;
 //! * k-nomial tree of radix `r` (children from the largest subtree down): a digit DP over the
-//!   `⌈log_r P⌉` base-`r` digits of `P - 1` finds the slowest process; children numbered beyond
-//!   `P` are counted as if present, so the result is exact when `P` is a power of `r` and an
-//!   upper bound otherwise.
+//!   `⌈log_r P⌉` base-`r` digits of `P - 1` finds the slowest process, counting only the
+//!   children below `P` as Open MPI lists them.
 //!
 //! Every segment is priced at `s` bytes (the shorter last segment is not singled out).
 //!
@@ -78,6 +77,16 @@
 //! processes are offered only at `P = 2`; `linear_sync` all-to-all (its request limit is an MCA
 //! parameter, not a rules-file field) and `linear_nb` scatter (priced as `basic_linear`) are not
 //! offered.
+//!
+//! # MPICH
+//!
+//! Where MPICH runs the same pattern, [`MpichAlgorithm`](super::MpichAlgorithm) gives its
+//! name: bcast `binomial` (unsegmented), `scatter_recursive_doubling_allgather` (8),
+//! `scatter_ring_allgather` (9); allreduce `recursive_doubling`, `ring`,
+//! `reduce_scatter_allgather` (Rabenseifner); reduce `binomial`, `reduce_scatter_gather`;
+//! allgather `brucks`, `recursive_doubling`, `ring`; alltoall `pairwise`, `brucks`; barrier
+//! `k_dissemination` (Bruck); reduce_scatter `recursive_halving`; gather and scatter
+//! `binomial`.
 //!
 //! # References
 //!
@@ -579,46 +588,81 @@ fn knomial_digits(radix: u64, p: u64) -> u32 {
     digits
 }
 
-/// The slowest first-segment arrival in a k-nomial tree.
+/// The slowest first-segment arrival in a k-nomial tree, exactly as Open MPI builds it.
 ///
-/// Process `v` with base-`r` digits `c_j` (`d` digits, lowest non-zero at `j_low`) is reached
-/// from the root through its non-zero digits, highest first, and a parent whose lowest non-zero
-/// digit is at `e` sends to `(e - 1 - j)(r - 1) + c - 1` siblings before child `(j, c)`. The
-/// sum telescopes to `Σ_{c_j ≠ 0} (hop - r wait + c_j wait) + (r - 1)(d - j_low) wait`, which a
-/// digit DP maximises over `v <= P - 1` in `O(d)` (the digit's weight is linear in `c_j`, so
-/// only the ends of each allowed digit range are tried).
+/// Process `v` with base-`r` digits (`d` of them; `N = P - 1`) is reached from the root through
+/// its non-zero digits, highest first: ancestor `u_i` adds digit `c_i` at position `j_i`. A
+/// parent whose lowest non-zero digit is at `e` (the root: `e = d`) lists its children from the
+/// largest subtree down — for `j' = e-1, …, 0` and `c' = 1, …, r-1` the child `u + c' r^j'`
+/// when it is below `P` — so child `(j, c)` waits for `Σ_{j<j'<e} cnt(u, j') + c - 1` earlier
+/// siblings, with `cnt(u, j') = r - 1` when `u`'s digits above `e` are below `N`'s, and
+/// `min(r - 1, ⌊(N mod r^e) / r^j'⌋)` when they equal them. A digit DP from the top keeps, per
+/// (parent level `e`, parent equal to `N`'s prefix, prefix so far equal to `N`'s), the latest
+/// arrival; only the digits `N_j`, `N_j - 1`, `r - 1` and 0 can be best (a larger digit only
+/// adds waits). `O(d²)` with prefix sums of the counts.
 fn knomial_arrival(radix: u64, p: u64, hop: f64, wait: f64) -> f64 {
-    let d = knomial_digits(radix, p);
+    let d = knomial_digits(radix, p) as usize;
     let n = p - 1;
-    let r = radix as f64;
-    let weight = |c: u64| hop - r * wait + c as f64 * wait;
+    let power = |j: usize| radix.saturating_pow(j as u32);
+    let digit = |j: usize| n / power(j) % radix;
+    // below[e][j] = Σ_{j' < j} cnt_equal(e, j'), cnt_equal(e, j') = min(r-1, ⌊(N mod r^e) / r^j'⌋)
+    let mut below = vec![vec![0u64; d + 1]; d + 1];
+    for (e, row) in below.iter_mut().enumerate() {
+        let low = if e >= d { n } else { n % power(e) };
+        for j in 0..d {
+            let cnt = (radix - 1).min(low / power(j));
+            row[j + 1] = row[j].saturating_add(cnt);
+        }
+    }
+    // waits before child (j, ·) of a parent at level e: Σ_{j < j' < e} cnt(j')
+    let skipped = |e: usize, j: usize, parent_equal: bool| -> f64 {
+        let count = if parent_equal {
+            below[e][e] - below[e][j + 1]
+        } else {
+            (radix - 1).saturating_mul((e - j - 1) as u64)
+        };
+        count as f64
+    };
+    // state: (parent level e, parent equal to N's prefix, prefix equal to N's prefix)
+    let idx = |e: usize, pe: bool, ce: bool| e * 4 + usize::from(pe) * 2 + usize::from(ce);
+    let mut best = vec![f64::NEG_INFINITY; (d + 1) * 4];
+    best[idx(d, true, true)] = 0.0;
     let mut answer: f64 = 0.0;
-    let mut tight = 0.0f64;
-    let mut free = f64::NEG_INFINITY;
     for j in (0..d).rev() {
-        let digit = n / radix.saturating_pow(j) % radix;
-        let end = (r - 1.0) * f64::from(d - j) * wait;
-        let mut next_free = f64::NEG_INFINITY;
-        let next_tight = if digit > 0 {
-            answer = answer.max(tight + weight(digit) + end);
-            next_free = next_free.max(tight);
-            for c in [1, digit - 1] {
-                if c >= 1 && c < digit {
-                    next_free = next_free.max(tight + weight(c));
-                    answer = answer.max(tight + weight(c) + end);
+        let nj = digit(j);
+        let mut next = vec![f64::NEG_INFINITY; (d + 1) * 4];
+        for e in j + 1..=d {
+            for pe in [false, true] {
+                for ce in [false, true] {
+                    let value = best[idx(e, pe, ce)];
+                    if value == f64::NEG_INFINITY {
+                        continue;
+                    }
+                    // digit 0: the prefix stays equal only if N's digit is 0 too
+                    let zero = idx(e, pe, ce && nj == 0);
+                    next[zero] = next[zero].max(value);
+                    // a non-zero digit: a child of the parent at level e
+                    let base = value + hop + skipped(e, j, pe) * wait;
+                    let mut take = |c: u64, equal: bool| {
+                        let arrival = base + (c - 1) as f64 * wait;
+                        answer = answer.max(arrival);
+                        let k = idx(j, equal, equal);
+                        next[k] = next[k].max(arrival);
+                    };
+                    if ce {
+                        if nj >= 1 {
+                            take(nj, true);
+                        }
+                        if nj >= 2 {
+                            take(nj - 1, false);
+                        }
+                    } else {
+                        take(radix - 1, false);
+                    }
                 }
             }
-            tight + weight(digit)
-        } else {
-            tight
-        };
-        if free > f64::NEG_INFINITY {
-            let best_digit = weight(1).max(weight(radix - 1));
-            answer = answer.max(free + best_digit + end);
-            next_free = next_free.max(free).max(free + best_digit);
         }
-        tight = next_tight;
-        free = next_free;
+        best = next;
     }
     answer
 }
@@ -738,13 +782,13 @@ mod tests {
     }
 
     #[test]
-    fn knomial_dp_bounds_the_walk() {
-        for r in 2..6u64 {
-            for p in 2..200u64 {
-                for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (0.2, 1.0)] {
+    fn knomial_dp_matches_the_walk_on_every_size() {
+        for r in 2..7u64 {
+            for p in 2..300u64 {
+                for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (0.2, 1.0), (1.0, 0.0)] {
                     let a = knomial_arrival(r, p, hop, wait);
                     let b = knomial_brute(r, p, hop, wait);
-                    assert!(a >= b - 1e-9, "r {r} p {p}: {a} < {b}");
+                    assert!((a - b).abs() < 1e-9, "r {r} p {p}: {a} vs {b}");
                 }
             }
         }
@@ -807,4 +851,77 @@ mod tests {
             }
         }
     }
+}
+
+/// MPICH's names of the Open MPI algorithms that MPICH also runs
+/// ([`MpichAlgorithm`](super::MpichAlgorithm)): the same communication pattern under MPICH's
+/// `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` name. Segmented variants map only unsegmented.
+mod mpich {
+    use super::{
+        Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, ReduceScatter, Scatter,
+    };
+    use crate::collectives::MpichAlgorithm;
+
+    macro_rules! mpich {
+        ($ty:ident, $coll:literal, $prefix:literal, |$a:ident| $body:expr) => {
+            impl MpichAlgorithm for $ty {
+                const MPICH_COLLECTIVE: &'static str = $coll;
+                const MPICH_PREFIX: &'static str = $prefix;
+                fn mpich_name(&self) -> Option<&'static str> {
+                    let $a = *self;
+                    $body
+                }
+            }
+        };
+    }
+
+    mpich!(Bcast, "bcast", "Bcast", |a| match a {
+        Bcast::Binomial { segment: 0 } => Some("binomial"),
+        Bcast::ScatterAllgather => Some("scatter_recursive_doubling_allgather"),
+        Bcast::ScatterAllgatherRing => Some("scatter_ring_allgather"),
+        _ => None,
+    });
+    mpich!(Allreduce, "allreduce", "Allreduce", |a| match a {
+        Allreduce::RecursiveDoubling => Some("recursive_doubling"),
+        Allreduce::Ring => Some("ring"),
+        Allreduce::Rabenseifner => Some("reduce_scatter_allgather"),
+        _ => None,
+    });
+    mpich!(Reduce, "reduce", "Reduce", |a| match a {
+        Reduce::Binomial { segment: 0 } => Some("binomial"),
+        Reduce::Rabenseifner => Some("reduce_scatter_gather"),
+        _ => None,
+    });
+    mpich!(Allgather, "allgather", "Allgather", |a| match a {
+        Allgather::Bruck => Some("brucks"),
+        Allgather::RecursiveDoubling => Some("recursive_doubling"),
+        Allgather::Ring => Some("ring"),
+        _ => None,
+    });
+    mpich!(Alltoall, "alltoall", "Alltoall", |a| match a {
+        Alltoall::Pairwise => Some("pairwise"),
+        Alltoall::ModifiedBruck => Some("brucks"),
+        _ => None,
+    });
+    mpich!(Barrier, "barrier", "Barrier", |a| match a {
+        Barrier::Bruck => Some("k_dissemination"),
+        _ => None,
+    });
+    mpich!(
+        ReduceScatter,
+        "reduce_scatter",
+        "Reduce_scatter",
+        |a| match a {
+            ReduceScatter::RecursiveHalving => Some("recursive_halving"),
+            _ => None,
+        }
+    );
+    mpich!(Gather, "gather", "Gather", |a| match a {
+        Gather::Binomial => Some("binomial"),
+        _ => None,
+    });
+    mpich!(Scatter, "scatter", "Scatter", |a| match a {
+        Scatter::Binomial => Some("binomial"),
+        _ => None,
+    });
 }
