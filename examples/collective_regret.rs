@@ -1,0 +1,452 @@
+//! Predicted against measured: Open MPI's collective algorithms on this machine, priced by a
+//! model the crate calibrated on the same machine.
+//!
+//! ```sh
+//! cargo run --release --example collective_regret -- \
+//!     [--runs tests/fixtures/collectives/ompi_runs.csv] \
+//!     [--defaults tests/fixtures/collectives/ompi_default_choice.csv] \
+//!     [--model tests/fixtures/collectives/mpi_calibrate_2ranks.json] [--key loggp_mpi] \
+//!     [--stat median|min] [--cells 2,4,8]
+//! ```
+//!
+//! For every measured cell (collective, process count `P`, message size) it prices each
+//! algorithm that was timed with Open MPI's algorithm forced (same id, segment size, Open MPI's
+//! default fan-out and radix) and prints:
+//!
+//! * Spearman's rank correlation between the predicted and the measured order of the
+//!   algorithms (average ranks for ties; `-` with fewer than 3 algorithms);
+//! * the **regret of the model's pick**: measured time of the algorithm the model predicts
+//!   fastest (among the measured ones) over the measured best;
+//! * the **regret of Open MPI's default**: measured time of the run with nothing forced over
+//!   the measured best (below 1 when the default beat every forced variant, e.g. with a
+//!   segment size the sweep did not force), with the algorithm the default ran (from the trace).
+//!
+//! A summary per (collective, `P`) follows: median ρ, geometric-mean regrets, and in how many
+//! cells the model's regret is no worse than the default's.
+//!
+//! Mapping of the measured collectives to the priced ones: the harness times
+//! `MPI_Reduce_scatter_block` (Open MPI collective 13), priced here as `ReduceScatter` (12) on the
+//! whole vector: block algorithm 1 `basic_linear` (reduce, then scatter) as 1 `non-overlapping`,
+//! 3 `recursive_halving` as 2, 4 `butterfly` as 4; block algorithm 2 `recursive_doubling` has
+//! no counterpart and is left out. Reductions are priced with a free operator
+//! ([`Operator::FREE`]): the calibration measures communication only.
+
+use std::collections::BTreeMap;
+use std::error::Error;
+use std::process::ExitCode;
+
+use commcost::collectives::Problem;
+use commcost::collectives::ompi::{
+    Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, OmpiAlgorithm, Reduce, ReduceScatter,
+    Scatter,
+};
+use commcost::{CommModel, Message, ModelSpec};
+
+/// One measured run: an algorithm (or the default) at one cell.
+#[derive(Debug, Clone)]
+struct Run {
+    collective: String,
+    procs: u64,
+    algorithm_id: Option<u32>,
+    name: String,
+    segsize: u64,
+    bytes: u64,
+    count: u64,
+    time: f64,
+}
+
+fn parse_runs(text: &str, stat: &str) -> Result<Vec<Run>, String> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().ok_or("empty runs file")?.split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or(format!("runs file has no column {name}"))
+    };
+    let (c_coll, c_procs, c_id, c_name, c_seg, c_bytes, c_count) = (
+        col("collective")?,
+        col("procs")?,
+        col("algorithm_id")?,
+        col("algorithm")?,
+        col("segsize")?,
+        col("bytes")?,
+        col("count")?,
+    );
+    let c_time = col(if stat == "min" { "min_s" } else { "median_s" })?;
+    let mut runs = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() != header.len() {
+            return Err(format!("runs line {}: {} fields", i + 2, f.len()));
+        }
+        let num = |c: usize| {
+            f[c].parse::<u64>()
+                .map_err(|e| format!("runs line {}: {}: {e}", i + 2, f[c]))
+        };
+        let time: f64 = f[c_time]
+            .parse()
+            .map_err(|e| format!("runs line {}: {e}", i + 2))?;
+        if !(time.is_finite() && time >= 0.0) {
+            return Err(format!("runs line {}: time {time}", i + 2));
+        }
+        runs.push(Run {
+            collective: f[c_coll].to_string(),
+            procs: num(c_procs)?,
+            algorithm_id: f[c_id].parse().ok(),
+            name: f[c_name].to_string(),
+            segsize: num(c_seg)?,
+            bytes: num(c_bytes)?,
+            count: num(c_count)?,
+            time,
+        });
+    }
+    Ok(runs)
+}
+
+/// The priced algorithm for Open MPI's `id` with segment size `seg`: its label and cost.
+fn price<A: OmpiAlgorithm>(
+    id: u32,
+    seg: u64,
+    model: &dyn CommModel,
+    problem: &Problem,
+) -> Option<(String, f64)> {
+    let with_segment = format!("{id}:segment={seg}");
+    let a: A = if seg > 0 {
+        with_segment
+            .parse()
+            .or_else(|_| id.to_string().parse())
+            .ok()?
+    } else {
+        id.to_string().parse().ok()?
+    };
+    let cost = a.cost(model, problem).ok()?;
+    Some((a.to_string(), cost))
+}
+
+/// Prices a measured run, or `None` where the crate has no counterpart.
+fn predict(run: &Run, model: &dyn CommModel) -> Option<(String, f64)> {
+    let id = run.algorithm_id?;
+    let p = run.procs;
+    let block = run.count * 8;
+    let problem = |bytes: u64| Problem::new(p, Message::contiguous(bytes));
+    match run.collective.as_str() {
+        "bcast" => price::<Bcast>(id, run.segsize, model, &problem(run.bytes)),
+        "allreduce" => price::<Allreduce>(id, run.segsize, model, &problem(run.bytes)),
+        "reduce" => price::<Reduce>(id, run.segsize, model, &problem(run.bytes)),
+        "allgather" => price::<Allgather>(id, 0, model, &problem(block)),
+        "alltoall" => price::<Alltoall>(id, 0, model, &problem(block)),
+        "gather" => price::<Gather>(id, 0, model, &problem(block)),
+        "scatter" => price::<Scatter>(id, 0, model, &problem(block)),
+        "barrier" => price::<Barrier>(id, 0, model, &problem(0)),
+        "reduce_scatter_block" => {
+            let mapped = match id {
+                1 => 1,
+                3 => 2,
+                4 => 4,
+                _ => return None,
+            };
+            price::<ReduceScatter>(mapped, 0, model, &problem(run.bytes))
+        }
+        _ => None,
+    }
+}
+
+/// Ranks (1-based) with ties sharing their average rank.
+fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut r = vec![0.0; values.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && values[order[j + 1]].total_cmp(&values[order[i]]).is_eq() {
+            j += 1;
+        }
+        let avg = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            r[k] = avg;
+        }
+        i = j + 1;
+    }
+    r
+}
+
+/// Spearman's rank correlation: Pearson's correlation of the (tie-averaged) ranks.
+fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
+    if x.len() != y.len() || x.len() < 3 {
+        return None;
+    }
+    let (rx, ry) = (ranks(x), ranks(y));
+    let n = rx.len() as f64;
+    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in rx.iter().zip(&ry) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    if sxx == 0.0 || syy == 0.0 {
+        return None;
+    }
+    Some(sxy / (sxx * syy).sqrt())
+}
+
+fn us(t: f64) -> String {
+    if t >= 1e-3 {
+        format!("{:.0}", t * 1e6)
+    } else {
+        format!("{:.1}", t * 1e6)
+    }
+}
+
+struct Cell {
+    rho: Option<f64>,
+    model_regret: f64,
+    default_regret: Option<f64>,
+}
+
+/// Within `tolerance` (relative) of the default's regret.
+fn close_to(model: f64, default: Option<f64>, tolerance: f64) -> bool {
+    default.is_some_and(|d| model <= d * (1.0 + tolerance) + 1e-12)
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
+    let mut runs_path = "tests/fixtures/collectives/ompi_runs.csv".to_string();
+    let mut defaults_path = "tests/fixtures/collectives/ompi_default_choice.csv".to_string();
+    let mut model_path = "tests/fixtures/collectives/mpi_calibrate_2ranks.json".to_string();
+    let mut key = "loggp_mpi".to_string();
+    let mut stat = "median".to_string();
+    let mut cells_for: Vec<u64> = vec![2];
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = || args.next().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--runs" => runs_path = value()?,
+            "--defaults" => defaults_path = value()?,
+            "--model" => model_path = value()?,
+            "--key" => key = value()?,
+            "--stat" => stat = value()?,
+            "--cells" => {
+                cells_for = value()?
+                    .split(',')
+                    .map(|v| v.parse::<u64>().map_err(|e| format!("--cells {v}: {e}")))
+                    .collect::<Result<_, _>>()?
+            }
+            other => return Err(format!("unknown argument {other}").into()),
+        }
+    }
+    if stat != "median" && stat != "min" {
+        return Err("--stat is median or min".into());
+    }
+    let runs = parse_runs(
+        &std::fs::read_to_string(&runs_path).map_err(|e| format!("{runs_path}: {e}"))?,
+        &stat,
+    )?;
+    let models: BTreeMap<String, ModelSpec> = serde_json::from_str(
+        &std::fs::read_to_string(&model_path).map_err(|e| format!("{model_path}: {e}"))?,
+    )
+    .map_err(|e| format!("{model_path}: {e}"))?;
+    let model = models
+        .get(&key)
+        .ok_or(format!("{model_path} has no model {key}"))?
+        .clone()
+        .into_model();
+    // (collective, P, lookup bytes) -> algorithm the default ran (trace, depth 0)
+    let mut default_alg: BTreeMap<(String, u64, u64), String> = BTreeMap::new();
+    let mut default_id: BTreeMap<(String, u64, u64), Option<u32>> = BTreeMap::new();
+    if let Ok(text) = std::fs::read_to_string(&defaults_path) {
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            if let [c, p, b, id, name] = f[..]
+                && let (Ok(p), Ok(b)) = (p.parse(), b.parse())
+            {
+                let id = id.parse::<u32>().ok();
+                default_id
+                    .entry((c.to_string(), p, b))
+                    .and_modify(|e| {
+                        if *e != id {
+                            *e = None;
+                        }
+                    })
+                    .or_insert(id);
+                default_alg
+                    .entry((c.to_string(), p, b))
+                    .and_modify(|e: &mut String| {
+                        if !e.split('/').any(|x| x == name) {
+                            e.push('/');
+                            e.push_str(name);
+                        }
+                    })
+                    .or_insert_with(|| name.to_string());
+            }
+        }
+    }
+    let mut groups: BTreeMap<(String, u64, u64), Vec<&Run>> = BTreeMap::new();
+    for r in &runs {
+        groups
+            .entry((r.collective.clone(), r.procs, r.bytes))
+            .or_default()
+            .push(r);
+    }
+    let order = [
+        "bcast",
+        "allreduce",
+        "reduce",
+        "allgather",
+        "alltoall",
+        "barrier",
+        "reduce_scatter_block",
+        "gather",
+        "scatter",
+    ];
+    let mut summary: BTreeMap<(usize, u64), Vec<Cell>> = BTreeMap::new();
+    let mut spread: Vec<f64> = Vec::new();
+    println!(
+        "model `{key}` from {model_path}; measured {stat} of the synchronised calls, {runs_path}"
+    );
+    println!();
+    println!(
+        "| collective | P | bytes | algs | measured best | µs | model's pick | predicted µs | measured µs | regret | default ran | regret | ρ |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut keys: Vec<&(String, u64, u64)> = groups.keys().collect();
+    keys.sort_by_key(|(c, p, b)| (order.iter().position(|o| o == c), *p, *b));
+    for k in keys {
+        let rows = &groups[k];
+        let (coll, p, bytes) = (k.0.as_str(), k.1, k.2);
+        let priced: Vec<(&Run, String, f64)> = rows
+            .iter()
+            .filter_map(|r| predict(r, model.as_ref()).map(|(l, c)| (*r, l, c)))
+            .collect();
+        if priced.is_empty() {
+            continue;
+        }
+        let best = priced
+            .iter()
+            .min_by(|a, b| a.0.time.total_cmp(&b.0.time))
+            .ok_or("no runs")?;
+        let pick = priced
+            .iter()
+            .min_by(|a, b| a.2.total_cmp(&b.2))
+            .ok_or("no runs")?;
+        let predicted: Vec<f64> = priced.iter().map(|x| x.2).collect();
+        let measured: Vec<f64> = priced.iter().map(|x| x.0.time).collect();
+        let rho = spearman(&predicted, &measured);
+        let default = rows.iter().find(|r| r.algorithm_id.is_none());
+        // run-to-run spread: the default run against the forced run of the same algorithm,
+        // where the default ran one algorithm that takes no segment size
+        if let (Some(d), Some(Some(id))) = (default, default_id.get(&(coll.to_string(), p, bytes)))
+            && !matches!(coll, "bcast" | "reduce" | "allreduce")
+            && let Some(forced) = rows.iter().find(|r| r.algorithm_id == Some(*id))
+            && forced.time > 0.0
+        {
+            spread.push((d.time / forced.time).ln().abs());
+        }
+        let best_t = best.0.time.max(1e-12);
+        let cell = Cell {
+            rho,
+            model_regret: pick.0.time / best_t,
+            default_regret: default.map(|d| d.time / best_t),
+        };
+        let label = |r: &Run| {
+            if r.segsize > 0 {
+                format!("{}/{}", r.name, r.segsize)
+            } else {
+                r.name.clone()
+            }
+        };
+        if cells_for.contains(&p) {
+            println!(
+                "| {coll} | {p} | {bytes} | {} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
+                priced.len(),
+                label(best.0),
+                us(best.0.time),
+                label(pick.0),
+                us(pick.2),
+                us(pick.0.time),
+                cell.model_regret,
+                default_alg
+                    .get(&(coll.to_string(), p, bytes))
+                    .map(String::as_str)
+                    .unwrap_or("?"),
+                cell.default_regret
+                    .map(|r| format!("{r:.2}"))
+                    .unwrap_or_else(|| "-".into()),
+                rho.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into()),
+            );
+        }
+        let ci = order.iter().position(|o| *o == coll).unwrap_or(order.len());
+        summary.entry((ci, p)).or_default().push(cell);
+    }
+    println!();
+    println!(
+        "| collective | P | cells | median ρ | model regret (geo. mean) | default regret (geo. mean) | model no worse than default | within 10 % |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    let (mut total, mut wins, mut near) = (0usize, 0usize, 0usize);
+    for ((ci, p), cells) in &summary {
+        let mut rhos: Vec<f64> = cells.iter().filter_map(|c| c.rho).collect();
+        rhos.sort_by(f64::total_cmp);
+        let median_rho = if rhos.is_empty() {
+            "-".to_string()
+        } else {
+            format!("{:.2}", rhos[rhos.len() / 2])
+        };
+        let geo = |v: &[f64]| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
+        let model: Vec<f64> = cells.iter().map(|c| c.model_regret).collect();
+        let default: Vec<f64> = cells.iter().filter_map(|c| c.default_regret).collect();
+        let compared: Vec<&Cell> = cells
+            .iter()
+            .filter(|c| c.default_regret.is_some())
+            .collect();
+        let no_worse = compared
+            .iter()
+            .filter(|c| close_to(c.model_regret, c.default_regret, 0.0))
+            .count();
+        let within = compared
+            .iter()
+            .filter(|c| close_to(c.model_regret, c.default_regret, 0.1))
+            .count();
+        total += compared.len();
+        wins += no_worse;
+        near += within;
+        println!(
+            "| {} | {p} | {} | {median_rho} | {:.2} | {} | {no_worse} of {} | {within} |",
+            order.get(*ci).copied().unwrap_or("?"),
+            cells.len(),
+            geo(&model),
+            if default.is_empty() {
+                "-".to_string()
+            } else {
+                format!("{:.2}", geo(&default))
+            },
+            compared.len()
+        );
+    }
+    println!();
+    println!(
+        "model's regret no worse than the default's in {wins} of {total} cells, within 10 % in {near}"
+    );
+    spread.sort_by(f64::total_cmp);
+    if !spread.is_empty() {
+        let q = |f: f64| spread[((spread.len() - 1) as f64 * f).round() as usize];
+        println!(
+            "run-to-run spread (default run against the forced run of the algorithm it ran, {} cells): median {:.0} %, 90th percentile {:.0} %",
+            spread.len(),
+            (q(0.5).exp() - 1.0) * 100.0,
+            (q(0.9).exp() - 1.0) * 100.0
+        );
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
