@@ -72,6 +72,7 @@ mod model;
 mod models;
 pub mod presets;
 pub mod probe;
+pub mod sim;
 mod spec;
 mod table;
 
@@ -79,6 +80,7 @@ pub use error::{
     CalibrationError, CollectiveError, FitError, LinesError, MessageError, ParameterError,
     ProbeError, TimelineError,
 };
+pub use error::{GoalError, SimError};
 pub use message::Message;
 pub use model::{AffineCost, CommModel, Quantities};
 pub use models::copy_transfer::{Composition, CopyTransfer, Stage};
