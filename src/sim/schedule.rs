@@ -111,6 +111,7 @@ pub struct ScheduleBuilder {
     calcs: Vec<f64>,
     calc_index: std::collections::HashMap<u64, u32>,
     deps: Vec<(u32, u32, bool)>,
+    last_message: Option<(Message, u32)>,
     /// The first out-of-range value seen while adding (reported by `build`).
     error: Option<SimError>,
 }
@@ -130,6 +131,7 @@ impl ScheduleBuilder {
             calcs: Vec::new(),
             calc_index: std::collections::HashMap::new(),
             deps: Vec::new(),
+            last_message: None,
             error: None,
         }
     }
@@ -192,6 +194,18 @@ impl ScheduleBuilder {
     }
 
     fn message_class(&mut self, message: Message) -> u32 {
+        // schedules repeat one message many times in a row: skip the hash lookup
+        if let Some(&(last, c)) = self.last_message.as_ref()
+            && last == message
+        {
+            return c;
+        }
+        let c = self.lookup_message(message);
+        self.last_message = Some((message, c));
+        c
+    }
+
+    fn lookup_message(&mut self, message: Message) -> u32 {
         if let Some(&c) = self.message_index.get(&message) {
             return c;
         }
