@@ -1,7 +1,7 @@
 //! The discrete-event simulator: LogGOPS semantics over any [`CommModel`].
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::io::Write;
 
 use super::noise::Noise;
@@ -141,26 +141,58 @@ const POSTED: u8 = 1;
 const ARRIVED: u8 = 2;
 /// A rendezvous send that started and waits for its receive to be posted.
 const WAITING: u8 = 4;
+/// The operation completed.
+const DONE: u8 = 8;
+
+/// One operation's static data and simulation state.
+#[derive(Clone, Copy)]
+struct Node {
+    /// Before the operation starts: the latest time a dependency was satisfied; then its start.
+    start: f64,
+    rank: u32,
+    partner: u32,
+    class: u32,
+    pending: u32,
+    kind: u8,
+    flags: u8,
+}
+
+/// One rank's resources.
+#[derive(Clone, Copy)]
+struct RankState {
+    cpu_free: f64,
+    nic_send_free: f64,
+    /// When the receiving NIC's last window ended (the last receive's completion).
+    nic_recv_free: f64,
+    finish: f64,
+    cpu_last: u32,
+    nic_send_last: u32,
+    nic_recv_last: u32,
+}
 
 struct Engine<'a> {
     s: &'a Schedule,
     q: Vec<Quantities>,
     rendezvous: Vec<bool>,
     noise: Option<Noise>,
-    heap: BinaryHeap<Reverse<(u64, u64)>>,
-    pending: Vec<u32>,
-    /// Before an operation starts: the latest time a dependency was satisfied; then its start.
-    start: Vec<f64>,
+    /// Pending events by time: a calendar with one bucket per distinct time (collectives run in
+    /// lock step, so thousands of events share a time), each bucket the codes `op << 1 | kind`.
+    queue: BTreeMap<u64, Vec<u64>>,
+    /// Emptied buckets, reused: no allocation per event.
+    pool: Vec<Vec<u64>>,
+    /// Operations that became ready at the time of the event being processed: run next, in
+    /// the order they became ready, without a trip through the heap.
+    now_ready: std::collections::VecDeque<u32>,
+    now: f64,
+    /// Per operation, everything an event touches, in one 32-byte record.
+    node: Vec<Node>,
     end: Vec<f64>,
-    flags: Vec<u8>,
     /// The operation that held this one back (critical path), if recorded.
     cause: Vec<u32>,
-    cpu_free: Vec<f64>,
-    nic_send_free: Vec<f64>,
-    nic_recv_free: Vec<f64>,
-    cpu_last: Vec<u32>,
-    nic_send_last: Vec<u32>,
-    nic_recv_last: Vec<u32>,
+    ranks: Vec<RankState>,
+    makespan: f64,
+    /// The operation that completed last (the end of the critical path).
+    last: u32,
     events: u64,
     done: u64,
 }
@@ -174,8 +206,23 @@ fn key(t: f64) -> u64 {
 impl Engine<'_> {
     #[inline]
     fn push(&mut self, t: f64, op: u32, kind: u64) {
-        self.heap
-            .push(Reverse((key(t), (u64::from(op) << 1) | kind)));
+        let code = (u64::from(op) << 1) | kind;
+        match self.queue.entry(key(t)) {
+            Entry::Occupied(e) => e.into_mut().push(code),
+            Entry::Vacant(e) => {
+                let mut bucket = self.pool.pop().unwrap_or_default();
+                bucket.push(code);
+                e.insert(bucket);
+            }
+        }
+    }
+
+    fn run_ready_now(&mut self) {
+        while let Some(op) = self.now_ready.pop_front() {
+            self.events += 1;
+            let now = self.now;
+            self.ready(op as usize, now);
+        }
     }
 
     #[inline]
@@ -197,14 +244,18 @@ impl Engine<'_> {
                 continue;
             }
             let d = (e & !START_EDGE) as usize;
-            if t > self.start[d] {
-                self.start[d] = t;
+            if t > self.node[d].start {
+                self.node[d].start = t;
                 self.note_cause(d, op as u32);
             }
-            self.pending[d] -= 1;
-            if self.pending[d] == 0 {
-                let ready = self.start[d];
-                self.push(ready, d as u32, EV_READY);
+            self.node[d].pending -= 1;
+            if self.node[d].pending == 0 {
+                let ready = self.node[d].start;
+                if ready <= self.now {
+                    self.now_ready.push_back(d as u32);
+                } else {
+                    self.push(ready, d as u32, EV_READY);
+                }
             }
         }
     }
@@ -215,41 +266,52 @@ impl Engine<'_> {
     }
 
     fn complete(&mut self, op: usize, t: f64) {
-        self.end[op] = t;
+        if !self.end.is_empty() {
+            self.end[op] = t;
+        }
+        self.node[op].flags |= DONE;
+        let r = self.node[op].rank as usize;
+        if t > self.ranks[r].finish {
+            self.ranks[r].finish = t;
+        }
+        if t > self.makespan || self.last == NONE {
+            self.makespan = t;
+            self.last = op as u32;
+        }
         self.done += 1;
         self.satisfy(op, t, false);
     }
 
     fn ready(&mut self, op: usize, t: f64) {
-        let r = self.s.raw_rank()[op] as usize;
-        let class = self.s.raw_class()[op] as usize;
-        match self.s.raw_kind()[op] {
+        let r = self.node[op].rank as usize;
+        let class = self.node[op].class as usize;
+        match self.node[op].kind {
             SEND => {
                 let q = self.q[class];
                 let mut s = t;
-                if self.cpu_free[r] > s {
-                    s = self.cpu_free[r];
-                    self.note_cause(op, self.cpu_last[r]);
+                if self.ranks[r].cpu_free > s {
+                    s = self.ranks[r].cpu_free;
+                    self.note_cause(op, self.ranks[r].cpu_last);
                 }
-                if self.nic_send_free[r] > s {
-                    s = self.nic_send_free[r];
-                    self.note_cause(op, self.nic_send_last[r]);
+                if self.ranks[r].nic_send_free > s {
+                    s = self.ranks[r].nic_send_free;
+                    self.note_cause(op, self.ranks[r].nic_send_last);
                 }
-                self.start[op] = s;
+                self.node[op].start = s;
                 let overhead_end = s + q.send_overhead + self.cpu_noise(op, 0);
-                self.cpu_free[r] = overhead_end;
-                self.nic_send_free[r] = s + q.send_interval;
-                self.cpu_last[r] = op as u32;
-                self.nic_send_last[r] = op as u32;
+                self.ranks[r].cpu_free = overhead_end;
+                self.ranks[r].nic_send_free = s + q.send_interval;
+                self.ranks[r].cpu_last = op as u32;
+                self.ranks[r].nic_send_last = op as u32;
                 self.satisfy(op, s, true);
-                let partner = self.s.raw_partner()[op] as usize;
+                let partner = self.node[op].partner as usize;
                 let flight = (q.p2p - q.recv_overhead).max(0.0);
                 if self.rendezvous[class] {
-                    if self.flags[partner] & POSTED != 0 {
-                        let go = s.max(self.start[partner]);
+                    if self.node[partner].flags & POSTED != 0 {
+                        let go = s.max(self.node[partner].start);
                         self.push(go + flight, partner as u32, EV_ARRIVE);
                     } else {
-                        self.flags[op] |= WAITING;
+                        self.node[op].flags |= WAITING;
                     }
                 } else {
                     self.push(s + flight, partner as u32, EV_ARRIVE);
@@ -257,34 +319,34 @@ impl Engine<'_> {
                 }
             }
             RECV => {
-                self.start[op] = t;
-                self.flags[op] |= POSTED;
+                self.node[op].start = t;
+                self.node[op].flags |= POSTED;
                 self.satisfy(op, t, true);
-                let partner = self.s.raw_partner()[op] as usize;
-                if self.flags[partner] & WAITING != 0 {
-                    self.flags[partner] &= !WAITING;
+                let partner = self.node[op].partner as usize;
+                if self.node[partner].flags & WAITING != 0 {
+                    self.node[partner].flags &= !WAITING;
                     let q = self.q[class];
-                    let go = t.max(self.start[partner]);
+                    let go = t.max(self.node[partner].start);
                     self.push(
                         go + (q.p2p - q.recv_overhead).max(0.0),
                         op as u32,
                         EV_ARRIVE,
                     );
                 }
-                if self.flags[op] & ARRIVED != 0 {
+                if self.node[op].flags & ARRIVED != 0 {
                     self.receive(op, t);
                 }
             }
             _ => {
                 let mut s = t;
-                if self.cpu_free[r] > s {
-                    s = self.cpu_free[r];
-                    self.note_cause(op, self.cpu_last[r]);
+                if self.ranks[r].cpu_free > s {
+                    s = self.ranks[r].cpu_free;
+                    self.note_cause(op, self.ranks[r].cpu_last);
                 }
-                self.start[op] = s;
+                self.node[op].start = s;
                 let e = s + self.s.raw_calcs()[class] + self.cpu_noise(op, 2);
-                self.cpu_free[r] = e;
-                self.cpu_last[r] = op as u32;
+                self.ranks[r].cpu_free = e;
+                self.ranks[r].cpu_last = op as u32;
                 self.satisfy(op, s, true);
                 self.complete(op, e);
             }
@@ -292,11 +354,11 @@ impl Engine<'_> {
     }
 
     fn arrive(&mut self, op: usize, t: f64) {
-        self.flags[op] |= ARRIVED;
-        if self.flags[op] & POSTED != 0 {
+        self.node[op].flags |= ARRIVED;
+        if self.node[op].flags & POSTED != 0 {
             // the message, not the posting, is what this receive waited for
-            if t > self.start[op] {
-                self.note_cause(op, self.s.raw_partner()[op]);
+            if t > self.node[op].start {
+                self.note_cause(op, self.node[op].partner);
             }
             self.receive(op, t);
         }
@@ -305,29 +367,29 @@ impl Engine<'_> {
     /// The message of receive `op` is there and the receive is posted: the receiver's CPU pays
     /// its overhead once it and the receiving NIC are free.
     fn receive(&mut self, op: usize, t: f64) {
-        let r = self.s.raw_rank()[op] as usize;
-        let class = self.s.raw_class()[op] as usize;
+        let r = self.node[op].rank as usize;
+        let class = self.node[op].class as usize;
         let q = self.q[class];
         let mut s = t;
-        if self.cpu_free[r] > s {
-            s = self.cpu_free[r];
-            self.note_cause(op, self.cpu_last[r]);
+        if self.ranks[r].cpu_free > s {
+            s = self.ranks[r].cpu_free;
+            self.note_cause(op, self.ranks[r].cpu_last);
         }
         // the receiving NIC streams the message in during the last `I` before the receive
         // completes: that window must not overlap the previous message's
-        let nic = self.nic_recv_free[r] + q.send_interval - q.recv_overhead;
+        let nic = self.ranks[r].nic_recv_free + q.send_interval - q.recv_overhead;
         if nic > s {
             s = nic;
-            self.note_cause(op, self.nic_recv_last[r]);
+            self.note_cause(op, self.ranks[r].nic_recv_last);
         }
         let e = s + q.recv_overhead + self.cpu_noise(op, 1);
-        self.cpu_free[r] = e;
-        self.nic_recv_free[r] = e;
-        self.cpu_last[r] = op as u32;
-        self.nic_recv_last[r] = op as u32;
+        self.ranks[r].cpu_free = e;
+        self.ranks[r].nic_recv_free = e;
+        self.ranks[r].cpu_last = op as u32;
+        self.ranks[r].nic_recv_last = op as u32;
         self.complete(op, e);
         if self.rendezvous[class] {
-            let partner = self.s.raw_partner()[op] as usize;
+            let partner = self.node[op].partner as usize;
             self.complete(partner, e);
         }
     }
@@ -388,69 +450,99 @@ pub fn simulate(
         });
         rendezvous.push(options.rendezvous_above.is_some_and(|s| m.bytes() > s));
     }
-    let mut pending = vec![0u32; n];
-    for &e in schedule.raw_successors() {
-        pending[(e & !START_EDGE) as usize] += 1;
-    }
     let mut engine = Engine {
         s: schedule,
         q,
         rendezvous,
         noise: options.noise,
-        heap: BinaryHeap::with_capacity(p.saturating_mul(2).min(n.max(16))),
-        pending,
-        start: vec![0.0; n],
-        end: vec![f64::NAN; n],
-        flags: vec![0u8; n],
+        queue: BTreeMap::new(),
+        pool: Vec::new(),
+        now_ready: std::collections::VecDeque::new(),
+        now: 0.0,
+        node: (0..n)
+            .map(|i| Node {
+                start: 0.0,
+                rank: schedule.raw_rank()[i],
+                partner: schedule.raw_partner()[i],
+                class: schedule.raw_class()[i],
+                pending: 0,
+                kind: schedule.raw_kind()[i],
+                flags: 0,
+            })
+            .collect(),
+        end: if options.timeline || options.critical_path {
+            vec![f64::NAN; n]
+        } else {
+            Vec::new()
+        },
         cause: if options.critical_path {
             vec![NONE; n]
         } else {
             Vec::new()
         },
-        cpu_free: vec![0.0; p],
-        nic_send_free: vec![0.0; p],
-        // no message before the first: its window may start at any time
-        nic_recv_free: vec![f64::NEG_INFINITY; p],
-        cpu_last: vec![NONE; p],
-        nic_send_last: vec![NONE; p],
-        nic_recv_last: vec![NONE; p],
+        ranks: vec![
+            RankState {
+                cpu_free: 0.0,
+                nic_send_free: 0.0,
+                // no message before the first: its window may start at any time
+                nic_recv_free: f64::NEG_INFINITY,
+                finish: 0.0,
+                cpu_last: NONE,
+                nic_send_last: NONE,
+                nic_recv_last: NONE,
+            };
+            p
+        ],
+        makespan: 0.0,
+        last: NONE,
         events: 0,
         done: 0,
     };
+    for &e in schedule.raw_successors() {
+        engine.node[(e & !START_EDGE) as usize].pending += 1;
+    }
+    // operations without dependencies are ready at 0, in operation order
     for i in 0..n {
-        if engine.pending[i] == 0 {
-            engine.push(0.0, i as u32, EV_READY);
+        if engine.node[i].pending == 0 {
+            engine.now_ready.push_back(i as u32);
         }
     }
-    while let Some(Reverse((t, code))) = engine.heap.pop() {
-        engine.events += 1;
+    engine.run_ready_now();
+    // events of one time in order of operation (then kind), as a heap ordered by
+    // (time, op, kind) would deliver them
+    while let Some((t, mut bucket)) = engine.queue.pop_first() {
         let t = f64::from_bits(t);
-        let op = (code >> 1) as usize;
-        if code & 1 == EV_READY {
-            engine.ready(op, t);
-        } else {
-            engine.arrive(op, t);
+        engine.now = t;
+        if !bucket.is_sorted() {
+            bucket.sort_unstable();
         }
+        for &code in &bucket {
+            engine.events += 1;
+            let op = (code >> 1) as usize;
+            if code & 1 == EV_READY {
+                engine.ready(op, t);
+            } else {
+                engine.arrive(op, t);
+            }
+            engine.run_ready_now();
+        }
+        bucket.clear();
+        engine.pool.push(bucket);
     }
     if engine.done < n as u64 {
-        let op = engine.end.iter().position(|e| e.is_nan()).unwrap_or(0);
+        let op = engine
+            .node
+            .iter()
+            .position(|x| x.flags & DONE == 0)
+            .unwrap_or(0);
         return Err(SimError::Deadlock {
             stuck: n as u64 - engine.done,
             op: op as u64,
             rank: u64::from(schedule.raw_rank()[op]),
         });
     }
-    let mut rank_finish = vec![0.0f64; p];
-    let mut last = None;
-    let mut makespan = 0.0f64;
-    for (i, (&e, &r)) in engine.end.iter().zip(schedule.raw_rank()).enumerate() {
-        let f = &mut rank_finish[r as usize];
-        *f = f.max(e);
-        if last.is_none() || e > makespan {
-            makespan = e;
-            last = Some(i);
-        }
-    }
+    let last = (engine.last != NONE).then_some(engine.last as usize);
+    let makespan = engine.makespan;
     let critical_path = options.critical_path.then(|| {
         let mut steps = Vec::new();
         let mut cur = last.map_or(NONE, |i| i as u32);
@@ -461,7 +553,7 @@ pub fn simulate(
                 op,
                 rank: u64::from(schedule.raw_rank()[i]),
                 kind: schedule.kind(op).unwrap_or(OpKind::Calc),
-                start: engine.start[i],
+                start: engine.node[i].start,
                 end: engine.end[i],
             });
             cur = engine.cause[i];
@@ -470,12 +562,15 @@ pub fn simulate(
         CriticalPath { steps }
     });
     let (starts, ends) = if options.timeline {
-        (Some(engine.start), Some(engine.end))
+        (
+            Some(engine.node.iter().map(|x| x.start).collect()),
+            Some(engine.end),
+        )
     } else {
         (None, None)
     };
     Ok(SimResult {
-        rank_finish,
+        rank_finish: engine.ranks.iter().map(|r| r.finish).collect(),
         makespan,
         events: engine.events,
         critical_path,

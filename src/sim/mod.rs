@@ -63,7 +63,8 @@
 //! # Speed
 //!
 //! Operations live in flat arrays (`u32` indices), dependencies in successor lists, events in
-//! a binary heap of 16-byte entries; nothing is allocated per event.
+//! a calendar of one bucket per distinct time (a `BTreeMap` of reused vectors: collectives run
+//! in lock step, so thousands of events share a time); nothing is allocated per event.
 //!
 //! # Examples
 //!

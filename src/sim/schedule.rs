@@ -110,7 +110,8 @@ pub struct ScheduleBuilder {
     message_index: std::collections::HashMap<Message, u32>,
     calcs: Vec<f64>,
     calc_index: std::collections::HashMap<u64, u32>,
-    deps: Vec<(u32, u32, bool)>,
+    /// `(op, on | START_EDGE if irequires)`.
+    deps: Vec<(u32, u32)>,
     last_message: Option<(Message, u32)>,
     /// The first out-of-range value seen while adding (reported by `build`).
     error: Option<SimError>,
@@ -267,7 +268,13 @@ impl ScheduleBuilder {
 
     /// `op` depends on `on` (both operations of the same rank).
     pub fn depend(&mut self, op: OpId, on: OpId, kind: Dependency) {
-        self.deps.push((op.0, on.0, kind == Dependency::Irequires));
+        let flag = if kind == Dependency::Irequires {
+            START_EDGE
+        } else {
+            0
+        };
+        // an id with the top bit set is out of range either way (UnknownOperation)
+        self.deps.push((op.0, on.0.min(NONE >> 1) | flag));
     }
 
     /// `op requires on`: `op` starts after `on` completes.
@@ -313,7 +320,8 @@ impl ScheduleBuilder {
         }
         // successor lists (CSR): edge on -> op
         let mut offsets = vec![0u32; n + 1];
-        for &(op, on, _) in &self.deps {
+        for &(op, on) in &self.deps {
+            let on = on & !START_EDGE;
             for id in [op, on] {
                 if id as usize >= n {
                     return Err(SimError::UnknownOperation {
@@ -339,9 +347,9 @@ impl ScheduleBuilder {
         }
         let mut fill = offsets.clone();
         let mut successors = vec![0u32; self.deps.len()];
-        for &(op, on, start) in &self.deps {
-            let slot = &mut fill[on as usize];
-            successors[*slot as usize] = op | if start { START_EDGE } else { 0 };
+        for &(op, on) in &self.deps {
+            let slot = &mut fill[(on & !START_EDGE) as usize];
+            successors[*slot as usize] = op | (on & START_EDGE);
             *slot += 1;
         }
         check_acyclic(&offsets, &successors, &self.rank)?;
@@ -413,21 +421,20 @@ fn match_messages(
     messages: &[Message],
 ) -> Result<Vec<u32>, SimError> {
     let n = kind.len();
-    let key = |i: usize| -> (u32, u32, u32, u32) {
-        if kind[i] == KIND_SEND {
-            (rank[i], peer[i], tag[i], i as u32)
+    // (source, destination, tag, operation) packed into one u128, computed once: the sorts
+    // then compare plain integers instead of gathering four arrays per comparison
+    let key = |i: usize| -> u128 {
+        let (src, dst) = if kind[i] == KIND_SEND {
+            (rank[i], peer[i])
         } else {
-            (peer[i], rank[i], tag[i], i as u32)
-        }
+            (peer[i], rank[i])
+        };
+        (u128::from(src) << 96) | (u128::from(dst) << 64) | (u128::from(tag[i]) << 32) | i as u128
     };
-    let mut sends: Vec<u32> = (0..n as u32)
-        .filter(|&i| kind[i as usize] == KIND_SEND)
-        .collect();
-    let mut recvs: Vec<u32> = (0..n as u32)
-        .filter(|&i| kind[i as usize] == KIND_RECV)
-        .collect();
-    sends.sort_unstable_by_key(|&i| key(i as usize));
-    recvs.sort_unstable_by_key(|&i| key(i as usize));
+    let mut sends: Vec<u128> = (0..n).filter(|&i| kind[i] == KIND_SEND).map(key).collect();
+    let mut recvs: Vec<u128> = (0..n).filter(|&i| kind[i] == KIND_RECV).map(key).collect();
+    sends.sort_unstable();
+    recvs.sort_unstable();
     let mut partner = vec![NONE; n];
     let unmatched = |i: usize| {
         let send = kind[i] == KIND_SEND;
@@ -443,14 +450,14 @@ fn match_messages(
     let (mut a, mut b) = (0usize, 0usize);
     while a < sends.len() || b < recvs.len() {
         if a == sends.len() {
-            return Err(unmatched(recvs[b] as usize));
+            return Err(unmatched(recvs[b] as u32 as usize));
         }
         if b == recvs.len() {
-            return Err(unmatched(sends[a] as usize));
+            return Err(unmatched(sends[a] as u32 as usize));
         }
-        let (s, r) = (sends[a] as usize, recvs[b] as usize);
-        let (ks, kr) = (key(s), key(r));
-        match (ks.0, ks.1, ks.2).cmp(&(kr.0, kr.1, kr.2)) {
+        let (ks, kr) = (sends[a], recvs[b]);
+        let (s, r) = (ks as u32 as usize, kr as u32 as usize);
+        match (ks >> 32).cmp(&(kr >> 32)) {
             std::cmp::Ordering::Less => return Err(unmatched(s)),
             std::cmp::Ordering::Greater => return Err(unmatched(r)),
             std::cmp::Ordering::Equal => {
