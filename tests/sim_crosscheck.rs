@@ -300,7 +300,7 @@ fn random_process_counts() {
     } else {
         (12, 3, 200)
     };
-    let mut rng = SplitMix64(0x5eed_51);
+    let mut rng = SplitMix64(0x005e_ed51);
     let all = models();
     for _ in 0..samples {
         let p = rng.int(65, 1 << max_log);
