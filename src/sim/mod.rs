@@ -63,8 +63,8 @@
 //! # Speed
 //!
 //! Operations live in flat arrays (`u32` indices), dependencies in successor lists, events in
-//! a calendar of one bucket per distinct time (a `BTreeMap` of reused vectors: collectives run
-//! in lock step, so thousands of events share a time); nothing is allocated per event.
+//! a radix heap of 16-byte entries in 65 reused vectors (event times never decrease below the
+//! current one); all events of one time are taken out together. Nothing is allocated per event.
 //!
 //! # Examples
 //!
