@@ -38,10 +38,12 @@
 //!   An eager send completes at `s + os`.
 //! * A **receive** ready at `t` is posted at `t` (that is its start). Once its message has
 //!   arrived and it is posted, the receiver's CPU pays `or` from
-//!   `r = max(arrival, posting, CPU free, receiving NIC free)`; the receiving NIC is then held
-//!   until `r + I` (LogGOPSim charges `g + (k-1) G` at the receiver as well), and the receive
-//!   completes at `r + or`. A receiver that is idle and posted in time thus completes at
-//!   `s + T`: the model's end-to-end time.
+//!   the earliest `r >= max(arrival, posting, CPU free)` at which the receiving NIC's window of
+//!   the message, the last `I` before `r + or` (the message streaming in; LogGOPSim charges
+//!   `g + (k-1) G` at the receiver as well), does not overlap the previous message's window; the
+//!   receive completes at `r + or`. Messages arriving together are thus processed
+//!   `max(I, or)` apart, and a receiver that is idle and posted in time completes at `s + T`:
+//!   the model's end-to-end time.
 //! * A **calc** of `d` seconds ready at `t` holds the CPU from `max(t, CPU free)` for `d`.
 //! * **Matching**: the `k`-th send from `a` to `b` with tag `t` (in operation order) matches the
 //!   `k`-th receive at `b` from `a` with tag `t`. This is MPI's non-overtaking rule whenever
