@@ -147,6 +147,14 @@ fn errors_name_the_line() {
     assert_eq!(line_of("num_ranks 1\n/* open\n\ncomment"), 2);
     assert_eq!(line_of("num_ranks 1\nrank 0 {\n l1: calc 5\n"), 4);
     assert_eq!(line_of("num_ranks 1\nrank 0 {\n l1: calc 5 %\n}"), 3);
+    // a tiny file asking for 4 billion ranks is refused, not allocated
+    assert!(matches!(
+        parse_goal("num_ranks 4000000000\n", 1e-9),
+        Err(GoalError::Schedule(commcost::SimError::TooLarge {
+            what: "ranks",
+            ..
+        }))
+    ));
     // a send nobody receives: a schedule error, not a syntax error
     assert!(matches!(
         parse_goal("num_ranks 2\nrank 0 {\nl1: send 8b to 1\n}\n", 1e-9),

@@ -66,8 +66,9 @@ pub trait ToSchedule {
     /// # Errors
     ///
     /// [`SimError::Collective`] for `P = 0` or a zero pipeline segment, [`SimError::TooLarge`]
-    /// when the schedule would exceed the simulator's limits (`P >= 2^32`, more than
-    /// `2^31 - 1` operations).
+    /// when the schedule would exceed the simulator's limits (more than
+    /// [`MAX_RANKS`](super::MAX_RANKS) = 2^24 processes or
+    /// [`MAX_OPERATIONS`](super::MAX_OPERATIONS) operations).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError>;
 }
 
@@ -130,11 +131,11 @@ impl<'a> Writer<'a> {
         if p == 0 {
             return Err(CollectiveError::NoProcesses.into());
         }
-        if p >= u64::from(u32::MAX) {
+        if p > super::schedule::MAX_RANKS {
             return Err(SimError::TooLarge {
                 what: "ranks",
                 count: p,
-                limit: u64::from(u32::MAX) - 1,
+                limit: super::schedule::MAX_RANKS,
             });
         }
         let ops = p.saturating_mul(ops_per_rank);

@@ -95,4 +95,6 @@ pub use builders::{ToSchedule, collective_schedule};
 pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, simulate};
 pub use goal::{parse_goal, write_goal};
 pub use noise::Noise;
-pub use schedule::{Calc, Dependency, MAX_OPERATIONS, OpId, OpKind, Schedule, ScheduleBuilder};
+pub use schedule::{
+    Calc, Dependency, MAX_OPERATIONS, MAX_RANKS, OpId, OpKind, Schedule, ScheduleBuilder,
+};

@@ -80,6 +80,9 @@ pub(crate) const NONE: u32 = u32::MAX;
 pub(crate) const START_EDGE: u32 = 1 << 31;
 /// The largest number of operations a schedule holds (indices keep the top bit free).
 pub const MAX_OPERATIONS: u64 = (1 << 31) - 1;
+/// The largest number of ranks a schedule holds: the simulator keeps ~56 bytes per rank, so a
+/// few bytes of GOAL text (`num_ranks 4000000000`) must not make it allocate gigabytes.
+pub const MAX_RANKS: u64 = 1 << 24;
 
 /// Builds a [`Schedule`] operation by operation; [`build`](Self::build) validates it.
 ///
@@ -295,16 +298,16 @@ impl ScheduleBuilder {
     /// [`SimError::InvalidTime`] (a calc), [`SimError::UnknownOperation`],
     /// [`SimError::CrossRankDependency`], [`SimError::Cycle`] (dependencies),
     /// [`SimError::Unmatched`], [`SimError::SizeMismatch`] (messages),
-    /// [`SimError::TooLarge`].
+    /// [`SimError::TooLarge`] (more than [`MAX_RANKS`] ranks or [`MAX_OPERATIONS`] operations).
     pub fn build(self) -> Result<Schedule, SimError> {
         if self.ranks == 0 {
             return Err(SimError::NoRanks);
         }
-        if self.ranks >= u64::from(NONE) {
+        if self.ranks > MAX_RANKS {
             return Err(SimError::TooLarge {
                 what: "ranks",
                 count: self.ranks,
-                limit: u64::from(NONE) - 1,
+                limit: MAX_RANKS,
             });
         }
         if let Some(e) = self.error {
