@@ -335,3 +335,22 @@ fn one_rank_and_empty_schedules_cost_nothing() {
     );
     assert!(r.critical_path.unwrap().steps.is_empty());
 }
+
+#[test]
+fn an_operator_calc_costs_per_call_plus_per_byte() {
+    // 1 µs per call + 1 ns per byte on 1000 bytes: 2 µs
+    let mut b = ScheduleBuilder::new(1);
+    b.calc_operator(
+        0,
+        1000,
+        commcost::collectives::Operator::new(1.0 * US, 1e-9).unwrap(),
+    );
+    let schedule = b.build().unwrap();
+    assert_rel(
+        schedule.calc_seconds(commcost::sim::OpId(0)).unwrap(),
+        2.0 * US,
+        1e-12,
+    );
+    let r = simulate(&schedule, &loggp(), &SimOptions::default()).unwrap();
+    assert_rel(r.makespan, 2.0 * US, 1e-12);
+}
