@@ -80,6 +80,7 @@ mod model;
 mod models;
 pub mod presets;
 pub mod probe;
+pub mod sim;
 mod spec;
 mod table;
 
@@ -92,6 +93,7 @@ pub use error::{
 };
 #[cfg(feature = "serde")]
 pub use load::deserialize_with_path;
+pub use error::{GoalError, SimError};
 pub use message::Message;
 pub use model::{AffineCost, CommModel, Quantities};
 pub use models::copy_transfer::{Composition, CopyTransfer, Stage};

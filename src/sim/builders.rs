@@ -1,0 +1,680 @@
+//! Schedules of the collective algorithms the crate prices, for any number of processes.
+//!
+//! Each rank's operations are written as a program of blocking steps: a step is one MPI call —
+//! a send, a receive, a send-receive pair, a set of non-blocking calls completed together, or
+//! the operator applied to received data — and every operation of a step `requires` every
+//! operation of the rank's previous step. Root is rank 0. Message sizes are those of the
+//! closed forms in [`collectives`](crate::collectives) (pieces keep the problem's layout,
+//! [`Problem::piece`]); the structure of each schedule is described on [`ToSchedule`].
+
+use super::schedule::{OpId, Schedule, ScheduleBuilder};
+use crate::collectives::{
+    Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Problem, Reduce, Scan, Scatter,
+};
+use crate::error::{CollectiveError, SimError};
+
+/// A collective algorithm that can write out its message schedule.
+///
+/// Schedules (root 0, `h = ⌈log2 P⌉`, `h' = ⌊log2 P⌋`, `p' = 2^h'`, `m` the problem's bytes):
+///
+/// * [`Broadcast::Linear`], [`Scatter::Linear`]: the root posts `P - 1` sends (ranks `1..P` in
+///   order) in one step; [`Gather::Linear`]: every rank sends, the root posts `P - 1` receives.
+/// * [`Broadcast::Binomial`]: rank `r > 0` receives from `r - lowbit(r)`, then sends to
+///   `r + 2^j` for `2^j < lowbit(r)` (root: `2^j < 2^h`), largest subtree first (MPICH).
+/// * [`Scatter::Binomial`], [`Gather::Binomial`], [`Reduce::Binomial`]: the same tree; a scatter
+///   edge into child `c` carries `m · min(lowbit(c), P - c)` bytes, largest first; a gather
+///   edge the same blocks upwards, smallest subtree first; a reduce edge `m` bytes, each
+///   receive followed by `op(m)`.
+/// * [`Broadcast::ScatterAllgather`]: the binomial scatter of `⌈m/P⌉`-byte blocks, then `P - 1`
+///   ring steps (send right, receive left).
+/// * [`Broadcast::Pipelined`]: a chain `0 → 1 → … → P-1` of `q = ⌈m/segment⌉` segments of
+///   `min(segment, m)` bytes each (the closed form's size for every segment); an inner rank
+///   receives segment `j`, forwards it, and only then posts the receive of segment `j + 1`.
+/// * [`Scan::LinearChain`]: receive from `r - 1`, `op(m)`, send to `r + 1`;
+///   [`Scan::RecursiveDoubling`]: in round `k`, send to `r + 2^k`, receive from `r - 2^k`,
+///   `op(m)`.
+/// * [`Allreduce::RecursiveDoubling`], [`Allreduce::Rabenseifner`],
+///   [`Allgather::RecursiveDoubling`]: for `P` not a power of two, the `2(P - p')` lowest ranks
+///   pair up, the even one hands its data to the odd one and gets the result back at the end
+///   (MPICH); the `p'` remaining ranks exchange with `newrank XOR 2^k`. Sizes: `m` per round
+///   (recursive doubling), `⌈m/2^k⌉` in halving round `k` and again in the matching doubling
+///   round (Rabenseifner), `m ⌈P/p'⌉ 2^k` in round `k` then `P m` back (allgather).
+/// * [`Allreduce::Ring`]: `P - 1` reduce-scatter steps (send right, receive left,
+///   `op(⌈m/P⌉)`), then `P - 1` allgather steps of `⌈m/P⌉` bytes.
+/// * [`Allgather::Ring`]: `P - 1` steps of `m` bytes; [`Allgather::Bruck`]: round `k` sends
+///   `m · min(2^k, P - 2^k)` bytes to `r - 2^k`, receives from `r + 2^k` (mod `P`).
+/// * [`Barrier::Dissemination`]: round `k` sends 0 bytes to `r + 2^k`, receives from `r - 2^k`.
+/// * [`Alltoall::PairwiseExchange`]: step `k = 1..P` sends `m` to `r + k`, receives from `r - k`;
+///   [`Alltoall::Bruck`]: round `k` sends the `n_k` blocks whose index has bit `k` set
+///   (`m n_k` bytes) to `r + 2^k`, receives from `r - 2^k`.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::{Broadcast, Problem};
+/// use commcost::sim::ToSchedule;
+/// use commcost::Message;
+///
+/// let s = Broadcast::Binomial.schedule(&Problem::new(8, Message::contiguous(64)))?;
+/// // 7 sends and 7 receives
+/// assert_eq!(s.len(), 14);
+/// # Ok::<(), commcost::SimError>(())
+/// ```
+pub trait ToSchedule {
+    /// The schedule of this algorithm for `problem`.
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::Collective`] for `P = 0` or a zero pipeline segment, [`SimError::TooLarge`]
+    /// when the schedule would exceed the simulator's limits (more than
+    /// [`MAX_RANKS`](super::MAX_RANKS) = 2^24 processes or
+    /// [`MAX_OPERATIONS`](super::MAX_OPERATIONS) operations).
+    fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError>;
+}
+
+/// The schedule of `algorithm` for `problem` ([`ToSchedule::schedule`]).
+///
+/// # Errors
+///
+/// As [`ToSchedule::schedule`].
+pub fn collective_schedule<A: ToSchedule>(
+    algorithm: &A,
+    problem: &Problem,
+) -> Result<Schedule, SimError> {
+    algorithm.schedule(problem)
+}
+
+/// `⌈log2 P⌉` (0 for `P <= 1`).
+fn ceil_log2(p: u64) -> u32 {
+    if p <= 1 {
+        0
+    } else {
+        64 - (p - 1).leading_zeros()
+    }
+}
+
+/// `⌊log2 P⌋` (`P >= 1`).
+fn floor_log2(p: u64) -> u32 {
+    63 - p.max(1).leading_zeros()
+}
+
+/// The lowest set bit of `r` (`r > 0`).
+fn lowbit(r: u64) -> u64 {
+    r & r.wrapping_neg()
+}
+
+/// `#{j < P : bit k of j is set}`.
+fn blocks_with_bit(p: u64, k: u32) -> u64 {
+    let half = 1u64 << k;
+    let period = half << 1;
+    (p / period) * half + (p % period).saturating_sub(half)
+}
+
+/// The largest number of operations a builder writes.
+const OP_LIMIT: u64 = super::schedule::MAX_OPERATIONS;
+
+/// A schedule under construction, written rank by rank as programs of blocking steps.
+struct Writer<'a> {
+    b: ScheduleBuilder,
+    problem: &'a Problem,
+    rank: u64,
+    /// The operations of the rank's previous step.
+    prev: Vec<OpId>,
+    /// The operations of the step being written.
+    step: Vec<OpId>,
+}
+
+impl<'a> Writer<'a> {
+    /// Checks `P` and the estimated size (`ops_per_rank` operations per rank) and starts.
+    fn new(problem: &'a Problem, ops_per_rank: u64) -> Result<Self, SimError> {
+        let p = problem.processes;
+        if p == 0 {
+            return Err(CollectiveError::NoProcesses.into());
+        }
+        if p > super::schedule::MAX_RANKS {
+            return Err(SimError::TooLarge {
+                what: "ranks",
+                count: p,
+                limit: super::schedule::MAX_RANKS,
+            });
+        }
+        let ops = p.saturating_mul(ops_per_rank);
+        if ops > OP_LIMIT {
+            return Err(SimError::TooLarge {
+                what: "operations",
+                count: ops,
+                limit: OP_LIMIT,
+            });
+        }
+        let mut b = ScheduleBuilder::new(p);
+        b.reserve(ops as usize, ops as usize * 2);
+        Ok(Self {
+            b,
+            problem,
+            rank: 0,
+            prev: Vec::new(),
+            step: Vec::new(),
+        })
+    }
+
+    fn m(&self) -> u64 {
+        self.problem.message.bytes()
+    }
+
+    /// Starts the program of rank `r`.
+    fn rank(&mut self, r: u64) {
+        self.rank = r;
+        self.prev.clear();
+        self.step.clear();
+    }
+
+    fn add(&mut self, op: OpId) {
+        for &d in &self.prev {
+            self.b.requires(op, d);
+        }
+        self.step.push(op);
+    }
+
+    /// Ends the current step: the next step's operations require all of its operations.
+    fn end_step(&mut self) {
+        if !self.step.is_empty() {
+            std::mem::swap(&mut self.prev, &mut self.step);
+            self.step.clear();
+        }
+    }
+
+    fn send(&mut self, peer: u64, tag: u32, bytes: u64) {
+        let msg = self.problem.piece(bytes);
+        let op = self.b.send_message(self.rank, peer, tag, msg);
+        self.add(op);
+    }
+
+    fn recv(&mut self, peer: u64, tag: u32, bytes: u64) {
+        let msg = self.problem.piece(bytes);
+        let op = self.b.recv_message(self.rank, peer, tag, msg);
+        self.add(op);
+    }
+
+    /// A blocking send.
+    fn send_step(&mut self, peer: u64, tag: u32, bytes: u64) {
+        self.send(peer, tag, bytes);
+        self.end_step();
+    }
+
+    /// A blocking receive.
+    fn recv_step(&mut self, peer: u64, tag: u32, bytes: u64) {
+        self.recv(peer, tag, bytes);
+        self.end_step();
+    }
+
+    /// A send-receive.
+    fn sendrecv(&mut self, to: u64, from: u64, tag: u32, send_bytes: u64, recv_bytes: u64) {
+        self.send(to, tag, send_bytes);
+        self.recv(from, tag, recv_bytes);
+        self.end_step();
+    }
+
+    /// The operator on `bytes` bytes (nothing when it costs nothing).
+    fn op(&mut self, bytes: u64) {
+        let cost = self.problem.operator.cost(bytes);
+        if cost > 0.0 {
+            let op = self.b.calc(self.rank, cost);
+            self.add(op);
+            self.end_step();
+        }
+    }
+
+    fn finish(self) -> Result<Schedule, SimError> {
+        self.b.build()
+    }
+}
+
+impl ToSchedule for Broadcast {
+    fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
+        let p = problem.processes;
+        match *self {
+            Self::Linear => linear_out(problem, problem.message.bytes()),
+            Self::Binomial => {
+                let mut w = Writer::new(problem, 2)?;
+                let m = w.m();
+                for r in 0..p {
+                    w.rank(r);
+                    binomial_down(&mut w, r, p, |_| m);
+                }
+                w.finish()
+            }
+            Self::ScatterAllgather => {
+                let mut w = Writer::new(problem, 2 + 2 * p.saturating_sub(1))?;
+                let c = w.m().div_ceil(p);
+                for r in 0..p {
+                    w.rank(r);
+                    binomial_down(&mut w, r, p, |child| c * lowbit(child).min(p - child));
+                    ring(&mut w, r, p, c, 1, false);
+                }
+                w.finish()
+            }
+            Self::Pipelined { segment } => {
+                if segment == 0 {
+                    return Err(CollectiveError::ZeroSegment.into());
+                }
+                let m = problem.message.bytes();
+                let s = segment.min(m);
+                let q = m.div_ceil(segment).max(1);
+                let mut w = Writer::new(problem, q.saturating_mul(2))?;
+                for r in 0..p {
+                    w.rank(r);
+                    // an inner rank alternates: receive segment j, forward it, then post the
+                    // receive of segment j + 1; the root and the last rank only send or receive
+                    let mut last_send: Option<OpId> = None;
+                    for _ in 0..q {
+                        let recv = (r > 0).then(|| {
+                            let op = w.b.recv_message(r, r - 1, 0, problem.piece(s));
+                            if let Some(prev) = last_send {
+                                w.b.requires(op, prev);
+                            }
+                            op
+                        });
+                        if r + 1 < p {
+                            let op = w.b.send_message(r, r + 1, 0, problem.piece(s));
+                            if let Some(rv) = recv {
+                                w.b.requires(op, rv);
+                            }
+                            last_send = Some(op);
+                        }
+                    }
+                }
+                w.finish()
+            }
+        }
+    }
+}
+
+/// The root sends `bytes` to ranks `1..P` in one step; the others receive.
+fn linear_out(problem: &Problem, bytes: u64) -> Result<Schedule, SimError> {
+    let p = problem.processes;
+    let mut w = Writer::new(problem, 2)?;
+    for r in 0..p {
+        w.rank(r);
+        if r == 0 {
+            for peer in 1..p {
+                w.send(peer, 0, bytes);
+            }
+            w.end_step();
+        } else {
+            w.recv_step(0, 0, bytes);
+        }
+    }
+    w.finish()
+}
+
+/// Binomial tree downwards (broadcast, scatter): receive from the parent, then send to each
+/// child, largest subtree first; `bytes(child)` is the size of the edge into `child`.
+fn binomial_down(w: &mut Writer<'_>, r: u64, p: u64, bytes: impl Fn(u64) -> u64) {
+    let top = if r == 0 {
+        1u64 << ceil_log2(p)
+    } else {
+        w.recv_step(r - lowbit(r), 0, bytes(r));
+        lowbit(r)
+    };
+    let mut mask = top >> 1;
+    while mask > 0 {
+        let child = r + mask;
+        if child < p {
+            w.send_step(child, 0, bytes(child));
+        }
+        mask >>= 1;
+    }
+}
+
+/// Binomial tree upwards (gather, reduce): receive from each child, smallest subtree first,
+/// each receive followed by `op(m)` when `reduce`; then send to the parent.
+fn binomial_up(w: &mut Writer<'_>, r: u64, p: u64, bytes: impl Fn(u64) -> u64, reduce: bool) {
+    let top = if r == 0 {
+        1u64 << ceil_log2(p)
+    } else {
+        lowbit(r)
+    };
+    let mut mask = 1;
+    while mask < top {
+        let child = r + mask;
+        if child < p {
+            w.recv_step(child, 0, bytes(child));
+            if reduce {
+                let m = w.m();
+                w.op(m);
+            }
+        }
+        mask <<= 1;
+    }
+    if r > 0 {
+        w.send_step(r - lowbit(r), 0, bytes(r));
+    }
+}
+
+/// `P - 1` ring steps of `bytes`: send to the right, receive from the left, then `op(bytes)`
+/// when `reduce`.
+fn ring(w: &mut Writer<'_>, r: u64, p: u64, bytes: u64, tag: u32, reduce: bool) {
+    let right = (r + 1) % p;
+    let left = (r + p - 1) % p;
+    for _ in 1..p {
+        w.sendrecv(right, left, tag, bytes, bytes);
+        if reduce {
+            w.op(bytes);
+        }
+    }
+}
+
+impl ToSchedule for Scan {
+    fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
+        let p = problem.processes;
+        match self {
+            Self::LinearChain => {
+                let mut w = Writer::new(problem, 3)?;
+                let m = w.m();
+                for r in 0..p {
+                    w.rank(r);
+                    if r > 0 {
+                        w.recv_step(r - 1, 0, m);
+                        w.op(m);
+                    }
+                    if r + 1 < p {
+                        w.send_step(r + 1, 0, m);
+                    }
+                }
+                w.finish()
+            }
+            Self::RecursiveDoubling => {
+                let h = ceil_log2(p);
+                let mut w = Writer::new(problem, 3 * u64::from(h))?;
+                let m = w.m();
+                for r in 0..p {
+                    w.rank(r);
+                    for k in 0..h {
+                        let d = 1u64 << k;
+                        if r + d < p {
+                            w.send(r + d, k, m);
+                        }
+                        let receives = r >= d;
+                        if receives {
+                            w.recv(r - d, k, m);
+                        }
+                        w.end_step();
+                        if receives {
+                            w.op(m);
+                        }
+                    }
+                }
+                w.finish()
+            }
+        }
+    }
+}
+
+impl ToSchedule for Reduce {
+    fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
+        let p = problem.processes;
+        let mut w = Writer::new(problem, 3)?;
+        let m = w.m();
+        for r in 0..p {
+            w.rank(r);
+            binomial_up(&mut w, r, p, |_| m, true);
+        }
+        w.finish()
+    }
+}
+
+/// The folding of MPICH's recursive algorithms for `P` not a power of two: `(rem, p')` with
+/// `P = p' + rem`, and `newrank` of rank `r` (`None` for the even ranks below `2 rem`, which
+/// hand their data over and wait).
+fn fold(p: u64, r: u64) -> (u64, u64, Option<u64>) {
+    let pp = 1u64 << floor_log2(p);
+    let rem = p - pp;
+    let new = if r < 2 * rem {
+        (r % 2 == 1).then_some(r / 2)
+    } else {
+        Some(r - rem)
+    };
+    (rem, pp, new)
+}
+
+/// The real rank of `newrank`.
+fn unfold(rem: u64, new: u64) -> u64 {
+    if new < rem { 2 * new + 1 } else { new + rem }
+}
+
+impl ToSchedule for Allreduce {
+    fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
+        let p = problem.processes;
+        let hp = floor_log2(p);
+        let per_rank = match self {
+            Self::Ring => 6 * p.saturating_sub(1),
+            _ => 6 * u64::from(hp) + 4,
+        };
+        let mut w = Writer::new(problem, per_rank)?;
+        let m = w.m();
+        for r in 0..p {
+            w.rank(r);
+            match self {
+                Self::Ring => {
+                    let c = m.div_ceil(p);
+                    ring(&mut w, r, p, c, 1, true);
+                    ring(&mut w, r, p, c, 2, false);
+                }
+                Self::RecursiveDoubling | Self::Rabenseifner => {
+                    let (rem, pp, new) = fold(p, r);
+                    if r < 2 * rem && r % 2 == 0 {
+                        w.send_step(r + 1, 0, m);
+                        w.recv_step(r + 1, 3, m);
+                        continue;
+                    }
+                    if r < 2 * rem {
+                        w.recv_step(r - 1, 0, m);
+                        w.op(m);
+                    }
+                    let new = new.unwrap_or(0);
+                    if *self == Self::RecursiveDoubling {
+                        for k in 0..hp {
+                            let partner = unfold(rem, new ^ (1 << k));
+                            w.sendrecv(partner, partner, 1, m, m);
+                            w.op(m);
+                        }
+                    } else {
+                        // recursive halving: round k exchanges ⌈m/2^k⌉ with newrank ^ p'/2^k
+                        for k in 1..=hp {
+                            let piece = m.div_ceil(1 << k);
+                            let partner = unfold(rem, new ^ (pp >> k));
+                            w.sendrecv(partner, partner, 1, piece, piece);
+                            w.op(piece);
+                        }
+                        // recursive doubling back, the same pieces in reverse
+                        for k in (1..=hp).rev() {
+                            let piece = m.div_ceil(1 << k);
+                            let partner = unfold(rem, new ^ (pp >> k));
+                            w.sendrecv(partner, partner, 2, piece, piece);
+                        }
+                    }
+                    if r < 2 * rem {
+                        w.send_step(r - 1, 3, m);
+                    }
+                }
+            }
+        }
+        w.finish()
+    }
+}
+
+impl ToSchedule for Allgather {
+    fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
+        let p = problem.processes;
+        let h = ceil_log2(p);
+        let per_rank = match self {
+            Self::Ring => 2 * p.saturating_sub(1),
+            _ => 2 * u64::from(h) + 2,
+        };
+        let mut w = Writer::new(problem, per_rank)?;
+        let m = w.m();
+        for r in 0..p {
+            w.rank(r);
+            match self {
+                Self::Ring => ring(&mut w, r, p, m, 0, false),
+                Self::RecursiveDoubling => {
+                    let (rem, pp, new) = fold(p, r);
+                    let total = m.saturating_mul(p);
+                    if r < 2 * rem && r % 2 == 0 {
+                        w.send_step(r + 1, 0, m);
+                        w.recv_step(r + 1, 3, total);
+                        continue;
+                    }
+                    if r < 2 * rem {
+                        w.recv_step(r - 1, 0, m);
+                    }
+                    let new = new.unwrap_or(0);
+                    let c = m.saturating_mul(p.div_ceil(pp));
+                    for k in 0..floor_log2(p) {
+                        let partner = unfold(rem, new ^ (1 << k));
+                        let piece = c.saturating_mul(1 << k);
+                        w.sendrecv(partner, partner, 1, piece, piece);
+                    }
+                    if r < 2 * rem {
+                        w.send_step(r - 1, 3, total);
+                    }
+                }
+                Self::Bruck => {
+                    for k in 0..h {
+                        let d = 1u64 << k;
+                        let piece = m.saturating_mul(d.min(p - d));
+                        w.sendrecv((r + p - d) % p, (r + d) % p, k, piece, piece);
+                    }
+                }
+            }
+        }
+        w.finish()
+    }
+}
+
+impl ToSchedule for Gather {
+    fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
+        let p = problem.processes;
+        let mut w = Writer::new(problem, 2)?;
+        let m = w.m();
+        for r in 0..p {
+            w.rank(r);
+            match self {
+                Self::Linear => {
+                    if r == 0 {
+                        for peer in 1..p {
+                            w.recv(peer, 0, m);
+                        }
+                        w.end_step();
+                    } else {
+                        w.send_step(0, 0, m);
+                    }
+                }
+                Self::Binomial => binomial_up(
+                    &mut w,
+                    r,
+                    p,
+                    |c| m.saturating_mul(lowbit(c).min(p - c)),
+                    false,
+                ),
+            }
+        }
+        w.finish()
+    }
+}
+
+impl ToSchedule for Scatter {
+    fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
+        let p = problem.processes;
+        let m = problem.message.bytes();
+        match self {
+            Self::Linear => linear_out(problem, m),
+            Self::Binomial => {
+                let mut w = Writer::new(problem, 2)?;
+                for r in 0..p {
+                    w.rank(r);
+                    binomial_down(&mut w, r, p, |c| m.saturating_mul(lowbit(c).min(p - c)));
+                }
+                w.finish()
+            }
+        }
+    }
+}
+
+impl ToSchedule for Barrier {
+    fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
+        let p = problem.processes;
+        let h = ceil_log2(p);
+        let mut w = Writer::new(problem, 2 * u64::from(h))?;
+        for r in 0..p {
+            w.rank(r);
+            for k in 0..h {
+                let d = 1u64 << k;
+                w.sendrecv((r + d) % p, (r + p - d) % p, k, 0, 0);
+            }
+        }
+        w.finish()
+    }
+}
+
+impl ToSchedule for Alltoall {
+    fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
+        let p = problem.processes;
+        let h = ceil_log2(p);
+        let per_rank = match self {
+            Self::PairwiseExchange => 2 * p.saturating_sub(1),
+            Self::Bruck => 2 * u64::from(h),
+        };
+        let mut w = Writer::new(problem, per_rank)?;
+        let m = w.m();
+        for r in 0..p {
+            w.rank(r);
+            match self {
+                Self::PairwiseExchange => {
+                    for k in 1..p {
+                        w.sendrecv((r + k) % p, (r + p - k) % p, 0, m, m);
+                    }
+                }
+                Self::Bruck => {
+                    for k in 0..h {
+                        let d = 1u64 << k;
+                        let piece = m.saturating_mul(blocks_with_bit(p, k));
+                        w.sendrecv((r + d) % p, (r + p - d) % p, k, piece, piece);
+                    }
+                }
+            }
+        }
+        w.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_with_bit_counts_indices() {
+        for p in 0..200u64 {
+            for k in 0..9 {
+                let brute = (0..p).filter(|j| j >> k & 1 == 1).count() as u64;
+                assert_eq!(blocks_with_bit(p, k), brute, "p {p} k {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn fold_pairs_the_extra_ranks() {
+        for p in 1..100u64 {
+            let (rem, pp, _) = fold(p, 0);
+            assert_eq!(rem + pp, p);
+            let mut news: Vec<u64> = (0..p).filter_map(|r| fold(p, r).2).collect();
+            news.sort_unstable();
+            assert_eq!(news, (0..pp).collect::<Vec<_>>());
+            for r in 0..p {
+                if let Some(n) = fold(p, r).2 {
+                    assert_eq!(unfold(rem, n), r);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,624 @@
+//! The discrete-event simulator: LogGOPS semantics over any [`CommModel`].
+
+use std::io::Write;
+
+use super::noise::Noise;
+use super::schedule::{NONE, OpId, OpKind, RECV, SEND, START_EDGE, Schedule};
+use crate::error::SimError;
+use crate::{CommModel, Quantities};
+
+/// How to simulate.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SimOptions {
+    /// Keep the start and end of every operation ([`SimResult::timeline_csv`]).
+    pub timeline: bool,
+    /// Record the critical path ([`SimResult::critical_path`]).
+    pub critical_path: bool,
+    /// Messages larger than this many bytes use the rendezvous protocol: the transfer starts
+    /// only once the matching receive is posted, and the send completes with the receive.
+    /// `None` (the default): every message is eager. The [`CommModel`] trait does not say which
+    /// of a model's size ranges is a rendezvous protocol (only where its costs jump,
+    /// [`CommModel::size_breakpoints`]), so the caller states the threshold.
+    pub rendezvous_above: Option<u64>,
+    /// Seeded CPU noise added to every send overhead, receive overhead and calc.
+    pub noise: Option<Noise>,
+}
+
+/// One operation of the critical path.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CriticalStep {
+    /// The operation.
+    pub op: OpId,
+    /// Its rank.
+    pub rank: u64,
+    /// Its kind.
+    pub kind: OpKind,
+    /// When it started (a receive: when it was posted), seconds.
+    pub start: f64,
+    /// When it completed, seconds.
+    pub end: f64,
+}
+
+/// The chain of operations that determines the makespan, first to last: each step is the
+/// operation (a dependency, the matching send, or the previous holder of the CPU or NIC) whose
+/// completion or start held the next one back.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CriticalPath {
+    /// The steps, in time order.
+    pub steps: Vec<CriticalStep>,
+}
+
+impl CriticalPath {
+    /// Number of messages on the path (receives whose matching send precedes them on it).
+    pub fn messages(&self) -> usize {
+        self.steps
+            .windows(2)
+            .filter(|w| w[1].kind == OpKind::Recv && w[0].kind == OpKind::Send)
+            .count()
+    }
+
+    /// Number of distinct ranks the path visits.
+    pub fn ranks_visited(&self) -> usize {
+        let mut ranks: Vec<u64> = self.steps.iter().map(|s| s.rank).collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        ranks.len()
+    }
+
+    /// Seconds the path's operations of each kind spend between their start and end:
+    /// `(send, recv, calc)` (a receive counts from its posting).
+    pub fn time_by_kind(&self) -> (f64, f64, f64) {
+        let mut t = (0.0, 0.0, 0.0);
+        for s in &self.steps {
+            let d = s.end - s.start;
+            match s.kind {
+                OpKind::Send => t.0 += d,
+                OpKind::Recv => t.1 += d,
+                OpKind::Calc => t.2 += d,
+            }
+        }
+        t
+    }
+}
+
+/// What a simulation produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimResult {
+    /// When each rank completed its last operation, seconds (0 for a rank without any).
+    pub rank_finish: Vec<f64>,
+    /// The largest finish time, seconds.
+    pub makespan: f64,
+    /// Events processed (operations made ready, messages delivered).
+    pub events: u64,
+    /// The critical path, if [`SimOptions::critical_path`].
+    pub critical_path: Option<CriticalPath>,
+    /// Start and end of every operation, if [`SimOptions::timeline`].
+    pub starts: Option<Vec<f64>>,
+    /// See [`starts`](Self::starts).
+    pub ends: Option<Vec<f64>>,
+}
+
+impl SimResult {
+    /// Writes the timeline as CSV: `rank,op,kind,peer,bytes,start,end` (times in seconds), one
+    /// line per operation in operation order. Writes only the header when no timeline was kept.
+    ///
+    /// # Errors
+    ///
+    /// The writer's I/O errors.
+    pub fn timeline_csv<W: Write>(&self, schedule: &Schedule, mut out: W) -> std::io::Result<()> {
+        writeln!(out, "rank,op,kind,peer,bytes,start,end")?;
+        let (Some(starts), Some(ends)) = (&self.starts, &self.ends) else {
+            return Ok(());
+        };
+        for i in 0..schedule.len().min(starts.len()) {
+            let op = OpId(i as u32);
+            let peer = schedule.peer(op).map_or(String::new(), |p| p.to_string());
+            let bytes = schedule
+                .message(op)
+                .map_or(String::new(), |m| m.bytes().to_string());
+            writeln!(
+                out,
+                "{},{},{},{},{},{:e},{:e}",
+                schedule.rank(op).unwrap_or(0),
+                i,
+                schedule.kind(op).map_or("calc", OpKind::name),
+                peer,
+                bytes,
+                starts[i],
+                ends[i]
+            )?;
+        }
+        Ok(())
+    }
+}
+
+const EV_READY: u64 = 0;
+const EV_ARRIVE: u64 = 1;
+
+const POSTED: u8 = 1;
+const ARRIVED: u8 = 2;
+/// A rendezvous send that started and waits for its receive to be posted.
+const WAITING: u8 = 4;
+/// The operation completed.
+const DONE: u8 = 8;
+
+/// A monotone priority queue of `(key, code)`: a radix heap, entries in buckets by the highest
+/// bit in which their key differs from the last minimum (R. K. Ahuja,
+/// K. Mehlhorn, J. B. Orlin, R. E. Tarjan, "Faster algorithms for the shortest path problem",
+/// JACM 37(2), 1990). Keys never decrease below the last popped one, which holds for event
+/// times; push is O(1), a pop moves each entry at most 64 times over its life, and entries live
+/// in a few reused vectors.
+#[derive(Debug)]
+struct RadixQueue {
+    last: u64,
+    len: usize,
+    buckets: Vec<Vec<(u64, u64)>>,
+}
+
+impl RadixQueue {
+    fn new() -> Self {
+        Self {
+            last: 0,
+            len: 0,
+            buckets: (0..65).map(|_| Vec::new()).collect(),
+        }
+    }
+
+    #[inline]
+    fn bucket(x: u64) -> usize {
+        64 - x.leading_zeros() as usize
+    }
+
+    /// `key >= ` the last popped key.
+    #[inline]
+    fn push(&mut self, key: u64, code: u64) {
+        self.buckets[Self::bucket(key ^ self.last)].push((key, code));
+        self.len += 1;
+    }
+
+    /// Moves the codes of every entry with the smallest key into `out` (cleared first), in
+    /// the order they were pushed; returns that key.
+    fn pop_batch(&mut self, out: &mut Vec<u64>) -> Option<u64> {
+        if self.len == 0 {
+            return None;
+        }
+        if self.buckets[0].is_empty() {
+            let i = (1..65).find(|&i| !self.buckets[i].is_empty())?;
+            let mut items = std::mem::take(&mut self.buckets[i]);
+            let min = items.iter().map(|e| e.0).min()?;
+            self.last = min;
+            for &(k, c) in &items {
+                self.buckets[Self::bucket(k ^ min)].push((k, c));
+            }
+            items.clear();
+            self.buckets[i] = items;
+        }
+        out.clear();
+        out.extend(self.buckets[0].iter().map(|e| e.1));
+        self.len -= self.buckets[0].len();
+        self.buckets[0].clear();
+        Some(self.last)
+    }
+}
+
+/// One operation's static data and simulation state.
+#[derive(Clone, Copy)]
+struct Node {
+    /// Before the operation starts: the latest time a dependency was satisfied; then its start.
+    start: f64,
+    rank: u32,
+    partner: u32,
+    class: u32,
+    pending: u32,
+    kind: u8,
+    flags: u8,
+}
+
+/// One rank's resources.
+#[derive(Clone, Copy)]
+struct RankState {
+    cpu_free: f64,
+    nic_send_free: f64,
+    /// When the receiving NIC's last window ended (the last receive's completion).
+    nic_recv_free: f64,
+    finish: f64,
+    cpu_last: u32,
+    nic_send_last: u32,
+    nic_recv_last: u32,
+}
+
+struct Engine<'a> {
+    s: &'a Schedule,
+    q: Vec<Quantities>,
+    rendezvous: Vec<bool>,
+    noise: Option<Noise>,
+    /// Pending events: `(time bits, op << 1 | kind)`.
+    queue: RadixQueue,
+    /// Operations that became ready at the time of the event being processed: run next, in
+    /// the order they became ready, without a trip through the heap.
+    now_ready: std::collections::VecDeque<u32>,
+    now: f64,
+    /// Per operation, everything an event touches, in one 32-byte record.
+    node: Vec<Node>,
+    end: Vec<f64>,
+    /// The operation that held this one back (critical path), if recorded.
+    cause: Vec<u32>,
+    ranks: Vec<RankState>,
+    makespan: f64,
+    /// The operation that completed last (the end of the critical path).
+    last: u32,
+    events: u64,
+    done: u64,
+}
+
+/// `f64` times are non-negative and finite, so their bit patterns order like the values.
+#[inline]
+fn key(t: f64) -> u64 {
+    t.to_bits()
+}
+
+impl Engine<'_> {
+    #[inline]
+    fn push(&mut self, t: f64, op: u32, kind: u64) {
+        self.queue.push(key(t), (u64::from(op) << 1) | kind);
+    }
+
+    fn run_ready_now(&mut self) {
+        while let Some(op) = self.now_ready.pop_front() {
+            self.events += 1;
+            let now = self.now;
+            self.ready(op as usize, now);
+        }
+    }
+
+    #[inline]
+    fn note_cause(&mut self, op: usize, by: u32) {
+        if !self.cause.is_empty() {
+            self.cause[op] = by;
+        }
+    }
+
+    /// Satisfies the dependents of `op` of one kind (`irequires` at its start, `requires` at
+    /// its end) at time `t`.
+    #[inline]
+    fn satisfy(&mut self, op: usize, t: f64, started: bool) {
+        let offsets = self.s.raw_offsets();
+        let (a, b) = (offsets[op] as usize, offsets[op + 1] as usize);
+        for k in a..b {
+            let e = self.s.raw_successors()[k];
+            if (e & START_EDGE != 0) != started {
+                continue;
+            }
+            let d = (e & !START_EDGE) as usize;
+            if t > self.node[d].start {
+                self.node[d].start = t;
+                self.note_cause(d, op as u32);
+            }
+            self.node[d].pending -= 1;
+            if self.node[d].pending == 0 {
+                let ready = self.node[d].start;
+                if ready <= self.now {
+                    self.now_ready.push_back(d as u32);
+                } else {
+                    self.push(ready, d as u32, EV_READY);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn cpu_noise(&self, op: usize, which: u64) -> f64 {
+        self.noise.map_or(0.0, |n| n.delay(op as u64, which))
+    }
+
+    fn complete(&mut self, op: usize, t: f64) {
+        if !self.end.is_empty() {
+            self.end[op] = t;
+        }
+        self.node[op].flags |= DONE;
+        let r = self.node[op].rank as usize;
+        if t > self.ranks[r].finish {
+            self.ranks[r].finish = t;
+        }
+        if t > self.makespan || self.last == NONE {
+            self.makespan = t;
+            self.last = op as u32;
+        }
+        self.done += 1;
+        self.satisfy(op, t, false);
+    }
+
+    fn ready(&mut self, op: usize, t: f64) {
+        let r = self.node[op].rank as usize;
+        let class = self.node[op].class as usize;
+        match self.node[op].kind {
+            SEND => {
+                let q = self.q[class];
+                let mut s = t;
+                if self.ranks[r].cpu_free > s {
+                    s = self.ranks[r].cpu_free;
+                    self.note_cause(op, self.ranks[r].cpu_last);
+                }
+                if self.ranks[r].nic_send_free > s {
+                    s = self.ranks[r].nic_send_free;
+                    self.note_cause(op, self.ranks[r].nic_send_last);
+                }
+                self.node[op].start = s;
+                let overhead_end = s + q.send_overhead + self.cpu_noise(op, 0);
+                self.ranks[r].cpu_free = overhead_end;
+                self.ranks[r].nic_send_free = s + q.send_interval;
+                self.ranks[r].cpu_last = op as u32;
+                self.ranks[r].nic_send_last = op as u32;
+                self.satisfy(op, s, true);
+                let partner = self.node[op].partner as usize;
+                let flight = (q.p2p - q.recv_overhead).max(0.0);
+                if self.rendezvous[class] {
+                    if self.node[partner].flags & POSTED != 0 {
+                        let go = s.max(self.node[partner].start);
+                        self.push(go + flight, partner as u32, EV_ARRIVE);
+                    } else {
+                        self.node[op].flags |= WAITING;
+                    }
+                } else {
+                    self.push(s + flight, partner as u32, EV_ARRIVE);
+                    self.complete(op, overhead_end);
+                }
+            }
+            RECV => {
+                self.node[op].start = t;
+                self.node[op].flags |= POSTED;
+                self.satisfy(op, t, true);
+                let partner = self.node[op].partner as usize;
+                if self.node[partner].flags & WAITING != 0 {
+                    self.node[partner].flags &= !WAITING;
+                    let q = self.q[class];
+                    let go = t.max(self.node[partner].start);
+                    self.push(
+                        go + (q.p2p - q.recv_overhead).max(0.0),
+                        op as u32,
+                        EV_ARRIVE,
+                    );
+                }
+                if self.node[op].flags & ARRIVED != 0 {
+                    self.receive(op, t);
+                }
+            }
+            _ => {
+                let mut s = t;
+                if self.ranks[r].cpu_free > s {
+                    s = self.ranks[r].cpu_free;
+                    self.note_cause(op, self.ranks[r].cpu_last);
+                }
+                self.node[op].start = s;
+                let e = s + self.s.raw_calcs()[class] + self.cpu_noise(op, 2);
+                self.ranks[r].cpu_free = e;
+                self.ranks[r].cpu_last = op as u32;
+                self.satisfy(op, s, true);
+                self.complete(op, e);
+            }
+        }
+    }
+
+    fn arrive(&mut self, op: usize, t: f64) {
+        self.node[op].flags |= ARRIVED;
+        if self.node[op].flags & POSTED != 0 {
+            // the message, not the posting, is what this receive waited for
+            if t > self.node[op].start {
+                self.note_cause(op, self.node[op].partner);
+            }
+            self.receive(op, t);
+        }
+    }
+
+    /// The message of receive `op` is there and the receive is posted: the receiver's CPU pays
+    /// its overhead once it and the receiving NIC are free.
+    fn receive(&mut self, op: usize, t: f64) {
+        let r = self.node[op].rank as usize;
+        let class = self.node[op].class as usize;
+        let q = self.q[class];
+        let mut s = t;
+        if self.ranks[r].cpu_free > s {
+            s = self.ranks[r].cpu_free;
+            self.note_cause(op, self.ranks[r].cpu_last);
+        }
+        // the receiving NIC streams the message in during the last `I` before the receive
+        // completes: that window must not overlap the previous message's
+        let nic = self.ranks[r].nic_recv_free + q.send_interval - q.recv_overhead;
+        if nic > s {
+            s = nic;
+            self.note_cause(op, self.ranks[r].nic_recv_last);
+        }
+        let e = s + q.recv_overhead + self.cpu_noise(op, 1);
+        self.ranks[r].cpu_free = e;
+        self.ranks[r].nic_recv_free = e;
+        self.ranks[r].cpu_last = op as u32;
+        self.ranks[r].nic_recv_last = op as u32;
+        self.complete(op, e);
+        if self.rendezvous[class] {
+            let partner = self.node[op].partner as usize;
+            self.complete(partner, e);
+        }
+    }
+}
+
+fn check_time(name: &'static str, value: f64) -> Result<f64, SimError> {
+    if value >= 0.0 && value.is_finite() {
+        Ok(value)
+    } else {
+        Err(SimError::InvalidTime { name, value })
+    }
+}
+
+/// Simulates `schedule` on `model`.
+///
+/// The semantics are those of the [module documentation](super): sends occupy the sender's CPU
+/// for `send_overhead` and its NIC for `send_interval`, arrive `p2p - recv_overhead` after they
+/// start, and the receiver's CPU pays `recv_overhead` once the receive is posted.
+///
+/// # Errors
+///
+/// [`SimError::InvalidTime`] when the model returns a negative or non-finite quantity for one
+/// of the schedule's messages, [`SimError::Deadlock`] when operations wait on each other and
+/// never run.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::sim::{ScheduleBuilder, SimOptions, simulate};
+/// use commcost::{CommModel, LogGP, Message};
+///
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+/// let mut b = ScheduleBuilder::new(2);
+/// b.send(0, 1, 0, 1001);
+/// b.recv(1, 0, 0, 1001);
+/// let run = simulate(&b.build()?, &model, &SimOptions::default())?;
+/// // one message: 2o + L + (s - 1) G
+/// assert!((run.makespan - model.p2p(&Message::contiguous(1001))).abs() < 1e-18);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn simulate(
+    schedule: &Schedule,
+    model: &dyn CommModel,
+    options: &SimOptions,
+) -> Result<SimResult, SimError> {
+    let n = schedule.len();
+    let p = schedule.ranks() as usize;
+    let mut q = Vec::with_capacity(schedule.messages().len());
+    let mut rendezvous = Vec::with_capacity(schedule.messages().len());
+    for m in schedule.messages() {
+        let x = model.quantities(m);
+        q.push(Quantities {
+            p2p: check_time("p2p", x.p2p)?,
+            send_overhead: check_time("send_overhead", x.send_overhead)?,
+            recv_overhead: check_time("recv_overhead", x.recv_overhead)?,
+            send_interval: check_time("send_interval", x.send_interval)?,
+            gap: x.gap,
+        });
+        rendezvous.push(options.rendezvous_above.is_some_and(|s| m.bytes() > s));
+    }
+    let mut engine = Engine {
+        s: schedule,
+        q,
+        rendezvous,
+        noise: options.noise,
+        queue: RadixQueue::new(),
+        now_ready: std::collections::VecDeque::new(),
+        now: 0.0,
+        node: (0..n)
+            .map(|i| Node {
+                start: 0.0,
+                rank: schedule.raw_rank()[i],
+                partner: schedule.raw_partner()[i],
+                class: schedule.raw_class()[i],
+                pending: 0,
+                kind: schedule.raw_kind()[i],
+                flags: 0,
+            })
+            .collect(),
+        end: if options.timeline || options.critical_path {
+            vec![f64::NAN; n]
+        } else {
+            Vec::new()
+        },
+        cause: if options.critical_path {
+            vec![NONE; n]
+        } else {
+            Vec::new()
+        },
+        ranks: vec![
+            RankState {
+                cpu_free: 0.0,
+                nic_send_free: 0.0,
+                // no message before the first: its window may start at any time
+                nic_recv_free: f64::NEG_INFINITY,
+                finish: 0.0,
+                cpu_last: NONE,
+                nic_send_last: NONE,
+                nic_recv_last: NONE,
+            };
+            p
+        ],
+        makespan: 0.0,
+        last: NONE,
+        events: 0,
+        done: 0,
+    };
+    for &e in schedule.raw_successors() {
+        engine.node[(e & !START_EDGE) as usize].pending += 1;
+    }
+    // operations without dependencies are ready at 0, in operation order
+    for i in 0..n {
+        if engine.node[i].pending == 0 {
+            engine.now_ready.push_back(i as u32);
+        }
+    }
+    engine.run_ready_now();
+    // events of one time in order of operation (then kind), as a heap ordered by
+    // (time, op, kind) would deliver them
+    let mut batch = Vec::new();
+    while let Some(t) = engine.queue.pop_batch(&mut batch) {
+        let t = f64::from_bits(t);
+        engine.now = t;
+        if !batch.is_sorted() {
+            batch.sort_unstable();
+        }
+        for &code in &batch {
+            engine.events += 1;
+            let op = (code >> 1) as usize;
+            if code & 1 == EV_READY {
+                engine.ready(op, t);
+            } else {
+                engine.arrive(op, t);
+            }
+            engine.run_ready_now();
+        }
+    }
+    if engine.done < n as u64 {
+        let op = engine
+            .node
+            .iter()
+            .position(|x| x.flags & DONE == 0)
+            .unwrap_or(0);
+        return Err(SimError::Deadlock {
+            stuck: n as u64 - engine.done,
+            op: op as u64,
+            rank: u64::from(schedule.raw_rank()[op]),
+        });
+    }
+    let last = (engine.last != NONE).then_some(engine.last as usize);
+    let makespan = engine.makespan;
+    let critical_path = options.critical_path.then(|| {
+        let mut steps = Vec::new();
+        let mut cur = last.map_or(NONE, |i| i as u32);
+        while cur != NONE && steps.len() < n {
+            let i = cur as usize;
+            let op = OpId(cur);
+            steps.push(CriticalStep {
+                op,
+                rank: u64::from(schedule.raw_rank()[i]),
+                kind: schedule.kind(op).unwrap_or(OpKind::Calc),
+                start: engine.node[i].start,
+                end: engine.end[i],
+            });
+            cur = engine.cause[i];
+        }
+        steps.reverse();
+        CriticalPath { steps }
+    });
+    let (starts, ends) = if options.timeline {
+        (
+            Some(engine.node.iter().map(|x| x.start).collect()),
+            Some(engine.end),
+        )
+    } else {
+        (None, None)
+    };
+    Ok(SimResult {
+        rank_finish: engine.ranks.iter().map(|r| r.finish).collect(),
+        makespan,
+        events: engine.events,
+        critical_path,
+        starts,
+        ends,
+    })
+}

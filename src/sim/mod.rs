@@ -1,0 +1,100 @@
+//! A schedule simulator: executes any communication schedule on any [`CommModel`](crate::CommModel).
+//!
+//! The closed forms of [`collectives`](crate::collectives) price an algorithm from its round
+//! structure. This module executes the algorithm's actual message schedule instead, event by
+//! event, in the manner of LogGOPSim (T. Hoefler, T. Schneider, A. Lumsdaine, "LogGOPSim —
+//! Simulating Large-Scale Applications in the LogGOPS Model", Proceedings of the 19th ACM
+//! International Symposium on High Performance Distributed Computing (HPDC), Workshop on
+//! Large-Scale System and Application Performance (LSAP), 2010): it prices schedules no closed
+//! form covers (a user's own algorithm, a trace converted to GOAL), shows where the time goes
+//! (the critical path, a per-rank timeline), and checks the closed forms.
+//!
+//! * [`Schedule`] ([`ScheduleBuilder`]): per rank a list of operations — send, receive (a
+//!   [`Message`](crate::Message) to or from a peer, with a tag), calc (seconds, or an
+//!   [`Operator`](crate::collectives::Operator) applied to bytes) — and dependencies between
+//!   operations of one rank: `b requires a` (b starts after a completes) and `b irequires a`
+//!   (b starts after a starts), as in GOAL. Flat arrays, validated on
+//!   [`build`](ScheduleBuilder::build).
+//! * [`ToSchedule`]: the schedule of every collective algorithm the crate prices, any `P >= 1`.
+//! * [`simulate`]: the discrete-event simulator, [`SimResult`] (finish time per rank, makespan,
+//!   critical path, timeline as CSV).
+//! * [`parse_goal`], [`write_goal`]: LogGOPSim's GOAL text format.
+//! * [`Noise`]: seeded CPU noise.
+//!
+//! # Semantics
+//!
+//! Every rank has one CPU, one sending NIC and one receiving NIC; each serves the operations
+//! that need it one at a time, in the order they become ready (simultaneous events in order of
+//! operation index), and all times are computed from the model's per-message
+//! [`Quantities`](crate::Quantities) of the message the operation carries: `T` =
+//! [`p2p`](crate::CommModel::p2p), `os` = [`send_overhead`](crate::CommModel::send_overhead), `or` =
+//! [`recv_overhead`](crate::CommModel::recv_overhead), `I` = [`send_interval`](crate::CommModel::send_interval).
+//!
+//! * An operation is **ready** when every operation it `requires` has completed and every
+//!   operation it `irequires` has started.
+//! * A **send** ready at `t` starts at `s = max(t, CPU free, sending NIC free)`. It holds the
+//!   CPU until `s + os` and the sending NIC until `s + I` (LogGP's `g + (k-1) G` between the
+//!   starts of consecutive sends). Its message arrives at the receiver at `s + max(T - or, 0)`.
+//!   An eager send completes at `s + os`.
+//! * A **receive** ready at `t` is posted at `t` (that is its start). Once its message has
+//!   arrived and it is posted, the receiver's CPU pays `or` from
+//!   the earliest `r >= max(arrival, posting, CPU free)` at which the receiving NIC's window of
+//!   the message, the last `I` before `r + or` (the message streaming in; LogGOPSim charges
+//!   `g + (k-1) G` at the receiver as well), does not overlap the previous message's window; the
+//!   receive completes at `r + or`. Messages arriving together are thus processed
+//!   `max(I, or)` apart, and a receiver that is idle and posted in time completes at `s + T`:
+//!   the model's end-to-end time.
+//! * A **calc** of `d` seconds ready at `t` holds the CPU from `max(t, CPU free)` for `d`.
+//! * **Matching**: the `k`-th send from `a` to `b` with tag `t` (in operation order) matches the
+//!   `k`-th receive at `b` from `a` with tag `t`. This is MPI's non-overtaking rule whenever
+//!   operations on the same `(peer, tag)` are ordered by their dependencies (every schedule
+//!   built here, and every Schedgen output); wildcard sources and tags are not supported.
+//! * **Eager and rendezvous**: the [`CommModel`](crate::CommModel) trait says where a model's costs jump
+//!   ([`size_breakpoints`](crate::CommModel::size_breakpoints)) but not which range is a rendezvous
+//!   protocol, so the protocol is a simulation option ([`SimOptions::rendezvous_above`]): a
+//!   rendezvous message leaves at `max(s, posting of the receive)` and its send completes with
+//!   the receive. The handshake's latency is inside the model's `p2p` for that size (LogGPO's
+//!   `4O' + 3L`, a protocol range's own parameters), not added again.
+//! * [`gap`](crate::CommModel::gap) is not used: LogGOPS spaces consecutive messages by `I`, which
+//!   already contains it. The closed forms of the tree algorithms add `(h - 1) g` between
+//!   rounds (the LogGP broadcast of Alexandrov, Ionescu, Schauser, Scheiman, "LogGP:
+//!   Incorporating Long Messages into the LogP Model", SPAA 1995); a simulation of the same
+//!   tree does not, and is that much faster (see the cross-check in `tests/sim_crosscheck.rs`
+//!   and `docs/SIMULATOR.md`).
+//!
+//! # Speed
+//!
+//! Operations live in flat arrays (`u32` indices), dependencies in successor lists, events in
+//! a radix heap of 16-byte entries in 65 reused vectors (event times never decrease below the
+//! current one); all events of one time are taken out together. Nothing is allocated per event.
+//!
+//! # Examples
+//!
+//! ```
+//! use commcost::collectives::{Algorithm, Allreduce, Problem};
+//! use commcost::sim::{SimOptions, ToSchedule, simulate};
+//! use commcost::{LogGP, Message};
+//!
+//! let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 64)?;
+//! let problem = Problem::new(64, Message::contiguous(1024));
+//! let schedule = Allreduce::RecursiveDoubling.schedule(&problem)?;
+//! let run = simulate(&schedule, &model, &SimOptions::default())?;
+//! // P a power of two: 6 rounds of T(m), exactly the closed form
+//! let closed = Allreduce::RecursiveDoubling.cost(&model, &problem)?;
+//! assert!((run.makespan - closed).abs() <= 1e-12 * closed);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod builders;
+mod engine;
+mod goal;
+mod noise;
+mod schedule;
+
+pub use builders::{ToSchedule, collective_schedule};
+pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, simulate};
+pub use goal::{parse_goal, write_goal};
+pub use noise::Noise;
+pub use schedule::{
+    Calc, Dependency, MAX_OPERATIONS, MAX_RANKS, OpId, OpKind, Schedule, ScheduleBuilder,
+};

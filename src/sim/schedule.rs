@@ -1,0 +1,634 @@
+//! Schedules as data: per rank a list of operations and the dependencies between them.
+
+use crate::Message;
+use crate::collectives::Operator;
+use crate::error::SimError;
+
+/// The index of an operation in a [`Schedule`] (its position in the order operations were
+/// added to the [`ScheduleBuilder`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct OpId(pub u32);
+
+impl OpId {
+    /// The index as a `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What an operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// Send a message to a peer.
+    Send,
+    /// Receive a message from a peer.
+    Recv,
+    /// Local computation.
+    Calc,
+}
+
+impl OpKind {
+    /// `"send"`, `"recv"` or `"calc"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Send => "send",
+            Self::Recv => "recv",
+            Self::Calc => "calc",
+        }
+    }
+}
+
+/// A local computation: its duration, given directly or as an operator applied to some bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Calc {
+    /// A fixed duration, seconds.
+    Seconds(f64),
+    /// An operator applied to `bytes` bytes: [`Operator::cost`]`(bytes)` seconds.
+    Operator {
+        /// Bytes the operator is applied to.
+        bytes: u64,
+        /// The operator.
+        operator: Operator,
+    },
+}
+
+impl Calc {
+    /// The duration, seconds.
+    pub fn seconds(&self) -> f64 {
+        match self {
+            Self::Seconds(s) => *s,
+            Self::Operator { bytes, operator } => operator.cost(*bytes),
+        }
+    }
+}
+
+/// How a dependency constrains an operation (GOAL's two kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dependency {
+    /// `b requires a`: `b` starts after `a` completes.
+    Requires,
+    /// `b irequires a`: `b` starts after `a` starts.
+    Irequires,
+}
+
+const KIND_SEND: u8 = 0;
+const KIND_RECV: u8 = 1;
+const KIND_CALC: u8 = 2;
+/// No peer / no partner / no predecessor.
+pub(crate) const NONE: u32 = u32::MAX;
+/// Marks an `irequires` edge in the successor lists.
+pub(crate) const START_EDGE: u32 = 1 << 31;
+/// The largest number of operations a schedule holds (indices keep the top bit free).
+pub const MAX_OPERATIONS: u64 = (1 << 31) - 1;
+/// The largest number of ranks a schedule holds: the simulator keeps ~56 bytes per rank, so a
+/// few bytes of GOAL text (`num_ranks 4000000000`) must not make it allocate gigabytes.
+pub const MAX_RANKS: u64 = 1 << 24;
+
+/// Builds a [`Schedule`] operation by operation; [`build`](Self::build) validates it.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::sim::{Dependency, ScheduleBuilder};
+///
+/// // rank 0 sends 8 bytes to rank 1, which computes for 1 µs after receiving them
+/// let mut b = ScheduleBuilder::new(2);
+/// b.send(0, 1, 0, 8);
+/// let recv = b.recv(1, 0, 0, 8);
+/// let calc = b.calc(1, 1e-6);
+/// b.depend(calc, recv, Dependency::Requires);
+/// let schedule = b.build()?;
+/// assert_eq!((schedule.ranks(), schedule.len()), (2, 3));
+/// # Ok::<(), commcost::SimError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ScheduleBuilder {
+    ranks: u64,
+    kind: Vec<u8>,
+    rank: Vec<u32>,
+    peer: Vec<u32>,
+    tag: Vec<u32>,
+    class: Vec<u32>,
+    messages: Vec<Message>,
+    message_index: std::collections::HashMap<Message, u32>,
+    calcs: Vec<f64>,
+    calc_index: std::collections::HashMap<u64, u32>,
+    /// `(op, on | START_EDGE if irequires)`.
+    deps: Vec<(u32, u32)>,
+    last_message: Option<(Message, u32)>,
+    /// The first out-of-range value seen while adding (reported by `build`).
+    error: Option<SimError>,
+}
+
+impl ScheduleBuilder {
+    /// An empty schedule for `ranks` ranks.
+    pub fn new(ranks: u64) -> Self {
+        Self {
+            ranks,
+            kind: Vec::new(),
+            rank: Vec::new(),
+            peer: Vec::new(),
+            tag: Vec::new(),
+            class: Vec::new(),
+            messages: Vec::new(),
+            message_index: std::collections::HashMap::new(),
+            calcs: Vec::new(),
+            calc_index: std::collections::HashMap::new(),
+            deps: Vec::new(),
+            last_message: None,
+            error: None,
+        }
+    }
+
+    /// Reserves room for `ops` more operations and `deps` more dependencies.
+    pub fn reserve(&mut self, ops: usize, deps: usize) {
+        self.kind.reserve(ops);
+        self.rank.reserve(ops);
+        self.peer.reserve(ops);
+        self.tag.reserve(ops);
+        self.class.reserve(ops);
+        self.deps.reserve(deps);
+    }
+
+    /// Number of operations added so far.
+    pub fn len(&self) -> usize {
+        self.kind.len()
+    }
+
+    /// Whether no operation was added yet.
+    pub fn is_empty(&self) -> bool {
+        self.kind.is_empty()
+    }
+
+    fn fail(&mut self, e: SimError) {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+    }
+
+    fn rank_u32(&mut self, what: &'static str, rank: u64) -> u32 {
+        if rank >= self.ranks || rank >= u64::from(NONE) {
+            self.fail(SimError::RankOutOfRange {
+                what,
+                rank,
+                ranks: self.ranks,
+            });
+            return 0;
+        }
+        rank as u32
+    }
+
+    fn push(&mut self, kind: u8, rank: u64, peer: u32, tag: u32, class: u32) -> OpId {
+        let r = self.rank_u32("rank", rank);
+        let id = self.kind.len() as u64;
+        if id >= MAX_OPERATIONS {
+            self.fail(SimError::TooLarge {
+                what: "operations",
+                count: id + 1,
+                limit: MAX_OPERATIONS,
+            });
+            return OpId(NONE);
+        }
+        self.kind.push(kind);
+        self.rank.push(r);
+        self.peer.push(peer);
+        self.tag.push(tag);
+        self.class.push(class);
+        OpId(id as u32)
+    }
+
+    fn message_class(&mut self, message: Message) -> u32 {
+        // schedules repeat one message many times in a row: skip the hash lookup
+        if let Some(&(last, c)) = self.last_message.as_ref()
+            && last == message
+        {
+            return c;
+        }
+        let c = self.lookup_message(message);
+        self.last_message = Some((message, c));
+        c
+    }
+
+    fn lookup_message(&mut self, message: Message) -> u32 {
+        if let Some(&c) = self.message_index.get(&message) {
+            return c;
+        }
+        let c = self.messages.len() as u32;
+        self.messages.push(message);
+        self.message_index.insert(message, c);
+        c
+    }
+
+    /// Rank `rank` sends a contiguous message of `bytes` bytes to `peer` with `tag`.
+    pub fn send(&mut self, rank: u64, peer: u64, tag: u32, bytes: u64) -> OpId {
+        self.send_message(rank, peer, tag, Message::contiguous(bytes))
+    }
+
+    /// Rank `rank` sends `message` to `peer` with `tag`.
+    pub fn send_message(&mut self, rank: u64, peer: u64, tag: u32, message: Message) -> OpId {
+        let p = self.rank_u32("peer", peer);
+        let c = self.message_class(message);
+        self.push(KIND_SEND, rank, p, tag, c)
+    }
+
+    /// Rank `rank` receives a contiguous message of `bytes` bytes from `peer` with `tag`.
+    pub fn recv(&mut self, rank: u64, peer: u64, tag: u32, bytes: u64) -> OpId {
+        self.recv_message(rank, peer, tag, Message::contiguous(bytes))
+    }
+
+    /// Rank `rank` receives `message` from `peer` with `tag`.
+    pub fn recv_message(&mut self, rank: u64, peer: u64, tag: u32, message: Message) -> OpId {
+        let p = self.rank_u32("peer", peer);
+        let c = self.message_class(message);
+        self.push(KIND_RECV, rank, p, tag, c)
+    }
+
+    /// Rank `rank` computes for `seconds` (finite, `>= 0`, else [`build`](Self::build) fails).
+    pub fn calc(&mut self, rank: u64, seconds: f64) -> OpId {
+        if !(seconds >= 0.0 && seconds.is_finite()) {
+            self.fail(SimError::InvalidTime {
+                name: "calc seconds",
+                value: seconds,
+            });
+        }
+        let bits = seconds.to_bits();
+        let c = match self.calc_index.get(&bits) {
+            Some(&c) => c,
+            None => {
+                let c = self.calcs.len() as u32;
+                self.calcs.push(seconds);
+                self.calc_index.insert(bits, c);
+                c
+            }
+        };
+        self.push(KIND_CALC, rank, NONE, 0, c)
+    }
+
+    /// Rank `rank` applies `operator` to `bytes` bytes.
+    pub fn calc_operator(&mut self, rank: u64, bytes: u64, operator: Operator) -> OpId {
+        self.calc(rank, Calc::Operator { bytes, operator }.seconds())
+    }
+
+    /// `op` depends on `on` (both operations of the same rank).
+    pub fn depend(&mut self, op: OpId, on: OpId, kind: Dependency) {
+        let flag = if kind == Dependency::Irequires {
+            START_EDGE
+        } else {
+            0
+        };
+        // an id with the top bit set is out of range either way (UnknownOperation)
+        self.deps.push((op.0, on.0.min(NONE >> 1) | flag));
+    }
+
+    /// `op requires on`: `op` starts after `on` completes.
+    pub fn requires(&mut self, op: OpId, on: OpId) {
+        self.depend(op, on, Dependency::Requires);
+    }
+
+    /// `op irequires on`: `op` starts after `on` starts.
+    pub fn irequires(&mut self, op: OpId, on: OpId) {
+        self.depend(op, on, Dependency::Irequires);
+    }
+
+    /// Validates and freezes the schedule.
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::NoRanks`], [`SimError::RankOutOfRange`] (an operation's rank or peer),
+    /// [`SimError::InvalidTime`] (a calc), [`SimError::UnknownOperation`],
+    /// [`SimError::CrossRankDependency`], [`SimError::Cycle`] (dependencies),
+    /// [`SimError::Unmatched`], [`SimError::SizeMismatch`] (messages),
+    /// [`SimError::TooLarge`] (more than [`MAX_RANKS`] ranks or [`MAX_OPERATIONS`] operations).
+    pub fn build(self) -> Result<Schedule, SimError> {
+        if self.ranks == 0 {
+            return Err(SimError::NoRanks);
+        }
+        if self.ranks > MAX_RANKS {
+            return Err(SimError::TooLarge {
+                what: "ranks",
+                count: self.ranks,
+                limit: MAX_RANKS,
+            });
+        }
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let n = self.kind.len();
+        if self.deps.len() as u64 >= u64::from(NONE) {
+            return Err(SimError::TooLarge {
+                what: "dependencies",
+                count: self.deps.len() as u64,
+                limit: u64::from(NONE) - 1,
+            });
+        }
+        // successor lists (CSR): edge on -> op
+        let mut offsets = vec![0u32; n + 1];
+        for &(op, on) in &self.deps {
+            let on = on & !START_EDGE;
+            for id in [op, on] {
+                if id as usize >= n {
+                    return Err(SimError::UnknownOperation {
+                        op: u64::from(op),
+                        on: u64::from(on),
+                        ops: n as u64,
+                    });
+                }
+            }
+            let (r1, r2) = (self.rank[op as usize], self.rank[on as usize]);
+            if r1 != r2 {
+                return Err(SimError::CrossRankDependency {
+                    op: u64::from(op),
+                    rank: u64::from(r1),
+                    on: u64::from(on),
+                    other_rank: u64::from(r2),
+                });
+            }
+            offsets[on as usize + 1] += 1;
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut successors = vec![0u32; self.deps.len()];
+        for &(op, on) in &self.deps {
+            let slot = &mut fill[(on & !START_EDGE) as usize];
+            successors[*slot as usize] = op | (on & START_EDGE);
+            *slot += 1;
+        }
+        check_acyclic(&offsets, &successors, &self.rank)?;
+        let partner = match_messages(
+            &self.kind,
+            &self.rank,
+            &self.peer,
+            &self.tag,
+            &self.class,
+            &self.messages,
+        )?;
+        Ok(Schedule {
+            ranks: self.ranks,
+            kind: self.kind,
+            rank: self.rank,
+            peer: self.peer,
+            tag: self.tag,
+            class: self.class,
+            partner,
+            messages: self.messages,
+            calcs: self.calcs,
+            offsets,
+            successors,
+        })
+    }
+}
+
+/// Kahn's algorithm over all operations: every operation must be reachable in a topological
+/// order, else the rest lie on or behind a cycle.
+fn check_acyclic(offsets: &[u32], successors: &[u32], rank: &[u32]) -> Result<(), SimError> {
+    let n = rank.len();
+    let mut indegree = vec![0u32; n];
+    for &s in successors {
+        indegree[(s & !START_EDGE) as usize] += 1;
+    }
+    let mut stack: Vec<u32> = (0..n as u32)
+        .filter(|&i| indegree[i as usize] == 0)
+        .collect();
+    let mut seen = 0usize;
+    while let Some(op) = stack.pop() {
+        seen += 1;
+        let (a, b) = (offsets[op as usize], offsets[op as usize + 1]);
+        for &s in &successors[a as usize..b as usize] {
+            let t = (s & !START_EDGE) as usize;
+            indegree[t] -= 1;
+            if indegree[t] == 0 {
+                stack.push(t as u32);
+            }
+        }
+    }
+    if seen < n {
+        let op = indegree.iter().position(|&d| d > 0).unwrap_or(0);
+        return Err(SimError::Cycle {
+            rank: u64::from(rank[op]),
+            op: op as u64,
+        });
+    }
+    Ok(())
+}
+
+/// Pairs every send with a receive: the `k`-th send from `a` to `b` with tag `t` (in operation
+/// order) matches the `k`-th receive at `b` from `a` with tag `t`.
+fn match_messages(
+    kind: &[u8],
+    rank: &[u32],
+    peer: &[u32],
+    tag: &[u32],
+    class: &[u32],
+    messages: &[Message],
+) -> Result<Vec<u32>, SimError> {
+    let n = kind.len();
+    // (source, destination, tag, operation) packed into one u128, computed once: the sorts
+    // then compare plain integers instead of gathering four arrays per comparison
+    let key = |i: usize| -> u128 {
+        let (src, dst) = if kind[i] == KIND_SEND {
+            (rank[i], peer[i])
+        } else {
+            (peer[i], rank[i])
+        };
+        (u128::from(src) << 96) | (u128::from(dst) << 64) | (u128::from(tag[i]) << 32) | i as u128
+    };
+    let mut sends: Vec<u128> = (0..n).filter(|&i| kind[i] == KIND_SEND).map(key).collect();
+    let mut recvs: Vec<u128> = (0..n).filter(|&i| kind[i] == KIND_RECV).map(key).collect();
+    sends.sort_unstable();
+    recvs.sort_unstable();
+    let mut partner = vec![NONE; n];
+    let unmatched = |i: usize| {
+        let send = kind[i] == KIND_SEND;
+        SimError::Unmatched {
+            kind: if send { "send" } else { "recv" },
+            op: i as u64,
+            rank: u64::from(rank[i]),
+            peer: u64::from(peer[i]),
+            tag: u64::from(tag[i]),
+            missing: if send { "recv" } else { "send" },
+        }
+    };
+    let (mut a, mut b) = (0usize, 0usize);
+    while a < sends.len() || b < recvs.len() {
+        if a == sends.len() {
+            return Err(unmatched(recvs[b] as u32 as usize));
+        }
+        if b == recvs.len() {
+            return Err(unmatched(sends[a] as u32 as usize));
+        }
+        let (ks, kr) = (sends[a], recvs[b]);
+        let (s, r) = (ks as u32 as usize, kr as u32 as usize);
+        match (ks >> 32).cmp(&(kr >> 32)) {
+            std::cmp::Ordering::Less => return Err(unmatched(s)),
+            std::cmp::Ordering::Greater => return Err(unmatched(r)),
+            std::cmp::Ordering::Equal => {
+                let (sb, rb) = (
+                    messages[class[s] as usize].bytes(),
+                    messages[class[r] as usize].bytes(),
+                );
+                if sb != rb {
+                    return Err(SimError::SizeMismatch {
+                        send: s as u64,
+                        send_bytes: sb,
+                        recv: r as u64,
+                        recv_bytes: rb,
+                    });
+                }
+                partner[s] = r as u32;
+                partner[r] = s as u32;
+                a += 1;
+                b += 1;
+            }
+        }
+    }
+    Ok(partner)
+}
+
+/// A validated schedule: operations in flat arrays, dependencies as successor lists, every send
+/// paired with its receive.
+///
+/// Built by [`ScheduleBuilder::build`], the collective builders
+/// ([`collective_schedule`](crate::sim::collective_schedule)) or
+/// [`parse_goal`](crate::sim::parse_goal).
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    ranks: u64,
+    kind: Vec<u8>,
+    rank: Vec<u32>,
+    peer: Vec<u32>,
+    tag: Vec<u32>,
+    class: Vec<u32>,
+    partner: Vec<u32>,
+    messages: Vec<Message>,
+    calcs: Vec<f64>,
+    /// `successors[offsets[i]..offsets[i+1]]`: the operations that depend on `i` (top bit:
+    /// `irequires`).
+    offsets: Vec<u32>,
+    successors: Vec<u32>,
+}
+
+impl Schedule {
+    /// Number of ranks.
+    pub fn ranks(&self) -> u64 {
+        self.ranks
+    }
+
+    /// Number of operations.
+    pub fn len(&self) -> usize {
+        self.kind.len()
+    }
+
+    /// Whether the schedule has no operation.
+    pub fn is_empty(&self) -> bool {
+        self.kind.is_empty()
+    }
+
+    /// Number of dependencies.
+    pub fn dependencies(&self) -> usize {
+        self.successors.len()
+    }
+
+    /// The kind of operation `op` (`None` if out of range).
+    pub fn kind(&self, op: OpId) -> Option<OpKind> {
+        self.kind.get(op.index()).map(|&k| match k {
+            KIND_SEND => OpKind::Send,
+            KIND_RECV => OpKind::Recv,
+            _ => OpKind::Calc,
+        })
+    }
+
+    /// The rank that executes `op`.
+    pub fn rank(&self, op: OpId) -> Option<u64> {
+        self.rank.get(op.index()).map(|&r| u64::from(r))
+    }
+
+    /// The peer of a send or receive (`None` for a calc).
+    pub fn peer(&self, op: OpId) -> Option<u64> {
+        self.peer
+            .get(op.index())
+            .filter(|&&p| p != NONE)
+            .map(|&p| u64::from(p))
+    }
+
+    /// The tag of a send or receive (0 for a calc).
+    pub fn tag(&self, op: OpId) -> Option<u32> {
+        self.tag.get(op.index()).copied()
+    }
+
+    /// The message of a send or receive.
+    pub fn message(&self, op: OpId) -> Option<Message> {
+        let i = op.index();
+        match *self.kind.get(i)? {
+            KIND_CALC => None,
+            _ => Some(self.messages[self.class[i] as usize]),
+        }
+    }
+
+    /// The duration of a calc, seconds.
+    pub fn calc_seconds(&self, op: OpId) -> Option<f64> {
+        let i = op.index();
+        match *self.kind.get(i)? {
+            KIND_CALC => Some(self.calcs[self.class[i] as usize]),
+            _ => None,
+        }
+    }
+
+    /// The receive a send matched, or the send a receive matched.
+    pub fn partner(&self, op: OpId) -> Option<OpId> {
+        self.partner
+            .get(op.index())
+            .filter(|&&p| p != NONE)
+            .map(|&p| OpId(p))
+    }
+
+    /// The operations that depend on `op`, with the kind of each dependency.
+    pub fn dependents(&self, op: OpId) -> impl Iterator<Item = (OpId, Dependency)> + '_ {
+        let i = op.index();
+        let range = if i < self.len() {
+            self.offsets[i] as usize..self.offsets[i + 1] as usize
+        } else {
+            0..0
+        };
+        self.successors[range].iter().map(|&s| {
+            let kind = if s & START_EDGE != 0 {
+                Dependency::Irequires
+            } else {
+                Dependency::Requires
+            };
+            (OpId(s & !START_EDGE), kind)
+        })
+    }
+
+    /// The distinct messages of the schedule (each send and receive refers to one).
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    // crate-internal views for the engine and the GOAL writer
+    pub(crate) fn raw_kind(&self) -> &[u8] {
+        &self.kind
+    }
+    pub(crate) fn raw_rank(&self) -> &[u32] {
+        &self.rank
+    }
+    pub(crate) fn raw_class(&self) -> &[u32] {
+        &self.class
+    }
+    pub(crate) fn raw_partner(&self) -> &[u32] {
+        &self.partner
+    }
+    pub(crate) fn raw_calcs(&self) -> &[f64] {
+        &self.calcs
+    }
+    pub(crate) fn raw_offsets(&self) -> &[u32] {
+        &self.offsets
+    }
+    pub(crate) fn raw_successors(&self) -> &[u32] {
+        &self.successors
+    }
+}
+
+pub(crate) const SEND: u8 = KIND_SEND;
+pub(crate) const RECV: u8 = KIND_RECV;

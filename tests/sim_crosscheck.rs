@@ -1,0 +1,382 @@
+//! Cross-check of every collective closed form against a simulation of the algorithm's message
+//! schedule, for every model kind.
+//!
+//! The simulator (LogGOPS semantics, `commcost::sim`) and the closed forms are two independent
+//! formulations of the same algorithms: the closed forms add round costs, the simulator executes
+//! every send and receive and lets each rank's CPU and NIC serialise them. Where both describe
+//! the same execution they must agree to 1e-9 relative; where they differ by design, the test
+//! states the difference exactly or as an inequality:
+//!
+//! * **P a power of two**: every closed form is exact, except
+//!   - the binomial trees (broadcast, scatter, gather, reduce, and the scatter of the
+//!     scatter-allgather broadcast) charge `(h - 1) g` between rounds (the LogGP tree of
+//!     Alexandrov, Ionescu, Schauser, Scheiman, "LogGP: Incorporating Long Messages into the
+//!     LogP Model", SPAA 1995); LogGOPS spaces a sender's messages by its send interval only, so
+//!     the simulation is exactly `closed - (h - 1) g`;
+//!   - the pipelined broadcast at `P = 2`: its closed form's step `max(I, or + os)` is the step
+//!     of an inner rank that receives and forwards, and `P = 2` has none, so the simulation is
+//!     at most the closed form.
+//! * **P not a power of two**: rings, Bruck, pairwise exchange, dissemination, the linear
+//!   algorithms, the linear-chain scan, the pipelined broadcast and Rabenseifner's allreduce
+//!   stay exact; the binomial trees, the recursive-doubling allreduce, allgather and scan, and
+//!   the scatter-allgather broadcast are upper bounds (the closed form runs every round in
+//!   lock step, while in the schedule ranks without work in a round run ahead).
+//! * **A sender slower than the network** (`I(m) > T(m)`, LogGP with `g > 2o + L`): the round
+//!   forms charge `T` per round although a rank cannot start sends closer than `I`; the
+//!   simulation is then slower than the closed form. Known discrepancy of the closed forms,
+//!   checked against a hand formula for the ring allgather.
+//!
+//! `cargo test` runs `P = 1 … 64` exhaustively and a few random `P` up to 2^12 (quadratic
+//! schedules up to 201); set `COMMCOST_SIM_LONG=1` (best with `--release`) for twelve random `P`
+//! up to 2^20 (quadratic schedules up to 2^10 + 1).
+
+mod common;
+
+use commcost::collectives::{
+    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Operator, Problem,
+    Reduce, Scan, Scatter,
+};
+use commcost::sim::{SimOptions, ToSchedule, simulate};
+use commcost::{
+    CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP,
+    Message, MlinesModel, Pram, Progress, Stage, Table1D, presets,
+};
+use common::SplitMix64;
+
+const REL: f64 = 1e-9;
+
+/// The model kinds, each with realistic parameters (sender no slower than the network).
+fn models() -> Vec<(&'static str, Box<dyn CommModel>)> {
+    let memory = MemoryLogP::new(
+        Table1D::new(vec![64.0, 1024.0, 65536.0], vec![2e-9, 1e-9, 0.8e-9]).unwrap(),
+        None,
+        8,
+        8,
+    )
+    .unwrap();
+    let stages = || {
+        vec![
+            Stage::new("pack", 2e9, 1e-6).unwrap(),
+            Stage::new("wire", 1e9, 5e-6).unwrap(),
+        ]
+    };
+    let logp = || LogP::new(5e-6, 1e-6, 2e-6, 8, 4).unwrap();
+    let loggpo = LogGpo::new(
+        5e-6,
+        1e-9,
+        16384,
+        Progress::Independent,
+        Mechanism::T,
+        Mechanism::Rta,
+        2e-6,
+        Table1D::constant(1e-6).unwrap(),
+        Table1D::constant(1e-6).unwrap(),
+    )
+    .unwrap();
+    vec![
+        ("logp", Box::new(logp())),
+        (
+            "loggp",
+            Box::new(LogGP::new(5e-6, 1e-6, 3e-6, 1e-8, 8).unwrap()),
+        ),
+        ("protocols nmpi_sci", Box::new(presets::nmpi_sci())),
+        ("log3p titan", Box::new(presets::titan_log3p())),
+        ("memory logp", Box::new(memory)),
+        (
+            "copy-transfer sequential",
+            Box::new(CopyTransfer::new(stages(), Composition::Sequential, 8).unwrap()),
+        ),
+        (
+            "copy-transfer pipelined",
+            Box::new(CopyTransfer::new(stages(), Composition::Pipelined, 8).unwrap()),
+        ),
+        (
+            "mlines",
+            Box::new(MlinesModel::new(1e-6, 1e-9, 1e-8, 64).unwrap()),
+        ),
+        ("loggpo", Box::new(loggpo)),
+        ("pram", Box::new(Pram::new(2e-6).unwrap())),
+        ("lognp of logp", Box::new(LogNP::from(logp()))),
+    ]
+}
+
+/// How the simulation relates to the closed form.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    Exact,
+    /// `sim = closed - (h - 1) g(bytes)`.
+    MinusGaps(u64),
+    UpperBound,
+}
+
+fn ceil_log2(p: u64) -> u32 {
+    if p <= 1 {
+        0
+    } else {
+        64 - (p - 1).leading_zeros()
+    }
+}
+
+/// The documented relation for one algorithm (see the module docs).
+fn expectation(name: &str, p: u64, m: u64) -> Expect {
+    let pow2 = p.is_power_of_two();
+    let tree = matches!(
+        name,
+        "Broadcast::Binomial" | "Scatter::Binomial" | "Gather::Binomial" | "Reduce::Binomial"
+    );
+    match name {
+        _ if p == 1 => Expect::Exact,
+        _ if tree && pow2 => Expect::MinusGaps(m),
+        "Broadcast::ScatterAllgather" if pow2 => Expect::MinusGaps(m.div_ceil(p)),
+        "Broadcast::Pipelined" if p == 2 => Expect::UpperBound,
+        _ if pow2 => Expect::Exact,
+        _ if tree => Expect::UpperBound,
+        "Broadcast::ScatterAllgather"
+        | "Allreduce::RecursiveDoubling"
+        | "Allgather::RecursiveDoubling"
+        | "Scan::RecursiveDoubling" => Expect::UpperBound,
+        _ => Expect::Exact,
+    }
+}
+
+struct Outcome {
+    sim: f64,
+    closed: f64,
+}
+
+fn run<A: Algorithm + ToSchedule>(alg: A, model: &dyn CommModel, problem: &Problem) -> Outcome {
+    let schedule = alg.schedule(problem).unwrap();
+    run_schedule(alg, &schedule, model, problem)
+}
+
+fn run_schedule<A: Algorithm>(
+    alg: A,
+    schedule: &commcost::sim::Schedule,
+    model: &dyn CommModel,
+    problem: &Problem,
+) -> Outcome {
+    let closed = alg.cost(model, problem).unwrap();
+    let sim = simulate(schedule, model, &SimOptions::default())
+        .unwrap()
+        .makespan;
+    Outcome { sim, closed }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= REL * a.abs().max(b.abs()) + 1e-300
+}
+
+type Models<'a> = [(&'a str, Box<dyn CommModel>)];
+
+/// Builds the schedule once and checks it on every model.
+#[track_caller]
+fn check<A: Algorithm + ToSchedule>(alg: A, name: &str, models: &Models<'_>, problem: &Problem) {
+    let p = problem.processes;
+    let m = problem.message.bytes();
+    let schedule = alg.schedule(problem).unwrap();
+    for (mname, model) in models {
+        let model = model.as_ref();
+        let o = run_schedule(alg, &schedule, model, problem);
+        let what = format!(
+            "{name} ({}) on {mname}, P = {p}, m = {m}: simulated {:e}, closed form {:e}",
+            alg.label(),
+            o.sim,
+            o.closed
+        );
+        match expectation(name, p, m) {
+            Expect::Exact => assert!(close(o.sim, o.closed), "{what}"),
+            Expect::MinusGaps(bytes) => {
+                let gaps = f64::from(ceil_log2(p) - 1) * model.gap(&problem.piece(bytes));
+                assert!(
+                    close(o.sim, o.closed - gaps),
+                    "{what}, expected closed - {gaps:e}"
+                );
+            }
+            Expect::UpperBound => {
+                assert!(
+                    o.sim <= o.closed * (1.0 + REL),
+                    "{what}: not an upper bound"
+                )
+            }
+        }
+    }
+}
+
+/// Every algorithm of every collective on one problem.
+fn check_all(models: &Models<'_>, problem: &Problem) {
+    let segment = (problem.message.bytes() / 5).max(1);
+    let bcast = [
+        ("Broadcast::Linear", Broadcast::Linear),
+        ("Broadcast::Binomial", Broadcast::Binomial),
+        ("Broadcast::ScatterAllgather", Broadcast::ScatterAllgather),
+        ("Broadcast::Pipelined", Broadcast::Pipelined { segment }),
+    ];
+    for (name, a) in bcast {
+        check(a, name, models, problem);
+    }
+    for (name, a) in [
+        ("Scan::LinearChain", Scan::LinearChain),
+        ("Scan::RecursiveDoubling", Scan::RecursiveDoubling),
+    ] {
+        check(a, name, models, problem);
+    }
+    check(Reduce::Binomial, "Reduce::Binomial", models, problem);
+    for (name, a) in [
+        ("Allreduce::RecursiveDoubling", Allreduce::RecursiveDoubling),
+        ("Allreduce::Ring", Allreduce::Ring),
+        ("Allreduce::Rabenseifner", Allreduce::Rabenseifner),
+    ] {
+        check(a, name, models, problem);
+    }
+    for (name, a) in [
+        ("Allgather::Ring", Allgather::Ring),
+        ("Allgather::RecursiveDoubling", Allgather::RecursiveDoubling),
+        ("Allgather::Bruck", Allgather::Bruck),
+    ] {
+        check(a, name, models, problem);
+    }
+    for (name, a) in [
+        ("Gather::Linear", Gather::Linear),
+        ("Gather::Binomial", Gather::Binomial),
+    ] {
+        check(a, name, models, problem);
+    }
+    for (name, a) in [
+        ("Scatter::Linear", Scatter::Linear),
+        ("Scatter::Binomial", Scatter::Binomial),
+    ] {
+        check(a, name, models, problem);
+    }
+    check(
+        Barrier::Dissemination,
+        "Barrier::Dissemination",
+        models,
+        problem,
+    );
+    for (name, a) in [
+        ("Alltoall::PairwiseExchange", Alltoall::PairwiseExchange),
+        ("Alltoall::Bruck", Alltoall::Bruck),
+    ] {
+        check(a, name, models, problem);
+    }
+}
+
+fn operator() -> Operator {
+    Operator::new(1e-7, 1e-10).unwrap()
+}
+
+#[test]
+fn every_algorithm_every_model_p_1_to_64() {
+    let models = models();
+    for p in 1..=64u64 {
+        let problem = Problem::new(p, Message::contiguous(1000)).with_operator(operator());
+        check_all(&models, &problem);
+    }
+}
+
+#[test]
+fn other_sizes_and_layouts() {
+    let layouts = [
+        Message::contiguous(0),
+        Message::contiguous(3),
+        Message::contiguous(20_000),
+        // a strided layout: pieces keep block length and stride
+        Message::vector(100, 8, 64).unwrap(),
+    ];
+    let models = models();
+    for p in (1..=16u64).chain([31, 32, 33]) {
+        for message in layouts {
+            let problem = Problem::new(p, message).with_operator(operator());
+            check_all(&models, &problem);
+        }
+    }
+}
+
+#[test]
+fn random_process_counts() {
+    let long = std::env::var_os("COMMCOST_SIM_LONG").is_some();
+    let (max_log, samples, quadratic) = if long {
+        (20, 12, 1 << 10)
+    } else {
+        (12, 3, 200)
+    };
+    let mut rng = SplitMix64(0x005e_ed51);
+    let all = models();
+    for _ in 0..samples {
+        let p = rng.int(65, 1 << max_log);
+        let pick = rng.int(0, all.len() as u64 - 1) as usize;
+        let models = &all[pick..=pick];
+        let m = rng.int(1, 1 << 16);
+        let problem = Problem::new(p, Message::contiguous(m)).with_operator(operator());
+        // the O(P log P) schedules at any P
+        check(Broadcast::Binomial, "Broadcast::Binomial", models, &problem);
+        check(Scatter::Binomial, "Scatter::Binomial", models, &problem);
+        check(Reduce::Binomial, "Reduce::Binomial", models, &problem);
+        let name = "Allreduce::RecursiveDoubling";
+        check(Allreduce::RecursiveDoubling, name, models, &problem);
+        check(
+            Allreduce::Rabenseifner,
+            "Allreduce::Rabenseifner",
+            models,
+            &problem,
+        );
+        check(Allgather::Bruck, "Allgather::Bruck", models, &problem);
+        check(
+            Barrier::Dissemination,
+            "Barrier::Dissemination",
+            models,
+            &problem,
+        );
+        check(Alltoall::Bruck, "Alltoall::Bruck", models, &problem);
+        check(
+            Scan::RecursiveDoubling,
+            "Scan::RecursiveDoubling",
+            models,
+            &problem,
+        );
+        // the O(P^2) and O(P) schedules at smaller P
+        let small = Problem::new(p % quadratic + 2, problem.message).with_operator(operator());
+        check(Allreduce::Ring, "Allreduce::Ring", models, &small);
+        let name = "Alltoall::PairwiseExchange";
+        check(Alltoall::PairwiseExchange, name, models, &small);
+        check(Broadcast::Linear, "Broadcast::Linear", models, &small);
+        check(Gather::Linear, "Gather::Linear", models, &small);
+    }
+}
+
+/// Known discrepancy of the closed forms: LogGP with `g > 2o + L`, where a sender's interval
+/// `I(m) = g + (m - 1) G` exceeds the end-to-end time `T(m) = 2o + L + (m - 1) G`. The round
+/// forms charge `T` per round, but a rank cannot start its next round's send before `I` has
+/// passed, so every round costs `max(T, I)`; the simulation is slower than the closed form.
+#[test]
+fn known_discrepancy_sender_slower_than_network() {
+    let model = LogGP::new(1e-6, 1e-6, 9e-6, 1e-8, 8).unwrap();
+    let m = 1000;
+    let msg = Message::contiguous(m);
+    let (t, i) = (model.p2p(&msg), model.send_interval(&msg));
+    assert!(i > t);
+    for p in 3..=40u64 {
+        let problem = Problem::new(p, msg);
+        // hand formula of the ring allgather: the sends of a rank are I apart, each step waits
+        // for the previous receive, which completes T after its send: T + (P - 2) max(T, I)
+        let ring = run(Allgather::Ring, &model, &problem);
+        let hand = t + (p - 2) as f64 * t.max(i);
+        assert!(close(ring.sim, hand), "P {p}: {} vs {hand}", ring.sim);
+        assert!(ring.sim > ring.closed * (1.0 + REL), "P {p}");
+        // the same for every round-based form
+        for o in [
+            run(Allreduce::Ring, &model, &problem),
+            run(Alltoall::PairwiseExchange, &model, &problem),
+            run(Allgather::Bruck, &model, &problem),
+            run(Alltoall::Bruck, &model, &problem),
+            run(Barrier::Dissemination, &model, &problem),
+        ] {
+            assert!(
+                o.sim > o.closed * (1.0 + REL),
+                "P {p}: {} vs {}",
+                o.sim,
+                o.closed
+            );
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! The simulator's semantics on small schedules, against hand calculations.
+
+mod common;
+
+use commcost::collectives::{Broadcast, Problem, Scan};
+use commcost::sim::{Noise, OpKind, ScheduleBuilder, SimOptions, ToSchedule, simulate};
+use commcost::{CommModel, LogGP, Message, SimError};
+use common::assert_rel;
+
+const US: f64 = 1e-6;
+
+/// L = 5 µs, o = 1 µs, g = 2 µs, G = 1 ns/byte.
+fn loggp() -> LogGP {
+    LogGP::new(5.0 * US, 1.0 * US, 2.0 * US, 1e-9, 16).unwrap()
+}
+
+/// T(s) = 2o + L + (s - 1) G.
+fn t(bytes: u64) -> f64 {
+    7.0 * US + (bytes as f64 - 1.0) * 1e-9
+}
+
+fn run(b: ScheduleBuilder, options: &SimOptions) -> commcost::sim::SimResult {
+    simulate(&b.build().unwrap(), &loggp(), options).unwrap()
+}
+
+#[test]
+fn one_message_costs_the_end_to_end_time() {
+    let mut b = ScheduleBuilder::new(2);
+    b.send(0, 1, 0, 1001);
+    b.recv(1, 0, 0, 1001);
+    let r = run(b, &SimOptions::default());
+    assert_rel(r.makespan, t(1001), 1e-12);
+    // the sender is done after its overhead
+    assert_rel(r.rank_finish[0], 1.0 * US, 1e-12);
+}
+
+#[test]
+fn consecutive_sends_are_one_interval_apart() {
+    // three 1001-byte sends from rank 0: I = max(o, g + 1000 G) = 3 µs
+    let mut b = ScheduleBuilder::new(4);
+    for peer in 1..4 {
+        b.send(0, peer, 0, 1001);
+        b.recv(peer, 0, 0, 1001);
+    }
+    let r = run(b, &SimOptions::default());
+    for peer in 1..4 {
+        assert_rel(
+            r.rank_finish[peer],
+            (peer as f64 - 1.0) * 3.0 * US + t(1001),
+            1e-12,
+        );
+    }
+}
+
+#[test]
+fn a_receiver_processes_messages_one_at_a_time() {
+    // three ranks send 1 byte to rank 0 at once: arrivals at T - o = 6 µs; the receiving NIC
+    // and CPU take max(I, o) = 2 µs per message: completions at 7, 9, 11 µs
+    let mut b = ScheduleBuilder::new(4);
+    for peer in 1..4 {
+        b.send(peer, 0, 0, 1);
+        b.recv(0, peer, 0, 1);
+    }
+    let r = run(
+        b,
+        &SimOptions {
+            timeline: true,
+            ..SimOptions::default()
+        },
+    );
+    let ends = r.ends.unwrap();
+    let mut recv_ends: Vec<f64> = (0..6).filter(|i| i % 2 == 1).map(|i| ends[i]).collect();
+    recv_ends.sort_by(f64::total_cmp);
+    for (k, e) in recv_ends.iter().enumerate() {
+        assert_rel(*e, (7.0 + 2.0 * k as f64) * US, 1e-12);
+    }
+}
+
+#[test]
+fn requires_waits_for_the_end_and_irequires_for_the_start() {
+    for (start_dependency, expected) in [(false, 2.0 * t(8)), (true, t(8))] {
+        // rank 1 sends to rank 0; rank 0 forwards to rank 2 after its receive completes
+        // (requires) or once it is posted (irequires)
+        let mut b = ScheduleBuilder::new(3);
+        b.send(1, 0, 0, 8);
+        let recv = b.recv(0, 1, 0, 8);
+        let fwd = b.send(0, 2, 0, 8);
+        if start_dependency {
+            b.irequires(fwd, recv);
+        } else {
+            b.requires(fwd, recv);
+        }
+        b.recv(2, 0, 0, 8);
+        let r = run(b, &SimOptions::default());
+        assert_rel(r.rank_finish[2], expected, 1e-12);
+    }
+}
+
+#[test]
+fn calc_holds_the_cpu() {
+    // rank 1 computes 20 µs, then receives; the message waits (eager) or does not leave before
+    // the receive is posted (rendezvous)
+    let build = || {
+        let mut b = ScheduleBuilder::new(2);
+        b.send(0, 1, 0, 100_001);
+        let c = b.calc(1, 20.0 * US);
+        let r = b.recv(1, 0, 0, 100_001);
+        b.requires(r, c);
+        b
+    };
+    // eager: arrival at T - o = 106 µs > 20 µs: completes at T
+    let eager = run(build(), &SimOptions::default());
+    assert_rel(eager.makespan, t(100_001), 1e-12);
+    assert_rel(eager.rank_finish[0], 1.0 * US, 1e-12);
+    // rendezvous: the transfer starts when the receive is posted at 20 µs
+    let rendezvous = run(
+        build(),
+        &SimOptions {
+            rendezvous_above: Some(65536),
+            ..SimOptions::default()
+        },
+    );
+    assert_rel(rendezvous.makespan, 20.0 * US + t(100_001), 1e-12);
+    // and the send completes with the receive
+    assert_rel(rendezvous.rank_finish[0], rendezvous.makespan, 1e-12);
+}
+
+#[test]
+fn critical_path_of_a_binomial_broadcast() {
+    let problem = Problem::new(8, Message::contiguous(1001));
+    let schedule = Broadcast::Binomial.schedule(&problem).unwrap();
+    let r = simulate(
+        &schedule,
+        &loggp(),
+        &SimOptions {
+            critical_path: true,
+            ..SimOptions::default()
+        },
+    )
+    .unwrap();
+    // 0 → 4 → 6 → 7: three messages of T each
+    assert_rel(r.makespan, 3.0 * t(1001), 1e-12);
+    let path = r.critical_path.unwrap();
+    assert_eq!(path.messages(), 3);
+    assert_eq!(path.ranks_visited(), 4);
+    let ranks: Vec<u64> = path.steps.iter().map(|s| s.rank).collect();
+    assert_eq!(ranks, vec![0, 4, 4, 6, 6, 7]);
+    assert_eq!(path.steps.last().unwrap().kind, OpKind::Recv);
+    assert_rel(path.steps.last().unwrap().end, r.makespan, 1e-15);
+}
+
+#[test]
+fn timeline_csv_has_one_line_per_operation() {
+    let problem = Problem::new(5, Message::contiguous(64));
+    let schedule = Scan::LinearChain.schedule(&problem).unwrap();
+    let r = simulate(
+        &schedule,
+        &loggp(),
+        &SimOptions {
+            timeline: true,
+            ..SimOptions::default()
+        },
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    r.timeline_csv(&schedule, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "rank,op,kind,peer,bytes,start,end");
+    assert_eq!(lines.len(), schedule.len() + 1);
+    assert!(lines[1].starts_with("0,0,send,1,64,"));
+}
+
+#[test]
+fn noise_is_deterministic_and_only_delays() {
+    let problem = Problem::new(33, Message::contiguous(4096));
+    let schedule = Scan::LinearChain.schedule(&problem).unwrap();
+    let with = |noise| {
+        simulate(
+            &schedule,
+            &loggp(),
+            &SimOptions {
+                noise,
+                ..SimOptions::default()
+            },
+        )
+        .unwrap()
+        .makespan
+    };
+    let quiet = with(None);
+    let a = with(Some(Noise::exponential(1, 1.0 * US).unwrap()));
+    let b = with(Some(Noise::exponential(1, 1.0 * US).unwrap()));
+    let c = with(Some(Noise::exponential(2, 1.0 * US).unwrap()));
+    assert_eq!(a.to_bits(), b.to_bits());
+    assert_ne!(a.to_bits(), c.to_bits());
+    // a chain: every delay is on the path
+    assert!(a > quiet && c > quiet);
+    assert_rel(
+        with(Some(Noise::exponential(1, 0.0).unwrap())),
+        quiet,
+        1e-15,
+    );
+    assert!(Noise::exponential(1, -1.0).is_err());
+}
+
+#[test]
+fn invalid_schedules_are_typed_errors() {
+    let mut b = ScheduleBuilder::new(2);
+    b.send(0, 2, 0, 8);
+    assert!(matches!(
+        b.build(),
+        Err(SimError::RankOutOfRange {
+            what: "peer",
+            rank: 2,
+            ranks: 2
+        })
+    ));
+
+    let mut b = ScheduleBuilder::new(2);
+    b.send(0, 1, 0, 8);
+    assert!(matches!(
+        b.build(),
+        Err(SimError::Unmatched { kind: "send", .. })
+    ));
+
+    let mut b = ScheduleBuilder::new(2);
+    b.send(0, 1, 0, 8);
+    b.recv(1, 0, 0, 16);
+    assert!(matches!(
+        b.build(),
+        Err(SimError::SizeMismatch {
+            send_bytes: 8,
+            recv_bytes: 16,
+            ..
+        })
+    ));
+
+    let mut b = ScheduleBuilder::new(1);
+    let x = b.calc(0, 1.0);
+    let y = b.calc(0, 1.0);
+    b.requires(x, y);
+    b.requires(y, x);
+    assert!(matches!(b.build(), Err(SimError::Cycle { rank: 0, .. })));
+
+    let mut b = ScheduleBuilder::new(2);
+    let x = b.calc(0, 1.0);
+    let y = b.calc(1, 1.0);
+    b.requires(x, y);
+    assert!(matches!(
+        b.build(),
+        Err(SimError::CrossRankDependency { .. })
+    ));
+
+    let mut b = ScheduleBuilder::new(1);
+    let x = b.calc(0, 1.0);
+    b.requires(x, commcost::sim::OpId(7));
+    assert!(matches!(
+        b.build(),
+        Err(SimError::UnknownOperation { on: 7, .. })
+    ));
+
+    let mut b = ScheduleBuilder::new(1);
+    b.calc(0, f64::NAN);
+    assert!(matches!(b.build(), Err(SimError::InvalidTime { .. })));
+
+    assert!(matches!(
+        ScheduleBuilder::new(0).build(),
+        Err(SimError::NoRanks)
+    ));
+    assert!(
+        Broadcast::Binomial
+            .schedule(&Problem::new(0, Message::contiguous(1)))
+            .is_err()
+    );
+    assert!(
+        Broadcast::Pipelined { segment: 0 }
+            .schedule(&Problem::new(4, Message::contiguous(1)))
+            .is_err()
+    );
+    // a pairwise exchange on 2^20 processes has 2^41 operations
+    assert!(matches!(
+        commcost::collectives::Alltoall::PairwiseExchange
+            .schedule(&Problem::new(1 << 20, Message::contiguous(1))),
+        Err(SimError::TooLarge { .. })
+    ));
+}
+
+#[test]
+fn waiting_in_a_circle_is_a_deadlock() {
+    // each rank receives before it sends
+    let mut b = ScheduleBuilder::new(2);
+    for (me, other) in [(0, 1), (1, 0)] {
+        let r = b.recv(me, other, 0, 8);
+        let s = b.send(me, other, 0, 8);
+        b.requires(s, r);
+    }
+    let err = simulate(&b.build().unwrap(), &loggp(), &SimOptions::default()).unwrap_err();
+    assert!(matches!(err, SimError::Deadlock { stuck: 4, .. }), "{err}");
+}
+
+#[derive(Debug)]
+struct Broken;
+
+impl CommModel for Broken {
+    fn p2p(&self, _: &Message) -> f64 {
+        f64::NAN
+    }
+}
+
+#[test]
+fn a_model_returning_nan_is_an_error() {
+    let mut b = ScheduleBuilder::new(2);
+    b.send(0, 1, 0, 8);
+    b.recv(1, 0, 0, 8);
+    let err = simulate(&b.build().unwrap(), &Broken, &SimOptions::default()).unwrap_err();
+    assert!(matches!(err, SimError::InvalidTime { name: "p2p", .. }));
+}
+
+#[test]
+fn one_rank_and_empty_schedules_cost_nothing() {
+    let r = simulate(
+        &ScheduleBuilder::new(3).build().unwrap(),
+        &loggp(),
+        &SimOptions {
+            critical_path: true,
+            ..SimOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(r.makespan.to_bits(), 0.0f64.to_bits());
+    assert!(
+        r.rank_finish
+            .iter()
+            .all(|f| f.to_bits() == 0.0f64.to_bits())
+    );
+    assert!(r.critical_path.unwrap().steps.is_empty());
+}
+
+#[test]
+fn an_operator_calc_costs_per_call_plus_per_byte() {
+    // 1 µs per call + 1 ns per byte on 1000 bytes: 2 µs
+    let mut b = ScheduleBuilder::new(1);
+    b.calc_operator(
+        0,
+        1000,
+        commcost::collectives::Operator::new(1.0 * US, 1e-9).unwrap(),
+    );
+    let schedule = b.build().unwrap();
+    assert_rel(
+        schedule.calc_seconds(commcost::sim::OpId(0)).unwrap(),
+        2.0 * US,
+        1e-12,
+    );
+    let r = simulate(&schedule, &loggp(), &SimOptions::default()).unwrap();
+    assert_rel(r.makespan, 2.0 * US, 1e-12);
+}

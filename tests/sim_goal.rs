@@ -1,0 +1,180 @@
+//! GOAL import: a hand-written file in the documented format, a binomial broadcast written the
+//! way LogGOPSim's Schedgen writes it, error lines, and a write/read round trip.
+
+mod common;
+
+use commcost::collectives::{Allreduce, Problem};
+use commcost::sim::{SimOptions, ToSchedule, parse_goal, simulate, write_goal};
+use commcost::{CommModel, GoalError, LogGP, Message};
+use common::assert_rel;
+
+const US: f64 = 1e-6;
+
+fn loggp() -> LogGP {
+    LogGP::new(5.0 * US, 1.0 * US, 2.0 * US, 1e-9, 16).unwrap()
+}
+
+/// Written by hand in the format of LogGOPSim's `txt2bin.re`: comments of both kinds, optional
+/// labels, `tag`, `cpu` and `nic` fields, `irequires`, a `;` separator, a forward label.
+const HAND: &str = "\
+// three ranks: 0 computes, then sends to 1 and 2; 2 forwards to 1
+num_ranks 3
+
+rank 0 {
+  c: calc 4000 cpu 0
+  s1: send 1001b to 1 tag 7 cpu 0 nic 0
+  s2: send 1001b to 2 tag 7
+  s1 requires c
+  s2 requires c /* both after the computation */
+}
+
+rank 1 {
+  r1: recv 1001b from 0 tag 7
+  r2: recv 8b from 2 tag 1
+}
+/* rank 2 posts its receive,
+   and forwards a small message once the receive has started */
+rank 2 {
+  f irequires r; f: send 8b to 1 tag 1
+  r: recv 1001b from 0 tag 7 nic 0
+}
+";
+
+#[test]
+fn hand_written_goal_file() {
+    let schedule = parse_goal(HAND, 1e-9).unwrap();
+    assert_eq!(
+        (schedule.ranks(), schedule.len(), schedule.dependencies()),
+        (3, 7, 3)
+    );
+    let model = loggp();
+    let r = simulate(&schedule, &model, &SimOptions::default()).unwrap();
+    let t = |b: u64| model.p2p(&Message::contiguous(b));
+    // calc 4 µs; s1 at 4 µs; s2 one interval I(1001) = max(o, g + 1000 G) = 3 µs later
+    let i = model.send_interval(&Message::contiguous(1001));
+    assert_rel(i, 3.0 * US, 1e-12);
+    // rank 2: f starts when r is posted (t = 0): 8 bytes reach rank 1 at T(8);
+    // rank 1 receives s1 at 4 µs + T(1001) (after its r2, which completed long before)
+    assert_rel(r.rank_finish[1], 4.0 * US + t(1001), 1e-12);
+    // rank 2 receives s2 at 4 µs + I + T(1001); its send f (overhead 1 µs at t = 0) is done
+    assert_rel(r.rank_finish[2], 4.0 * US + i + t(1001), 1e-12);
+    assert_rel(r.rank_finish[0], 4.0 * US + i + 1.0 * US, 1e-12);
+}
+
+/// A binomial broadcast as LogGOPSim's Schedgen writes it (`create_binomial_tree_bcast_rank`
+/// in `src/Schedgen/schedgen.cpp`): round `r` sends to `vrank + 2^r` when `vrank < 2^r`,
+/// receives from `vrank - 2^r` when `2^r <= vrank < 2^(r+1)`; every send requires the receive;
+/// labels `l1, l2, …` and `tag 0`, one statement per line.
+fn schedgen_binomial_bcast(p: u64, bytes: u64) -> String {
+    let mut out = format!("num_ranks {p}\n");
+    let rounds = 64 - (p - 1).leading_zeros() as u64;
+    for rank in 0..p {
+        out += &format!("\nrank {rank} {{\n");
+        let (mut label, mut recv, mut send) = (0u64, None, None);
+        for r in 0..rounds {
+            let d = 1u64 << r;
+            if rank < d && rank + d < p {
+                label += 1;
+                out += &format!("l{label}: send {bytes}b to {} tag 0\n", rank + d);
+                send = Some(label);
+            }
+            if let (Some(s), Some(rv)) = (send, recv) {
+                out += &format!("l{s} requires l{rv}\n");
+            }
+            if d <= rank && rank < 2 * d {
+                label += 1;
+                out += &format!("l{label}: recv {bytes}b from {} tag 0\n", rank - d);
+                recv = Some(label);
+            }
+        }
+        out += "}\n";
+    }
+    out
+}
+
+#[test]
+fn schedgen_binomial_broadcast() {
+    let model = loggp();
+    let bytes = 1001;
+    let msg = Message::contiguous(bytes);
+    let (t, i) = (model.p2p(&msg), model.send_interval(&msg));
+    for p in [2u64, 3, 7, 16, 33, 100] {
+        let text = schedgen_binomial_bcast(p, bytes);
+        let schedule = parse_goal(&text, 1e-9).unwrap();
+        let r = simulate(&schedule, &model, &SimOptions::default()).unwrap();
+        // oracle by recursion over the tree: rank v > 0 with highest bit 2^k has parent
+        // v - 2^k, which sends its children in increasing distance; v is child number
+        // k - bitlen(parent) of its parent, so it receives at recv(parent) + j I + T
+        let mut recv = vec![0.0f64; p as usize];
+        for v in 1..p {
+            let k = 63 - v.leading_zeros() as u64;
+            let parent = v - (1 << k);
+            let bitlen = 64 - parent.leading_zeros() as u64;
+            recv[v as usize] = recv[parent as usize] + (k - bitlen) as f64 * i + t;
+        }
+        let oracle = recv.iter().copied().fold(0.0, f64::max);
+        assert_rel(r.makespan, oracle, 1e-12);
+    }
+}
+
+#[test]
+fn errors_name_the_line() {
+    let line_of = |text: &str| match parse_goal(text, 1e-9) {
+        Err(GoalError::Syntax { line, .. }) | Err(GoalError::Unsupported { line, .. }) => line,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(line_of("rank 0 {\n}\n"), 1);
+    assert_eq!(line_of("num_ranks 2\nrank 0 {\n l1: send 8 to 1\n}\n"), 3);
+    assert_eq!(
+        line_of("num_ranks 2\nrank 0 {\n\n l1: recv 8b from -1\n}\n"),
+        4
+    );
+    assert_eq!(
+        line_of("num_ranks 2\nrank 0 {\n l1: recv 8b from 1 tag -1\n}\n"),
+        3
+    );
+    assert_eq!(
+        line_of("num_ranks 2\nrank 0 {\n l1: calc 5\n l2 requires l9\n}\n"),
+        4
+    );
+    assert_eq!(line_of("num_ranks 2\nrank 5 {\n}\n"), 2);
+    assert_eq!(line_of("num_ranks 2\nrank 0 {\n l1: send 8b to 2\n}\n"), 3);
+    assert_eq!(
+        line_of("num_ranks 2\nrank 0 {\n l1: calc 5\n l1: calc 6\n}\n"),
+        4
+    );
+    assert_eq!(line_of("num_ranks 2\nrank 0 {\n l1: calc 5 nic 1\n}\n"), 3);
+    assert_eq!(line_of("num_ranks 1\n/* open\n\ncomment"), 2);
+    assert_eq!(line_of("num_ranks 1\nrank 0 {\n l1: calc 5\n"), 4);
+    assert_eq!(line_of("num_ranks 1\nrank 0 {\n l1: calc 5 %\n}"), 3);
+    // a tiny file asking for 4 billion ranks is refused, not allocated
+    assert!(matches!(
+        parse_goal("num_ranks 4000000000\n", 1e-9),
+        Err(GoalError::Schedule(commcost::SimError::TooLarge {
+            what: "ranks",
+            ..
+        }))
+    ));
+    // a send nobody receives: a schedule error, not a syntax error
+    assert!(matches!(
+        parse_goal("num_ranks 2\nrank 0 {\nl1: send 8b to 1\n}\n", 1e-9),
+        Err(GoalError::Schedule(_))
+    ));
+}
+
+#[test]
+fn written_goal_reads_back_and_simulates_the_same() {
+    let model = loggp();
+    for p in [1u64, 5, 16] {
+        let problem = Problem::new(p, Message::contiguous(4096))
+            .with_operator(commcost::collectives::Operator::new(1e-6, 0.0).unwrap());
+        let schedule = Allreduce::Rabenseifner.schedule(&problem).unwrap();
+        let text = write_goal(&schedule, 1e-9);
+        let back = parse_goal(&text, 1e-9).unwrap();
+        assert_eq!(back.len(), schedule.len());
+        assert_eq!(back.dependencies(), schedule.dependencies());
+        let a = simulate(&schedule, &model, &SimOptions::default()).unwrap();
+        let b = simulate(&back, &model, &SimOptions::default()).unwrap();
+        assert_rel(b.makespan, a.makespan, 1e-12);
+    }
+}
