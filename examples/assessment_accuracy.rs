@@ -67,7 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let pct = |k: u64| 100.0 * k as f64 / seeds as f64;
     println!(
-        "  p2p(1 B) = measured PRTT(1, 0, 1) / 2: {:.1} % of the seeds with two ranges",
+        "  p2p(1 B) = measured PRTT(1, 0, 1) / 2: {:.1} % of the random seeds with two ranges",
         100.0 * one_byte_ok as f64 / ranges_ok.max(1) as f64
     );
     println!("{seeds} seeds of ±1 % noise, Open MPI/openib, n = 16, sizes 1 … 65536 every 512 B");

@@ -91,9 +91,9 @@ pub use error::{
     CalibrationError, CollectiveError, FitError, LinesError, MessageError, ParameterError,
     ProbeError, TimelineError,
 };
+pub use error::{GoalError, SimError};
 #[cfg(feature = "serde")]
 pub use load::deserialize_with_path;
-pub use error::{GoalError, SimError};
 pub use message::Message;
 pub use model::{AffineCost, CommModel, Quantities};
 pub use models::copy_transfer::{Composition, CopyTransfer, Stage};

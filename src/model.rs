@@ -21,7 +21,7 @@ use crate::Message;
 /// it switches protocol (NMPI/SCI at 12289 bytes in the presets).
 ///
 /// Only [`p2p`](Self::p2p) is required. The other four quantities are what the collectives are
-/// built from (SPEC §8); their defaults describe a model that knows nothing but end-to-end time:
+/// built from (the `collectives` module); their defaults describe a model that knows nothing but end-to-end time:
 /// no CPU overhead, no gap, and a sender that can start the next message immediately.
 ///
 /// # Examples
@@ -72,7 +72,7 @@ pub trait CommModel: Debug + Send + Sync {
     }
 
     /// Idle gap a sender must leave between successive messages beyond their own cost (LogP's
-    /// and LogGP's `g`); the tree broadcast of SPEC §8 pays it between rounds.
+    /// and LogGP's `g`); the binomial broadcast of Cameron, Ge & Sun 2007 (§4.3.3) pays it between rounds.
     ///
     /// Default: 0.
     #[must_use]

@@ -2,7 +2,7 @@
 //!
 //! The software-parameterised models (log_n P, log_3 P, memory logP, LogGPO's `Oi(K)`, ...) are
 //! parameterised by functions measured at discrete message sizes `s` and strides `d`
-//! (lognp-log3p §3, SPEC §3). [`Table1D`] and [`Table2D`] hold such measurements and evaluate
+//! (Cameron, Ge & Sun 2007, §3). [`Table1D`] and [`Table2D`] hold such measurements and evaluate
 //! them between and beyond the measured points:
 //!
 //! * in the size `s`: piecewise linear between measured sizes, and **linear extrapolation**

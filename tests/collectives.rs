@@ -1,4 +1,4 @@
-//! Collectives: the seeds' closed forms, hand-counted rounds, selection and crossover.
+//! Collectives: the papers' closed forms, hand-counted rounds, selection and crossover.
 //!
 //! Hand computations use LogGP with L = 5, o = 1, g = 3 µs, G = 0.01 µs/byte, so
 //! `p2p(s) = 7 + 0.01 (s - 1)` µs (7 for s <= 1), `interval(s) = max(1, 3 + 0.01 (s - 1))`,

@@ -1,4 +1,4 @@
-//! LogGPO (SPEC §6): every formula against hand computations, the protocol switch, the
+//! LogGPO (Chen et al., Sci. China F 2009): every formula against hand computations, the protocol switch, the
 //! unsupported combinations, and invariants.
 //!
 //! Parameters of the hand computations (µs): L = 5, G = 0.001 µs/B, S = 16384 B, O' = 2,
@@ -94,7 +94,7 @@ fn rendezvous_dependent_late_receiver() {
 #[test]
 fn rendezvous_dependent_early_receiver_uses_the_receivers_wait() {
     // Tr = 3 <= 7: case (b). Tsw = 4, Trw = 20: the sender blocks until the receiver's wait,
-    // Trw - Tsw = 16 (SPEC §6 correction; the seed's (Tr - Tsw) = -1 would clamp to 0).
+    // Trw - Tsw = 16 (correction of the paper's case (b); the paper's (Tr - Tsw) = -1 would clamp to 0).
     // Osw = 16 + 4 + 5 + 7.5536 + 65.535 = 98.0886, Os = 100.0886,
     // Orw = 4 + 5 + 7.5536 + 65.535 = 82.0886, Or = 84.0886,
     // Tc = 8 + 15 + 16 + 7.5536 + 65.535 = 112.0886

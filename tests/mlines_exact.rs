@@ -1,5 +1,5 @@
 //! The exact memory-lines calculator against a brute-force oracle that enumerates every touched
-//! byte, plus the worked examples and bound conditions of SPEC §5.1.
+//! byte, plus the worked examples and bound conditions of Mlines paper §3.2.1.
 
 use std::collections::HashSet;
 

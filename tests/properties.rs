@@ -84,7 +84,7 @@ proptest! {
         }
     }
 
-    /// SPEC §1 for long messages, checked against a simulation of the word-by-word injection:
+    /// Culler et al., PPoPP 1993 for long messages, checked against a simulation of the word-by-word injection:
     /// word k leaves the sender at k * max(g, o) (after its overhead), the last word arrives L
     /// later and costs the receiver o.
     #[test]

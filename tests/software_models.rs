@@ -41,7 +41,7 @@ fn titan_reproduces_the_measured_half_round_trips() {
 }
 
 /// lognp §4.3.3: linear broadcast `P (o_mw/2 + l_mw/2) + o_net`, tree `h (o_mw + l_mw + o_net)`,
-/// reproduced from the trait's per-message quantities (SPEC §8: `p2p + (P-2) interval` and
+/// reproduced from the trait's per-message quantities (Cameron, Ge & Sun 2007, §4.3.3: `p2p + (P-2) interval` and
 /// `h p2p + (h-1) gap`).
 #[test]
 fn titan_broadcast_formulas_follow_from_the_trait() {

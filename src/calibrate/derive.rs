@@ -70,7 +70,7 @@ fn check_axis(what: &'static str, axis: &[u64]) -> Result<(), CalibrationError> 
 ///
 /// # Formula
 ///
-/// lognp-log3p §4.1 (SPEC §3), per size `s` and stride `d`:
+/// Cameron, Ge & Sun 2007, §4.1, per size `s` and stride `d`:
 ///
 /// ```text
 /// T00(s)    = o_mw/2 + T_mem(s) + o_mw/2          ⇒  o_mw(s)    = T00(s) - T_mem(s)
@@ -219,7 +219,7 @@ pub struct CopyMeasurements {
 ///
 /// # Formula
 ///
-/// memory-logp §4, §7 (SPEC §4): `o` is the per-byte cost of contiguous data and `l` the extra
+/// Cameron & Sun 2003, §4, §7: `o` is the per-byte cost of contiguous data and `l` the extra
 /// per-byte cost of the distribution, so for `s` bytes:
 ///
 /// ```text

@@ -13,11 +13,11 @@ use crate::{CommModel, Message};
 pub struct MlinesSample {
     /// `m`: number of messages (1 for per-message samples).
     pub messages: f64,
-    /// `b`: bytes (for computation: loads and stores, SPEC §5 "computation").
+    /// `b`: bytes (for computation: loads and stores, Mlines paper "computation").
     pub bytes: f64,
     /// `Mlines`: unique memory lines touched.
     pub lines: f64,
-    /// Arithmetic operations (scans and computation, SPEC §5); 0 for plain communication.
+    /// Arithmetic operations (scans and computation, Mlines paper); 0 for plain communication.
     pub operations: f64,
     /// Measured time, seconds.
     pub time: f64,

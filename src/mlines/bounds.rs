@@ -3,7 +3,7 @@
 use super::{LinesError, gcd, per_block_sum, vector_lines};
 
 /// The Mlines paper's bounds for `k` whole rows of an **aligned** array of `width`-byte rows
-/// (SPEC §5.1, "Rows"): `(LB, UB) = (⌈kW / L⌉, ⌈kW / L⌉ + 1)`, the paper's estimate
+/// (Mlines paper §3.2.1, "Rows"): `(LB, UB) = (⌈kW / L⌉, ⌈kW / L⌉ + 1)`, the paper's estimate
 /// `(LB + UB) / 2`, and the exact worst case over all start rows, `1 + ⌈(kW - g) / L⌉` with
 /// `g = gcd(W, L)` (the start offsets of an aligned array are the multiples of `g`).
 ///
@@ -101,7 +101,7 @@ pub fn paper_column_bounds(
 }
 
 /// Tight bounds for `k` columns over `height` rows of `width` bytes, valid for **any alignment**
-/// whenever no line is shared by two rows (`W - k >= L - 1`, case B of SPEC §5.1):
+/// whenever no line is shared by two rows (`W - k >= L - 1`, case B of Mlines paper §3.2.1):
 ///
 /// ```text
 /// H ⌈k/L⌉ + ⌊H g / L⌋ ⌊r / g⌋  <=  Mlines  <=  H ⌈k/L⌉ + ⌈H g / L⌉ ⌈r / g⌉
@@ -119,7 +119,7 @@ pub fn paper_column_bounds(
 ///
 /// ```
 /// use commcost::mlines::tight_column_bounds;
-/// // the SPEC §5.1 example: both bounds are the exact 125
+/// // the Mlines paper §3.2.1 example: both bounds are the exact 125
 /// assert_eq!(tight_column_bounds(100, 36, 5, 16)?, (125, 125));
 /// # Ok::<(), commcost::mlines::LinesError>(())
 /// ```

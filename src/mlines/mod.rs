@@ -1,7 +1,7 @@
 //! Exact count of the unique memory lines a strided block touches.
 //!
 //! A *memory line* is a cache-line-sized, line-aligned block of `L` bytes. The Mlines model
-//! (Mlines paper §3; SPEC §5) prices a message by the number of distinct lines its bytes touch:
+//! (Mlines paper §3) prices a message by the number of distinct lines its bytes touch:
 //! sending a column of a row-major matrix touches up to `L / element` times more lines than
 //! sending a row of the same bytes.
 //!
@@ -13,7 +13,7 @@
 //! * [`lines_touched`] — for a [`Message`].
 //! * [`nested_lines`] — planes of vector blocks (a 3-D subarray), with [`NestedLayout`].
 //!
-//! # Method (SPEC §5.1)
+//! # Method (Mlines paper §3.2.1)
 //!
 //! For blocks in increasing address order with first byte `a_b` and last byte `e_b`, the
 //! distinct lines are the per-block line counts minus the lines consecutive blocks share:
@@ -34,7 +34,7 @@
 //! modulo `L` (the quotients contribute `H ⌊·⌋` terms that cancel or are added in closed form), so
 //! every intermediate value fits in `u128` for any `u64` input.
 //!
-//! For lines up to `2^31` bytes case B uses the period form of SPEC §5.1 instead (the offsets
+//! For lines up to `2^31` bytes case B uses the period form of Mlines paper §3.2.1 instead (the offsets
 //! repeat every `q = L / gcd(W, L)` rows): whole periods in closed form, and of the partial
 //! period — or its complement, whichever is shorter — the rows stepped (up to 128, four 32-bit
 //! lanes, power-of-two lines) or counted by the two floor sums in lockstep by nearest-integer
@@ -191,7 +191,7 @@ fn line_of(x: u128, line: u128) -> u128 {
 ///
 /// # Formula
 ///
-/// Case A / case B of the [module docs](self) (SPEC §5.1), with `H = count`, `k = block`,
+/// Case A / case B of the [module docs](self) (Mlines paper §3.2.1), with `H = count`, `k = block`,
 /// `W = stride`, `s = offset mod L`.
 ///
 /// # Errors
@@ -203,7 +203,7 @@ fn line_of(x: u128, line: u128) -> u128 {
 ///
 /// ```
 /// use commcost::mlines::vector_lines;
-/// // SPEC §5.1 worked example: 100 rows of a 36-byte-wide array, 16-byte lines, a 5-byte
+/// // Mlines paper §3.2.1 worked example: 100 rows of a 36-byte-wide array, 16-byte lines, a 5-byte
 /// // column block starting 5 bytes into a line: offsets cycle 5, 9, 13, 1 and only the
 /// // 13 crosses a line boundary, so 100 + 25 = 125 lines (a bytes-only estimate: 500/16 ≈ 31)
 /// assert_eq!(vector_lines(100, 5, 36, 5, 16)?, 125);
@@ -265,7 +265,7 @@ fn binary_gcd(a: u64, b: u64) -> u64 {
     }
 }
 
-/// Case B by the period form of SPEC §5.1 (the paper's Theorem 2): with `q' = ⌊(k-1)/L⌋`,
+/// Case B by the period form of Mlines paper §3.2.1 (the paper's Theorem 2): with `q' = ⌊(k-1)/L⌋`,
 /// `r = (k-1) mod L`, `g = gcd(W, L)`, `q = L/g`, `ρ = s mod g` and `H = t q + u`, every row
 /// touches `q'+1` lines or `q'+2` when its offset `o_i = (s + iW) mod L` is at least `L - r`; the
 /// offsets of `q` consecutive rows run once through the coset `ρ + gℤ_L`, of which
@@ -640,7 +640,7 @@ pub fn lines_touched(msg: &Message, line: u64) -> Result<u64, LinesError> {
 /// `width` bytes whose first byte is `array_offset` bytes into a line.
 ///
 /// The rows are one contiguous block of `k W` bytes at offset `o = (s0 + r0 W) mod L`:
-/// `Mlines = ⌈(o + kW) / L⌉` (SPEC §5.1, "Rows").
+/// `Mlines = ⌈(o + kW) / L⌉` (Mlines paper §3.2.1, "Rows").
 ///
 /// # Errors
 ///
@@ -688,7 +688,7 @@ pub fn rows(
 ///
 /// ```
 /// use commcost::mlines::columns;
-/// // SPEC §5.1: W = 6, k = 2, 16-byte lines (case A), 100 rows, array 5 bytes into a line
+/// // Mlines paper §3.2.1: W = 6, k = 2, 16-byte lines (case A), 100 rows, array 5 bytes into a line
 /// assert_eq!(columns(100, 6, 5, 0, 2, 16)?, 38);
 /// # Ok::<(), commcost::mlines::LinesError>(())
 /// ```

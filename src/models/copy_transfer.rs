@@ -179,7 +179,7 @@ pub enum Composition {
 ///
 /// # Formula
 ///
-/// lognp §5, SPEC §7, with `t_i(d) = 1 / bw_i(d)` seconds per byte (contiguous bandwidth for
+/// Cameron, Ge & Sun 2007 §5; Stricker & Gross 1995; with `t_i(d) = 1 / bw_i(d)` seconds per byte (contiguous bandwidth for
 /// messages that are not strided by [`Message::strided_access`]):
 ///
 /// ```text

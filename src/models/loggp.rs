@@ -11,7 +11,7 @@ use crate::{AffineCost, CommModel, Message};
 ///
 /// # Formula
 ///
-/// For an `s`-byte message (SPEC §2; loggp-assessment eq. (1)-(2)):
+/// For an `s`-byte message (Alexandrov et al. 1995; Hoefler, Lichei & Rehm 2007, eq. (1)-(2)):
 ///
 /// ```text
 /// T(s)     = 2o + L + (s - 1) G                 point-to-point

@@ -86,7 +86,7 @@ pub struct Timeline {
 
 impl Timeline {
     /// Both processes post at 0, compute `computation` seconds, then wait: `Tr = Ts`,
-    /// `Trw = Tsw` (SPEC §6 "without a timeline").
+    /// `Trw = Tsw` (Chen et al. 2009, §2, without a timeline).
     pub fn balanced(computation: f64) -> Self {
         Self {
             isend: 0.0,
@@ -174,7 +174,7 @@ fn overlap_ratio(computation: f64, overhead: f64) -> f64 {
 ///
 /// # Formula
 ///
-/// LogGPO §2.2 (SPEC §6), `K` bytes (clamped to at least 1 in `G (K - 1)`), blocking terms
+/// LogGPO (Chen et al. 2009) §2.2, `K` bytes (clamped to at least 1 in `G (K - 1)`), blocking terms
 /// `(Tr - Tsw)`, `(Trw - Tsw)` clamped at 0:
 ///
 /// ```text
@@ -193,7 +193,7 @@ fn overlap_ratio(computation: f64, overhead: f64) -> f64 {
 /// overlap ratios  Rso = comp / (comp + Os),  Rro = comp / (comp + Or)
 /// ```
 ///
-/// **Correction of the seed**: the paper writes case (b)'s `Osw` with `(Tr - Tsw)`. In case (b)
+/// **Correction of the paper's text**: the paper writes case (b)'s `Osw` with `(Tr - Tsw)`. In case (b)
 /// the sender's wait blocks until the *receiver's wait* sends the ACK, so the blocking time is
 /// `(Trw - Tsw)` — the same term the paper's own `Tc` of case (b) uses; this crate uses it.
 ///
@@ -227,7 +227,7 @@ fn overlap_ratio(computation: f64, overhead: f64) -> f64 {
 /// # References
 ///
 /// LogGPO: "An accurate communication model for performance prediction of MPI programs"
-/// (seed `loggpo`), §2.
+/// W. Chen, J. Zhai, J. Zhang, W. Zheng, Science in China Series F 52(10), 2009, §2.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(
     feature = "serde",

@@ -12,7 +12,7 @@ use crate::{CommModel, Message};
 ///
 /// # Formula
 ///
-/// A `B`-byte message travels as `m = max(1, ceil(B / w))` small messages (SPEC §1):
+/// A `B`-byte message travels as `m = max(1, ceil(B / w))` small messages (Culler et al., PPoPP 1993):
 ///
 /// ```text
 /// T(B) = 2o + L + (m - 1) max(g, o)
@@ -135,7 +135,7 @@ impl LogP {
 }
 
 impl CommModel for LogP {
-    /// `T = 2o + L + (m - 1) max(g, o)`, `m = max(1, ceil(B / w))` (SPEC §1).
+    /// `T = 2o + L + (m - 1) max(g, o)`, `m = max(1, ceil(B / w))` (Culler et al., PPoPP 1993).
     fn p2p(&self, msg: &Message) -> f64 {
         let m = self.words(msg.bytes());
         2.0 * self.overhead + self.latency + (m - 1) as f64 * self.injection_interval()

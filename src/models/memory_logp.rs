@@ -11,7 +11,7 @@ use crate::{CommModel, LogP, Message, Table1D, Table2D};
 ///
 /// # Formula
 ///
-/// memory logP §4-5 (SPEC §4), `g = o`, `P = 1`:
+/// memory logP (Cameron & Sun 2003) §4-5, `g = o`, `P = 1`:
 ///
 /// ```text
 /// cost of s bytes        T(s, d) = s (o(s) + l(s, d))
@@ -225,7 +225,7 @@ impl CommModel for MemoryLogP {
 ///
 /// # Formula
 ///
-/// memory logP §5 (SPEC §4): the LogP overhead `o_n` is replaced by the memory communication
+/// memory logP (Cameron & Sun 2003) §5: the LogP overhead `o_n` is replaced by the memory communication
 /// of the data, `w_n (o_m + l_m)` per network word, so with `m = ⌈s / w_n⌉` network words:
 ///
 /// ```text
@@ -350,7 +350,7 @@ pub struct CacheLevel {
 
 /// A predictor of memory logP's `l(s, d)` from the cache hierarchy — **approximate**: the paper
 /// reports +80 % / −60 % accuracy for this kind of prediction; measured tables are the primary
-/// input (SPEC §4).
+/// input (Cameron & Sun, IPDPS 2003).
 ///
 /// # Formula
 ///

@@ -9,7 +9,7 @@ use crate::{CommModel, Message};
 ///
 /// # Formula
 ///
-/// Per message (Mlines paper eq. (2); SPEC §5):
+/// Per message (Mlines paper eq. (2)):
 ///
 /// ```text
 /// T = α + β b + γ Mlines(msg, L)

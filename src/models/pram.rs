@@ -11,7 +11,7 @@ use crate::{CommModel, Message};
 /// T = o + l = unit_cost
 /// ```
 ///
-/// As a log_n P special case (lognp seed §5): `n = 1` and the single hop costs one unit. PRAM
+/// As a log_n P special case (Cameron, Ge & Sun 2007, §5): `n = 1` and the single hop costs one unit. PRAM
 /// has no overhead or gap, so the trait's defaults apply: a sender can start the next message at
 /// once, which is the PRAM assumption of unlimited concurrent access.
 ///

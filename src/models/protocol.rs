@@ -44,7 +44,7 @@ impl<M> ProtocolRange<M> {
 }
 
 /// A size-ranged multi-protocol model: a real transport is a sequence of size intervals, each
-/// with its own parameter set (loggp-assessment Table 2; SPEC §2).
+/// with its own parameter set (Hoefler, Lichei & Rehm 2007, Table 2).
 ///
 /// # Formula
 ///

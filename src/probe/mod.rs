@@ -1,7 +1,7 @@
 //! Measurements on this machine: memory copies, row / column marshalling, and parametrised
 //! round trips over TCP on loopback. Standard library only; nothing here is simulated.
 //!
-//! Methodology (SPEC §10, lognp §3.2, memory-logp §6): warm the cache first; time `repetitions`
+//! Methodology (Hoefler, Lichei & Rehm 2007 §3; Cameron, Ge & Sun 2007 §3.2; Cameron & Sun 2003 §6): warm the cache first; time `repetitions`
 //! runs of the operation on a monotonic clock ([`std::time::Instant`]) and take their mean as
 //! one sample; keep the minimum of `samples` samples. Every grid is measured in several passes,
 //! each in its own seeded shuffled order, and the median over the passes is kept — so a drift of
