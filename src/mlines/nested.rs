@@ -34,8 +34,11 @@ fn progression_floor_sum(n: u64, p_mod: u64, c: u128, l: u64) -> u128 {
     u128::from(n) * (c / l128) + floor_sum_nonzero(n, l, p_mod, (c % l128) as u64)
 }
 
-/// Most floor-sum steps [`nested_lines`] spends on one layout (`2^20`, about 0.1 s): layouts
-/// that would need more return [`LinesError::TooManySteps`] instead of running for minutes.
+/// Most floor-sum differences [`nested_lines`] spends on the leftover rectangle of one layout
+/// (`2^20`; at most about 0.4 s, measured with 2^32-byte lines and the longest Euclid chains,
+/// docs/PERFORMANCE.md): layouts that would need more return [`LinesError::TooManySteps`]
+/// instead of running for minutes. Only planes in case B with lines between `2^21` and `2^44`
+/// bytes can need more.
 pub const MAX_NESTED_STEPS: u64 = 1 << 20;
 
 /// Distinct lines touched by a [`NestedLayout`] with lines of `line` bytes.
