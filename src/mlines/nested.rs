@@ -64,9 +64,10 @@ pub const MAX_NESTED_STEPS: u64 = 1 << 20;
 ///   offsets (`q_a = L / gcd(W, L)` rows) in closed form (floor sums modulo the gcds), the
 ///   rectangle left over — or its complement in either period, whichever is shorter — line by
 ///   line along its shorter side: `O(min(H'', D'') log L)` with `H'' <= min(H, q_a/2)`,
-///   `D'' <= min(D, q_b/2)`. Logarithmic for lines up to `2^20` bytes or from `2^44` bytes on
-///   (`H - 1 < 2^64 / L` in case B), for `r = 0`, and whenever either leftover is short; the
-///   proof is at `case_b_planes` in the source. (A closed form for a leftover rectangle with
+///   `D'' <= min(D, q_b/2)`. Logarithmic for `r = 0` and whenever either leftover is short;
+///   never refused for lines up to `2^21` bytes or from `2^44` bytes on (at most `2^20` floor-sum
+///   differences, as `H - 1 < 2^64 / L` in case B); the proof is at `case_b_planes` in the
+///   source. (A closed form for a leftover rectangle with
 ///   both sides long — a two-dimensional floor sum — is not implemented.)
 ///
 /// # Errors
@@ -316,9 +317,9 @@ impl LargeOffsets {
 ///
 /// Cost: `O(min(H'', D'') log L)` with `H'' = min(H', q_a - H') <= min(H, L/2)` and `D''`
 /// likewise; since `(H - 1) W < P < 2^64` with `W >= L`, `H'' <= min(2^64 / L + 1, L / 2)`.
-/// This is logarithmic for lines up to `2^20` bytes or from `2^44` bytes on, and whenever either
-/// dimension's remainder or complement is short; a rectangle with both sides beyond
-/// [`MAX_NESTED_STEPS`] (possible only for `2^21 < L < 2^44`) is refused.
+/// This is logarithmic whenever either dimension's remainder or complement is short, and at most
+/// `2^20` floor-sum differences for lines up to `2^21` bytes or from `2^44` bytes on; a rectangle
+/// with both sides beyond [`MAX_NESTED_STEPS`] (possible only for `2^21 < L < 2^44`) is refused.
 ///
 /// Every intermediate count is exact in `u128`: `N <= H D < 2^128`, `H (q' + 1) <= 2^64 + 1`
 /// (each block's `k <= W` and `(H - 1) W + k <= P < 2^64`), and `D H (q' + 1)` is at most the
