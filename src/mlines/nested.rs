@@ -35,7 +35,7 @@ fn progression_floor_sum(n: u64, p_mod: u64, c: u128, l: u64) -> u128 {
 }
 
 /// Most floor-sum differences [`nested_lines`] spends on the leftover rectangle of one layout
-/// (`2^20`; at most about 0.4 s, measured with 2^32-byte lines and the longest Euclid chains,
+/// (`2^20`; at most about 0.5 s, measured with 2^32-byte lines and the longest Euclid chains,
 /// docs/PERFORMANCE.md): layouts that would need more return [`LinesError::TooManySteps`]
 /// instead of running for minutes. Only planes in case B with lines between `2^21` and `2^44`
 /// bytes can need more.
