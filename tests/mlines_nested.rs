@@ -231,3 +231,23 @@ fn leftover_rectangle_long_on_both_sides_is_refused_not_run() {
     assert!(matches!(r, Err(LinesError::TooManySteps { .. })), "{r:?}");
     assert!(took < Duration::from_secs(2));
 }
+
+#[test]
+fn lines_of_2_pow_44_bytes_are_never_refused() {
+    // about the most rows a case-B plane can hold with 2^44-byte lines (row stride >= L, plane
+    // extent below 2^64: at most 2^20), odd residues on both sides (periods 2^44), 2^63 + 2^43
+    // planes (half a plane period left over): the leftover rectangle's short side, the rows, is
+    // just below the step limit
+    let n = NestedLayout {
+        planes: (1 << 63) + (1 << 43),
+        plane_stride: u64::MAX,
+        rows: (1 << 20) - 200,
+        row_stride: (1 << 44) + 2_654_435_769,
+        block: 1 << 10,
+        offset: 12_345,
+    };
+    let (r, _) = within(move || nested_lines(&n, 1 << 44));
+    let blocks = ((1u128 << 20) - 200) * ((1u128 << 63) + (1 << 43));
+    let lines = r.unwrap();
+    assert!(blocks <= lines && lines <= 2 * blocks, "{lines}");
+}
