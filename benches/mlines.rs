@@ -109,6 +109,33 @@ fn column_block(c: &mut Criterion) {
     group.bench_function("nested/1000_planes", |b| {
         b.iter(|| nested_lines(black_box(&planes), LINE))
     });
+    // huge 3-D layouts, planes in case B: u64::MAX planes with 2^40-byte lines (whole periods
+    // of both strides in closed form, the leftover rectangle summed along its 5 rows), and the
+    // longest leftover rectangle below the step limit: 2^20 rows, each a floor-sum difference
+    // over 2^31 - 5 planes with 2^32-byte lines, the plane stride residue ⌊2^32/φ⌋ (odd) making
+    // every Euclid chain as long as it gets
+    let huge = NestedLayout {
+        planes: u64::MAX,
+        plane_stride: (7 << 41) + 5,
+        rows: 5,
+        row_stride: (1 << 40) + 3,
+        block: 9,
+        offset: 17,
+    };
+    group.bench_function("nested/u64_max_planes_2^40_lines", |b| {
+        b.iter(|| nested_lines(black_box(&huge), black_box(1 << 40)))
+    });
+    let longest = NestedLayout {
+        planes: (1 << 31) - 5,
+        plane_stride: (1 << 62) + 2_654_435_769,
+        rows: 1 << 20,
+        row_stride: (1 << 33) + 3,
+        block: 100,
+        offset: 0,
+    };
+    group.bench_function("nested/leftover_2^20_lines_2^32_lines", |b| {
+        b.iter(|| nested_lines(black_box(&longest), black_box(1 << 32)))
+    });
     group.finish();
 }
 

@@ -297,8 +297,9 @@ fn nested_lines_never_hangs() {
         within(10, move || nested_lines(&many, 1 << 30)),
         Ok(100 * 100_000_000)
     );
-    // both evaluations long (2^21 + 1 rows, offsets with period 2^40): refused, not run for
-    // hours
+    // both evaluations long (2^21 + 1 rows, offsets with period 2^40): counted in closed form
+    // now. One-byte blocks touch one line each, rows 2^40 + 2 bytes apart and planes far apart
+    // (P - E > L) share none: (2^21 + 1)(2^64 - 1) lines
     let wide = NestedLayout {
         planes: u64::MAX,
         plane_stride: (1 << 62) + 1,
@@ -308,6 +309,18 @@ fn nested_lines_never_hangs() {
         offset: 0,
     };
     let r = within(10, move || nested_lines(&wide, 1 << 40));
+    assert_eq!(r, Ok(((1u128 << 21) + 1) * u128::from(u64::MAX)));
+    // a leftover rectangle long on both sides (odd residues mod 2^32, 2^22 + 1 rows,
+    // 2^31 - 5 planes): refused with the step limit, not run for minutes
+    let both_long = NestedLayout {
+        planes: (1 << 31) - 5,
+        plane_stride: (1 << 62) + 1,
+        rows: (1 << 22) + 1,
+        row_stride: (1 << 33) + 3,
+        block: 100,
+        offset: 0,
+    };
+    let r = within(10, move || nested_lines(&both_long, 1 << 32));
     assert!(
         matches!(r, Err(LinesError::TooManySteps { limit, .. }) if limit == MAX_NESTED_STEPS),
         "{r:?}"

@@ -1,6 +1,6 @@
 //! Planes of vector blocks: the memory lines of a 3-D subarray.
 
-use super::{LinesError, floor_sum_nonzero, gcd, vector_lines};
+use super::{LinesError, binary_gcd, floor_sum_difference_u64, floor_sum_nonzero, vector_lines};
 
 /// A 3-D subarray: `planes` planes whose starts are `plane_stride` bytes apart, each holding
 /// `rows` blocks of `block` bytes whose starts are `row_stride` bytes apart; the first byte is
@@ -34,42 +34,12 @@ fn progression_floor_sum(n: u64, p_mod: u64, c: u128, l: u64) -> u128 {
     u128::from(n) * (c / l128) + floor_sum_nonzero(n, l, p_mod, (c % l128) as u64)
 }
 
-/// Most floor-sum steps [`nested_lines`] spends on one layout (`2^20`, about 0.1 s): layouts
-/// that would need more return [`LinesError::TooManySteps`] instead of running for minutes.
+/// Most floor-sum differences [`nested_lines`] spends on the leftover rectangle of one layout
+/// (`2^20`; at most about 0.5 s, measured with 2^32-byte lines and the longest Euclid chains,
+/// docs/PERFORMANCE.md): layouts that would need more return [`LinesError::TooManySteps`]
+/// instead of running for minutes. Only planes in case B with lines between `2^21` and `2^44`
+/// bytes can need more.
 pub const MAX_NESTED_STEPS: u64 = 1 << 20;
-
-/// `Σ_{j<D} M(s + jP)` for planes in case B, from one period `q` of the offsets
-/// (`M(o)` depends on `o mod L` only): `⌊D/q⌋ Σ_{j<q} M + Σ_{j < D mod q} M`.
-#[allow(clippy::too_many_arguments)]
-fn planes_by_period(
-    rows: u64,
-    block: u64,
-    row_stride: u64,
-    s: u128,
-    p_mod: u64,
-    line: u64,
-    period: u128,
-    d: u128,
-) -> Result<u128, LinesError> {
-    let l = u128::from(line);
-    let mut one_period = 0;
-    let mut remainder = 0;
-    let tail = d % period;
-    for j in 0..period.min(d) {
-        // < L, fits in u64
-        let o = ((s + j * u128::from(p_mod)) % l) as u64;
-        let m = vector_lines(rows, block, row_stride, o, line)?;
-        one_period += m;
-        if j < tail {
-            remainder += m;
-        }
-    }
-    Ok(if d < period {
-        one_period
-    } else {
-        (d / period) * one_period + remainder
-    })
-}
 
 /// Distinct lines touched by a [`NestedLayout`] with lines of `line` bytes.
 ///
@@ -88,21 +58,25 @@ fn planes_by_period(
 ///
 /// * planes in case A (`W - k < L` or one row): `M(o) = ⌊(o + E - 1)/L⌋ - ⌊o/L⌋ + 1`, two
 ///   floor sums in `j` — `O(log L)` in all;
-/// * planes in case B: `M(o)` depends only on `o mod L`, which repeats with period
-///   `q = L / gcd(P, L)` in `j`, so `Σ_j M = ⌊D/q⌋ Σ_{j<q} M + Σ_{j < D mod q} M` —
-///   `O(min(D, q) log L)` (at most `L` floor sums: 64 for 64-byte lines); or, row by row,
-///   `Σ_{i<H} Σ_{j<D} f(s + iW + jP)` with `f(x) = ⌊(x + k - 1)/L⌋ - ⌊x/L⌋ + 1`, two floor sums
-///   over the planes per row — `O(H log L)`. The shorter of the two is used. (Planes in case B
-///   have `P >= (H - 1) W + k` with `W >= L`, so `H <= 2^64 / L + 1`; the cost is thus bounded
-///   by `O(min(L, 2^64 / L) log L)`, which is not logarithmic: a closed form of this
-///   two-dimensional floor sum is not implemented.)
+/// * planes in case B: `Σ_j M = D H (q' + 1) + N`, with `N` the count of (row, plane) pairs
+///   whose block starts in the last `r = (k-1) mod L` bytes of a line (and so touches one line
+///   more): whole periods of the plane offsets (`q_b = L / gcd(P, L)` planes) and of the row
+///   offsets (`q_a = L / gcd(W, L)` rows) in closed form (floor sums modulo the gcds), the
+///   rectangle left over — or its complement in either period, whichever is shorter — line by
+///   line along its shorter side: `O(min(H'', D'') log L)` with `H'' <= min(H, q_a/2)`,
+///   `D'' <= min(D, q_b/2)`. Logarithmic for `r = 0` and whenever either leftover is short;
+///   never refused for lines up to `2^21` bytes or from `2^44` bytes on (at most `2^20` floor-sum
+///   differences, as `H - 1 < 2^64 / L` in case B); the proof is at `case_b_planes` in the
+///   source. (A closed form for a leftover rectangle with
+///   both sides long — a two-dimensional floor sum — is not implemented.)
 ///
 /// # Errors
 ///
 /// [`LinesError::ZeroLine`] for `line = 0`; [`LinesError::Overlap`] if blocks overlap
 /// (`block > row_stride` with several rows) or planes overlap (`E > plane_stride` with several
-/// planes); [`LinesError::TooManySteps`] when the shorter evaluation needs more than
-/// [`MAX_NESTED_STEPS`] steps (never a hang, never an approximate count).
+/// planes); [`LinesError::TooManySteps`] when the leftover rectangle of planes in case B has
+/// both sides (after complements) longer than [`MAX_NESTED_STEPS`] (never a hang, never an
+/// approximate count).
 ///
 /// # Examples
 ///
@@ -164,37 +138,15 @@ pub fn nested_lines(layout: &NestedLayout, line: u64) -> Result<u128, LinesError
         d + progression_floor_sum(planes, p_mod, s + extent - 1, line)
             - progression_floor_sum(planes, p_mod, s, line)
     } else {
-        let period = l / gcd(u128::from(p_mod), l);
-        // Σ_j M(o_j) is a two-dimensional floor sum; it is evaluated either plane by plane over
-        // one period of the offsets (min(D, q) vector counts) or row by row (H pairs of floor
-        // sums over the planes), whichever is shorter, and refused beyond MAX_NESTED_STEPS
-        let plane_steps = period.min(d);
-        if h < plane_steps {
-            if h > u128::from(MAX_NESTED_STEPS) {
-                return Err(LinesError::TooManySteps {
-                    steps: h,
-                    limit: MAX_NESTED_STEPS,
-                });
-            }
-            // row i of every plane: Σ_j f(s + iW + jP) with f(x) = ⌊(x + k - 1)/L⌋ - ⌊x/L⌋ + 1
-            // (case B: no two blocks of a plane share a line); f depends on x mod L only
-            let w_mod = w % l;
-            let mut sum = 0;
-            for i in 0..h {
-                let c = (s + i * w_mod) % l;
-                sum += d + progression_floor_sum(planes, p_mod, c + k - 1, line)
-                    - progression_floor_sum(planes, p_mod, c, line);
-            }
-            sum
-        } else {
-            if plane_steps > u128::from(MAX_NESTED_STEPS) {
-                return Err(LinesError::TooManySteps {
-                    steps: plane_steps,
-                    limit: MAX_NESTED_STEPS,
-                });
-            }
-            planes_by_period(rows, block, row_stride, s, p_mod, line, period, d)?
-        }
+        case_b_planes(
+            rows,
+            planes,
+            block,
+            row_stride,
+            plane_stride,
+            offset % line,
+            line,
+        )?
     };
 
     let shared = if p - extent < l {
@@ -208,4 +160,204 @@ pub fn nested_lines(layout: &NestedLayout, line: u64) -> Result<u128, LinesError
         0
     };
     Ok(plane_sum - shared)
+}
+
+/// `#{j < n : (x + j·step) mod m >= m - r}` for `step, x, r < m` (`0` for `r = 0`): the
+/// floor-sum difference `Σ_j ⌊(x + r + j·step)/m⌋ - ⌊(x + j·step)/m⌋` (each term is
+/// `[(x + j·step) mod m >= m - r]` as `r < m`). The lockstep floor sums of the vector routines
+/// where their widths allow (`n, m <= 2^31`), two `u128` floor sums otherwise.
+fn offsets_at_least(n: u64, m: u64, step: u64, x: u64, r: u64) -> u128 {
+    debug_assert!(step < m && x < m && r < m);
+    if n == 0 || r == 0 {
+        return 0;
+    }
+    if m <= 1 << 31 && n <= 1 << 31 {
+        // x + r < 2m <= 2^32
+        return u128::from(floor_sum_difference_u64(n, m, step, x, x + r));
+    }
+    // x + r = m t + rest with t in {0, 1}: ⌊(x + r + j step)/m⌋ = t + ⌊(rest + j step)/m⌋
+    let end = u128::from(x) + u128::from(r);
+    let (wraps, rest) = if end >= u128::from(m) {
+        (u128::from(n), (end - u128::from(m)) as u64)
+    } else {
+        (0, end as u64)
+    };
+    // both floor sums are below n(n-1)/2 + n < 2^127 (slope and start below m)
+    wraps + floor_sum_nonzero(n, m, step, rest) - floor_sum_nonzero(n, m, step, x)
+}
+
+/// `Σ_{t<n} ⌊(r + (x + t·step) mod g)/g⌋` for `g >= 1`: with `r = g ⌊r/g⌋ + r_g`, each term is
+/// `⌊r/g⌋ + [(x + t·step) mod g >= g - r_g]`.
+fn coset_counts(n: u64, g: u64, step: u64, x: u64, r: u64) -> u128 {
+    u128::from(n) * u128::from(r / g) + offsets_at_least(n, g, step % g, x % g, r % g)
+}
+
+/// `(x + y) mod m` for `x, y < m`.
+fn add_mod(x: u64, y: u64, m: u64) -> u64 {
+    let sum = u128::from(x) + u128::from(y);
+    (sum % u128::from(m)) as u64
+}
+
+/// `(x · y) mod m`.
+fn mul_mod(x: u64, y: u64, m: u64) -> u64 {
+    ((u128::from(x) * u128::from(y)) % u128::from(m)) as u64
+}
+
+/// The rows (`i`, stride residue `a`) and planes (`j`, stride residue `b`) of the planes-in-case-B
+/// count, with `r = (k - 1) mod L` and lines of `L` bytes: everything [`LargeOffsets::count`]
+/// needs besides the rectangle.
+struct LargeOffsets {
+    /// `L`.
+    line: u64,
+    /// `W mod L`.
+    a: u64,
+    /// `P mod L`.
+    b: u64,
+    /// `(k - 1) mod L`.
+    r: u64,
+    /// `gcd(a, L)`.
+    g_rows: u64,
+    /// `gcd(b, L)`.
+    g_planes: u64,
+}
+
+impl LargeOffsets {
+    /// Rows per period of the row offsets, `q_a = L / gcd(a, L)`.
+    fn row_period(&self) -> u64 {
+        self.line / self.g_rows
+    }
+
+    /// Planes per period of the plane offsets, `q_b = L / gcd(b, L)`.
+    fn plane_period(&self) -> u64 {
+        self.line / self.g_planes
+    }
+
+    /// `Σ_{i<n}` of the large offsets in row `i` over one whole period of planes, starting at
+    /// offset `x`: `Σ_{i<n} ⌊(r + (x + i a) mod g_b)/g_b⌋`.
+    fn rows_times_plane_period(&self, n: u64, x: u64) -> u128 {
+        coset_counts(n, self.g_planes, self.a, x, self.r)
+    }
+
+    /// `Σ_{j<n}` of the large offsets in plane `j` over one whole period of rows, starting at
+    /// offset `x`: `Σ_{j<n} ⌊(r + (x + j b) mod g_a)/g_a⌋`.
+    fn planes_times_row_period(&self, n: u64, x: u64) -> u128 {
+        coset_counts(n, self.g_rows, self.b, x, self.r)
+    }
+
+    /// `N(x, n_i, n_j) = #{(i, j) : i < n_i, j < n_j, (x + i a + j b) mod L >= L - r}` for
+    /// `n_i < q_a`, `n_j < q_b`, `x < L`, by complements and then line by line along the
+    /// shorter side; [`LinesError::TooManySteps`] beyond [`MAX_NESTED_STEPS`] lines.
+    fn count(&self, x: u64, n_i: u64, n_j: u64) -> Result<u128, LinesError> {
+        let (q_a, q_b, l) = (self.row_period(), self.plane_period(), self.line);
+        debug_assert!(n_i < q_a && n_j < q_b && x < l);
+        // rows [0, n_i) = the whole period minus rows [n_i, q_a), which start at x + n_i a
+        if n_i > q_a - n_i {
+            let whole = self.planes_times_row_period(n_j, x);
+            let rest = self.count(add_mod(x, mul_mod(n_i, self.a, l), l), q_a - n_i, n_j)?;
+            return Ok(whole - rest);
+        }
+        if n_j > q_b - n_j {
+            let whole = self.rows_times_plane_period(n_i, x);
+            let rest = self.count(add_mod(x, mul_mod(n_j, self.b, l), l), n_i, q_b - n_j)?;
+            return Ok(whole - rest);
+        }
+        let steps = n_i.min(n_j);
+        if steps > MAX_NESTED_STEPS {
+            return Err(LinesError::TooManySteps {
+                steps: u128::from(steps),
+                limit: MAX_NESTED_STEPS,
+            });
+        }
+        let (outer, inner, outer_step, inner_step) = if n_i <= n_j {
+            (n_i, n_j, self.a, self.b)
+        } else {
+            (n_j, n_i, self.b, self.a)
+        };
+        let mut total = 0;
+        let mut start = x;
+        for _ in 0..outer {
+            total += offsets_at_least(inner, l, inner_step, start, self.r);
+            start = add_mod(start, outer_step, l);
+        }
+        Ok(total)
+    }
+}
+
+/// `Σ_{j<D} M(s + jP)`, the per-plane counts of planes in case B (`H >= 2`, `W - k >= L - 1`).
+///
+/// # Formula
+///
+/// With `q' = ⌊(k-1)/L⌋`, `r = (k-1) mod L`, `a = W mod L`, `b = P mod L`, every block touches
+/// `q' + 1` lines, or `q' + 2` when its offset is at least `L - r` (the period form of
+/// [`vector_lines`]), and no two blocks of a plane share a line, so
+///
+/// ```text
+/// Σ_j M(s + jP) = D H (q' + 1) + N(s, H, D)
+/// N(x, n_i, n_j) = #{(i, j) : i < n_i, j < n_j, (x + i a + j b) mod L >= L - r}
+/// ```
+///
+/// Periods. The offsets of plane `j` depend on `j mod q_b`, `q_b = L / g_b`, `g_b = gcd(b, L)`:
+/// over `q_b` consecutive planes the offsets of row `i` run once through the coset
+/// `(x + i a) + g_b ℤ_L`, of which `⌊(r + e)/g_b⌋` lie in `[L - r, L)` (`e = (x + i a) mod g_b`:
+/// the members `e + m g_b` in `[L - r, L - 1]` number `(L/g_b - 1) - (L/g_b - ⌊(r + e)/g_b⌋) + 1`).
+/// Likewise for `q_a = L / gcd(a, L)` consecutive rows of plane `j`. So, with `D = t_b q_b + D'`,
+/// `H = t_a q_a + H'`:
+///
+/// ```text
+/// N(s, H, D) = t_b K_b(s, H) + t_a K_a(s, D') + N(s, H', D')
+/// K_b(x, n) = Σ_{i<n} ⌊(r + (x + i a) mod g_b)/g_b⌋,  K_a(x, n) = Σ_{j<n} ⌊(r + (x + j b) mod g_a)/g_a⌋
+/// ```
+///
+/// each `K` being `n ⌊r/g⌋` plus one floor-sum difference modulo `g` (`O(log L)`). Complements:
+/// rows `[0, n_i)` are a whole row period minus rows `[n_i, q_a)`, which start at
+/// `x + n_i a`, so `N(x, n_i, n_j) = K_a(x, n_j) - N(x + n_i a, q_a - n_i, n_j)`, and the same
+/// for planes; the shorter side of each is kept. What remains, `N(x', n_i, n_j)` with
+/// `n_i <= q_a / 2`, `n_j <= q_b / 2`, is summed line by line along its shorter side, one
+/// floor-sum difference per line: `min(n_i, n_j)` of them.
+///
+/// Cost: `O(min(H'', D'') log L)` with `H'' = min(H', q_a - H') <= min(H, L/2)` and `D''`
+/// likewise; since `(H - 1) W < P < 2^64` with `W >= L`, `H'' <= min(2^64 / L + 1, L / 2)`.
+/// This is logarithmic whenever either dimension's remainder or complement is short, and at most
+/// `2^20` floor-sum differences for lines up to `2^21` bytes or from `2^44` bytes on; a rectangle
+/// with both sides beyond [`MAX_NESTED_STEPS`] (possible only for `2^21 < L < 2^44`) is refused.
+///
+/// Every intermediate count is exact in `u128`: `N <= H D < 2^128`, `H (q' + 1) <= 2^64 + 1`
+/// (each block's `k <= W` and `(H - 1) W + k <= P < 2^64`), and `D H (q' + 1)` is at most the
+/// true count of a layout within `2^64 + P` bytes.
+///
+/// # Errors
+///
+/// [`LinesError::TooManySteps`] as above.
+fn case_b_planes(
+    h: u64,
+    d: u64,
+    k: u64,
+    w: u64,
+    p: u64,
+    s: u64,
+    l: u64,
+) -> Result<u128, LinesError> {
+    debug_assert!(h >= 2 && k >= 1 && s < l);
+    let (a, b) = (w % l, p % l);
+    let offsets = LargeOffsets {
+        line: l,
+        a,
+        b,
+        r: (k - 1) % l,
+        g_rows: binary_gcd(a, l),
+        g_planes: binary_gcd(b, l),
+    };
+    let per_block = u128::from((k - 1) / l) + 1;
+    let base = u128::from(d) * (u128::from(h) * per_block);
+    if offsets.r == 0 {
+        return Ok(base);
+    }
+    let (q_a, q_b) = (offsets.row_period(), offsets.plane_period());
+    let (plane_periods, planes_left) = (d / q_b, d % q_b);
+    let (row_periods, rows_left) = (h / q_a, h % q_a);
+    let whole_plane_periods = u128::from(plane_periods) * offsets.rows_times_plane_period(h, s);
+    let whole_row_periods =
+        u128::from(row_periods) * offsets.planes_times_row_period(planes_left, s);
+    let rest = offsets.count(s, rows_left, planes_left)?;
+    Ok(base + whole_plane_periods + whole_row_periods + rest)
 }
