@@ -175,6 +175,9 @@ impl CommModel for ModelSpec {
     fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
         self.as_model().p2p_affine(bytes)
     }
+    fn sender_keeps_pace(&self) -> bool {
+        self.as_model().sender_keeps_pace()
+    }
 }
 
 /// A model parameter whose magnitude suggests a unit mistake (see

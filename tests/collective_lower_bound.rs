@@ -234,14 +234,13 @@ fn pipelined_broadcast_of_copies_is_not_free() {
     }
 }
 
-/// A known omission of the collective formulas, not of the model: the van de Geijn broadcast
-/// pays no gap between its scatter and its allgather, so with LogP's word staircase
+/// The case that showed a gap in the collective formulas: with LogP's word staircase
 /// (`L = 1 µs`, `o = 0`, `g = 4.66 µs`, 64-byte words, `P = 2`) two 1-word messages cost
 /// `2 L = 2 µs` while the 2-word message costs `L + g = 5.66 µs`; the root's second send must
-/// wait `g` after its first (LogP, Culler et al. 1993). The ring allreduce has the same
-/// omission between its reduce-scatter and allgather. Left for the collectives' rewrite.
+/// wait `g` after its first (LogP, Culler et al. 1993). The van de Geijn broadcast therefore
+/// spaces the root's last scatter send and its first allgather send by `max(T, I)`, as every
+/// round-based form now spaces a process's consecutive sends.
 #[test]
-#[ignore = "the scatter-allgather broadcast omits the gap between its two phases"]
 fn scatter_allgather_pays_the_gap_between_phases() {
     let logp = LogP::new(1e-6, 0.0, 0.466358186832707 * 10.0 * US, 8, 64).unwrap();
     let problem = Problem::new(2, Message::contiguous(65));

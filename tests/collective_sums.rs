@@ -55,6 +55,12 @@ fn ceil_log2(p: u64) -> u32 {
 fn by_rounds(model: &dyn CommModel, name: &str, p: u64, m: u64, op: Operator) -> f64 {
     let t = |bytes: u64| model.p2p(&Message::contiguous(bytes));
     let g = |bytes: u64| model.gap(&Message::contiguous(bytes));
+    // a process that sends in consecutive rounds sends them max(T + extra, I) apart: the lag
+    // beyond the round's data is max(0, I - T - extra)
+    let lag = |bytes: u64, extra: f64| {
+        let msg = Message::contiguous(bytes);
+        (model.send_interval(&msg) - model.p2p(&msg) - extra).max(0.0)
+    };
     let h = ceil_log2(p);
     let hp = 63 - p.leading_zeros();
     let pow2 = p.is_power_of_two();
@@ -70,7 +76,7 @@ fn by_rounds(model: &dyn CommModel, name: &str, p: u64, m: u64, op: Operator) ->
     match name {
         "scatter-allgather" => {
             let c = m.div_ceil(p);
-            scatter_rounds(c) + (f64::from(h) - 1.0) * g(c) + (p - 1) as f64 * t(c)
+            scatter_rounds(c) + (f64::from(h) - 1.0) * g(c) + (p - 1) as f64 * (t(c) + lag(c, 0.0))
         }
         "scatter" | "gather" => scatter_rounds(m) + (f64::from(h) - 1.0) * g(m),
         "rabenseifner" => {
@@ -81,19 +87,35 @@ fn by_rounds(model: &dyn CommModel, name: &str, p: u64, m: u64, op: Operator) ->
                     2.0 * t(c) + op.cost(c)
                 })
                 .sum();
-            extra * (t(m) + op.cost(m)) + halving + extra * t(m)
+            // after every reduce-scatter round, and after every allgather round but the last
+            // (unless the result then goes back to a folded process)
+            let lags: f64 = (1..=hp)
+                .map(|k| {
+                    let c = m.div_ceil(1u64 << k);
+                    let after_allgather = if k >= 2 || !pow2 { lag(c, 0.0) } else { 0.0 };
+                    lag(c, op.cost(c)) + after_allgather
+                })
+                .sum();
+            extra * (t(m) + op.cost(m)) + halving + extra * t(m) + lags
         }
         "allgather-doubling" => {
             let c = m.saturating_mul(p.div_ceil(1u64 << hp));
             let doubling: f64 = (0..hp).map(|k| t(c.saturating_mul(1u64 << k))).sum();
+            let spaced = if pow2 { hp.saturating_sub(1) } else { hp };
+            let lags: f64 = (0..spaced)
+                .map(|k| lag(c.saturating_mul(1u64 << k), 0.0))
+                .sum();
             if pow2 {
-                doubling
+                doubling + lags
             } else {
-                t(m) + doubling + t(m.saturating_mul(p))
+                t(m) + doubling + t(m.saturating_mul(p)) + lags
             }
         }
         "allgather-bruck" => (0..h)
-            .map(|k| t(m.saturating_mul((1u64 << k).min(p - (1u64 << k)))))
+            .map(|k| {
+                let piece = m.saturating_mul((1u64 << k).min(p - (1u64 << k)));
+                t(piece) + if k + 1 < h { lag(piece, 0.0) } else { 0.0 }
+            })
             .sum(),
         "alltoall-bruck" => (0..h)
             .map(|k| {
@@ -102,7 +124,9 @@ fn by_rounds(model: &dyn CommModel, name: &str, p: u64, m: u64, op: Operator) ->
                 let period = 1u128 << (k + 1);
                 let n = (u128::from(p) / period) * (period / 2)
                     + (u128::from(p) % period).saturating_sub(period / 2);
-                t(m.saturating_mul(n as u64))
+                let piece = m.saturating_mul(n as u64);
+                // the last round is the top bit's; every earlier one is followed by another
+                t(piece) + if k + 1 < h { lag(piece, 0.0) } else { 0.0 }
             })
             .sum(),
         _ => unreachable!("unknown algorithm {name}"),

@@ -15,6 +15,8 @@ pub(super) struct Pieces<'a> {
     problem: &'a Problem,
     /// Pieces are contiguous messages, so the model's [`CommModel::p2p_affine`] applies.
     contiguous: bool,
+    /// The model promises `I <= T` for every message ([`CommModel::sender_keeps_pace`]).
+    keeps_pace: bool,
     /// The last `p2p` evaluated: consecutive rounds often send pieces of the same size (Bruck
     /// at powers of two, halvings that reached one byte), and models are pure.
     last_p2p: Option<(u64, f64)>,
@@ -63,6 +65,36 @@ impl Pieces<'_> {
     }
     pub(super) fn interval(&self, bytes: u64) -> f64 {
         self.model.send_interval(&self.problem.piece(bytes))
+    }
+
+    /// The model promises `I <= T` ([`CommModel::sender_keeps_pace`]): every lag is 0.
+    pub(super) fn keeps_pace(&self) -> bool {
+        self.keeps_pace
+    }
+
+    /// `max(0, I(x) - T(x) - extra)`: how much later than the round's data (`T` after the
+    /// previous send, plus `extra`, e.g. the operator) a process that sent `x` bytes in one
+    /// round may send again in the next — its sends are at least `I` apart. Rounds of a process
+    /// that sends in consecutive rounds are spaced `max(T + extra, I) = T + extra + lag`.
+    /// 0 without model calls when the model promises `I <= T`
+    /// ([`CommModel::sender_keeps_pace`]).
+    pub(super) fn lag(&mut self, bytes: u64, extra: f64) -> f64 {
+        if self.keeps_pace {
+            return 0.0;
+        }
+        let q = self.quantities(bytes);
+        (q.send_interval - q.p2p - extra).max(0.0)
+    }
+
+    /// `Σ_{j<n} lag(unit 2^j)`: the lags of `n` doubling rounds (`O(n)` model calls, none when
+    /// the model keeps pace).
+    pub(super) fn doubling_lag(&mut self, unit: u64, n: u32) -> f64 {
+        if self.keeps_pace {
+            return 0.0;
+        }
+        (0..n)
+            .map(|j| self.lag(unit.saturating_mul(1u64 << j.min(63)), 0.0))
+            .sum()
     }
     pub(super) fn gap(&self, bytes: u64) -> f64 {
         self.model.gap(&self.problem.piece(bytes))
@@ -222,6 +254,7 @@ pub(super) fn setup<'a>(
             model,
             problem,
             contiguous: message.is_contiguous() || message.block_len() == 0,
+            keeps_pace: model.sender_keeps_pace(),
             last_p2p: None,
             first_range: None,
             latest_range: None,
@@ -338,7 +371,11 @@ impl Algorithm for Broadcast {
             Self::Binomial => h * x.p2p(m) + (h - 1.0) * x.gap(m),
             Self::ScatterAllgather => {
                 let c = m.div_ceil(p);
-                binomial_tree_of_blocks(&mut x, c, p) + (p - 1) as f64 * x.p2p(c)
+                // the ring allgather's P - 1 rounds, spaced max(T, I), and as far from the
+                // root's last scatter send of c bytes
+                binomial_tree_of_blocks(&mut x, c, p)
+                    + (p - 1) as f64 * x.p2p(c)
+                    + (p - 1) as f64 * x.lag(c, 0.0)
             }
             Self::Pipelined { segment } => {
                 let s = segment.min(m);
@@ -389,7 +426,11 @@ impl Algorithm for Scan {
         let step = x.p2p(m) + x.op(m);
         Ok(match self {
             Self::LinearChain => (p - 1) as f64 * step,
-            Self::RecursiveDoubling => f64::from(ceil_log2(p)) * step,
+            // h rounds, each process sending in every one: spaced max(T + op, I)
+            Self::RecursiveDoubling => {
+                let h = ceil_log2(p);
+                f64::from(h) * step + f64::from(h - 1) * x.lag(m, x.op(m))
+            }
         })
     }
 
@@ -457,20 +498,49 @@ impl Algorithm for Allreduce {
         let hp = floor_log2(p);
         let extra = if p.is_power_of_two() { 0.0 } else { 1.0 };
         Ok(match self {
+            // the hp doubling sends of a remaining process are spaced max(T + op, I), and so is
+            // its send back to a folded process after the last one
             Self::RecursiveDoubling => {
-                f64::from(hp) * (x.p2p(m) + x.op(m)) + extra * (2.0 * x.p2p(m) + x.op(m))
+                let spacings = f64::from(hp) - 1.0 + extra;
+                f64::from(hp) * (x.p2p(m) + x.op(m))
+                    + extra * (2.0 * x.p2p(m) + x.op(m))
+                    + spacings * x.lag(m, x.op(m))
             }
+            // 2 (P - 1) rounds of c bytes: the reduce-scatter's spaced max(T + op, I), the
+            // allgather's max(T, I)
             Self::Ring => {
                 let c = m.div_ceil(p);
                 (p - 1) as f64 * (2.0 * x.p2p(c) + x.op(c))
+                    + (p - 1) as f64 * x.lag(c, x.op(c))
+                    + (p - 2) as f64 * x.lag(c, 0.0)
             }
             Self::Rabenseifner => {
                 let (time, bytes) = x.halving_sum(m, hp);
                 let halving = 2.0 * time + x.problem.operator.total(hp.into(), bytes);
-                if p.is_power_of_two() {
-                    halving
+                // a remaining process sends in every round: after each reduce-scatter round
+                // (⌈m / 2^k⌉ bytes, k = 1 … hp) and after each allgather round but the last
+                // (k = hp … 2; and the last too when it then sends back to a folded process)
+                let lags = if x.keeps_pace() {
+                    0.0
                 } else {
-                    (x.p2p(m) + x.op(m)) + halving + x.p2p(m)
+                    let last_allgather = u32::from(!p.is_power_of_two());
+                    (1..=hp)
+                        .map(|k| {
+                            let piece = ceil_shift(m, k);
+                            let op = x.op(piece);
+                            x.lag(piece, op)
+                                + if k >= 2 - last_allgather {
+                                    x.lag(piece, 0.0)
+                                } else {
+                                    0.0
+                                }
+                        })
+                        .sum()
+                };
+                if p.is_power_of_two() {
+                    halving + lags
+                } else {
+                    (x.p2p(m) + x.op(m)) + halving + x.p2p(m) + lags
                 }
             }
         })
@@ -510,20 +580,23 @@ impl Algorithm for Allgather {
             return Ok(0.0);
         };
         Ok(match self {
-            Self::Ring => (p - 1) as f64 * x.p2p(m),
+            // P - 1 rounds, spaced max(T, I)
+            Self::Ring => (p - 1) as f64 * x.p2p(m) + (p - 2) as f64 * x.lag(m, 0.0),
             Self::RecursiveDoubling => {
                 let hp = floor_log2(p);
                 let folded = p.div_ceil(1u64 << hp);
                 let c = m.saturating_mul(folded);
                 let doubling = x.doubling_sum(c, hp);
                 if p.is_power_of_two() {
-                    doubling
+                    doubling + x.doubling_lag(c, hp - 1)
                 } else {
-                    x.p2p(m) + doubling + x.p2p(m.saturating_mul(p))
+                    // the last doubling send is followed by the send to the folded process
+                    x.p2p(m) + doubling + x.p2p(m.saturating_mul(p)) + x.doubling_lag(c, hp)
                 }
             }
             // Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k)): the binomial rounds in reverse order
-            Self::Bruck => binomial_blocks(&mut x, m, p),
+            // every process sends in every round: each but the last spaced max(T, I)
+            Self::Bruck => binomial_blocks(&mut x, m, p) + x.doubling_lag(m, ceil_log2(p) - 1),
         })
     }
 
@@ -623,7 +696,9 @@ impl Algorithm for Barrier {
         let Some((mut x, _, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
-        Ok(f64::from(ceil_log2(p)) * x.p2p(0))
+        // h rounds, every process sending in each: spaced max(T, I)
+        let h = ceil_log2(p);
+        Ok(f64::from(h) * x.p2p(0) + f64::from(h - 1) * x.lag(0, 0.0))
     }
 
     fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
@@ -683,7 +758,15 @@ pub(super) fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
             .map(|k| pieces.p2p(m.saturating_mul(blocks_with_bit(p, k))))
             .sum::<f64>()
     };
-    rounds + pieces.p2p(m.saturating_mul(last))
+    // every process sends in every round: each but the last spaced max(T, I)
+    let lags: f64 = if pieces.keeps_pace() {
+        0.0
+    } else {
+        (0..h - 1)
+            .map(|k| pieces.lag(m.saturating_mul(blocks_with_bit(p, k)), 0.0))
+            .sum()
+    };
+    rounds + lags + pieces.p2p(m.saturating_mul(last))
 }
 
 /// `⌈m / 2^k⌉` (`k < 64`) with a shift.
@@ -709,7 +792,8 @@ impl Algorithm for Alltoall {
             return Ok(0.0);
         };
         Ok(match self {
-            Self::PairwiseExchange => (p - 1) as f64 * x.p2p(m),
+            // P - 1 rounds, spaced max(T, I)
+            Self::PairwiseExchange => (p - 1) as f64 * x.p2p(m) + (p - 2) as f64 * x.lag(m, 0.0),
             Self::Bruck => bruck_alltoall(&mut x, m, p),
         })
     }

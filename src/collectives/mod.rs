@@ -20,6 +20,13 @@
 //! binomial broadcast T = h p2p + (h - 1) gap,          h = ⌈log2 P⌉
 //! ```
 //!
+//! A process that sends in consecutive rounds (rings, recursive doubling, Bruck, dissemination,
+//! Rabenseifner, pairwise exchange) cannot start a round's send before its data arrived, `T`
+//! after its previous send (plus the operator), nor before it may send again, `I` after it: its
+//! rounds are spaced `max(T + op, I)`, and every such form adds the lag `max(0, I - T - op)` to
+//! its rounds of `T`. A model that promises `I <= T` ([`CommModel::sender_keeps_pace`]) skips
+//! that comparison; LogGOPS simulation of every schedule (`commcost::sim`) agrees.
+//!
 //! Algorithms are values — one enum per collective ([`Broadcast`], [`Scan`], [`Reduce`],
 //! [`Allreduce`], [`Allgather`], [`Gather`], [`Scatter`], [`Barrier`], [`Alltoall`]) implementing
 //! [`Algorithm`] — so a caller can store, compare and rank choices ([`rank`], [`best`],

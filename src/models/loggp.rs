@@ -175,6 +175,11 @@ impl CommModel for LogGP {
         self.overhead.max(self.cumulative_gap(msg.bytes()))
     }
 
+    /// `g <= 2o + L`: then `max(o, g + (s - 1) G) <= 2o + L + (s - 1) G` for every `s`.
+    fn sender_keeps_pace(&self) -> bool {
+        self.gap <= 2.0 * self.overhead + self.latency
+    }
+
     /// `g`.
     fn gap(&self, _msg: &Message) -> f64 {
         self.gap

@@ -156,6 +156,12 @@ impl CommModel for LogP {
         self.words(msg.bytes()) as f64 * self.injection_interval()
     }
 
+    /// `max(g, o) <= 2o + L`: then `m max(g, o) <= 2o + L + (m - 1) max(g, o)` for every
+    /// number of words `m`.
+    fn sender_keeps_pace(&self) -> bool {
+        self.injection_interval() <= 2.0 * self.overhead + self.latency
+    }
+
     /// `g`.
     fn gap(&self, _msg: &Message) -> f64 {
         self.gap

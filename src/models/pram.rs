@@ -86,4 +86,9 @@ impl CommModel for Pram {
     fn p2p_affine(&self, _bytes: u64) -> Option<crate::AffineCost> {
         Some(crate::AffineCost::everywhere(self.unit_cost, 0.0))
     }
+
+    /// No overhead, so no interval between sends: always.
+    fn sender_keeps_pace(&self) -> bool {
+        true
+    }
 }

@@ -239,6 +239,12 @@ impl<M: CommModel> CommModel for Protocols<M> {
     fn quantities(&self, msg: &Message) -> crate::Quantities {
         self.model_for(msg.bytes()).quantities(msg)
     }
+    /// Every range's model keeps pace.
+    fn sender_keeps_pace(&self) -> bool {
+        self.ranges
+            .iter()
+            .all(|range| range.model.sender_keeps_pace())
+    }
     /// Every switch point, and the breakpoints of each range's model inside its range.
     fn size_breakpoints(&self) -> Vec<u64> {
         let mut points: Vec<u64> = self.switch_points().collect();
