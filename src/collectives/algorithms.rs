@@ -57,6 +57,9 @@ impl Pieces<'_> {
             return Some(a);
         }
         let a = self.model.p2p_affine(bytes).filter(|a| a.contains(bytes))?;
+        // a custom model may write a unit of 0 (the field is public): read as 1 byte, as
+        // `AffineCost::at` does, so that every division below is by a unit of at least 1
+        let a = a.in_units_of(a.unit);
         self.first_range = self.first_range.or(Some(a));
         self.latest_range = Some(a);
         Some(a)
