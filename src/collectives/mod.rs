@@ -91,11 +91,34 @@ use crate::{CommModel, Message};
 /// ```text
 /// op(bytes) = per_call + per_byte · bytes
 /// ```
+///
+/// With the `serde` feature it (de)serialises as `{"per_call": .., "per_byte": ..}`; loading
+/// goes through [`Operator::new`] (negative or non-finite costs are errors) and rejects unknown
+/// fields.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "RawOperator"))]
 pub struct Operator {
     per_call: f64,
     per_byte: f64,
+}
+
+/// The unchecked form of an [`Operator`] in a file.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOperator {
+    per_call: f64,
+    per_byte: f64,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<RawOperator> for Operator {
+    type Error = CollectiveError;
+
+    fn try_from(raw: RawOperator) -> Result<Self, Self::Error> {
+        Self::new(raw.per_call, raw.per_byte)
+    }
 }
 
 impl Operator {
