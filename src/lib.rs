@@ -79,9 +79,9 @@ pub mod probe;
 mod spec;
 mod table;
 
-pub use error::{AlgorithmParseError, ExportError};
 #[cfg(feature = "serde")]
 pub use error::LoadError;
+pub use error::{AlgorithmParseError, ExportError};
 pub use error::{
     CalibrationError, CollectiveError, FitError, LinesError, MessageError, ParameterError,
     ProbeError, TimelineError,

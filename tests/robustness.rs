@@ -544,7 +544,14 @@ fn collectives_on_a_model_with_affine_unit_zero_count_bytes() {
             approx::assert_relative_eq!(t, u, max_relative = 1e-9);
         }
     }
-    for (p, m) in [(2, 0), (3, 1), (8, 1000), (13, 4096), (1000, 0), (1 << 20, 12345)] {
+    for (p, m) in [
+        (2, 0),
+        (3, 1),
+        (8, 1000),
+        (13, 4096),
+        (1000, 0),
+        (1 << 20, 12345),
+    ] {
         same::<collectives::Allreduce>(p, m);
         same::<collectives::Allgather>(p, m);
         same::<collectives::Alltoall>(p, m);

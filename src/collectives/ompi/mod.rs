@@ -138,7 +138,10 @@ use crate::error::AlgorithmParseError;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case", deny_unknown_fields))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "kebab-case", deny_unknown_fields)
+)]
 pub enum OmpiCollective {
     /// `MPI_Allgather`, ID 0.
     Allgather,
