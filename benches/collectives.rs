@@ -5,11 +5,12 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+use commcost::collectives::ompi::{self, OmpiCollective};
 use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, DecisionTable, Gather, Operator,
     Problem, Reduce, Scan, Scatter, rank,
 };
-use commcost::{CommModel, LogP, Message, presets};
+use commcost::{CommModel, LogP, Message, export, presets};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 fn evaluation(c: &mut Criterion) {
@@ -120,9 +121,163 @@ fn config() -> Criterion {
         .sample_size(20)
 }
 
+/// Every Open MPI algorithm (8 KiB segments, fan-out and radix 4 where it has them) at
+/// P = 2^32 with 64 KiB messages, on the openib preset and on LogP (8-byte words).
+fn ompi_evaluation_every_algorithm(c: &mut Criterion) {
+    let openib = presets::open_mpi_openib();
+    let logp = LogP::new(5e-6, 1e-6, 2e-6, 1 << 32, 8).unwrap();
+    let problem = Problem::new(1 << 32, Message::contiguous(64 * 1024))
+        .with_operator(Operator::new(1e-7, 1e-10).unwrap());
+    fn each<A: ompi::OmpiAlgorithm>(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        model: &dyn CommModel,
+        problem: &Problem,
+        algorithms: &[A],
+    ) {
+        for algorithm in algorithms {
+            let id = format!("{}/{}", A::COLLECTIVE, algorithm.name());
+            group.bench_function(id, |b| {
+                b.iter(|| algorithm.cost(black_box(model), black_box(problem)))
+            });
+        }
+    }
+    let segment = 8192;
+    for (label, model) in [("openib", &openib as &dyn CommModel), ("logp", &logp)] {
+        let mut group = c.benchmark_group(format!("ompi_evaluate_p2^32_{label}"));
+        each(&mut group, model, &problem, ompi::Allgather::ALL);
+        each(&mut group, model, &problem, ompi::Barrier::ALL);
+        {
+            use ompi::Allreduce::*;
+            let all = [BasicLinear, Nonoverlapping, RecursiveDoubling, Ring];
+            each(&mut group, model, &problem, &all);
+            each(
+                &mut group,
+                model,
+                &problem,
+                &[SegmentedRing { segment }, Rabenseifner],
+            );
+        }
+        {
+            use ompi::Alltoall::*;
+            let all = [
+                Linear,
+                Pairwise,
+                ModifiedBruck,
+                LinearSync { max_requests: 4 },
+                TwoProc,
+            ];
+            each(&mut group, model, &problem, &all);
+        }
+        {
+            use ompi::Bcast::*;
+            let all = [
+                BasicLinear,
+                Chain { segment, fanout: 4 },
+                Pipeline { segment },
+                SplitBinaryTree { segment },
+                BinaryTree { segment },
+                Binomial { segment },
+                Knomial { segment, radix: 4 },
+                ScatterAllgather,
+                ScatterAllgatherRing,
+            ];
+            each(&mut group, model, &problem, &all);
+        }
+        {
+            use ompi::Gather::*;
+            each(
+                &mut group,
+                model,
+                &problem,
+                &[BasicLinear, Binomial, LinearSync { segment }],
+            );
+        }
+        {
+            use ompi::Reduce::*;
+            let all = [
+                Linear,
+                Chain { segment, fanout: 4 },
+                Pipeline { segment },
+                Binary { segment },
+                Binomial { segment },
+                InOrderBinary { segment },
+                Rabenseifner,
+            ];
+            each(&mut group, model, &problem, &all);
+        }
+        {
+            use ompi::ReduceScatter::*;
+            let all = [NonOverlapping, RecursiveHalving, Ring, Butterfly];
+            each(&mut group, model, &problem, &all);
+        }
+        {
+            use ompi::Scatter::*;
+            each(
+                &mut group,
+                model,
+                &problem,
+                &[BasicLinear, Binomial, LinearNb],
+            );
+        }
+        group.finish();
+    }
+}
+
+/// `rank` over all candidates of each Open MPI collective at P = 2^32, 64 KiB, openib.
+fn ompi_ranking(c: &mut Criterion) {
+    let model = presets::open_mpi_openib();
+    let model: &dyn CommModel = &model;
+    let problem = Problem::new(1 << 32, Message::contiguous(64 * 1024))
+        .with_operator(Operator::new(1e-7, 1e-10).unwrap());
+    let mut group = c.benchmark_group("ompi_rank_p2^32");
+    macro_rules! each {
+        ($($a:ident),*) => {$(
+            group.bench_function(
+                format!("{} ({} candidates)", stringify!($a), ompi::$a::candidates(model, &problem).len()),
+                |b| b.iter(|| rank::<ompi::$a>(black_box(model), black_box(&problem))),
+            );
+        )*};
+    }
+    each!(
+        Allgather,
+        Allreduce,
+        Alltoall,
+        Barrier,
+        Bcast,
+        Gather,
+        Reduce,
+        ReduceScatter,
+        Scatter
+    );
+    group.finish();
+}
+
+/// An Open MPI rules file for bcast, allreduce, reduce, allgather, alltoall and barrier on
+/// 3 communicator sizes × 32 message sizes (1 B to 2 GiB), openib.
+fn ompi_export(c: &mut Criterion) {
+    let model = presets::open_mpi_openib();
+    let collectives = [
+        OmpiCollective::Bcast,
+        OmpiCollective::Allreduce,
+        OmpiCollective::Reduce,
+        OmpiCollective::Allgather,
+        OmpiCollective::Alltoall,
+        OmpiCollective::Barrier,
+    ];
+    let processes = [4u64, 64, 1024];
+    let sizes: Vec<u64> = (0..32).map(|k| 1u64 << k).collect();
+    c.bench_function("ompi_export_rules_6_collectives_3x32", |b| {
+        b.iter(|| {
+            export::ompi_rules(black_box(&model), &collectives, &processes, &sizes)
+                .map(|r| r.to_string())
+        })
+    });
+}
+
 criterion_group! {
     name = benches;
     config = config();
-    targets = evaluation, evaluation_every_algorithm, ranking, decision_table
+    targets = evaluation, evaluation_every_algorithm, ranking, decision_table,
+        ompi_evaluation_every_algorithm, ompi_ranking, ompi_export
 }
 criterion_main!(benches);

@@ -558,3 +558,446 @@ proptest! {
         }
     }
 }
+
+// ---- Open MPI's tuned algorithms, algorithm names, rules files and exports ----
+
+use commcost::collectives::Algorithm;
+use commcost::collectives::ompi::{self, OmpiCollective};
+use commcost::export::{self, OmpiRules};
+
+/// Every algorithm of every `collectives::ompi` enum, with `segment` and `fanout` (also used
+/// as the k-nomial radix and the linear-sync request limit) wherever the variant has them.
+#[derive(Debug, Clone, Copy)]
+enum AnyOmpi {
+    Allgather(ompi::Allgather),
+    Allreduce(ompi::Allreduce),
+    Alltoall(ompi::Alltoall),
+    Barrier(ompi::Barrier),
+    Bcast(ompi::Bcast),
+    Gather(ompi::Gather),
+    Reduce(ompi::Reduce),
+    ReduceScatter(ompi::ReduceScatter),
+    Scatter(ompi::Scatter),
+}
+
+fn every_ompi_algorithm(segment: u64, fanout: u64) -> Vec<AnyOmpi> {
+    use AnyOmpi as A;
+    let mut out: Vec<AnyOmpi> = Vec::new();
+    out.extend(ompi::Allgather::ALL.iter().map(|&a| A::Allgather(a)));
+    out.extend(ompi::Barrier::ALL.iter().map(|&a| A::Barrier(a)));
+    {
+        use ompi::Allreduce::*;
+        out.extend(
+            [
+                BasicLinear,
+                Nonoverlapping,
+                RecursiveDoubling,
+                Ring,
+                SegmentedRing { segment },
+                Rabenseifner,
+            ]
+            .map(A::Allreduce),
+        );
+    }
+    {
+        use ompi::Alltoall::*;
+        out.extend(
+            [
+                Linear,
+                Pairwise,
+                ModifiedBruck,
+                LinearSync {
+                    max_requests: fanout,
+                },
+                TwoProc,
+            ]
+            .map(A::Alltoall),
+        );
+    }
+    {
+        use ompi::Bcast::*;
+        out.extend(
+            [
+                BasicLinear,
+                Chain { segment, fanout },
+                Pipeline { segment },
+                SplitBinaryTree { segment },
+                BinaryTree { segment },
+                Binomial { segment },
+                Knomial {
+                    segment,
+                    radix: fanout,
+                },
+                ScatterAllgather,
+                ScatterAllgatherRing,
+            ]
+            .map(A::Bcast),
+        );
+    }
+    {
+        use ompi::Gather::*;
+        out.extend([BasicLinear, Binomial, LinearSync { segment }].map(A::Gather));
+    }
+    {
+        use ompi::Reduce::*;
+        out.extend(
+            [
+                Linear,
+                Chain { segment, fanout },
+                Pipeline { segment },
+                Binary { segment },
+                Binomial { segment },
+                InOrderBinary { segment },
+                Rabenseifner,
+            ]
+            .map(A::Reduce),
+        );
+    }
+    {
+        use ompi::ReduceScatter::*;
+        out.extend([NonOverlapping, RecursiveHalving, Ring, Butterfly].map(A::ReduceScatter));
+    }
+    {
+        use ompi::Scatter::*;
+        out.extend([BasicLinear, Binomial, LinearNb].map(A::Scatter));
+    }
+    out
+}
+
+impl AnyOmpi {
+    fn cost(
+        &self,
+        model: &dyn CommModel,
+        problem: &Problem,
+    ) -> Result<f64, commcost::CollectiveError> {
+        match self {
+            Self::Allgather(a) => a.cost(model, problem),
+            Self::Allreduce(a) => a.cost(model, problem),
+            Self::Alltoall(a) => a.cost(model, problem),
+            Self::Barrier(a) => a.cost(model, problem),
+            Self::Bcast(a) => a.cost(model, problem),
+            Self::Gather(a) => a.cost(model, problem),
+            Self::Reduce(a) => a.cost(model, problem),
+            Self::ReduceScatter(a) => a.cost(model, problem),
+            Self::Scatter(a) => a.cost(model, problem),
+        }
+    }
+}
+
+/// Runs `f` on a thread and fails the case if it takes longer than `seconds` (a hang).
+fn finishes<T: Send + 'static>(
+    seconds: u64,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, TestCaseError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(seconds))
+        .map_err(|_| TestCaseError::fail("did not finish in time (hang or panic)"))
+}
+
+/// Every Open MPI algorithm and every ranking on `model`: no panic, no hang, finite
+/// non-negative costs.
+fn check_ompi<M: CommModel + Clone + 'static>(
+    model: &M,
+    processes: u64,
+    msg: Message,
+    segment: u64,
+    fanout: u64,
+) -> Result<(), TestCaseError> {
+    let model = model.clone();
+    let failures = finishes(20, move || {
+        let problem = Problem::new(processes, msg);
+        let mut failures: Vec<String> = Vec::new();
+        let mut check = |what: String, r: Result<f64, commcost::CollectiveError>| {
+            if let Ok(t) = r
+                && !(t.is_finite() && t >= 0.0)
+            {
+                failures.push(format!("{what} = {t}"));
+            }
+        };
+        for a in every_ompi_algorithm(segment, fanout) {
+            check(format!("{a:?}"), a.cost(&model, &problem));
+        }
+        macro_rules! each {
+            ($($a:ty),*) => {$(
+                if let Ok(ranking) = rank::<$a>(&model, &problem) {
+                    for (a, t) in ranking {
+                        check(format!("rank {a:?}"), Ok(t));
+                    }
+                }
+            )*};
+        }
+        each!(
+            ompi::Allgather,
+            ompi::Allreduce,
+            ompi::Alltoall,
+            ompi::Barrier,
+            ompi::Bcast,
+            ompi::Gather,
+            ompi::Reduce,
+            ompi::ReduceScatter,
+            ompi::Scatter
+        );
+        failures
+    })?;
+    prop_assert!(failures.is_empty(), "{:?}", failures);
+    Ok(())
+}
+
+fn ompi_processes() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(0u64),
+        Just(1),
+        Just(2),
+        Just(3),
+        Just(5),
+        Just(1 << 32),
+        Just((1 << 32) + 1),
+        Just(u64::MAX),
+        0u64..1 << 20,
+        any::<u64>()
+    ]
+}
+
+/// Segment sizes and fan-outs, 0 and `u64::MAX` included.
+fn ompi_parameter() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(0u64),
+        Just(1),
+        Just(2),
+        Just(3),
+        Just(32),
+        Just(33),
+        Just(u64::MAX),
+        Just(1 << 63),
+        0u64..1 << 20,
+        any::<u64>()
+    ]
+}
+
+/// Strings near the algorithm names: a name (or ID), optional parameters, hostile values.
+fn algorithm_text() -> impl Strategy<Value = String> {
+    let names = prop::sample::select(vec![
+        "linear",
+        "basic_linear",
+        "basic-linear",
+        "chain",
+        "pipeline",
+        "pipelined",
+        "binomial",
+        "knomial",
+        "binary",
+        "binary_tree",
+        "split_binary_tree",
+        "in-order_binary",
+        "ring",
+        "segmented_ring",
+        "rabenseifner",
+        "recursive_doubling",
+        "nonoverlapping",
+        "bruck",
+        "modified_bruck",
+        "linear_sync",
+        "two_proc",
+        "tree",
+        "double_ring",
+        "neighbor",
+        "pairwise",
+        "pairwise-exchange",
+        "dissemination",
+        "linear-chain",
+        "scatter-allgather",
+        "scatter_allgather_ring",
+        "non-overlapping",
+        "recursive_halving",
+        "butterfly",
+        "linear_nb",
+        "0",
+        "1",
+        "2",
+        "3",
+        "5",
+        "7",
+        "9",
+        "10",
+        "",
+        " ",
+        "RING",
+    ]);
+    let keys = prop::sample::select(vec![
+        "segment",
+        "fanout",
+        "radix",
+        "max_requests",
+        "max-requests",
+        "Segment",
+        "",
+        "x",
+    ]);
+    let values = prop::sample::select(vec![
+        "0",
+        "1",
+        "4",
+        "8192",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-1",
+        "",
+        "x",
+        " 7 ",
+        "1e3",
+    ]);
+    prop_oneof![
+        ".*",
+        (names.clone(), prop::collection::vec((keys, values), 0..4)).prop_map(|(n, kv)| {
+            if kv.is_empty() {
+                n.to_string()
+            } else {
+                let params: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                format!("{n}:{}", params.join(","))
+            }
+        }),
+        names.prop_map(str::to_string),
+    ]
+}
+
+/// Text that looks like a rules file: integers (hostile ones included), comments, noise.
+fn rules_text() -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        Just("0".to_string()),
+        Just("1".to_string()),
+        Just("2".to_string()),
+        Just("3".to_string()),
+        Just("7".to_string()),
+        Just("65536".to_string()),
+        Just("18446744073709551615".to_string()),
+        Just("99999999999999999999999".to_string()),
+        Just("-1".to_string()),
+        Just("# comment\n".to_string()),
+        Just("\n".to_string()),
+        Just("x".to_string()),
+        (0u64..10).prop_map(|x| x.to_string()),
+        any::<u64>().prop_map(|x| x.to_string()),
+    ];
+    prop_oneof![
+        ".*",
+        prop::collection::vec(token, 0..40).prop_map(|t| t.join(" ")),
+        // a plausible header: one collective, one block, some rules
+        (
+            1u64..10,
+            0u64..5,
+            prop::collection::vec((0u64..1 << 20, 0u64..12, 0u64..40, 0u64..1 << 20), 0..5)
+        )
+            .prop_map(|(id, procs, rules)| {
+                let mut s = format!("1\n{id} 1\n{procs} {}\n", rules.len());
+                for (size, alg, fan, seg) in rules {
+                    s.push_str(&format!("{size} {alg} {fan} {seg}\n"));
+                }
+                s
+            }),
+    ]
+}
+
+/// Parses `text` as `T`; an `Ok` prints and parses back to itself.
+fn parses_back<T>(text: &str) -> Result<(), TestCaseError>
+where
+    T: std::str::FromStr + std::fmt::Display + PartialEq + std::fmt::Debug,
+    T::Err: std::fmt::Debug,
+{
+    if let Ok(a) = text.parse::<T>() {
+        let printed = a.to_string();
+        let back = printed.parse::<T>();
+        prop_assert!(
+            back.as_ref().is_ok_and(|b| *b == a),
+            "{:?} -> {:?} -> {:?} -> {:?}",
+            text,
+            a,
+            printed,
+            back
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn ompi_algorithms_on_fixed_models(procs in ompi_processes(), bytes in int(),
+                                       segment in ompi_parameter(), fanout in ompi_parameter()) {
+        let msg = Message::contiguous(bytes);
+        check_ompi(&commcost::presets::open_mpi_openib(), procs, msg, segment, fanout)?;
+        check_ompi(&commcost::presets::mpich2_tcp(), procs, msg, segment, fanout)?;
+        check_ompi(&commcost::presets::titan_log3p(), procs, msg, segment, fanout)?;
+    }
+
+    #[test]
+    fn ompi_algorithms_on_arbitrary_models(a in real(), b in real(), c in real(), d in real(),
+                                           w in int(), msg in message(),
+                                           procs in ompi_processes(),
+                                           segment in ompi_parameter(),
+                                           fanout in ompi_parameter()) {
+        if let Ok(m) = LogP::new(a, b, c, 2, w) {
+            check_ompi(&m, procs, msg, segment, fanout)?;
+        }
+        if let Ok(m) = LogGP::new(a, b, c, d, 2) {
+            check_ompi(&m, procs, msg, segment, fanout)?;
+        }
+        if let Ok(m) = Pram::new(a) {
+            check_ompi(&m, procs, msg, segment, fanout)?;
+        }
+    }
+
+    #[test]
+    fn algorithm_names_parse_or_fail_and_round_trip(text in algorithm_text()) {
+        parses_back::<Broadcast>(&text)?;
+        parses_back::<Scan>(&text)?;
+        parses_back::<Reduce>(&text)?;
+        parses_back::<Allreduce>(&text)?;
+        parses_back::<Allgather>(&text)?;
+        parses_back::<Gather>(&text)?;
+        parses_back::<Scatter>(&text)?;
+        parses_back::<Barrier>(&text)?;
+        parses_back::<Alltoall>(&text)?;
+        parses_back::<ompi::Allgather>(&text)?;
+        parses_back::<ompi::Allreduce>(&text)?;
+        parses_back::<ompi::Alltoall>(&text)?;
+        parses_back::<ompi::Barrier>(&text)?;
+        parses_back::<ompi::Bcast>(&text)?;
+        parses_back::<ompi::Gather>(&text)?;
+        parses_back::<ompi::Reduce>(&text)?;
+        parses_back::<ompi::ReduceScatter>(&text)?;
+        parses_back::<ompi::Scatter>(&text)?;
+        parses_back::<OmpiCollective>(&text)?;
+    }
+
+    #[test]
+    fn ompi_rules_files_parse_or_fail(text in rules_text()) {
+        if let Ok(rules) = text.parse::<OmpiRules>() {
+            let _ = rules.lookup(OmpiCollective::Bcast, 16, 1 << 20);
+            let printed = rules.to_string();
+            let back = printed.parse::<OmpiRules>();
+            prop_assert!(back.as_ref().is_ok_and(|b| *b == rules), "{:?} -> {:?}", text, back);
+        }
+    }
+
+    #[test]
+    fn exports_on_arbitrary_grids(processes in prop::collection::vec(ompi_processes(), 0..4),
+                                  sizes in prop::collection::vec(int(), 0..4),
+                                  which in prop::sample::subsequence(OmpiCollective::ALL.to_vec(), 0..4)) {
+        let out = finishes(60, move || {
+            let model = commcost::presets::open_mpi_openib();
+            let rules = export::ompi_rules(&model, &which, &processes, &sizes);
+            let json = export::mpich_json(&model, &which, &processes, &sizes);
+            (rules.map(|r| r.to_string()), json)
+        })?;
+        if let Ok(text) = out.0 {
+            prop_assert!(text.parse::<OmpiRules>().is_ok(), "{}", text);
+        }
+        if let Ok(json) = out.1 {
+            prop_assert!(serde_json::from_str::<serde_json::Value>(&json).is_ok(), "{}", json);
+        }
+    }
+}

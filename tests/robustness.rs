@@ -515,3 +515,176 @@ fn loggpo_timelines_at_the_ends_of_the_f64_range_give_finite_times_or_errors() {
         }
     }
 }
+
+/// A model whose affine description counts in units of 0 bytes (the field is public, so a
+/// custom model can write it): `p2p(b) = 1 µs + 1 ns · b` everywhere.
+#[derive(Debug)]
+struct ZeroUnitModel;
+
+impl CommModel for ZeroUnitModel {
+    fn p2p(&self, msg: &Message) -> f64 {
+        1e-6 + 1e-9 * msg.bytes() as f64
+    }
+    fn p2p_affine(&self, _bytes: u64) -> Option<AffineCost> {
+        Some(AffineCost {
+            unit: 0,
+            ..AffineCost::everywhere(1e-6, 1e-9)
+        })
+    }
+}
+
+/// The same costs without an affine description: every round evaluated (the oracle).
+#[derive(Debug)]
+struct PlainModel;
+
+impl CommModel for PlainModel {
+    fn p2p(&self, msg: &Message) -> f64 {
+        1e-6 + 1e-9 * msg.bytes() as f64
+    }
+}
+
+#[test]
+fn collectives_on_a_model_with_affine_unit_zero_count_bytes() {
+    use commcost::collectives::{self, Problem, ompi};
+    fn same<A: collectives::Algorithm>(p: u64, m: u64) {
+        let problem = Problem::new(p, Message::contiguous(m));
+        // `rank` divided by the unit of 0 (panicked) before
+        let ranked = collectives::rank::<A>(&ZeroUnitModel, &problem).unwrap();
+        assert!(!ranked.is_empty());
+        for a in A::candidates(&PlainModel, &problem) {
+            let t = a.cost(&ZeroUnitModel, &problem).unwrap();
+            let u = a.cost(&PlainModel, &problem).unwrap();
+            approx::assert_relative_eq!(t, u, max_relative = 1e-9);
+        }
+    }
+    for (p, m) in [
+        (2, 0),
+        (3, 1),
+        (8, 1000),
+        (13, 4096),
+        (1000, 0),
+        (1 << 20, 12345),
+    ] {
+        same::<collectives::Allreduce>(p, m);
+        same::<collectives::Allgather>(p, m);
+        same::<collectives::Alltoall>(p, m);
+        same::<collectives::Broadcast>(p, m);
+        same::<collectives::Reduce>(p, m);
+        same::<collectives::Gather>(p, m);
+        same::<collectives::Scatter>(p, m);
+        same::<collectives::Barrier>(p, m);
+        same::<collectives::Scan>(p, m);
+        same::<ompi::Allreduce>(p, m);
+        same::<ompi::Allgather>(p, m);
+        same::<ompi::Alltoall>(p, m);
+        same::<ompi::Bcast>(p, m);
+        same::<ompi::Reduce>(p, m);
+        same::<ompi::ReduceScatter>(p, m);
+    }
+}
+
+/// A model whose every quantity is `value` and whose affine pieces are `piece` as given (a
+/// range that may not hold the size asked about, or be empty).
+#[derive(Debug, Clone, Copy)]
+struct HostileModel {
+    value: f64,
+    piece: Option<AffineCost>,
+}
+
+impl CommModel for HostileModel {
+    fn p2p(&self, _: &Message) -> f64 {
+        self.value
+    }
+    fn send_overhead(&self, _: &Message) -> f64 {
+        self.value
+    }
+    fn recv_overhead(&self, _: &Message) -> f64 {
+        self.value
+    }
+    fn send_interval(&self, _: &Message) -> f64 {
+        self.value
+    }
+    fn gap(&self, _: &Message) -> f64 {
+        self.value
+    }
+    fn size_breakpoints(&self) -> Vec<u64> {
+        vec![0, 1, u64::MAX, 12289]
+    }
+    fn p2p_affine(&self, _: u64) -> Option<AffineCost> {
+        self.piece
+    }
+}
+
+#[test]
+fn collectives_on_hostile_models_do_not_panic_or_hang() {
+    use commcost::collectives::{self, Problem, ompi};
+    fn all<A: collectives::Algorithm>(model: &HostileModel, p: u64, m: u64) {
+        let problem = Problem::new(p, Message::contiguous(m));
+        // garbage in, garbage out, but an answer
+        let _ = collectives::rank::<A>(model, &problem);
+        let _ = collectives::best::<A>(model, &problem);
+        for a in A::candidates(model, &problem) {
+            let _ = a.cost(model, &problem);
+        }
+    }
+    let values = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, 0.0, 1e300];
+    let line = |intercept, per_unit, first, last, unit| AffineCost {
+        intercept,
+        per_unit,
+        first,
+        last,
+        unit,
+    };
+    let pieces = [
+        None,
+        Some(line(f64::NAN, f64::NAN, 0, u64::MAX, 0)),
+        Some(line(-1.0, -1.0, 0, u64::MAX, 3)),
+        Some(line(1.0, f64::INFINITY, 0, u64::MAX, u64::MAX)),
+        // inconsistent ranges: first > last, first beyond any size, a single size
+        Some(line(1e-6, 1e-9, 100, 10, 1)),
+        Some(line(1e-6, 1e-9, u64::MAX, u64::MAX, 1)),
+        Some(line(1e-6, 1e-9, 4096, 4096, 7)),
+        Some(line(1e-6, 1e-9, 1, 1, 1 << 63)),
+    ];
+    within(60, move || {
+        for value in values {
+            for piece in pieces {
+                let model = HostileModel { value, piece };
+                for (p, m) in [(2, 0), (3, 4096), (1 << 20, 1), (u64::MAX, u64::MAX)] {
+                    all::<collectives::Allreduce>(&model, p, m);
+                    all::<collectives::Allgather>(&model, p, m);
+                    all::<collectives::Alltoall>(&model, p, m);
+                    all::<collectives::Broadcast>(&model, p, m);
+                    all::<collectives::Reduce>(&model, p, m);
+                    all::<collectives::Gather>(&model, p, m);
+                    all::<collectives::Scatter>(&model, p, m);
+                    all::<collectives::Barrier>(&model, p, m);
+                    all::<collectives::Scan>(&model, p, m);
+                    all::<ompi::Allreduce>(&model, p, m);
+                    all::<ompi::Allgather>(&model, p, m);
+                    all::<ompi::Alltoall>(&model, p, m);
+                    all::<ompi::Barrier>(&model, p, m);
+                    all::<ompi::Bcast>(&model, p, m);
+                    all::<ompi::Gather>(&model, p, m);
+                    all::<ompi::Reduce>(&model, p, m);
+                    all::<ompi::ReduceScatter>(&model, p, m);
+                    all::<ompi::Scatter>(&model, p, m);
+                }
+                let problem = Problem::new(16, Message::contiguous(1));
+                let _ = collectives::crossover(
+                    &model,
+                    collectives::Broadcast::Binomial,
+                    collectives::Broadcast::ScatterAllgather,
+                    &problem,
+                    0..=u64::MAX,
+                );
+                let _ = commcost::export::ompi_rules(
+                    &model,
+                    ompi::OmpiCollective::ALL,
+                    &[2, 3, 64, u64::MAX],
+                    &[0, 1, 1 << 20, u64::MAX],
+                );
+            }
+        }
+    });
+}

@@ -141,3 +141,45 @@ fn the_model_tag_may_stand_anywhere() {
     );
     assert!(load(&deep).is_err());
 }
+
+#[test]
+fn operators_load_through_validation() {
+    use commcost::collectives::Operator;
+    rejects::<Operator>(r#"{"per_call": -1.0, "per_byte": 0.0}"#);
+    rejects::<Operator>(r#"{"per_call": 0.0, "per_byte": -1e-9}"#);
+    rejects::<Operator>(r#"{"per_call": 1e400, "per_byte": 0.0}"#);
+    rejects::<Operator>(r#"{"per_call": "NaN", "per_byte": 0.0}"#);
+    rejects::<Operator>(r#"{"per_call": 0.0}"#);
+    rejects::<Operator>(r#"{"per_call": 0.0, "per_byte": 1e-9, "per_element": 1.0}"#);
+    let ok: Operator = serde_json::from_str(r#"{"per_call": 1e-7, "per_byte": 1e-9}"#).unwrap();
+    assert_eq!(ok, Operator::new(1e-7, 1e-9).unwrap());
+    approx::assert_relative_eq!(ok.cost(1000), 1e-7 + 1e-6, max_relative = 1e-15);
+    // what it writes, it reads back
+    let text = serde_json::to_string(&ok).unwrap();
+    assert_eq!(serde_json::from_str::<Operator>(&text).unwrap(), ok);
+}
+
+#[test]
+fn algorithms_with_parameters_reject_unknown_fields() {
+    use commcost::collectives::{Broadcast, DecisionTable, ompi};
+    rejects::<Broadcast>(r#"{"Pipelined": {"segment": 8192, "segmnet": 4096}}"#);
+    rejects::<ompi::Bcast>(r#"{"chain": {"segment": 8192, "fanout": 4, "radix": 2}}"#);
+    rejects::<ompi::Reduce>(r#"{"binomial": {"segment": 0, "fanout": 2}}"#);
+    rejects::<ompi::Allreduce>(r#"{"segmented-ring": {"segment": 0, "extra": 1}}"#);
+    rejects::<DecisionTable<ompi::Bcast>>(
+        r#"{"processes": [2], "sizes": [0], "best": ["basic-linear"], "extra": 0}"#,
+    );
+    let chain: ompi::Bcast =
+        serde_json::from_str(r#"{"chain": {"segment": 8192, "fanout": 4}}"#).unwrap();
+    assert_eq!(
+        chain,
+        ompi::Bcast::Chain {
+            segment: 8192,
+            fanout: 4
+        }
+    );
+    let table: DecisionTable<ompi::Bcast> =
+        serde_json::from_str(r#"{"processes": [2], "sizes": [0], "best": ["basic-linear"]}"#)
+            .unwrap();
+    assert_eq!(table.lookup(2, 0), ompi::Bcast::BasicLinear);
+}

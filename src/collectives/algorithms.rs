@@ -59,6 +59,9 @@ impl Pieces<'_> {
             return Some(a);
         }
         let a = self.model.p2p_affine(bytes).filter(|a| a.contains(bytes))?;
+        // a custom model may write a unit of 0 (the field is public): read as 1 byte, as
+        // `AffineCost::at` does, so that every division below is by a unit of at least 1
+        let a = a.in_units_of(a.unit);
         self.first_range = self.first_range.or(Some(a));
         self.latest_range = Some(a);
         Some(a)
@@ -297,6 +300,7 @@ macro_rules! algorithm_list {
 /// Broadcast algorithms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub enum Broadcast {
     /// The root sends `P - 1` consecutive messages: `T(m) + (P - 2) I(m)` (Cameron, Ge & Sun, "log_n P and log_3 P",
     /// IEEE Trans. Computers 56(3), 2007, Sec. 4.3.3; LogGP:
@@ -402,6 +406,7 @@ impl Algorithm for Broadcast {
 /// Scan (parallel prefix) algorithms; each step applies the operator to the received data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub enum Scan {
     /// Linear chain: `(P - 1) (T(m) + op(m))`.
     LinearChain,
@@ -442,6 +447,7 @@ impl Algorithm for Scan {
 /// Reduce algorithms (to one root).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub enum Reduce {
     /// Binomial tree: `h (T(m) + op(m)) + (h - 1) g(m)`.
     Binomial,
@@ -469,6 +475,7 @@ impl Algorithm for Reduce {
 /// Allreduce algorithms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub enum Allreduce {
     /// Recursive doubling: `h' (T(m) + op(m)) + [np2] (2 T(m) + op(m))` — for `P` not a power of
     /// two the `P - p'` extra processes first fold into partners and get the result back.
@@ -554,6 +561,7 @@ impl Algorithm for Allreduce {
 /// Allgather algorithms (`m` is each process's contribution).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub enum Allgather {
     /// Ring: `(P - 1) T(m)`.
     Ring,
@@ -608,6 +616,7 @@ impl Algorithm for Allgather {
 /// Gather algorithms (`m` is each process's contribution).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub enum Gather {
     /// The root receives `P - 1` messages: `T(m) + (P - 2) max(I(m), or(m))`.
     Linear,
@@ -646,6 +655,7 @@ impl Algorithm for Gather {
 /// Scatter algorithms (`m` is each destination's block).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub enum Scatter {
     /// The root sends `P - 1` messages: `T(m) + (P - 2) I(m)`.
     Linear,
@@ -681,6 +691,7 @@ impl Algorithm for Scatter {
 /// Barrier algorithms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub enum Barrier {
     /// Dissemination: `h` rounds of empty messages, `h T(0)`.
     Dissemination,
@@ -709,6 +720,7 @@ impl Algorithm for Barrier {
 /// All-to-all algorithms (`m` is the block for each pair).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub enum Alltoall {
     /// Pairwise exchange: `(P - 1) T(m)`.
     PairwiseExchange,

@@ -57,6 +57,25 @@
 //! usually a part of the machine the model was calibrated on — a decision table ranges over
 //! many communicator sizes with one model. To price a collective on the whole machine, pass the
 //! model's count: `Problem::new(loggp.processors(), message)`.
+//!
+//! # What the collectives assume of a model
+//!
+//! The models of this crate validate their parameters, so their quantities are finite and
+//! non-negative for every message, and their costs are then finite and non-negative for every
+//! problem. A custom [`CommModel`] is trusted less: whatever it returns, no collective, ranking,
+//! search or export panics or loops beyond its `O(log P)` (or, for a search, `O(log size)`)
+//! bound. What the costs mean rests on these assumptions:
+//!
+//! * the five quantities are finite and non-negative seconds; NaN, ±inf or negative values
+//!   flow through the sums unchanged (garbage in, garbage out) and [`rank`] orders NaN last
+//!   ([`f64::total_cmp`]);
+//! * a [`CommModel::p2p_affine`] piece is used only when `first <= bytes <= last` for the
+//!   size asked about (else the size is evaluated with `p2p`), and then for every size in its
+//!   range; a `unit` of 0 is read as 1 byte, as [`AffineCost::at`](crate::AffineCost::at)
+//!   does. A piece whose line is not the model's `p2p` on its range changes the costs, not
+//!   the control flow;
+//! * the model is pure: the same message gives the same quantities (evaluations are cached
+//!   within one cost).
 
 mod algorithms;
 mod names;
@@ -79,11 +98,34 @@ use crate::{CommModel, Message};
 /// ```text
 /// op(bytes) = per_call + per_byte · bytes
 /// ```
+///
+/// With the `serde` feature it (de)serialises as `{"per_call": .., "per_byte": ..}`; loading
+/// goes through [`Operator::new`] (negative or non-finite costs are errors) and rejects unknown
+/// fields.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "RawOperator"))]
 pub struct Operator {
     per_call: f64,
     per_byte: f64,
+}
+
+/// The unchecked form of an [`Operator`] in a file.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOperator {
+    per_call: f64,
+    per_byte: f64,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<RawOperator> for Operator {
+    type Error = CollectiveError;
+
+    fn try_from(raw: RawOperator) -> Result<Self, Self::Error> {
+        Self::new(raw.per_call, raw.per_byte)
+    }
 }
 
 impl Operator {

@@ -343,6 +343,7 @@ impl<A: Algorithm> DecisionTable<A> {
 /// A grid size at which a [`DecisionTable`] row changes its best algorithm.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SwitchPoint<A> {
     /// The communicator size of the row.
     pub processes: u64,

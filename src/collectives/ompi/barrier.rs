@@ -36,7 +36,10 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "kebab-case", deny_unknown_fields)
+)]
 pub enum Barrier {
     /// 1, `linear`.
     Linear,

@@ -138,7 +138,10 @@ use crate::error::AlgorithmParseError;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "kebab-case", deny_unknown_fields)
+)]
 pub enum OmpiCollective {
     /// `MPI_Allgather`, ID 0.
     Allgather,
@@ -543,20 +546,31 @@ impl Shape {
                 ..
             } => (root_children, inner_children),
             Self::Knomial { radix, processes } => {
-                let digits = knomial_digits(radix, processes);
-                // children of the root: c r^j < P; of r^(d-1): r^(d-1) + c r^j < P
-                let n = processes - 1;
-                let mut root = 0u64;
-                let mut inner = 0u64;
-                let top = radix.saturating_pow(digits.saturating_sub(1));
-                let mut power = 1u64;
-                for j in 0..digits {
-                    root = root.saturating_add((radix - 1).min(n / power));
-                    if j + 1 < digits && n >= top {
-                        inner = inner.saturating_add((radix - 1).min((n - top) / power));
-                    }
-                    power = power.saturating_mul(radix);
+                // N = P - 1 has d digits, the top one N_{d-1} >= 1. The root's children are
+                // c r^j < P: r - 1 for each j < d - 1 (N >= r^(j+1)) and N_{d-1} at j = d - 1.
+                // Those of r^(d-1) are r^(d-1) + c r^j < P, j < d - 1: with N' = N - r^(d-1)
+                // of k digits, r - 1 for each j < k - 1 and N'_{k-1} at j = k - 1 (if < d - 1).
+                let (digits, d) = base_digits(radix, processes.saturating_sub(1));
+                if d == 0 {
+                    return (0, 0);
                 }
+                let r1 = radix - 1;
+                let root = r1
+                    .saturating_mul(d as u64 - 1)
+                    .saturating_add(digits[d - 1]);
+                let mut reduced = digits;
+                reduced[d - 1] -= 1;
+                let k = reduced[..d]
+                    .iter()
+                    .rposition(|&x| x != 0)
+                    .map_or(0, |i| i + 1);
+                let inner = if k == 0 {
+                    0
+                } else {
+                    let whole = r1.saturating_mul((k as u64 - 1).min(d as u64 - 1));
+                    let partial = if k - 1 < d - 1 { reduced[k - 1] } else { 0 };
+                    whole.saturating_add(partial)
+                };
                 (root, inner)
             }
         }
@@ -574,7 +588,32 @@ impl Shape {
     }
 }
 
+/// The base-`radix` digits of `n`, lowest first, and how many there are (`⌈log_r (n + 1)⌉`,
+/// at most 64; `radix >= 2`): shifts and masks for a power-of-two radix.
+fn base_digits(radix: u64, n: u64) -> ([u64; 64], usize) {
+    let mut digits = [0u64; 64];
+    let mut d = 0;
+    let mut rest = n;
+    let radix = radix.max(2);
+    let shift = radix.is_power_of_two().then(|| radix.trailing_zeros());
+    while rest > 0 && d < digits.len() {
+        match shift {
+            Some(s) => {
+                digits[d] = rest & (radix - 1);
+                rest = rest.checked_shr(s).unwrap_or(0);
+            }
+            None => {
+                digits[d] = rest % radix;
+                rest /= radix;
+            }
+        }
+        d += 1;
+    }
+    (digits, d)
+}
+
 /// `⌈log_r P⌉`: the number of powers `1, r, r², …` below `P` (at most 64).
+#[cfg(test)]
 fn knomial_digits(radix: u64, p: u64) -> u32 {
     let mut digits = 0;
     let mut power = 1u64;
@@ -596,73 +635,58 @@ fn knomial_digits(radix: u64, p: u64) -> u32 {
 /// largest subtree down — for `j' = e-1, …, 0` and `c' = 1, …, r-1` the child `u + c' r^j'`
 /// when it is below `P` — so child `(j, c)` waits for `Σ_{j<j'<e} cnt(u, j') + c - 1` earlier
 /// siblings, with `cnt(u, j') = r - 1` when `u`'s digits above `e` are below `N`'s, and
-/// `min(r - 1, ⌊(N mod r^e) / r^j'⌋)` when they equal them. A digit DP from the top keeps, per
-/// (parent level `e`, parent equal to `N`'s prefix, prefix so far equal to `N`'s), the latest
-/// arrival; only the digits `N_j`, `N_j - 1`, `r - 1` and 0 can be best (a larger digit only
-/// adds waits). `O(d²)` with prefix sums of the counts.
+/// `min(r - 1, ⌊(N mod r^e) / r^j'⌋)` when they equal them. Only the digits `N_j`, `N_j - 1`,
+/// `r - 1` and 0 can be best (a larger digit only adds waits), so a digit walk from the top
+/// keeps three latest arrivals:
+///
+/// * the prefix equal to `N`'s (its digits between `e` and `j` are 0, so its children wait
+///   only for their own `c - 1` siblings);
+/// * a parent equal to `N`'s prefix, the prefix below it (a 0 where `N` has its first non-zero
+///   digit `k < e`): `Σ_{j<j'<e} cnt = N_k + (r-1)(k-1) - (r-1) j`;
+/// * a parent below `N`'s prefix: `Σ_{j<j'<e} cnt = (r-1)(e-1) - (r-1) j`.
+///
+/// In the last two the waits are `A - (r-1) j` with `A` fixed when the state is entered, so
+/// the states of every `e` merge into one maximum of `arrival + A · wait`: `O(d)`, one pass
+/// over the digits of `N`.
 fn knomial_arrival(radix: u64, p: u64, hop: f64, wait: f64) -> f64 {
-    let d = knomial_digits(radix, p) as usize;
-    let n = p - 1;
-    let power = |j: usize| radix.saturating_pow(j as u32);
-    let digit = |j: usize| n / power(j) % radix;
-    // below[e][j] = Σ_{j' < j} cnt_equal(e, j'), cnt_equal(e, j') = min(r-1, ⌊(N mod r^e) / r^j'⌋)
-    let mut below = vec![vec![0u64; d + 1]; d + 1];
-    for (e, row) in below.iter_mut().enumerate() {
-        let low = if e >= d { n } else { n % power(e) };
-        for j in 0..d {
-            let cnt = (radix - 1).min(low / power(j));
-            row[j + 1] = row[j].saturating_add(cnt);
-        }
-    }
-    // waits before child (j, ·) of a parent at level e: Σ_{j < j' < e} cnt(j')
-    let skipped = |e: usize, j: usize, parent_equal: bool| -> f64 {
-        let count = if parent_equal {
-            below[e][e] - below[e][j + 1]
-        } else {
-            (radix - 1).saturating_mul((e - j - 1) as u64)
-        };
-        count as f64
-    };
-    // state: (parent level e, parent equal to N's prefix, prefix equal to N's prefix)
-    let idx = |e: usize, pe: bool, ce: bool| e * 4 + usize::from(pe) * 2 + usize::from(ce);
-    let mut best = vec![f64::NEG_INFINITY; (d + 1) * 4];
-    best[idx(d, true, true)] = 0.0;
+    let (digits, d) = base_digits(radix, p.saturating_sub(1));
+    let r1 = radix.saturating_sub(1) as f64;
+    let r2 = radix.saturating_sub(2) as f64;
+    let raise = |acc: Option<f64>, x: f64| Some(acc.map_or(x, |a| a.max(x)));
     let mut answer: f64 = 0.0;
+    // the node N's prefix reaches, and the merged maxima of `arrival + A · wait`
+    let mut equal = 0.0;
+    let mut parent_equal: Option<f64> = None;
+    let mut below: Option<f64> = None;
     for j in (0..d).rev() {
-        let nj = digit(j);
-        let mut next = vec![f64::NEG_INFINITY; (d + 1) * 4];
-        for e in j + 1..=d {
-            for pe in [false, true] {
-                for ce in [false, true] {
-                    let value = best[idx(e, pe, ce)];
-                    if value == f64::NEG_INFINITY {
-                        continue;
-                    }
-                    // digit 0: the prefix stays equal only if N's digit is 0 too
-                    let zero = idx(e, pe, ce && nj == 0);
-                    next[zero] = next[zero].max(value);
-                    // a non-zero digit: a child of the parent at level e
-                    let base = value + hop + skipped(e, j, pe) * wait;
-                    let mut take = |c: u64, equal: bool| {
-                        let arrival = base + (c - 1) as f64 * wait;
-                        answer = answer.max(arrival);
-                        let k = idx(j, equal, equal);
-                        next[k] = next[k].max(arrival);
-                    };
-                    if ce {
-                        if nj >= 1 {
-                            take(nj, true);
-                        }
-                        if nj >= 2 {
-                            take(nj - 1, false);
-                        }
-                    } else {
-                        take(radix - 1, false);
-                    }
-                }
-            }
+        let nj = digits[j];
+        let jf = j as f64;
+        // a digit 0 keeps every state; a non-zero digit under a parent-equal or a smaller
+        // parent is best as r - 1, a child of a smaller parent at level j
+        let mut next_parent_equal = parent_equal;
+        let mut next_below = below;
+        for acc in [parent_equal, below].into_iter().flatten() {
+            let arrival = acc + hop + (r2 - r1 * jf) * wait;
+            answer = answer.max(arrival);
+            next_below = raise(next_below, arrival + r1 * (jf - 1.0) * wait);
         }
-        best = next;
+        if nj >= 1 {
+            let base = equal + hop;
+            if nj >= 2 {
+                let arrival = base + (nj - 2) as f64 * wait;
+                answer = answer.max(arrival);
+                next_below = raise(next_below, arrival + r1 * (jf - 1.0) * wait);
+            }
+            // a 0 where N has its first non-zero digit below the parent: k = j
+            next_parent_equal = raise(
+                next_parent_equal,
+                equal + (nj as f64 + r1 * (jf - 1.0)) * wait,
+            );
+            equal = base + (nj - 1) as f64 * wait;
+            answer = answer.max(equal);
+        }
+        parent_equal = next_parent_equal;
+        below = next_below;
     }
     answer
 }
@@ -777,6 +801,25 @@ mod tests {
                     let b = knomial_brute(r, p, hop, wait);
                     assert!((a - b).abs() < 1e-9, "r {r} p {p}: {a} vs {b}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn knomial_fanouts_count_the_children_open_mpi_lists() {
+        for r in 2..9u64 {
+            for p in 2..400u64 {
+                let d = knomial_digits(r, p);
+                // children of v whose lowest non-zero digit is at e: v + c r^j < P, j < e
+                let count = |v: u64, e: u32| {
+                    (0..e)
+                        .flat_map(|j| (1..r).map(move |c| v + c * r.pow(j)))
+                        .filter(|&child| child < p)
+                        .count() as u64
+                };
+                let root = count(0, d);
+                let inner = count(r.pow(d - 1), d - 1);
+                assert_eq!(Shape::knomial(r, p).fanouts(), (root, inner), "r {r} p {p}");
             }
         }
     }

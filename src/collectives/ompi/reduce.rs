@@ -46,7 +46,10 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "kebab-case", deny_unknown_fields)
+)]
 pub enum Reduce {
     /// 1, `linear`: the root receives from every process.
     Linear,
