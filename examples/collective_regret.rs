@@ -5,9 +5,16 @@
 //! cargo run --release --example collective_regret -- \
 //!     [--runs tests/fixtures/collectives/ompi_runs.csv] \
 //!     [--defaults tests/fixtures/collectives/ompi_default_choice.csv] \
-//!     [--model tests/fixtures/collectives/mpi_calibrate_2ranks.json] [--key loggp_mpi] \
+//!     [--model tests/fixtures/collectives/mpi_calibrate_2ranks_plogp.json] [--key plogp_mpi] \
+//!     [--operator tests/fixtures/collectives/reduce_local.csv|free] \
 //!     [--stat median|min] [--cells 2,4,8]
 //! ```
+//!
+//! The model is the crate's own calibration on this machine: by default pLogP (Kielmann, Bal,
+//! Verstoep, "Fast measurement of LogP parameters for message passing platforms", IPDPS
+//! Workshops 2000) from the PRTT assessment of blocking `MPI_Send`/`MPI_Recv` between 2 ranks
+//! over vader (`examples/mpi_calibrate.rs`; `--key loggp_mpi` gives the LogGP with protocol
+//! ranges from the same measurements). No parameter is fitted to the collective runs.
 //!
 //! For every measured cell (collective, process count `P`, message size) it prices each
 //! algorithm that was timed with Open MPI's algorithm forced (same id, segment size, Open MPI's
@@ -28,19 +35,31 @@
 //! `MPI_Reduce_scatter_block` (Open MPI collective 13), priced here as `ReduceScatter` (12) on the
 //! whole vector: block algorithm 1 `basic_linear` (reduce, then scatter) as 1 `non-overlapping`,
 //! 3 `recursive_halving` as 2, 4 `butterfly` as 4; block algorithm 2 `recursive_doubling` has
-//! no counterpart and is left out. Reductions are priced with a free operator
-//! ([`Operator::FREE`]): the calibration measures communication only.
+//! no counterpart and is left out.
+//!
+//! **Operator.** Reductions (reduce, allreduce, reduce_scatter) are priced with an [`Operator`]
+//! fitted to the measured cost of `MPI_Reduce_local` (`MPI_SUM` on `f64`, operands in memory;
+//! `examples/mpi_collectives.rs --reduce-local`): `op(m) = per_call + per_byte · m`, least
+//! squares on the relative error (the sizes span five decades, so every size weighs the same).
+//! `--operator free` prices reductions as pure communication ([`Operator::FREE`]).
+//!
+//! **Ties.** Where several algorithms' predictions are equal within a relative 1e-9 (common at
+//! `P = 2`, where many algorithms send the same single message), the pick among them does not
+//! depend on the model: fewest rounds first — the algorithm's cost under a unit model that
+//! charges one time unit per message hop and per message a sender starts, nothing per byte
+//! (LogGP with `L = 1`, `o = 0`, `g = 1`, `G = 0`), so it counts the messages on the critical
+//! path — then the lower Open MPI algorithm id, then the unsegmented variant.
 
 use std::collections::BTreeMap;
 use std::error::Error;
 use std::process::ExitCode;
 
-use commcost::collectives::Problem;
 use commcost::collectives::ompi::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, OmpiAlgorithm, Reduce, ReduceScatter,
     Scatter,
 };
-use commcost::{CommModel, Message, ModelSpec};
+use commcost::collectives::{Operator, Problem};
+use commcost::{CommModel, LogGP, Message, ModelSpec};
 
 /// One measured run: an algorithm (or the default) at one cell.
 #[derive(Debug, Clone)]
@@ -124,16 +143,18 @@ fn price<A: OmpiAlgorithm>(
     Some((a.to_string(), cost))
 }
 
-/// Prices a measured run, or `None` where the crate has no counterpart.
-fn predict(run: &Run, model: &dyn CommModel) -> Option<(String, f64)> {
+/// Prices a measured run, or `None` where the crate has no counterpart; reductions apply
+/// `operator`.
+fn predict(run: &Run, model: &dyn CommModel, operator: Operator) -> Option<(String, f64)> {
     let id = run.algorithm_id?;
     let p = run.procs;
     let block = run.count * 8;
     let problem = |bytes: u64| Problem::new(p, Message::contiguous(bytes));
+    let reduction = |bytes: u64| problem(bytes).with_operator(operator);
     match run.collective.as_str() {
         "bcast" => price::<Bcast>(id, run.segsize, model, &problem(run.bytes)),
-        "allreduce" => price::<Allreduce>(id, run.segsize, model, &problem(run.bytes)),
-        "reduce" => price::<Reduce>(id, run.segsize, model, &problem(run.bytes)),
+        "allreduce" => price::<Allreduce>(id, run.segsize, model, &reduction(run.bytes)),
+        "reduce" => price::<Reduce>(id, run.segsize, model, &reduction(run.bytes)),
         "allgather" => price::<Allgather>(id, 0, model, &problem(block)),
         "alltoall" => price::<Alltoall>(id, 0, model, &problem(block)),
         "gather" => price::<Gather>(id, 0, model, &problem(block)),
@@ -146,10 +167,69 @@ fn predict(run: &Run, model: &dyn CommModel) -> Option<(String, f64)> {
                 4 => 4,
                 _ => return None,
             };
-            price::<ReduceScatter>(mapped, 0, model, &problem(run.bytes))
+            price::<ReduceScatter>(mapped, 0, model, &reduction(run.bytes))
         }
         _ => None,
     }
+}
+
+/// `(per_call, per_byte)` minimising `Σ ((per_call + per_byte · m - t) / t)²` over the
+/// `bytes,calls,min_s,median_s` rows of `text` (time column `stat`), the relative-error
+/// least squares line through the measured operator costs.
+fn fit_operator(text: &str, stat: &str) -> Result<Operator, String> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines
+        .next()
+        .ok_or("empty operator file")?
+        .split(',')
+        .collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or(format!("operator file has no column {name}"))
+    };
+    let (c_bytes, c_time) = (
+        col("bytes")?,
+        col(if stat == "min" { "min_s" } else { "median_s" })?,
+    );
+    // normal equations of the weighted fit, weight 1/t²
+    let (mut s00, mut s01, mut s11, mut r0, mut r1) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    let mut rows = 0usize;
+    for (i, line) in lines.enumerate() {
+        let f: Vec<&str> = line.split(',').collect();
+        let get = |c: usize| -> Result<f64, String> {
+            f.get(c)
+                .ok_or(format!("operator line {}: too few fields", i + 2))?
+                .parse::<f64>()
+                .map_err(|e| format!("operator line {}: {e}", i + 2))
+        };
+        let (m, t) = (get(c_bytes)?, get(c_time)?);
+        if !(m.is_finite() && m >= 0.0 && t.is_finite() && t > 0.0) {
+            return Err(format!("operator line {}: bytes {m}, time {t}", i + 2));
+        }
+        let w = 1.0 / (t * t);
+        s00 += w;
+        s01 += w * m;
+        s11 += w * m * m;
+        r0 += w * t;
+        r1 += w * m * t;
+        rows += 1;
+    }
+    let det = s00 * s11 - s01 * s01;
+    if rows < 2 || det.abs() <= f64::EPSILON * s00 * s11 {
+        return Err("operator file: need two or more distinct sizes".into());
+    }
+    let per_byte = (s00 * r1 - s01 * r0) / det;
+    let per_call = (r0 - s01 * per_byte) / s00;
+    // a negative intercept or slope means the data do not support one: price it as 0
+    Operator::new(per_call.max(0.0), per_byte.max(0.0)).map_err(|e| e.to_string())
+}
+
+/// Rounds of a run's algorithm independent of any calibration: its cost under a unit model
+/// (one time unit per message hop and per message a sender starts, nothing per byte).
+fn rounds(run: &Run, unit: &dyn CommModel) -> f64 {
+    predict(run, unit, Operator::FREE).map_or(f64::INFINITY, |(_, c)| c)
 }
 
 /// Ranks (1-based) with ties sharing their average rank.
@@ -214,8 +294,9 @@ fn close_to(model: f64, default: Option<f64>, tolerance: f64) -> bool {
 fn run() -> Result<(), Box<dyn Error>> {
     let mut runs_path = "tests/fixtures/collectives/ompi_runs.csv".to_string();
     let mut defaults_path = "tests/fixtures/collectives/ompi_default_choice.csv".to_string();
-    let mut model_path = "tests/fixtures/collectives/mpi_calibrate_2ranks.json".to_string();
-    let mut key = "loggp_mpi".to_string();
+    let mut model_path = "tests/fixtures/collectives/mpi_calibrate_2ranks_plogp.json".to_string();
+    let mut key = "plogp_mpi".to_string();
+    let mut operator_path = "tests/fixtures/collectives/reduce_local.csv".to_string();
     let mut stat = "median".to_string();
     let mut cells_for: Vec<u64> = vec![2];
     let mut args = std::env::args().skip(1);
@@ -226,6 +307,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             "--defaults" => defaults_path = value()?,
             "--model" => model_path = value()?,
             "--key" => key = value()?,
+            "--operator" => operator_path = value()?,
             "--stat" => stat = value()?,
             "--cells" => {
                 cells_for = value()?
@@ -252,6 +334,16 @@ fn run() -> Result<(), Box<dyn Error>> {
         .ok_or(format!("{model_path} has no model {key}"))?
         .clone()
         .into_model();
+    let operator = if operator_path == "free" {
+        Operator::FREE
+    } else {
+        fit_operator(
+            &std::fs::read_to_string(&operator_path)
+                .map_err(|e| format!("{operator_path}: {e}"))?,
+            "median",
+        )
+        .map_err(|e| format!("{operator_path}: {e}"))?
+    };
     // (collective, P, lookup bytes) -> algorithm the default ran (trace, depth 0)
     let mut default_alg: BTreeMap<(String, u64, u64), String> = BTreeMap::new();
     let mut default_id: BTreeMap<(String, u64, u64), Option<u32>> = BTreeMap::new();
@@ -302,8 +394,14 @@ fn run() -> Result<(), Box<dyn Error>> {
     ];
     let mut summary: BTreeMap<(usize, u64), Vec<Cell>> = BTreeMap::new();
     let mut spread: Vec<f64> = Vec::new();
+    let mut ties = 0usize;
     println!(
         "model `{key}` from {model_path}; measured {stat} of the synchronised calls, {runs_path}"
+    );
+    println!(
+        "reduction operator: {operator_path}: {:.1} ns per call + {:.4} ns per byte",
+        operator.cost(0) * 1e9,
+        (operator.cost(1 << 20) - operator.cost(0)) / f64::from(1u32 << 20) * 1e9
     );
     println!();
     println!(
@@ -317,7 +415,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         let (coll, p, bytes) = (k.0.as_str(), k.1, k.2);
         let priced: Vec<(&Run, String, f64)> = rows
             .iter()
-            .filter_map(|r| predict(r, model.as_ref()).map(|(l, c)| (*r, l, c)))
+            .filter_map(|r| predict(r, model.as_ref(), operator).map(|(l, c)| (*r, l, c)))
             .collect();
         if priced.is_empty() {
             continue;
@@ -326,9 +424,25 @@ fn run() -> Result<(), Box<dyn Error>> {
             .iter()
             .min_by(|a, b| a.0.time.total_cmp(&b.0.time))
             .ok_or("no runs")?;
-        let pick = priced
+        // the cheapest prediction; ties (relative 1e-9) broken by rounds, then Open MPI id,
+        // then segment size (model-independent)
+        let cheapest = priced.iter().map(|x| x.2).fold(f64::INFINITY, f64::min);
+        let unit = LogGP::new(1.0, 0.0, 1.0, 0.0, p)?;
+        let tied: Vec<&(&Run, String, f64)> = priced
             .iter()
-            .min_by(|a, b| a.2.total_cmp(&b.2))
+            .filter(|x| x.2 <= cheapest + cheapest.abs() * 1e-9)
+            .collect();
+        if tied.len() > 1 {
+            ties += 1;
+        }
+        let pick = tied
+            .into_iter()
+            .min_by(|a, b| {
+                rounds(a.0, &unit)
+                    .total_cmp(&rounds(b.0, &unit))
+                    .then(a.0.algorithm_id.cmp(&b.0.algorithm_id))
+                    .then(a.0.segsize.cmp(&b.0.segsize))
+            })
             .ok_or("no runs")?;
         let predicted: Vec<f64> = priced.iter().map(|x| x.2).collect();
         let measured: Vec<f64> = priced.iter().map(|x| x.0.time).collect();
@@ -426,8 +540,47 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
     println!();
     println!(
+        "| P | cells | median ρ | model regret (geo. mean) | default regret (geo. mean) | model no worse than default | within 10 % |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let mut procs: Vec<u64> = summary.keys().map(|k| k.1).collect();
+    procs.sort_unstable();
+    procs.dedup();
+    for p in procs {
+        let cells: Vec<&Cell> = summary
+            .iter()
+            .filter(|(k, _)| k.1 == p)
+            .flat_map(|(_, v)| v)
+            .filter(|c| c.default_regret.is_some())
+            .collect();
+        let mut rhos: Vec<f64> = cells.iter().filter_map(|c| c.rho).collect();
+        rhos.sort_by(f64::total_cmp);
+        let geo = |v: &mut dyn Iterator<Item = f64>| {
+            let (sum, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
+            (sum / n.max(1) as f64).exp()
+        };
+        println!(
+            "| {p} | {} | {} | {:.2} | {:.2} | {} | {} |",
+            cells.len(),
+            rhos.get(rhos.len() / 2)
+                .map_or("-".to_string(), |r| format!("{r:.2}")),
+            geo(&mut cells.iter().map(|c| c.model_regret)),
+            geo(&mut cells.iter().filter_map(|c| c.default_regret)),
+            cells
+                .iter()
+                .filter(|c| close_to(c.model_regret, c.default_regret, 0.0))
+                .count(),
+            cells
+                .iter()
+                .filter(|c| close_to(c.model_regret, c.default_regret, 0.1))
+                .count(),
+        );
+    }
+    println!();
+    println!(
         "model's regret no worse than the default's in {wins} of {total} cells, within 10 % in {near}"
     );
+    println!("cells where the pick was a tie broken by rounds, then Open MPI id: {ties}");
     spread.sort_by(f64::total_cmp);
     if !spread.is_empty() {
         let q = |f: f64| spread[((spread.len() - 1) as f64 * f).round() as usize];

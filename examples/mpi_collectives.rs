@@ -28,6 +28,14 @@
 //! barrier. rsmpi wraps `MPI_Reduce_scatter_block`, not `MPI_Reduce_scatter`: in Open MPI's
 //! tuned component that is its own collective (`coll_tuned_reduce_scatter_block_algorithm`:
 //! 1 basic linear, 2 recursive doubling, 3 recursive halving, 4 butterfly).
+//!
+//! `--reduce-local FILE` instead times the reduction operator alone, on rank 0, no
+//! communication: `MPI_Reduce_local` with `MPI_SUM` on `f64` buffers of each `--sizes` size
+//! (`--warmup` calls, then `--samples` timed calls, each on fresh data so the operator reads
+//! both operands from memory as a collective's receive-and-reduce does), and writes
+//! `bytes,calls,min_s,median_s` (seconds per call). That is the local cost a reduction
+//! collective adds per reduced block; `examples/collective_regret.rs` fits
+//! `Operator::new(per_call, per_byte)` to it by least squares.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -199,6 +207,7 @@ struct Options {
     warmup: u32,
     target_us: f64,
     output: PathBuf,
+    reduce_local: Option<PathBuf>,
 }
 
 fn parse() -> Result<Options, String> {
@@ -212,6 +221,7 @@ fn parse() -> Result<Options, String> {
         warmup: 3,
         target_us: 2000.0,
         output: PathBuf::from("target/mpi_collectives.csv"),
+        reduce_local: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -238,6 +248,7 @@ fn parse() -> Result<Options, String> {
                 o.target_us = value()?.parse().map_err(|e| format!("--target-us: {e}"))?
             }
             "--output" => o.output = value()?.into(),
+            "--reduce-local" => o.reduce_local = Some(value()?.into()),
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -260,10 +271,61 @@ fn parse() -> Result<Options, String> {
 
 const HEADER: &str = "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s";
 
+/// Times `MPI_Reduce_local` (`MPI_SUM`, `f64`) per size on this rank and writes
+/// `bytes,calls,min_s,median_s`.
+fn reduce_local(o: &Options, path: &PathBuf) -> Result<(), Box<dyn std::error::Error>> {
+    let max_count = o.sizes.iter().max().copied().unwrap_or(8) as usize / 8;
+    // a ring of buffer pairs larger than the last-level cache (32 MiB here), so that every
+    // timed call finds its operands in memory, not in cache, as after a receive
+    let pairs = ((64usize << 20) / (16 * max_count).max(1)).clamp(2, 4096);
+    let inputs: Vec<Vec<f64>> = (0..pairs).map(|i| vec![i as f64; max_count]).collect();
+    let mut outputs: Vec<Vec<f64>> = (0..pairs).map(|_| vec![1.0; max_count]).collect();
+    let mut text = String::from("bytes,calls,min_s,median_s\n");
+    let mut next = 0usize;
+    for &size in &o.sizes {
+        let count = size as usize / 8;
+        let mut once = |next: &mut usize| {
+            let k = *next % pairs;
+            *next += 1;
+            let t0 = Instant::now();
+            mpi::collective::reduce_local_into(
+                &inputs[k][..count],
+                &mut outputs[k][..count],
+                SystemOperation::sum(),
+            );
+            t0.elapsed().as_secs_f64()
+        };
+        for _ in 0..o.warmup {
+            once(&mut next);
+        }
+        let mut times: Vec<f64> = (0..o.samples).map(|_| once(&mut next)).collect();
+        times.sort_by(f64::total_cmp);
+        text.push_str(&format!(
+            "{size},{},{:.9e},{:.9e}\n",
+            o.samples,
+            times[0],
+            times[times.len() / 2]
+        ));
+    }
+    std::hint::black_box(&outputs);
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, &text)?;
+    print!("{text}");
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let o = parse()?;
     let universe = mpi::initialize().ok_or("MPI could not be initialised")?;
     let world = universe.world();
+    if let Some(path) = &o.reduce_local {
+        if world.rank() == 0 {
+            reduce_local(&o, path)?;
+        }
+        return Ok(());
+    }
     let p = world.size() as usize;
     let max_count = o.sizes.iter().max().copied().unwrap_or(8) as usize / 8;
     let mut b = Buffers {
