@@ -135,12 +135,12 @@ impl SimResult {
 const EV_READY: u64 = 0;
 const EV_ARRIVE: u64 = 1;
 
-const POSTED: u8 = 1;
-const ARRIVED: u8 = 2;
+const POSTED: u32 = 1;
+const ARRIVED: u32 = 2;
 /// A rendezvous send that started and waits for its receive to be posted.
-const WAITING: u8 = 4;
+const WAITING: u32 = 4;
 /// The operation completed.
-const DONE: u8 = 8;
+const DONE: u32 = 8;
 
 /// A monotone priority queue of `(key, code)`: a radix heap, entries in buckets by the highest
 /// bit in which their key differs from the last minimum (R. K. Ahuja,
@@ -201,17 +201,14 @@ impl RadixQueue {
     }
 }
 
-/// One operation's static data and simulation state.
-#[derive(Clone, Copy)]
+/// One operation's simulation state (16 bytes; its static data is read from the schedule).
+#[derive(Clone, Copy, Default)]
 struct Node {
     /// Before the operation starts: the latest time a dependency was satisfied; then its start.
     start: f64,
-    rank: u32,
-    partner: u32,
-    class: u32,
+    /// Dependencies not yet satisfied.
     pending: u32,
-    kind: u8,
-    flags: u8,
+    flags: u32,
 }
 
 /// One rank's resources.
@@ -228,7 +225,7 @@ struct RankState {
 }
 
 struct Engine<'a> {
-    s: &'a Schedule,
+    /// The model's quantities per distinct message, evaluated once per simulation.
     q: Vec<Quantities>,
     rendezvous: Vec<bool>,
     noise: Option<Noise>,
@@ -238,8 +235,15 @@ struct Engine<'a> {
     /// the order they became ready, without a trip through the heap.
     now_ready: std::collections::VecDeque<u32>,
     now: f64,
-    /// Per operation, everything an event touches, in one 32-byte record.
+    /// Per operation, the state an event touches, in one 16-byte record.
     node: Vec<Node>,
+    kind: &'a [u8],
+    rank: &'a [u32],
+    partner: &'a [u32],
+    class: &'a [u32],
+    offsets: &'a [u32],
+    successors: &'a [u32],
+    calcs: &'a [f64],
     end: Vec<f64>,
     /// The operation that held this one back (critical path), if recorded.
     cause: Vec<u32>,
@@ -257,7 +261,7 @@ fn key(t: f64) -> u64 {
     t.to_bits()
 }
 
-impl Engine<'_> {
+impl<'a> Engine<'a> {
     #[inline]
     fn push(&mut self, t: f64, op: u32, kind: u64) {
         self.queue.push(key(t), (u64::from(op) << 1) | kind);
@@ -282,10 +286,9 @@ impl Engine<'_> {
     /// its end) at time `t`.
     #[inline]
     fn satisfy(&mut self, op: usize, t: f64, started: bool) {
-        let offsets = self.s.raw_offsets();
-        let (a, b) = (offsets[op] as usize, offsets[op + 1] as usize);
-        for k in a..b {
-            let e = self.s.raw_successors()[k];
+        let (a, b) = (self.offsets[op] as usize, self.offsets[op + 1] as usize);
+        let successors: &'a [u32] = self.successors;
+        for &e in &successors[a..b] {
             if (e & START_EDGE != 0) != started {
                 continue;
             }
@@ -316,7 +319,7 @@ impl Engine<'_> {
             self.end[op] = t;
         }
         self.node[op].flags |= DONE;
-        let r = self.node[op].rank as usize;
+        let r = self.rank[op] as usize;
         if t > self.ranks[r].finish {
             self.ranks[r].finish = t;
         }
@@ -329,9 +332,9 @@ impl Engine<'_> {
     }
 
     fn ready(&mut self, op: usize, t: f64) {
-        let r = self.node[op].rank as usize;
-        let class = self.node[op].class as usize;
-        match self.node[op].kind {
+        let r = self.rank[op] as usize;
+        let class = self.class[op] as usize;
+        match self.kind[op] {
             SEND => {
                 let q = self.q[class];
                 let mut s = t;
@@ -350,7 +353,7 @@ impl Engine<'_> {
                 self.ranks[r].cpu_last = op as u32;
                 self.ranks[r].nic_send_last = op as u32;
                 self.satisfy(op, s, true);
-                let partner = self.node[op].partner as usize;
+                let partner = self.partner[op] as usize;
                 let flight = (q.p2p - q.recv_overhead).max(0.0);
                 if self.rendezvous[class] {
                     if self.node[partner].flags & POSTED != 0 {
@@ -368,7 +371,7 @@ impl Engine<'_> {
                 self.node[op].start = t;
                 self.node[op].flags |= POSTED;
                 self.satisfy(op, t, true);
-                let partner = self.node[op].partner as usize;
+                let partner = self.partner[op] as usize;
                 if self.node[partner].flags & WAITING != 0 {
                     self.node[partner].flags &= !WAITING;
                     let q = self.q[class];
@@ -390,7 +393,7 @@ impl Engine<'_> {
                     self.note_cause(op, self.ranks[r].cpu_last);
                 }
                 self.node[op].start = s;
-                let e = s + self.s.raw_calcs()[class] + self.cpu_noise(op, 2);
+                let e = s + self.calcs[class] + self.cpu_noise(op, 2);
                 self.ranks[r].cpu_free = e;
                 self.ranks[r].cpu_last = op as u32;
                 self.satisfy(op, s, true);
@@ -404,7 +407,7 @@ impl Engine<'_> {
         if self.node[op].flags & POSTED != 0 {
             // the message, not the posting, is what this receive waited for
             if t > self.node[op].start {
-                self.note_cause(op, self.node[op].partner);
+                self.note_cause(op, self.partner[op]);
             }
             self.receive(op, t);
         }
@@ -413,8 +416,8 @@ impl Engine<'_> {
     /// The message of receive `op` is there and the receive is posted: the receiver's CPU pays
     /// its overhead once it and the receiving NIC are free.
     fn receive(&mut self, op: usize, t: f64) {
-        let r = self.node[op].rank as usize;
-        let class = self.node[op].class as usize;
+        let r = self.rank[op] as usize;
+        let class = self.class[op] as usize;
         let q = self.q[class];
         let mut s = t;
         if self.ranks[r].cpu_free > s {
@@ -435,7 +438,7 @@ impl Engine<'_> {
         self.ranks[r].nic_recv_last = op as u32;
         self.complete(op, e);
         if self.rendezvous[class] {
-            let partner = self.node[op].partner as usize;
+            let partner = self.partner[op] as usize;
             self.complete(partner, e);
         }
     }
@@ -497,24 +500,20 @@ pub fn simulate(
         rendezvous.push(options.rendezvous_above.is_some_and(|s| m.bytes() > s));
     }
     let mut engine = Engine {
-        s: schedule,
         q,
         rendezvous,
         noise: options.noise,
         queue: RadixQueue::new(),
         now_ready: std::collections::VecDeque::new(),
         now: 0.0,
-        node: (0..n)
-            .map(|i| Node {
-                start: 0.0,
-                rank: schedule.raw_rank()[i],
-                partner: schedule.raw_partner()[i],
-                class: schedule.raw_class()[i],
-                pending: 0,
-                kind: schedule.raw_kind()[i],
-                flags: 0,
-            })
-            .collect(),
+        node: vec![Node::default(); n],
+        kind: schedule.raw_kind(),
+        rank: schedule.raw_rank(),
+        partner: schedule.raw_partner(),
+        class: schedule.raw_class(),
+        offsets: schedule.raw_offsets(),
+        successors: schedule.raw_successors(),
+        calcs: schedule.raw_calcs(),
         end: if options.timeline || options.critical_path {
             vec![f64::NAN; n]
         } else {

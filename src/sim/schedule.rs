@@ -321,9 +321,21 @@ impl ScheduleBuilder {
                 limit: u64::from(NONE) - 1,
             });
         }
-        // successor lists (CSR): edge on -> op
+        let ScheduleBuilder {
+            ranks,
+            kind,
+            rank,
+            peer,
+            tag,
+            class,
+            messages,
+            calcs,
+            deps,
+            ..
+        } = self;
+        // successor lists (CSR): edge on -> op; counts first, in `offsets[on + 1]`
         let mut offsets = vec![0u32; n + 1];
-        for &(op, on) in &self.deps {
+        for &(op, on) in &deps {
             let on = on & !START_EDGE;
             for id in [op, on] {
                 if id as usize >= n {
@@ -334,7 +346,7 @@ impl ScheduleBuilder {
                     });
                 }
             }
-            let (r1, r2) = (self.rank[op as usize], self.rank[on as usize]);
+            let (r1, r2) = (rank[op as usize], rank[on as usize]);
             if r1 != r2 {
                 return Err(SimError::CrossRankDependency {
                     op: u64::from(op),
@@ -345,35 +357,33 @@ impl ScheduleBuilder {
             }
             offsets[on as usize + 1] += 1;
         }
+        // `offsets[i + 1]` becomes the end of `i`'s list; filling each list from its end with
+        // the edges taken in reverse leaves `offsets[i]` at its start and the edges in the
+        // order they were added (no second offset array)
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
-        let mut fill = offsets.clone();
-        let mut successors = vec![0u32; self.deps.len()];
-        for &(op, on) in &self.deps {
-            let slot = &mut fill[(on & !START_EDGE) as usize];
+        let mut successors = vec![0u32; deps.len()];
+        for &(op, on) in deps.iter().rev() {
+            let slot = &mut offsets[(on & !START_EDGE) as usize + 1];
+            *slot -= 1;
             successors[*slot as usize] = op | (on & START_EDGE);
-            *slot += 1;
         }
-        check_acyclic(&offsets, &successors, &self.rank)?;
-        let partner = match_messages(
-            &self.kind,
-            &self.rank,
-            &self.peer,
-            &self.tag,
-            &self.class,
-            &self.messages,
-        )?;
+        offsets.rotate_left(1);
+        offsets[n] = deps.len() as u32;
+        drop(deps);
+        check_acyclic(&offsets, &successors, &rank)?;
+        let partner = match_messages(&kind, &rank, &peer, &tag, &class, &messages)?;
+        drop(peer);
         Ok(Schedule {
-            ranks: self.ranks,
-            kind: self.kind,
-            rank: self.rank,
-            peer: self.peer,
-            tag: self.tag,
-            class: self.class,
+            ranks,
+            kind,
+            rank,
+            tag,
+            class,
             partner,
-            messages: self.messages,
-            calcs: self.calcs,
+            messages,
+            calcs,
             offsets,
             successors,
         })
@@ -415,6 +425,10 @@ fn check_acyclic(offsets: &[u32], successors: &[u32], rank: &[u32]) -> Result<()
 
 /// Pairs every send with a receive: the `k`-th send from `a` to `b` with tag `t` (in operation
 /// order) matches the `k`-th receive at `b` from `a` with tag `t`.
+///
+/// Sends and receives are bucketed by source rank (a counting sort, 4 bytes per operation),
+/// each bucket sorted by (destination, tag, operation): together the order of
+/// (source, destination, tag, operation), walked in step over sends and receives.
 fn match_messages(
     kind: &[u8],
     rank: &[u32],
@@ -424,20 +438,62 @@ fn match_messages(
     messages: &[Message],
 ) -> Result<Vec<u32>, SimError> {
     let n = kind.len();
-    // (source, destination, tag, operation) packed into one u128, computed once: the sorts
-    // then compare plain integers instead of gathering four arrays per comparison
-    let key = |i: usize| -> u128 {
-        let (src, dst) = if kind[i] == KIND_SEND {
-            (rank[i], peer[i])
+    let ranks = rank
+        .iter()
+        .chain(peer.iter())
+        .filter(|&&r| r != NONE)
+        .max()
+        .map_or(0, |&r| r as usize + 1);
+    let src = |i: usize| -> usize {
+        if kind[i] == KIND_SEND {
+            rank[i] as usize
         } else {
-            (peer[i], rank[i])
-        };
-        (u128::from(src) << 96) | (u128::from(dst) << 64) | (u128::from(tag[i]) << 32) | i as u128
+            peer[i] as usize
+        }
     };
-    let mut sends: Vec<u128> = (0..n).filter(|&i| kind[i] == KIND_SEND).map(key).collect();
-    let mut recvs: Vec<u128> = (0..n).filter(|&i| kind[i] == KIND_RECV).map(key).collect();
-    sends.sort_unstable();
-    recvs.sort_unstable();
+    let dst = |i: usize| -> u32 {
+        if kind[i] == KIND_SEND {
+            peer[i]
+        } else {
+            rank[i]
+        }
+    };
+    // operations of kind `k` bucketed by source, each bucket in (destination, tag, op) order
+    let bucket = |k: u8| -> Vec<u32> {
+        let mut start = vec![0u32; ranks + 1];
+        for i in 0..n {
+            if kind[i] == k {
+                start[src(i) + 1] += 1;
+            }
+        }
+        for r in 0..ranks {
+            start[r + 1] += start[r];
+        }
+        let mut fill = start[..ranks].to_vec();
+        let mut ops = vec![0u32; start[ranks] as usize];
+        for i in 0..n {
+            if kind[i] == k {
+                let slot = &mut fill[src(i)];
+                ops[*slot as usize] = i as u32;
+                *slot += 1;
+            }
+        }
+        drop(fill);
+        for r in 0..ranks {
+            let group = &mut ops[start[r] as usize..start[r + 1] as usize];
+            // already in operation order: sorting is needed only when (dst, tag) goes down
+            let key = |&i: &u32| (u64::from(dst(i as usize)) << 32) | u64::from(tag[i as usize]);
+            if !group.is_sorted_by_key(key) {
+                group.sort_by_key(key);
+            }
+        }
+        ops
+    };
+    let sends = bucket(KIND_SEND);
+    let recvs = bucket(KIND_RECV);
+    let key = |i: usize| -> u128 {
+        ((src(i) as u128) << 96) | (u128::from(dst(i)) << 64) | (u128::from(tag[i]) << 32)
+    };
     let mut partner = vec![NONE; n];
     let unmatched = |i: usize| {
         let send = kind[i] == KIND_SEND;
@@ -453,14 +509,13 @@ fn match_messages(
     let (mut a, mut b) = (0usize, 0usize);
     while a < sends.len() || b < recvs.len() {
         if a == sends.len() {
-            return Err(unmatched(recvs[b] as u32 as usize));
+            return Err(unmatched(recvs[b] as usize));
         }
         if b == recvs.len() {
-            return Err(unmatched(sends[a] as u32 as usize));
+            return Err(unmatched(sends[a] as usize));
         }
-        let (ks, kr) = (sends[a], recvs[b]);
-        let (s, r) = (ks as u32 as usize, kr as u32 as usize);
-        match (ks >> 32).cmp(&(kr >> 32)) {
+        let (s, r) = (sends[a] as usize, recvs[b] as usize);
+        match key(s).cmp(&key(r)) {
             std::cmp::Ordering::Less => return Err(unmatched(s)),
             std::cmp::Ordering::Greater => return Err(unmatched(r)),
             std::cmp::Ordering::Equal => {
@@ -497,9 +552,9 @@ pub struct Schedule {
     ranks: u64,
     kind: Vec<u8>,
     rank: Vec<u32>,
-    peer: Vec<u32>,
     tag: Vec<u32>,
     class: Vec<u32>,
+    /// The matched operation of a send or receive (its rank is the peer), `NONE` for a calc.
     partner: Vec<u32>,
     messages: Vec<Message>,
     calcs: Vec<f64>,
@@ -546,10 +601,10 @@ impl Schedule {
 
     /// The peer of a send or receive (`None` for a calc).
     pub fn peer(&self, op: OpId) -> Option<u64> {
-        self.peer
+        self.partner
             .get(op.index())
             .filter(|&&p| p != NONE)
-            .map(|&p| u64::from(p))
+            .map(|&p| u64::from(self.rank[p as usize]))
     }
 
     /// The tag of a send or receive (0 for a calc).
