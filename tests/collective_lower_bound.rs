@@ -36,13 +36,12 @@ fn every_model(k: [f64; 4]) -> Vec<(&'static str, Box<dyn CommModel>)> {
             Stage::new("wire", 0.2e9 + 2e9 * c, (1.0 + 20.0 * d) * US).unwrap(),
         ]
     };
-    // g <= L: the collective formulas charge no gap between rounds (see
-    // scatter_allgather_pays_the_gap_between_phases), so with g > L + 2o two 1-word messages in
-    // two rounds would undercut one 2-word message
+    // g up to 4 (L + 2o): a sender may be slower than the network; the round forms space a
+    // process's sends max(T, I) (scatter_allgather_pays_the_gap_between_phases)
     let logp = LogP::new(
         (1.0 + 50.0 * a) * US,
         10.0 * b * US,
-        c * (1.0 + 50.0 * a) * US,
+        4.0 * c * (1.0 + 50.0 * a + 20.0 * b) * US,
         8,
         64,
     )
