@@ -59,14 +59,20 @@
 //!
 //! ## Feature flags
 //!
-//! * `mpi` (off by default): `probe::mpi`, measurements over MPI (rsmpi) — PRTT between two
-//!   ranks and half round trips with MPI vector datatypes. Needs an MPI library and libclang.
+//! * `calibrate` (on by default): [`calibrate`] and [`probe`] — fitting parameters to
+//!   measurements and measuring this machine; pulls in nalgebra. A scheduler that only
+//!   evaluates models sets `default-features = false` and depends on thiserror alone.
+//! * `mpi` (off by default; turns `calibrate` on): `probe::mpi`, measurements over MPI
+//!   (rsmpi) — PRTT between two ranks and half round trips with MPI vector datatypes. Needs an
+//!   MPI library and libclang.
 //! * `serde` (off by default): `Serialize` / `Deserialize` for every parameter struct, table,
 //!   [`Message`] and [`ModelSpec`]. Deserialisation runs the same validation as the
 //!   constructors, so a loaded file can never hold a value `new` would reject.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "calibrate")]
+#[cfg_attr(docsrs, doc(cfg(feature = "calibrate")))]
 pub mod calibrate;
 pub mod collectives;
 mod error;
@@ -79,6 +85,8 @@ pub mod mlines;
 mod model;
 mod models;
 pub mod presets;
+#[cfg(feature = "calibrate")]
+#[cfg_attr(docsrs, doc(cfg(feature = "calibrate")))]
 pub mod probe;
 pub mod sim;
 mod spec;
