@@ -1,6 +1,7 @@
 //! `MPI_Allgather` in Open MPI (`coll_base_allgather.c`), ID 0.
 
-use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in};
+use super::parse_plain;
+use super::{OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_in};
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
 use crate::collectives::{Algorithm, Allgather as Textbook, Problem, ceil_log2};
@@ -89,20 +90,7 @@ impl Allgather {
     pub const ALL: &'static [Allgather] = ALL;
 
     fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        let p = ParsedName::parse(s)?;
-        let a = NAMES
-            .iter()
-            .position(|n| *n == p.name)
-            .or_else(|| {
-                p.name
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|id| id.checked_sub(1))
-            })
-            .and_then(|i| ALL.get(i).copied())
-            .ok_or_else(|| p.unknown("allgather", NAMES))?;
-        p.finish()?;
-        Ok(a)
+        parse_plain(s, "allgather", NAMES, ALL)
     }
 
     fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -1,6 +1,7 @@
 //! `MPI_Barrier` in Open MPI (`coll_base_barrier.c`), ID 6.
 
-use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str};
+use super::parse_plain;
+use super::{OmpiAlgorithm, OmpiCollective, display_from_str};
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
 use crate::collectives::{Algorithm, Problem, ceil_log2, floor_log2};
@@ -77,20 +78,7 @@ impl Barrier {
     pub const ALL: &'static [Barrier] = ALL;
 
     fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        let p = ParsedName::parse(s)?;
-        let a = NAMES
-            .iter()
-            .position(|n| *n == p.name)
-            .or_else(|| {
-                p.name
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|id| id.checked_sub(1))
-            })
-            .and_then(|i| ALL.get(i).copied())
-            .ok_or_else(|| p.unknown("barrier", NAMES))?;
-        p.finish()?;
-        Ok(a)
+        parse_plain(s, "barrier", NAMES, ALL)
     }
 
     fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -339,6 +339,30 @@ pub(crate) fn normalise(s: &str) -> String {
         .collect()
 }
 
+/// Parses the name of an algorithm without parameters, or its 1-based Open MPI ID, against
+/// `names` (in ID order) and `all` (the algorithms in the same order).
+pub(crate) fn parse_plain<T: Copy>(
+    s: &str,
+    collective: &'static str,
+    names: &'static [&'static str],
+    all: &[T],
+) -> Result<T, AlgorithmParseError> {
+    let p = ParsedName::parse(s)?;
+    let a = names
+        .iter()
+        .position(|n| *n == p.name)
+        .or_else(|| {
+            p.name
+                .parse::<usize>()
+                .ok()
+                .and_then(|id| id.checked_sub(1))
+        })
+        .and_then(|i| all.get(i).copied())
+        .ok_or_else(|| p.unknown(collective, names))?;
+    p.finish()?;
+    Ok(a)
+}
+
 /// An algorithm written as `name` or `name:key=value,key=value`.
 pub(crate) struct ParsedName {
     /// The normalised name.

@@ -1,6 +1,7 @@
 //! `MPI_Reduce_scatter` in Open MPI (`coll_base_reduce_scatter.c`), ID 12.
 
-use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_out};
+use super::parse_plain;
+use super::{OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_out};
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
 use crate::collectives::{Algorithm, Problem, ceil_log2, floor_log2};
@@ -64,20 +65,7 @@ impl ReduceScatter {
     pub const ALL: &'static [ReduceScatter] = ALL;
 
     fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        let p = ParsedName::parse(s)?;
-        let a = NAMES
-            .iter()
-            .position(|n| *n == p.name)
-            .or_else(|| {
-                p.name
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|id| id.checked_sub(1))
-            })
-            .and_then(|i| ALL.get(i).copied())
-            .ok_or_else(|| p.unknown("reduce-scatter", NAMES))?;
-        p.finish()?;
-        Ok(a)
+        parse_plain(s, "reduce-scatter", NAMES, ALL)
     }
 
     fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

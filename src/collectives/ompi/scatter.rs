@@ -1,6 +1,7 @@
 //! `MPI_Scatter` in Open MPI (`coll_base_scatter.c`), ID 15.
 
-use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_out};
+use super::parse_plain;
+use super::{OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_out};
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
 use crate::collectives::{Algorithm, Problem, Scatter as Textbook};
@@ -53,20 +54,7 @@ impl Scatter {
     pub const ALL: &'static [Scatter] = ALL;
 
     fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        let p = ParsedName::parse(s)?;
-        let a = NAMES
-            .iter()
-            .position(|n| *n == p.name)
-            .or_else(|| {
-                p.name
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|id| id.checked_sub(1))
-            })
-            .and_then(|i| ALL.get(i).copied())
-            .ok_or_else(|| p.unknown("scatter", NAMES))?;
-        p.finish()?;
-        Ok(a)
+        parse_plain(s, "scatter", NAMES, ALL)
     }
 
     fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
