@@ -180,6 +180,38 @@ pub struct BenchmarkFit {
 
 /// Relative-weighted least squares of `y ≈ a + b (s - 1)`, weights `1 / y`, so that every
 /// point of a geometric size grid counts alike. Returns `(a, b, Σ relative residual²)`.
+/// A parse error at `line` (1-based) of a benchmark's output.
+pub(super) fn parse_error(line: usize, message: String) -> CalibrationError {
+    CalibrationError::Parse { line, message }
+}
+
+/// A table field that must be a finite, non-negative number (`what` names it in the error),
+/// scaled by `unit`.
+pub(super) fn parse_measurement(
+    field: &str,
+    line: usize,
+    unit: f64,
+    what: &str,
+) -> Result<f64, CalibrationError> {
+    let v = field
+        .parse::<f64>()
+        .map_err(|_| parse_error(line, format!("`{field}` is not a number")))?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(parse_error(
+            line,
+            format!("`{field}` is not a finite non-negative {what}"),
+        ));
+    }
+    Ok(v * unit)
+}
+
+/// A table field that must be a whole number.
+pub(super) fn parse_whole(field: &str, line: usize) -> Result<u64, CalibrationError> {
+    field
+        .parse::<u64>()
+        .map_err(|_| parse_error(line, format!("`{field}` is not a whole number")))
+}
+
 fn relative_line(points: &[(u64, f64)]) -> Result<(f64, f64, f64), CalibrationError> {
     let mut design = Vec::with_capacity(points.len() * 2);
     let mut y = Vec::with_capacity(points.len());

@@ -1,7 +1,9 @@
 //! The output of the Intel MPI Benchmarks (`IMB-MPI1`: `PingPong`, `PingPing`, collectives) as
 //! typed [`BenchmarkSeries`].
 
-use super::benchmarks::{BenchmarkPoint, BenchmarkSeries, SeriesKind};
+use super::benchmarks::{
+    BenchmarkPoint, BenchmarkSeries, SeriesKind, parse_error, parse_measurement, parse_whole,
+};
 use crate::error::CalibrationError;
 
 const MICROSECOND: f64 = 1e-6;
@@ -35,10 +37,6 @@ fn kind_of(benchmark: &str) -> SeriesKind {
         "PingPing" => SeriesKind::ExchangeLatency,
         other => SeriesKind::Collective(other.to_ascii_lowercase()),
     }
-}
-
-fn parse_error(line: usize, message: String) -> CalibrationError {
-    CalibrationError::Parse { line, message }
 }
 
 struct Open {
@@ -202,23 +200,8 @@ pub fn parse_imb(text: &str) -> Result<Vec<BenchmarkSeries>, CalibrationError> {
             repetitions: None,
         };
         for (column, field) in columns.iter().zip(&fields) {
-            let time = || -> Result<f64, CalibrationError> {
-                let v = field
-                    .parse::<f64>()
-                    .map_err(|_| parse_error(line, format!("`{field}` is not a number")))?;
-                if !v.is_finite() || v < 0.0 {
-                    return Err(parse_error(
-                        line,
-                        format!("`{field}` is not a finite non-negative time"),
-                    ));
-                }
-                Ok(v * MICROSECOND)
-            };
-            let whole = || {
-                field
-                    .parse::<u64>()
-                    .map_err(|_| parse_error(line, format!("`{field}` is not a whole number")))
-            };
+            let time = || parse_measurement(field, line, MICROSECOND, "time");
+            let whole = || parse_whole(field, line);
             match column {
                 Column::Bytes => point.bytes = whole()?,
                 Column::Repetitions => point.repetitions = Some(whole()?),

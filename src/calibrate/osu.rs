@@ -1,7 +1,9 @@
 //! The output of the OSU Micro-Benchmarks (`osu_latency`, `osu_bw`, `osu_bibw`,
 //! `osu_allreduce`, `osu_bcast`, ...) as a typed [`BenchmarkSeries`].
 
-use super::benchmarks::{BenchmarkPoint, BenchmarkSeries, SeriesKind};
+use super::benchmarks::{
+    BenchmarkPoint, BenchmarkSeries, SeriesKind, parse_error, parse_measurement, parse_whole,
+};
 use crate::error::CalibrationError;
 
 /// What one column of an OSU table holds.
@@ -68,10 +70,6 @@ fn kind_from_title(title: &str) -> Option<SeriesKind> {
             None => SeriesKind::Other(body),
         },
     })
-}
-
-fn parse_error(line: usize, message: String) -> CalibrationError {
-    CalibrationError::Parse { line, message }
 }
 
 /// Parses the standard output of one OSU Micro-Benchmarks run.
@@ -192,23 +190,8 @@ pub fn parse_osu(text: &str) -> Result<BenchmarkSeries, CalibrationError> {
             repetitions: None,
         };
         for (column, field) in cols.iter().zip(&fields) {
-            let number = |unit: f64| -> Result<f64, CalibrationError> {
-                let v = field
-                    .parse::<f64>()
-                    .map_err(|_| parse_error(line, format!("`{field}` is not a number")))?;
-                if !v.is_finite() || v < 0.0 {
-                    return Err(parse_error(
-                        line,
-                        format!("`{field}` is not a finite non-negative measurement"),
-                    ));
-                }
-                Ok(v * unit)
-            };
-            let whole = || {
-                field
-                    .parse::<u64>()
-                    .map_err(|_| parse_error(line, format!("`{field}` is not a whole number")))
-            };
+            let number = |unit: f64| parse_measurement(field, line, unit, "measurement");
+            let whole = || parse_whole(field, line);
             match *column {
                 Column::Size => point.bytes = whole()?,
                 Column::Value(unit) => point.value = number(unit)?,
