@@ -751,6 +751,31 @@ pub(crate) fn plogp_from_diagnostics(
     Ok(PLogP::new(latency, overhead.clone(), overhead, gap, 2)?)
 }
 
+/// Least squares of `values` on `size - at` over `points`, weighted by `weights`: the rows are
+/// scaled by `sqrt(w)`, and ordinary least squares on them is weighted least squares.
+fn weighted_line_fit(
+    diagnostics: &[SizeDiagnostics],
+    points: &[usize],
+    values: &[f64],
+    weights: &[f64],
+    at: u64,
+) -> Result<super::least_squares::LinearFit, crate::FitError> {
+    let design: Vec<f64> = points
+        .iter()
+        .zip(weights)
+        .flat_map(|(&i, w)| {
+            let r = w.sqrt();
+            [r, r * (diagnostics[i].size as f64 - at as f64)]
+        })
+        .collect();
+    let scaled: Vec<f64> = values
+        .iter()
+        .zip(weights)
+        .map(|(v, w)| v * w.sqrt())
+        .collect();
+    least_squares(&design, 2, &scaled)
+}
+
 /// The weighted least-squares line through `(size, value)` of `points`: its value at `at` and
 /// its slope (a constant, the weighted mean, when the points hold fewer than two sizes).
 fn line_through(
@@ -765,20 +790,7 @@ fn line_through(
     if points.len() < 2 {
         return Ok((values.first().copied().unwrap_or(0.0), 0.0));
     }
-    let design: Vec<f64> = points
-        .iter()
-        .zip(weights)
-        .flat_map(|(&i, w)| {
-            let r = w.sqrt();
-            [r, r * (diagnostics[i].size as f64 - at as f64)]
-        })
-        .collect();
-    let scaled: Vec<f64> = values
-        .iter()
-        .zip(weights)
-        .map(|(v, w)| v * w.sqrt())
-        .collect();
-    match least_squares(&design, 2, &scaled) {
+    match weighted_line_fit(diagnostics, points, values, weights, at) {
         Ok(fit) => Ok((fit.coefficients()[0], fit.coefficients()[1])),
         Err(crate::FitError::RankDeficient { .. }) => Ok((mean, 0.0)),
         Err(e) => Err(e.into()),
@@ -897,21 +909,7 @@ fn line_at_first(
     if points.len() < 2 {
         return Ok((values.first().copied().unwrap_or(0.0), 0.0));
     }
-    // rows scaled by sqrt(w): ordinary least squares on them is weighted least squares
-    let design: Vec<f64> = points
-        .iter()
-        .zip(weights)
-        .flat_map(|(&i, w)| {
-            let r = w.sqrt();
-            [r, r * (diagnostics[i].size as f64 - at as f64)]
-        })
-        .collect();
-    let scaled: Vec<f64> = values
-        .iter()
-        .zip(weights)
-        .map(|(v, w)| v * w.sqrt())
-        .collect();
-    match least_squares(&design, 2, &scaled) {
+    match weighted_line_fit(diagnostics, points, values, weights, at) {
         Ok(fit) => {
             let [intercept, slope] = [fit.coefficients()[0], fit.coefficients()[1]];
             // standard error of the slope: sigma / sqrt(Σ w (x - x̄_w)²)
