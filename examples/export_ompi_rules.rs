@@ -3,8 +3,11 @@
 //! ```text
 //! cargo run --example export_ompi_rules -- [--preset openib|gm|sci|tcp] [--model FILE.json]
 //!     [--key NAME] [--procs 2,4,8] [--sizes 1,1024,65536] [--collectives bcast,allreduce]
-//!     [--mpich] [-o FILE]
+//!     [--on-tie first|defer] [--mpich] [-o FILE]
 //! ```
+//!
+//! `--on-tie defer` writes algorithm 0 (Open MPI's own fixed decision) wherever several
+//! algorithms cost the same under the model; the default names the first of them.
 //!
 //! `--model` loads a `ModelSpec` (JSON), or one of a map of them as `mpi_calibrate` writes
 //! (`--key`, default `loggp_mpi`); `--sizes` are in each collective's rules-file convention
@@ -64,6 +67,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let mut mpich = false;
     let mut output: Option<String> = None;
     let mut key: Option<String> = None;
+    let mut on_tie = export::OnTie::FirstCandidate;
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
@@ -95,6 +99,13 @@ fn run() -> Result<(), Box<dyn Error>> {
                     .collect::<Result<_, _>>()?;
             }
             "--mpich" => mpich = true,
+            "--on-tie" => {
+                on_tie = match value()?.as_str() {
+                    "first" => export::OnTie::FirstCandidate,
+                    "defer" => export::OnTie::Defer,
+                    other => return Err(format!("--on-tie {other}: first or defer").into()),
+                }
+            }
             "-o" | "--output" => output = Some(value()?),
             other => return Err(format!("unknown argument `{other}`").into()),
         }
@@ -103,7 +114,12 @@ fn run() -> Result<(), Box<dyn Error>> {
         collectives.retain(|&c| c != OmpiCollective::ReduceScatter);
         export::mpich_json(model.as_ref(), &collectives, &procs, &sizes)?
     } else {
-        export::ompi_rules(model.as_ref(), &collectives, &procs, &sizes)?.to_string()
+        let options = export::OmpiRulesOptions {
+            on_tie,
+            ..export::OmpiRulesOptions::default()
+        };
+        export::ompi_rules_with_options(model.as_ref(), &collectives, &procs, &sizes, &options)?
+            .to_string()
     };
     match output {
         Some(path) => std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?,

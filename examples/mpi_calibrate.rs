@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! cargo build --release --features mpi,serde --example mpi_calibrate
-//! mpirun -np 2 target/release/examples/mpi_calibrate [--quick] [--check] [--diagnostics] [--output FILE]
+//! mpirun -np 2 target/release/examples/mpi_calibrate [--quick] [--check] [--diagnostics] [--separate-buffers] [--output FILE]
 //! mpirun -np 2 target/release/examples/mpi_calibrate --netgauge-grid PREFIX
 //! ```
 //!
@@ -20,6 +20,10 @@
 //! two nodes (or sockets) whose link you want to calibrate. `--check` also verifies that PRTT
 //! grows with `n` and `s` and that the parameters are finite and non-negative (CI runs it);
 //! `--diagnostics` prints `G_all(s)` and `o(s)` per size with its range (`*`: outlier).
+//! `--separate-buffers` makes every PRTT trial send from a buffer the sender never writes and
+//! receive into another ([`PayloadBuffers::Separate`], as `osu_latency` and benchmark loops
+//! over unchanged buffers do); by default each message is returned from the buffer it was
+//! received into ([`PayloadBuffers::Echo`]: the bytes sent were just written).
 //! The JSON file maps `loggp_mpi`, `plogp_mpi` and `log3p_mpi` to `ModelSpec`s.
 
 use std::collections::BTreeMap;
@@ -29,7 +33,7 @@ use std::time::Duration;
 use commcost::calibrate::{
     AssessmentConfig, Prober, PrttPlan, assess_loggp, derive_log3p, measure_prtt, relative_errors,
 };
-use commcost::probe::mpi::{MpiProber, measure_layouts, serve};
+use commcost::probe::mpi::{MpiProber, PayloadBuffers, measure_layouts, serve};
 use commcost::probe::{Budget, CopyKind, CopyPlan, Log3PPlan, Methodology, measure_copies};
 use commcost::{CommModel, ModelSpec};
 use mpi::traits::Communicator;
@@ -132,12 +136,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut diagnostics = false;
     let mut output = PathBuf::from("target/commcost-mpi.json");
     let mut grid: Option<String> = None;
+    let mut payload = PayloadBuffers::Echo;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--quick" => quick = true,
             "--check" => check = true,
             "--diagnostics" => diagnostics = true,
+            "--separate-buffers" => payload = PayloadBuffers::Separate,
             "--output" => output = it.next().ok_or("--output needs a path")?.into(),
             "--netgauge-grid" => grid = Some(it.next().ok_or("--netgauge-grid needs a prefix")?),
             other => return Err(format!("unknown argument {other}").into()),
@@ -196,7 +202,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         methodology
     };
     let budget = Budget::new(Duration::from_secs(600), 1 << 30);
-    let mut prober = MpiProber::new(&world, 1, max_size, span, methodology, budget.clone())?;
+    let mut prober = MpiProber::new(&world, 1, max_size, span, methodology, budget.clone())?
+        .with_payload_buffers(payload)?;
+    if payload == PayloadBuffers::Separate {
+        println!("PRTT trials send from buffers the sender never writes (--separate-buffers)");
+    }
     if let Some(prefix) = grid {
         let result = netgauge_grid(&mut prober, &prefix, methodology.passes);
         prober.finish();

@@ -35,8 +35,8 @@ pub struct OmpiRule {
     /// First message size (bytes, in the collective's rules-file convention) the rule applies
     /// to; 0 for a block's first rule.
     pub size: u64,
-    /// Open MPI's algorithm ID (1-based; 0, "use the fixed decision", only in files read back,
-    /// never written by [`ompi_rules`]).
+    /// Open MPI's algorithm ID (1-based; 0 is "use the fixed decision": in files read back, and
+    /// written by [`ompi_rules_with_options`] with [`OnTie::Defer`] where algorithms tie).
     pub algorithm: u32,
     /// The `faninout` field (the chain fan-out, else 0).
     pub faninout: u64,
@@ -391,13 +391,94 @@ pub fn ompi_rules_with_operator(
     sizes: &[u64],
     operator: Operator,
 ) -> Result<OmpiRules, ExportError> {
+    ompi_rules_with_options(
+        model,
+        collectives,
+        processes,
+        sizes,
+        &OmpiRulesOptions {
+            operator,
+            on_tie: OnTie::FirstCandidate,
+        },
+    )
+}
+
+/// What an exported rule names where several algorithms (different Open MPI ids) tie for the
+/// cheapest: equal costs within a relative `1e-9` — on 2 processes many algorithms send the
+/// same single message, and no term of the model tells them apart. Variants of one algorithm
+/// (segment sizes, fan-outs) that tie are not a tie between algorithms: the rule names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum OnTie {
+    /// The tied algorithm of the previous (smaller) message size if it is among them, else the
+    /// first tied one in the collective's candidate order: every rule names an algorithm.
+    #[default]
+    FirstCandidate,
+    /// Algorithm `0`: Open MPI's own fixed decision, which the file then leaves in place. The
+    /// model has no preference between the tied algorithms, so it overrides Open MPI only where
+    /// it has one.
+    Defer,
+}
+
+/// Options of [`ompi_rules_with_options`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OmpiRulesOptions {
+    /// The reduction operator of allreduce, reduce and reduce_scatter ([`Operator::FREE`]:
+    /// pure communication).
+    pub operator: Operator,
+    /// Rules where algorithms tie.
+    pub on_tie: OnTie,
+}
+
+impl Default for OmpiRulesOptions {
+    fn default() -> Self {
+        Self {
+            operator: Operator::FREE,
+            on_tie: OnTie::FirstCandidate,
+        }
+    }
+}
+
+/// [`ompi_rules_with_operator`] with every option: the reduction operator and what a rule
+/// names where algorithms tie ([`OnTie::Defer`] writes algorithm `0`, Open MPI's fixed
+/// decision, there).
+///
+/// # Errors
+///
+/// As [`ompi_rules_with_operator`].
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::export::{self, OmpiRulesOptions, OnTie};
+/// use commcost::presets;
+///
+/// let openib = presets::open_mpi_openib();
+/// let options = OmpiRulesOptions { on_tie: OnTie::Defer, ..OmpiRulesOptions::default() };
+/// // on 2 processes a one-message broadcast is the same message for most algorithms
+/// let rules = export::ompi_rules_with_options(
+///     &openib, &[OmpiCollective::Bcast], &[2, 64], &[8, 1 << 20], &options)?;
+/// assert_eq!(rules.lookup(OmpiCollective::Bcast, 2, 8).unwrap().algorithm, 0);
+/// // on 64 processes the model has a preference
+/// assert_ne!(rules.lookup(OmpiCollective::Bcast, 64, 8).unwrap().algorithm, 0);
+/// # Ok::<(), commcost::ExportError>(())
+/// ```
+pub fn ompi_rules_with_options(
+    model: &dyn CommModel,
+    collectives: &[OmpiCollective],
+    processes: &[u64],
+    sizes: &[u64],
+    options: &OmpiRulesOptions,
+) -> Result<OmpiRules, ExportError> {
     check_grid("processes", processes, 1)?;
     check_grid("sizes", sizes, 0)?;
     let grid = Grid {
         model,
         processes,
         sizes,
-        operator,
+        operator: options.operator,
+        on_tie: options.on_tie,
     };
     let collectives = collectives
         .iter()
@@ -427,6 +508,7 @@ struct Grid<'a> {
     processes: &'a [u64],
     sizes: &'a [u64],
     operator: Operator,
+    on_tie: OnTie,
 }
 
 impl Grid<'_> {
@@ -442,18 +524,32 @@ impl Grid<'_> {
                 let problem =
                     Problem::new(p, Message::contiguous(bytes)).with_operator(self.operator);
                 let previous = rules.last().map(|r| (r.algorithm, r.faninout, r.segment));
-                let choice = choose::<A>(
+                let (choice, tied) = choose::<A>(
                     self.model,
                     &problem,
                     |a| two_proc_allowed || !a.ompi_name().starts_with("two_proc"),
                     |a| previous == Some((a.ompi_id(), a.faninout(), a.segment_size())),
                 )?;
-                let rule = OmpiRule {
-                    size: if rules.is_empty() { 0 } else { s },
-                    algorithm: choice.ompi_id(),
-                    faninout: choice.faninout(),
-                    segment: choice.segment_size(),
-                    label: choice.to_string(),
+                let size = if rules.is_empty() { 0 } else { s };
+                // variants of one algorithm that differ only in a segment size or fan-out the
+                // message does not reach are not a choice between algorithms
+                let tied = tied.iter().any(|a| a.ompi_id() != choice.ompi_id());
+                let rule = if tied && self.on_tie == OnTie::Defer {
+                    OmpiRule {
+                        size,
+                        algorithm: 0,
+                        faninout: 0,
+                        segment: 0,
+                        label: "default".into(),
+                    }
+                } else {
+                    OmpiRule {
+                        size,
+                        algorithm: choice.ompi_id(),
+                        faninout: choice.faninout(),
+                        segment: choice.segment_size(),
+                        label: choice.to_string(),
+                    }
                 };
                 let same = rules.last().is_some_and(|r| {
                     (r.algorithm, r.faninout, r.segment)
@@ -481,13 +577,14 @@ const TIE: f64 = 1e-9;
 /// The cheapest allowed candidate of `problem`. Candidates within a relative [`TIE`] of the
 /// cheapest count as equal (on 2 processes many algorithms are the same single message, and
 /// rounding must not make the file alternate between them): the one `keep` accepts (the
-/// previous rule's algorithm) if it is among them, else the first in candidate order.
+/// previous rule's algorithm) if it is among them, else the first in candidate order; and
+/// every tied candidate.
 fn choose<A: collectives::Algorithm>(
     model: &dyn CommModel,
     problem: &Problem,
     allowed: impl Fn(&A) -> bool,
     keep: impl Fn(&A) -> bool,
-) -> Result<A, CollectiveError> {
+) -> Result<(A, Vec<A>), CollectiveError> {
     let mut priced = Vec::new();
     for a in A::candidates(model, problem) {
         if allowed(&a) {
@@ -497,18 +594,17 @@ fn choose<A: collectives::Algorithm>(
     }
     let cheapest = priced.iter().map(|&(_, c)| c).fold(f64::INFINITY, f64::min);
     let limit = cheapest + cheapest.abs() * TIE;
-    let mut ties = priced
+    let ties: Vec<A> = priced
         .into_iter()
         .filter(|&(_, c)| c <= limit)
-        .map(|(a, _)| a);
-    let first = ties.next().ok_or(CollectiveError::EmptyRange {
+        .map(|(a, _)| a)
+        .collect();
+    let first = *ties.first().ok_or(CollectiveError::EmptyRange {
         what: "candidates",
         detail: format!("no allowed algorithm on {} processes", problem.processes),
     })?;
-    Ok(std::iter::once(first)
-        .chain(ties)
-        .find(|a| keep(a))
-        .unwrap_or(first))
+    let pick = ties.iter().copied().find(|a| keep(a)).unwrap_or(first);
+    Ok((pick, ties))
 }
 
 /// The collectives [`mpich_json`] writes: MPICH's names for them.
@@ -577,6 +673,7 @@ pub fn mpich_json(
             processes,
             sizes,
             operator: Operator::FREE,
+            on_tie: OnTie::FirstCandidate,
         };
         let blocks = match c {
             OmpiCollective::Bcast => grid.mpich_blocks::<collectives::Broadcast>(c)?,
@@ -691,6 +788,7 @@ impl Grid<'_> {
                     |a| a.mpich_name().is_some(),
                     |a| a.mpich_function() == previous,
                 )?
+                .0
                 .mpich_function()
                 .unwrap_or_default();
                 if rules.last().is_none_or(|(_, f)| *f != function) {

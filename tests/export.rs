@@ -68,6 +68,11 @@ fn limits(id: i64) -> (i64, Option<i64>) {
 }
 
 fn check_invariants(parsed: &Parsed) {
+    check_invariants_from(parsed, 1);
+}
+
+/// The invariants, with algorithm ids from `lowest` (0 where the file may defer).
+fn check_invariants_from(parsed: &Parsed, lowest: i64) {
     let mut seen = BTreeSet::new();
     for (id, blocks) in &parsed.collectives {
         assert!(seen.insert(*id), "collective {id} twice");
@@ -84,7 +89,11 @@ fn check_invariants(parsed: &Parsed) {
                 assert!(w[1][0] > w[0][0], "msg sizes not ascending");
             }
             for r in rules {
-                assert!((1..=max_alg).contains(&r[1]), "algorithm {} of {id}", r[1]);
+                assert!(
+                    (lowest..=max_alg).contains(&r[1]),
+                    "algorithm {} of {id}",
+                    r[1]
+                );
                 assert!(r[2] >= 0 && r[3] >= 0);
                 if Some(r[1]) == two_proc {
                     let next = blocks.get(b + 1).map(|x| x.0);
@@ -533,4 +542,120 @@ fn malformed_rules_files_are_errors() {
             other => panic!("{text}: {other:?}"),
         }
     }
+}
+
+/// With `OnTie::Defer`, a rule says 0 (Open MPI's fixed decision) exactly where at least two
+/// allowed candidates with different Open MPI ids cost the same as the cheapest (checked by
+/// pricing every candidate here), and elsewhere names the same algorithm as the default export.
+fn check_deferral<A: OmpiAlgorithm>(
+    deferred: &Parsed,
+    plain: &Parsed,
+    processes: &[u64],
+    sizes: &[u64],
+) -> (usize, usize) {
+    let model = presets::open_mpi_openib();
+    let find = |parsed: &Parsed| {
+        parsed
+            .collectives
+            .iter()
+            .find(|(id, _)| *id == i64::from(A::COLLECTIVE.id()))
+            .unwrap()
+            .1
+            .clone()
+    };
+    let (d_blocks, p_blocks) = (find(deferred), find(plain));
+    let (mut zeros, mut named) = (0, 0);
+    for (i, &p) in processes.iter().enumerate() {
+        let two_proc_allowed = p == 2 && processes.get(i + 1) == Some(&3);
+        let sizes: &[u64] = if A::COLLECTIVE == OmpiCollective::Barrier {
+            &[0]
+        } else {
+            sizes
+        };
+        for &s in sizes {
+            let problem = Problem::new(p, Message::contiguous(A::COLLECTIVE.problem_bytes(s, p)));
+            let costs: Vec<(u32, f64)> = A::candidates(&model, &problem)
+                .into_iter()
+                .filter(|a| two_proc_allowed || !a.ompi_name().starts_with("two_proc"))
+                .map(|a| (a.ompi_id(), a.cost(&model, &problem).unwrap()))
+                .collect();
+            let cheapest = costs.iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
+            // distinct Open MPI algorithms among the cheapest (segment-size variants of one
+            // algorithm are one)
+            let tied = costs
+                .iter()
+                .filter(|c| c.1 <= cheapest * (1.0 + 1e-9))
+                .map(|c| c.0)
+                .collect::<BTreeSet<u32>>()
+                .len();
+            let rule = lookup(&d_blocks, p as i64, s as i64).unwrap();
+            if tied > 1 {
+                assert_eq!(
+                    rule,
+                    [0, 0, 0],
+                    "{} P {p} S {s}: {tied} tied",
+                    A::COLLECTIVE
+                );
+                zeros += 1;
+            } else {
+                assert_eq!(
+                    Some(rule),
+                    lookup(&p_blocks, p as i64, s as i64),
+                    "{} P {p} S {s}",
+                    A::COLLECTIVE
+                );
+                named += 1;
+            }
+        }
+    }
+    (zeros, named)
+}
+
+#[test]
+fn deferring_ties_writes_zero_exactly_where_algorithms_tie() {
+    let model = presets::open_mpi_openib();
+    let processes = [2, 3, 4, 16, 100];
+    let sizes: Vec<u64> = (0..24).map(|k| 1u64 << k).collect();
+    let options = export::OmpiRulesOptions {
+        on_tie: export::OnTie::Defer,
+        ..export::OmpiRulesOptions::default()
+    };
+    let rules =
+        export::ompi_rules_with_options(&model, OmpiCollective::ALL, &processes, &sizes, &options)
+            .unwrap();
+    let text = rules.to_string();
+    // the file reads back, through the crate's reader (deferring rules as 0) and an
+    // independent one
+    let back: export::OmpiRules = text.parse().unwrap();
+    assert_eq!(
+        back.lookup(OmpiCollective::Bcast, 2, 8)
+            .map(|r| r.algorithm),
+        Some(0)
+    );
+    let deferred = parse_rules(&text);
+    check_invariants_from(&deferred, 0);
+    let plain = parse_rules(
+        &export::ompi_rules(&model, OmpiCollective::ALL, &processes, &sizes)
+            .unwrap()
+            .to_string(),
+    );
+    let mut totals = (0, 0);
+    for (z, n) in [
+        check_deferral::<ompi::Bcast>(&deferred, &plain, &processes, &sizes),
+        check_deferral::<ompi::Allreduce>(&deferred, &plain, &processes, &sizes),
+        check_deferral::<ompi::Reduce>(&deferred, &plain, &processes, &sizes),
+        check_deferral::<ompi::Allgather>(&deferred, &plain, &processes, &sizes),
+        check_deferral::<ompi::Alltoall>(&deferred, &plain, &processes, &sizes),
+        check_deferral::<ompi::Barrier>(&deferred, &plain, &processes, &sizes),
+        check_deferral::<ompi::ReduceScatter>(&deferred, &plain, &processes, &sizes),
+        check_deferral::<ompi::Gather>(&deferred, &plain, &processes, &sizes),
+        check_deferral::<ompi::Scatter>(&deferred, &plain, &processes, &sizes),
+    ] {
+        totals = (totals.0 + z, totals.1 + n);
+    }
+    // both kinds occur: on 2 processes a broadcast is one message whatever the algorithm
+    // (every bcast algorithm sends the root's buffer to rank 1), on 100 the model prefers one
+    assert!(totals.0 > 0 && totals.1 > 0, "{totals:?}");
+    let bcast_2 = rules.lookup(OmpiCollective::Bcast, 2, 8).unwrap();
+    assert_eq!(bcast_2.algorithm, 0);
 }

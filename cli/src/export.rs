@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use commcost::collectives::ompi::OmpiCollective;
-use commcost::export::{mpich_json, ompi_rules};
+use commcost::export::{OmpiRulesOptions, OnTie, mpich_json, ompi_rules_with_options};
 
 use crate::units::{self, List};
 use crate::{Failure, ModelSource, model};
@@ -29,9 +29,22 @@ pub struct ExportArgs {
     /// Collectives to write (Open MPI names, comma-separated); default all the format supports.
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     collectives: Vec<String>,
+    /// Open MPI rules where several algorithms cost the same: `defer` writes algorithm 0
+    /// (Open MPI keeps its own fixed decision there), `first` names the first tied algorithm.
+    #[arg(long, value_enum, default_value = "defer", value_name = "POLICY")]
+    on_tie: TiePolicy,
     /// The file to write (standard output without it).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
+}
+
+/// What a rule names where algorithms tie.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum TiePolicy {
+    /// Algorithm 0: Open MPI's fixed decision.
+    Defer,
+    /// The first tied algorithm in candidate order.
+    First,
 }
 
 /// The tuning file formats.
@@ -62,7 +75,21 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
     };
     let text = match args.format {
         Format::OmpiRules => {
-            ompi_rules(&loaded.spec, &collectives, &args.procs.0, &args.bytes.0)?.to_string()
+            let options = OmpiRulesOptions {
+                on_tie: match args.on_tie {
+                    TiePolicy::Defer => OnTie::Defer,
+                    TiePolicy::First => OnTie::FirstCandidate,
+                },
+                ..OmpiRulesOptions::default()
+            };
+            ompi_rules_with_options(
+                &loaded.spec,
+                &collectives,
+                &args.procs.0,
+                &args.bytes.0,
+                &options,
+            )?
+            .to_string()
         }
         Format::MpichJson => mpich_json(&loaded.spec, &collectives, &args.procs.0, &args.bytes.0)?,
     };

@@ -567,6 +567,39 @@ fn export_writes_tuning_files_that_read_back() {
         )
         .unwrap();
     assert_eq!(rule.algorithm, 6);
+    // on 4 processes several broadcast algorithms send an 8-byte message along the same
+    // tree (the library's own test checks where ties are): the default `--on-tie defer`
+    // leaves those cells to Open MPI (algorithm 0), `--on-tie first` names one
+    let bcast_small = rules
+        .lookup(commcost::collectives::ompi::OmpiCollective::Bcast, 4, 8)
+        .unwrap();
+    assert_eq!(bcast_small.algorithm, 0);
+    let first_file = dir.join("first.conf").display().to_string();
+    ok(&[
+        "export",
+        "ompi-rules",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "4,64",
+        "--collectives",
+        "bcast",
+        "--on-tie",
+        "first",
+        "-o",
+        &first_file,
+    ]);
+    let first: commcost::export::OmpiRules = std::fs::read_to_string(&first_file)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_ne!(
+        first
+            .lookup(commcost::collectives::ompi::OmpiCollective::Bcast, 4, 8)
+            .unwrap()
+            .algorithm,
+        0
+    );
     let table = ok(&[
         "table",
         "allreduce",
