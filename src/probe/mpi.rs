@@ -42,6 +42,14 @@ const QUIT: u64 = 2;
 /// buffer use; `osu_latency`, which uses separate buffers, reports 7.95 µs): with CMA the
 /// receiver copies straight out of the sender's buffer, and lines the sender has just
 /// written must first leave the sender's cache.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::probe::mpi::PayloadBuffers;
+/// // the PRTT method's trials as the prober always ran them
+/// assert_eq!(PayloadBuffers::default(), PayloadBuffers::Echo);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PayloadBuffers {
     /// One buffer per rank: each message is received into the buffer it is returned from,
