@@ -760,7 +760,7 @@ fn one_message_range(
             (a + w(i) * dx * (half(i) - y0), b + w(i) * dx * dx)
         });
         slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-        if !(slope >= 0.0) {
+        if slope.is_nan() || slope < 0.0 {
             adjust(
                 "gap_per_byte",
                 slope,
@@ -770,7 +770,7 @@ fn one_message_range(
             slope = 0.0;
         }
         intercept = y0 - slope * x0;
-        if !(intercept >= 0.0) {
+        if intercept.is_nan() || intercept < 0.0 {
             // G (s_min - 1) > PRTT(1, 0, s_min) / 2: the line through the origin and the point
             let through = if x0 > 0.0 { y0 / x0 } else { 0.0 };
             adjust(
@@ -786,7 +786,7 @@ fn one_message_range(
         let weights: Vec<f64> = points.iter().map(|&i| w(i)).collect();
         (intercept, slope) = line_through(diagnostics, &points, &values, &weights, 1)?;
         let w_sum: f64 = weights.iter().sum();
-        if !(slope >= 0.0) {
+        if slope.is_nan() || slope < 0.0 {
             let mean = values.iter().zip(&weights).map(|(v, w)| v * w).sum::<f64>() / w_sum;
             adjust(
                 "gap_per_byte",
@@ -796,7 +796,7 @@ fn one_message_range(
             );
             (intercept, slope) = (mean, 0.0);
         }
-        if !(intercept >= 0.0) {
+        if intercept.is_nan() || intercept < 0.0 {
             let (sxy, sxx) = points.iter().fold((0.0, 0.0), |(a, b), &i| {
                 (a + w(i) * x(i) * half(i), b + w(i) * x(i) * x(i))
             });
