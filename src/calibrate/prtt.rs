@@ -1609,3 +1609,58 @@ pub fn measure_prtt(
     }
     Ok(PrttMeasurement { samples, spread })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    /// Samples whose one-message time `PRTT(1, 0, s) / 2 = A + B (s - 1)` and burst gap
+    /// `G_all(s) = g + G (s - 1)` have different slopes (`B = 0.5`, `G = 0.2` ns/B), with a
+    /// constant `o(s)`: the model must take `B`, keep the burst line beside it, and reproduce
+    /// the one-message time at every size. Expected values by hand.
+    #[test]
+    fn the_model_follows_the_one_message_time_and_keeps_the_burst_line() {
+        let (a, b, o, g, burst) = (10e-6, 0.5e-9, 3e-6, 4e-6, 0.2e-9);
+        let n = 10u32;
+        let mut samples = Vec::new();
+        for k in 0..20u64 {
+            let s = 1 + 1024 * k;
+            let x = (s - 1) as f64;
+            let single = 2.0 * (a + b * x);
+            let burst_time = single + 9.0 * (g + burst * x);
+            let delayed = single + 9.0 * (o + single);
+            for (n, delay, time) in [(1, 0.0, single), (n, 0.0, burst_time), (n, single, delayed)] {
+                samples.push(PrttSample {
+                    n,
+                    delay,
+                    size: s,
+                    time,
+                });
+            }
+        }
+        let assessment = assess_loggp(&samples, &AssessmentConfig::default()).unwrap();
+        assert_eq!(assessment.ranges.len(), 1);
+        let m = assessment.model.ranges()[0].model();
+        // G = B; 2o + L = A with o = 3 µs: L = 10 - 6 = 4 µs
+        assert_relative_eq!(m.gap_per_byte(), b, max_relative = 1e-9);
+        assert_relative_eq!(m.overhead(), o, max_relative = 1e-9);
+        assert_relative_eq!(m.latency(), 4e-6, max_relative = 1e-9);
+        // g = mean(G_all - (s - 1) B) = 4 µs - 0.3 ns/B · 1024 · 9.5 = 1.0816 µs
+        assert_relative_eq!(m.gap(), 1.0816e-6, max_relative = 1e-9);
+        let r = &assessment.ranges[0];
+        assert_relative_eq!(r.burst_gap, g, max_relative = 1e-9);
+        assert_relative_eq!(r.burst_gap_per_byte, burst, max_relative = 1e-9);
+        for k in 0..20u64 {
+            let s = 1 + 1024 * k;
+            let t = assessment.model.p2p(&Message::contiguous(s));
+            assert_relative_eq!(t, a + b * (s - 1) as f64, max_relative = 1e-9);
+        }
+        assert!(assessment.one_way.loggp_median < 1e-9);
+        assert!(assessment.one_way.burst_fit_median < 1e-9);
+        // the burst gap at 19457 B: 1.0816 + 0.5e-3 · 19456 = 10.8096 µs against
+        // 4 + 0.2e-3 · 19456 = 7.8912 µs
+        let last = assessment.model.model_for(19457).cumulative_gap(19457);
+        assert_relative_eq!(last, 10.8096e-6, max_relative = 1e-9);
+    }
+}
