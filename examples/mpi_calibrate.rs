@@ -6,7 +6,7 @@
 //! ```sh
 //! cargo build --release --features mpi,serde --example mpi_calibrate
 //! mpirun -np 2 target/release/examples/mpi_calibrate [--quick] [--check] [--diagnostics] [--separate-buffers] [--output FILE]
-//! mpirun -np 2 target/release/examples/mpi_calibrate --netgauge-grid PREFIX
+//! mpirun -np 2 target/release/examples/mpi_calibrate --netgauge-grid PREFIX [--order in-order|shuffled|both] [--passes N]
 //! ```
 //!
 //! `--netgauge-grid PREFIX` measures only PRTT samples, on Netgauge's size grid (1, 1025, 2049,
@@ -14,7 +14,8 @@
 //! [`measure_prtt`] (shuffled passes, medians) and `PREFIX-in-order.prtt`, one pass in
 //! increasing size order as Netgauge measures (so that drift and level shifts of the machine
 //! show up as Netgauge sees them). Each file has one sample per line:
-//! `size n delay_us time_us` (`# ` comment lines first).
+//! `size n delay_us time_us` (`# ` comment lines first). `--order in-order|shuffled|both`
+//! (default both) measures only one of the two files, `--passes N` sets the shuffled passes.
 //!
 //! Rank 0 measures and reports; rank 1 answers; further ranks wait. Place the two ranks on the
 //! two nodes (or sockets) whose link you want to calibrate. `--check` also verifies that PRTT
@@ -71,6 +72,7 @@ fn netgauge_grid(
     prober: &mut dyn Prober,
     prefix: &str,
     passes: usize,
+    order: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let sizes: Vec<u64> = (0..256).map(|k| 1 + 1024 * k).collect();
     let n = 10;
@@ -83,7 +85,34 @@ fn netgauge_grid(
         passes,
         seed: 3,
     };
-    // Netgauge's order: increasing sizes, one pass, d = PRTT(1, 0, s)
+    if order != "shuffled" {
+        in_order(prober, prefix, &header, &sizes, n)?;
+    }
+    if order == "in-order" {
+        return Ok(());
+    }
+    let started = std::time::Instant::now();
+    let measured = measure_prtt(prober, &plan)?;
+    println!("shuffled passes: {:.1} s", started.elapsed().as_secs_f64());
+    write_samples(
+        &format!("{prefix}-shuffled.prtt"),
+        &format!(
+            "{header}\nmeasure_prtt: pilot pass + {passes} shuffled passes, median per size; d = PRTT(1,0,s)\n(or PRTT(2,0,s) when PRTT(1,0,s) <= G_all(s))."
+        ),
+        &measured.samples,
+    )?;
+    println!("wrote {prefix}-shuffled.prtt");
+    Ok(())
+}
+
+/// Netgauge's order: increasing sizes, one pass, `d = PRTT(1, 0, s)`.
+fn in_order(
+    prober: &mut dyn Prober,
+    prefix: &str,
+    header: &str,
+    sizes: &[u64],
+    n: u32,
+) -> Result<(), Box<dyn std::error::Error>> {
     let mut samples = Vec::with_capacity(3 * sizes.len());
     let started = std::time::Instant::now();
     for (k, &size) in sizes.iter().enumerate() {
@@ -112,17 +141,7 @@ fn netgauge_grid(
         ),
         &samples,
     )?;
-    let started = std::time::Instant::now();
-    let measured = measure_prtt(prober, &plan)?;
-    println!("shuffled passes: {:.1} s", started.elapsed().as_secs_f64());
-    write_samples(
-        &format!("{prefix}-shuffled.prtt"),
-        &format!(
-            "{header}\nmeasure_prtt: pilot pass + {passes} shuffled passes, median per size; d = PRTT(1,0,s)\n(or PRTT(2,0,s) when PRTT(1,0,s) <= G_all(s))."
-        ),
-        &measured.samples,
-    )?;
-    println!("wrote {prefix}-shuffled.prtt and {prefix}-in-order.prtt");
+    println!("wrote {prefix}-in-order.prtt");
     Ok(())
 }
 
@@ -137,6 +156,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut output = PathBuf::from("target/commcost-mpi.json");
     let mut grid: Option<String> = None;
     let mut payload = PayloadBuffers::Echo;
+    let mut order = String::from("both");
+    let mut passes: Option<usize> = None;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -146,6 +167,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--separate-buffers" => payload = PayloadBuffers::Separate,
             "--output" => output = it.next().ok_or("--output needs a path")?.into(),
             "--netgauge-grid" => grid = Some(it.next().ok_or("--netgauge-grid needs a prefix")?),
+            "--order" => {
+                order = it
+                    .next()
+                    .ok_or("--order needs in-order, shuffled or both")?;
+                if !["in-order", "shuffled", "both"].contains(&order.as_str()) {
+                    return Err(format!("--order {order}: in-order, shuffled or both").into());
+                }
+            }
+            "--passes" => {
+                let p: usize = it.next().ok_or("--passes needs a number")?.parse()?;
+                if p == 0 {
+                    return Err("--passes must be at least 1".into());
+                }
+                passes = Some(p);
+            }
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -208,7 +244,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("PRTT trials send from buffers the sender never writes (--separate-buffers)");
     }
     if let Some(prefix) = grid {
-        let result = netgauge_grid(&mut prober, &prefix, methodology.passes);
+        let passes = passes.unwrap_or(methodology.passes);
+        let result = netgauge_grid(&mut prober, &prefix, passes, &order);
         prober.finish();
         return result;
     }

@@ -184,7 +184,9 @@ pub fn split_end_to_end(
 pub struct Adjustment {
     /// The protocol range (index into [`LogGPAssessment::ranges`]); `None` for `L`.
     pub range: Option<usize>,
-    /// The parameter (`"latency"`, `"overhead"`, `"gap"`, `"gap_per_byte"`).
+    /// The parameter (`"latency"`, `"overhead"`, `"gap"`, `"gap_per_byte"`; `"burst_gap"`,
+    /// `"burst_gap_per_byte"` for the line through `G_all(s)` alone in the default mode;
+    /// `"plogp latency"`, `"plogp gap"`, `"plogp overhead"`).
     pub parameter: &'static str,
     /// The unconstrained fit's value (seconds, or seconds per byte).
     pub fitted: f64,
@@ -213,6 +215,16 @@ pub struct OneWayAccuracy {
     pub baseline_p90: f64,
     /// First size of the baseline's second piece.
     pub baseline_break: u64,
+    /// Median of `|g + (s - 1) G - G_all(s)| / G_all(s)` of the LogGP model over the sizes
+    /// (what its `G` costs the burst gap; sizes with `G_all(s) <= 0` left out).
+    pub loggp_burst_median: f64,
+    /// 90th percentile of the same.
+    pub loggp_burst_p90: f64,
+    /// Median relative error of the per-range lines fitted to `G_all(s)` alone
+    /// ([`RangeFit::burst_gap`], [`RangeFit::burst_gap_per_byte`]): the burst gap's baseline.
+    pub burst_fit_median: f64,
+    /// 90th percentile of the same.
+    pub burst_fit_p90: f64,
 }
 
 /// What the assessment computed for one message size.
@@ -247,13 +259,20 @@ pub struct RangeFit {
     pub first_size: u64,
     /// Last measured size in the range.
     pub last_size: u64,
-    /// `g`, seconds.
+    /// `g`, seconds: the model's (see [`assess_loggp`]).
     pub gap: f64,
-    /// `G`, seconds per byte.
+    /// `G`, seconds per byte: the model's — in the default mode the slope of the one-message
+    /// time `PRTT(1, 0, s) / 2` over the range (see [`assess_loggp`]).
     pub gap_per_byte: f64,
     /// `o`, seconds.
     pub overhead: f64,
-    /// Statistics of the `G_all(s)` line fit (`g`, `G`).
+    /// `g` of the range's constrained line through `G_all(s)` alone (eq. (7)), seconds: what
+    /// the burst says. Equal to [`gap`](Self::gap) in the Netgauge-compatible mode.
+    pub burst_gap: f64,
+    /// `G` of the same line (the burst rate), seconds per byte. Equal to
+    /// [`gap_per_byte`](Self::gap_per_byte) in the Netgauge-compatible mode.
+    pub burst_gap_per_byte: f64,
+    /// Statistics of the unconstrained `G_all(s)` line fit (`g`, `G`).
     pub gap_fit: FitStatistics,
     /// Slope of `o(s)` over the range, seconds per byte (the paper notes TCP's `o` grows).
     pub overhead_slope: f64,
@@ -312,7 +331,7 @@ impl std::fmt::Display for LogGPAssessment {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for r in &self.ranges {
             let m = self.model.model_for(r.first_size);
-            writeln!(
+            write!(
                 f,
                 "  {:>8} … {:>8} B: L = {:.3} µs, o = {:.3} µs, g = {:.3} µs, G = {:.6} µs/B",
                 r.first_size,
@@ -322,6 +341,17 @@ impl std::fmt::Display for LogGPAssessment {
                 m.gap() * 1e6,
                 m.gap_per_byte() * 1e6
             )?;
+            // the burst line alone, where the model's g, G are not it
+            let differs = |a: f64, b: f64| (a - b).abs() > 1e-9 * a.abs().max(b.abs());
+            if differs(r.burst_gap, r.gap) || differs(r.burst_gap_per_byte, r.gap_per_byte) {
+                write!(
+                    f,
+                    " (G_all alone: g = {:.3} µs, G = {:.6} µs/B)",
+                    r.burst_gap * 1e6,
+                    r.burst_gap_per_byte * 1e6
+                )?;
+            }
+            writeln!(f)?;
         }
         if f.alternate() {
             writeln!(
@@ -375,6 +405,14 @@ impl std::fmt::Display for LogGPAssessment {
             w.baseline_median * 100.0,
             w.baseline_p90 * 100.0,
             w.baseline_break
+        )?;
+        writeln!(
+            f,
+            "  G_all(s) relative error, median (90th): LogGP {:.1} % ({:.1} %), per-range lines through G_all alone {:.1} % ({:.1} %)",
+            w.loggp_burst_median * 100.0,
+            w.loggp_burst_p90 * 100.0,
+            w.burst_fit_median * 100.0,
+            w.burst_fit_p90 * 100.0
         )?;
         write!(
             f,
@@ -476,28 +514,53 @@ fn group(samples: &[PrttSample], n: u32) -> Result<Vec<SizeData>, CalibrationErr
 /// ```
 ///
 /// Protocol ranges are found on the `G_all(s)` series by [`super::detect_changes`]. Per range,
-/// `g` and `G` are the least-squares line through its `G_all(s)` (`g` its value at `s = 1`, `G`
-/// its slope) and `o` is the range's `o(s)` line at its first size — the mean `o(s)` when that
-/// line's slope is not significant (|t| < 3; LogGP's `o` is a constant, and the mean halves the
-/// noise). `o(s)` carries the noise of `PRTT(n, d, s)`, which grows with the size (`d` is the
-/// round trip itself), so both are weighted by `1 / PRTT(n, d, s)²` — the best linear
-/// estimate under multiplicative noise. Neighbouring ranges whose constant `o` agree within 3
-/// combined standard errors share their pooled estimate (as every transport of Table 2 does).
-/// Negative fitted values are set to 0 and reported.
+/// the burst line `G_all(s) = g + (s - 1) G` is fitted by least squares
+/// ([`RangeFit::burst_gap`], [`RangeFit::burst_gap_per_byte`]), and the overhead `o(s)` by a
+/// line weighted by `1 / PRTT(n, d, s)²` (its noise grows with `PRTT(n, d, s)`, since `d` is
+/// the round trip itself: the best linear estimate under multiplicative noise). LogGP's `o` is
+/// a constant: the weighted mean `o(s)` when that line's slope is not significant (|t| < 3;
+/// neighbouring ranges whose constant `o` agree within 3 combined standard errors share their
+/// pooled estimate, as every transport of Table 2 does); otherwise the CPU time at the range's
+/// small end, the median `o(s)` of its first five sizes. What grows with the size in eq. (6)'s
+/// `o(s)` is not LogGP's `o`: per-byte work (LogGP charges it to `G`) and, in rendezvous
+/// ranges, a blocking send waiting for its receiver (hundreds of µs on a loaded machine).
+///
+/// The model's `L`, `G` and `g` per range (default mode) reproduce the one-message time
+/// `PRTT(1, 0, s) / 2`, LogGP's `p2p(s) = 2o + L + (s - 1) G`:
+///
+/// ```text
+/// PRTT(1, 0, s) / 2 ≈ A + B (s - 1)   weighted least squares over the range (weights
+///                                     1 / value², i.e. relative error); range 0 through the
+///                                     measured PRTT(1, 0, s_min) / 2
+/// G = B                               the one-message slope
+/// L, o = split_end_to_end(A, o)       2o + L = A: L = A - 2o, or L = 0 and o = A / 2
+///                                     when the measured o overlaps the wire time
+/// g = mean over the range of G_all(s) - (s - 1) G     (the best burst gap with this G)
+/// ```
+///
+/// LogGP has one `G` for the one-message time and the burst gap. Where the two slopes differ
+/// (Open MPI's shared-memory rendezvous: one message 0.29 ns/B, a burst 0.08 ns/B on this
+/// project's machine), the model takes the one-message slope — the end-to-end time of a message
+/// is what `p2p` promises — and loses the burst's slope: its `g + (s - 1) G` is then the
+/// burst gap only on average over the range. [`OneWayAccuracy`] states both costs (the
+/// one-message error next to a direct two-piece fit, the burst-gap error next to the per-range
+/// lines through `G_all(s)` alone), and the burst line stays in each [`RangeFit`].
 ///
 /// Latency: the paper reports `L = PRTT(1, 0, 1) / 2`, the end-to-end latency
-/// ([`LogGPAssessment::end_to_end_latency`], at the smallest size measured). LogGP's `p2p`
-/// adds `2o` to `L`, so the model's `L` and the first range's `o` come from
-/// [`split_end_to_end`]: `L = L_e2e - 2o`, or, where the measured `o` exceeds `L_e2e / 2` (it
-/// overlaps the wire time), `L = 0` and `o = L_e2e / 2` — so that the model's `p2p(s_min)` is
-/// the measured `PRTT(1, 0, s_min) / 2` in both modes, and the change is reported.
+/// ([`LogGPAssessment::end_to_end_latency`], at the smallest size measured); the model's
+/// `p2p(s_min)` is that measured value in both modes. In the default mode each range has its own
+/// `L` (a rendezvous adds handshakes); in the Netgauge-compatible mode, Netgauge's LogGP: one
+/// `L` from [`split_end_to_end`] of the end-to-end latency and the first range's `o`, `g` and `G`
+/// the burst line, `o` each range's first `o(s)` — that model does not follow the one-message
+/// time where `o(s)` grows (docs/ACCURACY.md).
 ///
-/// Constraints: `g`, `G` and `o` are fitted with their bounds `>= 0`. When the unconstrained
-/// least-squares fit of a range breaks one, the best feasible fit lies on that bound (the
-/// problem is convex): `G < 0` gives the best constant (`G = 0`, `g` = mean `G_all`), `g < 0`
-/// the best line through the origin (`g = 0`, `G = Σ x y / Σ x²`, `x = s - 1`), `o < 0` gives
-/// `o = 0`. Every such change, `L` included, is an [`Adjustment`] in
-/// [`LogGPAssessment::adjustments`] and in the report.
+/// Constraints: `g`, `G`, `o`, `L` and `2o + L` are fitted with their bounds `>= 0`. When the
+/// unconstrained least-squares fit of a range breaks one, the best feasible fit lies on that
+/// bound (the problem is convex): `G < 0` gives the best constant (`G = 0`, `g` = mean
+/// `G_all`), `g < 0` the best line through the origin (`g = 0`, `G = Σ x y / Σ x²`,
+/// `x = s - 1`), `o < 0` gives `o = 0`, and likewise for the one-message line. Every such
+/// change is an [`Adjustment`] in [`LogGPAssessment::adjustments`] and in the report (the
+/// burst line's as `burst_gap` / `burst_gap_per_byte` in the default mode).
 ///
 /// `n`: when the samples hold exactly one `n >= 2` (a Netgauge file holds 10), it is used
 /// whatever `config.n` says.
@@ -598,33 +661,46 @@ pub fn assess_loggp(
     // L: the measured end-to-end time of the smallest message, PRTT(1, 0, s_min) / 2 (§3.4),
     // split into LogGP's L and 2o so that p2p(s_min) reproduces it
     let end_to_end_latency = diagnostics[0].prtt_single / 2.0;
-    let split = split_end_to_end(end_to_end_latency, ranges[0].overhead)?;
-    if split.overlap > 0.0 {
-        adjustments.push(Adjustment {
-            range: None,
-            parameter: "latency",
-            fitted: end_to_end_latency - 2.0 * ranges[0].overhead,
-            used: 0.0,
-            how: "2o > PRTT(1, 0, s_min) / 2: the overhead overlaps the wire time (split_end_to_end)",
-        });
-        adjustments.push(Adjustment {
-            range: Some(0),
-            parameter: "overhead",
-            fitted: ranges[0].overhead,
-            used: split.overhead,
-            how: "o = PRTT(1, 0, s_min) / 4, so that 2o + L is the measured end-to-end time",
-        });
-        ranges[0].overhead = split.overhead;
-        ranges[0].clamped.push("overhead");
+    let mut latencies = Vec::with_capacity(ranges.len());
+    if config.netgauge_compatible {
+        let split = split_end_to_end(end_to_end_latency, ranges[0].overhead)?;
+        if split.overlap > 0.0 {
+            adjustments.push(Adjustment {
+                range: None,
+                parameter: "latency",
+                fitted: end_to_end_latency - 2.0 * ranges[0].overhead,
+                used: 0.0,
+                how: "2o > PRTT(1, 0, s_min) / 2: the overhead overlaps the wire time (split_end_to_end)",
+            });
+            adjustments.push(Adjustment {
+                range: Some(0),
+                parameter: "overhead",
+                fitted: ranges[0].overhead,
+                used: split.overhead,
+                how: "o = PRTT(1, 0, s_min) / 4, so that 2o + L is the measured end-to-end time",
+            });
+            ranges[0].overhead = split.overhead;
+            ranges[0].clamped.push("overhead");
+        }
+        latencies.resize(ranges.len(), split.latency);
+    } else {
+        for (r, segment) in segments.iter().enumerate() {
+            latencies.push(one_message_range(
+                &diagnostics,
+                segment,
+                &mut ranges[r],
+                r,
+                &mut adjustments,
+            )?);
+        }
     }
-    let latency = split.latency;
 
     let mut starts = Vec::with_capacity(ranges.len());
     for (r, fit) in ranges.iter().enumerate() {
         let start = if r == 0 { 0 } else { fit.first_size };
         starts.push((
             start,
-            LogGP::new(latency, fit.overhead, fit.gap, fit.gap_per_byte, 2)?,
+            LogGP::new(latencies[r], fit.overhead, fit.gap, fit.gap_per_byte, 2)?,
         ));
     }
     let model = Protocols::from_starts(starts)?;
@@ -633,7 +709,7 @@ pub fn assess_loggp(
     let halves: Vec<f64> = diagnostics.iter().map(|d| d.prtt_single / 2.0).collect();
     let one_way_segments = detect_changes(&sizes, &halves, &config.detection)?;
     let plogp = plogp_from_diagnostics(&diagnostics, &one_way_segments, &mut adjustments)?;
-    let one_way = one_way_accuracy(&diagnostics, &model, &plogp);
+    let one_way = one_way_accuracy(&diagnostics, &model, &plogp, &ranges);
     Ok(LogGPAssessment {
         model,
         end_to_end_latency,
@@ -643,6 +719,146 @@ pub fn assess_loggp(
         plogp,
         one_way,
     })
+}
+
+/// Makes range `r`'s LogGP reproduce the one-message time `PRTT(1, 0, s) / 2` over the range
+/// (the default mode of [`assess_loggp`]): `G` the slope of its weighted line, `2o + L` its
+/// value at `s = 1` (range 0: through the measured `PRTT(1, 0, s_min) / 2`), `g` the best
+/// `G_all(s)` fit with that `G`, `L` and `o` from [`split_end_to_end`]. Returns `L`; every
+/// bound it meets is an [`Adjustment`].
+fn one_message_range(
+    diagnostics: &[SizeDiagnostics],
+    segment: &Segment,
+    fit: &mut RangeFit,
+    r: usize,
+    adjustments: &mut Vec<Adjustment>,
+) -> Result<f64, CalibrationError> {
+    let mut points: Vec<usize> = segment.inliers().collect();
+    if points.is_empty() {
+        points = (segment.start..segment.end).collect();
+    }
+    let x = |i: usize| diagnostics[i].size.saturating_sub(1) as f64;
+    let half = |i: usize| diagnostics[i].prtt_single / 2.0;
+    // least squares in relative error: weights 1 / (PRTT(1, 0, s) / 2)²
+    let w = |i: usize| half(i).powi(-2);
+    let mut adjust = |parameter: &'static str, fitted: f64, used: f64, how: &'static str| {
+        fit.clamped.push(parameter);
+        adjustments.push(Adjustment {
+            range: Some(r),
+            parameter,
+            fitted,
+            used,
+            how,
+        });
+    };
+    let (mut intercept, mut slope);
+    if r == 0 {
+        // through the measured smallest message, so that p2p(s_min) = PRTT(1, 0, s_min) / 2
+        let (x0, y0) = (x(0), half(0));
+        let (sxy, sxx) = points.iter().fold((0.0, 0.0), |(a, b), &i| {
+            let dx = x(i) - x0;
+            (a + w(i) * dx * (half(i) - y0), b + w(i) * dx * dx)
+        });
+        slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+        if slope.is_nan() || slope < 0.0 {
+            adjust(
+                "gap_per_byte",
+                slope,
+                0.0,
+                "the one-message time falls over the range: G = 0 (p2p constant, the measured PRTT(1, 0, s_min) / 2)",
+            );
+            slope = 0.0;
+        }
+        intercept = y0 - slope * x0;
+        if intercept.is_nan() || intercept < 0.0 {
+            // G (s_min - 1) > PRTT(1, 0, s_min) / 2: the line through the origin and the point
+            let through = if x0 > 0.0 { y0 / x0 } else { 0.0 };
+            adjust(
+                "gap_per_byte",
+                slope,
+                through,
+                "2o + L < 0 at s = 1: G = PRTT(1, 0, s_min) / 2 / (s_min - 1), 2o + L = 0",
+            );
+            (intercept, slope) = (0.0, through);
+        }
+    } else {
+        let values: Vec<f64> = points.iter().map(|&i| half(i)).collect();
+        let weights: Vec<f64> = points.iter().map(|&i| w(i)).collect();
+        (intercept, slope) = line_through(diagnostics, &points, &values, &weights, 1)?;
+        let w_sum: f64 = weights.iter().sum();
+        if slope.is_nan() || slope < 0.0 {
+            let mean = values.iter().zip(&weights).map(|(v, w)| v * w).sum::<f64>() / w_sum;
+            adjust(
+                "gap_per_byte",
+                slope,
+                0.0,
+                "the one-message time falls over the range: G = 0, 2o + L = its weighted mean",
+            );
+            (intercept, slope) = (mean, 0.0);
+        }
+        if intercept.is_nan() || intercept < 0.0 {
+            let (sxy, sxx) = points.iter().fold((0.0, 0.0), |(a, b), &i| {
+                (a + w(i) * x(i) * half(i), b + w(i) * x(i) * x(i))
+            });
+            let through = if sxx > 0.0 { (sxy / sxx).max(0.0) } else { 0.0 };
+            adjust(
+                "gap_per_byte",
+                slope,
+                through,
+                "the one-message line is below 0 at s = 1: 2o + L = 0, G through the origin",
+            );
+            (intercept, slope) = (0.0, through);
+        }
+    }
+    // g: the best G_all(s) = g + (s - 1) G with this G (least squares, as the burst line)
+    let burst: Vec<usize> = segment.inliers().collect();
+    let burst = if burst.is_empty() { points } else { burst };
+    let gap = burst
+        .iter()
+        .map(|&i| diagnostics[i].cumulative_gap - slope * x(i))
+        .sum::<f64>()
+        / burst.len().max(1) as f64;
+    let gap = if gap >= 0.0 {
+        gap
+    } else {
+        adjust(
+            "gap",
+            gap,
+            0.0,
+            "G_all(s) - (s - 1) G averages below 0 over the range (G: the one-message slope): g = 0",
+        );
+        0.0
+    };
+    fit.gap = gap;
+    fit.gap_per_byte = slope;
+    let split = split_end_to_end(intercept, fit.overhead)?;
+    if split.overlap > 0.0 {
+        let overhead = fit.overhead;
+        let mut adjust = |parameter: &'static str, fitted: f64, used: f64, how: &'static str| {
+            fit.clamped.push(parameter);
+            adjustments.push(Adjustment {
+                range: Some(r),
+                parameter,
+                fitted,
+                used,
+                how,
+            });
+        };
+        adjust(
+            "latency",
+            intercept - 2.0 * overhead,
+            0.0,
+            "2o > the range's one-message time at s = 1: the overhead overlaps the wire time (split_end_to_end)",
+        );
+        adjust(
+            "overhead",
+            overhead,
+            split.overhead,
+            "o = half the range's one-message time at s = 1, so that 2o + L reproduces it",
+        );
+        fit.overhead = split.overhead;
+    }
+    Ok(split.latency)
 }
 
 /// The pLogP model (Kielmann, Bal, Verstoep 2000) of PRTT measurements, on the protocol
@@ -803,6 +1019,7 @@ fn one_way_accuracy(
     diagnostics: &[SizeDiagnostics],
     loggp: &Protocols<LogGP>,
     plogp: &PLogP,
+    ranges: &[RangeFit],
 ) -> OneWayAccuracy {
     let measured: Vec<f64> = diagnostics.iter().map(|d| d.prtt_single / 2.0).collect();
     let errors_of = |predict: &dyn Fn(u64) -> f64| {
@@ -824,7 +1041,32 @@ fn one_way_accuracy(
         .collect();
     let (baseline_median, baseline_p90) =
         super::relative_errors(&pairs).unwrap_or((f64::NAN, f64::NAN));
+    // the burst gap G_all(s): the model's g + (s - 1) G, and each range's line through G_all
+    // alone, over the sizes with a positive G_all (Netgauge's change points have no range)
+    let mut model_burst = Vec::new();
+    let mut range_burst = Vec::new();
+    for d in diagnostics.iter().filter(|d| d.cumulative_gap > 0.0) {
+        model_burst.push((
+            loggp.model_for(d.size).cumulative_gap(d.size),
+            d.cumulative_gap,
+        ));
+        if let Some(r) = ranges
+            .iter()
+            .find(|r| (r.first_size..=r.last_size).contains(&d.size))
+        {
+            let line = r.burst_gap + r.burst_gap_per_byte * d.size.saturating_sub(1) as f64;
+            range_burst.push((line, d.cumulative_gap));
+        }
+    }
+    let (loggp_burst_median, loggp_burst_p90) =
+        super::relative_errors(&model_burst).unwrap_or((f64::NAN, f64::NAN));
+    let (burst_fit_median, burst_fit_p90) =
+        super::relative_errors(&range_burst).unwrap_or((f64::NAN, f64::NAN));
     OneWayAccuracy {
+        loggp_burst_median,
+        loggp_burst_p90,
+        burst_fit_median,
+        burst_fit_p90,
         loggp_median,
         loggp_p90,
         plogp_median,
@@ -987,10 +1229,19 @@ fn fit_range(
         .map(|(o, w)| o * w)
         .sum::<f64>()
         / weights.iter().sum::<f64>();
+    // a significant slope: LogGP's constant o is the CPU time at the range's small end — the
+    // median o(s) of its first five sizes. The line through all of o(s) is pulled by what
+    // grows with the size: per-byte work (LogGP charges it to G) and, in rendezvous ranges,
+    // the blocking send's wait for the receiver (hundreds of µs under load)
     let overhead = if config.netgauge_compatible {
         diagnostics[segment.start].overhead
     } else if t >= 3.0 {
-        overhead_at_first
+        let mut small_end: Vec<f64> = overheads.iter().copied().take(5).collect();
+        if small_end.is_empty() {
+            overhead_at_first
+        } else {
+            median(&mut small_end)
+        }
     } else {
         mean_overhead
     };
@@ -1024,7 +1275,15 @@ fn fit_range(
         .map(|&i| diagnostics[i].size as f64 - shift)
         .collect();
     let (mut gap, mut gap_per_byte) = (gap, gap_per_byte);
+    // in the default mode the model's g and G come from the one-message time (assess_loggp):
+    // these adjustments are of the burst line alone
+    let netgauge = config.netgauge_compatible;
     let mut adjust = |parameter: &'static str, fitted: f64, used: f64, how: &'static str| {
+        let parameter = match (netgauge, parameter) {
+            (false, "gap") => "burst_gap",
+            (false, "gap_per_byte") => "burst_gap_per_byte",
+            _ => parameter,
+        };
         clamped.push(parameter);
         adjustments.push(Adjustment {
             range: Some(range),
@@ -1087,6 +1346,8 @@ fn fit_range(
         gap,
         gap_per_byte,
         overhead,
+        burst_gap: gap,
+        burst_gap_per_byte: gap_per_byte,
         gap_fit,
         overhead_slope,
         clamped,
@@ -1347,4 +1608,59 @@ pub fn measure_prtt(
         });
     }
     Ok(PrttMeasurement { samples, spread })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    /// Samples whose one-message time `PRTT(1, 0, s) / 2 = A + B (s - 1)` and burst gap
+    /// `G_all(s) = g + G (s - 1)` have different slopes (`B = 0.5`, `G = 0.2` ns/B), with a
+    /// constant `o(s)`: the model must take `B`, keep the burst line beside it, and reproduce
+    /// the one-message time at every size. Expected values by hand.
+    #[test]
+    fn the_model_follows_the_one_message_time_and_keeps_the_burst_line() {
+        let (a, b, o, g, burst) = (10e-6, 0.5e-9, 3e-6, 4e-6, 0.2e-9);
+        let n = 10u32;
+        let mut samples = Vec::new();
+        for k in 0..20u64 {
+            let s = 1 + 1024 * k;
+            let x = (s - 1) as f64;
+            let single = 2.0 * (a + b * x);
+            let burst_time = single + 9.0 * (g + burst * x);
+            let delayed = single + 9.0 * (o + single);
+            for (n, delay, time) in [(1, 0.0, single), (n, 0.0, burst_time), (n, single, delayed)] {
+                samples.push(PrttSample {
+                    n,
+                    delay,
+                    size: s,
+                    time,
+                });
+            }
+        }
+        let assessment = assess_loggp(&samples, &AssessmentConfig::default()).unwrap();
+        assert_eq!(assessment.ranges.len(), 1);
+        let m = assessment.model.ranges()[0].model();
+        // G = B; 2o + L = A with o = 3 µs: L = 10 - 6 = 4 µs
+        assert_relative_eq!(m.gap_per_byte(), b, max_relative = 1e-9);
+        assert_relative_eq!(m.overhead(), o, max_relative = 1e-9);
+        assert_relative_eq!(m.latency(), 4e-6, max_relative = 1e-9);
+        // g = mean(G_all - (s - 1) B) = 4 µs - 0.3 ns/B · 1024 · 9.5 = 1.0816 µs
+        assert_relative_eq!(m.gap(), 1.0816e-6, max_relative = 1e-9);
+        let r = &assessment.ranges[0];
+        assert_relative_eq!(r.burst_gap, g, max_relative = 1e-9);
+        assert_relative_eq!(r.burst_gap_per_byte, burst, max_relative = 1e-9);
+        for k in 0..20u64 {
+            let s = 1 + 1024 * k;
+            let t = assessment.model.p2p(&Message::contiguous(s));
+            assert_relative_eq!(t, a + b * (s - 1) as f64, max_relative = 1e-9);
+        }
+        assert!(assessment.one_way.loggp_median < 1e-9);
+        assert!(assessment.one_way.burst_fit_median < 1e-9);
+        // the burst gap at 19457 B: 1.0816 + 0.5e-3 · 19456 = 10.8096 µs against
+        // 4 + 0.2e-3 · 19456 = 7.8912 µs
+        let last = assessment.model.model_for(19457).cumulative_gap(19457);
+        assert_relative_eq!(last, 10.8096e-6, max_relative = 1e-9);
+    }
 }
