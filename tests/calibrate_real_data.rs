@@ -270,12 +270,15 @@ fn detection_on_the_real_runs() {
         switches("vader-shuffled", &AssessmentConfig::default()),
         vec![4097]
     );
+    // the run taken under load: G_all doubles at the eager limit (14.2 -> 33.6 µs at 65537 B,
+    // see the idle runs below) while load scatters most sizes from 84 KB on by 2-100x; the
+    // noise each point is judged by is that of its neighbourhood, so the scatter there does
+    // not hide the switch here. Besides the switch: the drop at 35841 B (28.5 -> 11.0 µs,
+    // for the rest of the run) and a load shift near 95 KB
     let tcp = switches("tcp-in-order", &AssessmentConfig::default());
     let netgauge = switches("tcp-in-order", &AssessmentConfig::netgauge());
-    assert!(
-        !tcp.is_empty() && tcp.len() <= netgauge.len().max(6),
-        "{tcp:?} vs {netgauge:?}"
-    );
+    assert!(tcp.contains(&65537), "{tcp:?} vs {netgauge:?}");
+    assert!(tcp.len() <= 6, "{tcp:?} vs {netgauge:?}");
 }
 
 /// Open MPI's TCP eager limit is 65536 B including the PML's match header

@@ -300,26 +300,44 @@ impl<'a> Series<'a> {
         (self.values[i] - self.predicted(line, i)) / self.level(line, i)
     }
 
-    /// A robust estimate of the relative noise of the whole series, so that a range whose
-    /// first few points happen to lie unusually close to a line does not take every later
-    /// point for an outlier: with `r_i = value_i / scale_i` and `d_i = r_i - r_(i-1)`,
-    /// `1.4826 · median|d_i - median(d)| / √2` (the MAD of first differences; a switch or an
-    /// outlier moves only a few of them). 0 for fewer than 3 points.
-    fn robust_noise(&self) -> f64 {
+    /// Robust estimates of the relative noise of the series, so that a range whose first few
+    /// points happen to lie unusually close to a line does not take every later point for an
+    /// outlier: with `r_i = value_i / scale_i` and `d_i = r_i - r_(i-1)`,
+    /// `1.4826 · median|d_j - median(d)| / √2` (the MAD of first differences; a switch or an
+    /// outlier moves only a few of them) — over the whole series (the first value), and for
+    /// each point over the differences within [`NOISE_HALF_WIDTH`] points of it (the second),
+    /// so that load scattering one stretch of a run does not hide a switch in another. 0 where
+    /// fewer than 2 differences are in reach.
+    fn robust_noise(&self) -> (f64, Vec<f64>) {
         let n = self.values.len();
-        if n < 3 {
-            return 0.0;
-        }
-        let median = |v: &mut Vec<f64>| {
-            let middle = v.len() / 2;
-            *v.select_nth_unstable_by(middle, f64::total_cmp).1
-        };
-        let mut d: Vec<f64> = (1..n)
+        let d: Vec<f64> = (1..n)
             .map(|i| self.values[i] / self.scales[i] - self.values[i - 1] / self.scales[i - 1])
             .collect();
-        let center = median(&mut d);
-        let mut spread: Vec<f64> = d.iter().map(|x| (x - center).abs()).collect();
-        1.4826 * median(&mut spread) / std::f64::consts::SQRT_2
+        let mut window = Vec::with_capacity(d.len());
+        let mut mad = |part: &[f64]| {
+            if part.len() < 2 {
+                return 0.0;
+            }
+            window.clear();
+            window.extend_from_slice(part);
+            let middle = window.len() / 2;
+            let center = *window.select_nth_unstable_by(middle, f64::total_cmp).1;
+            for x in window.iter_mut() {
+                *x = (*x - center).abs();
+            }
+            let spread = *window.select_nth_unstable_by(middle, f64::total_cmp).1;
+            1.4826 * spread / std::f64::consts::SQRT_2
+        };
+        let global = mad(&d);
+        let local = (0..n)
+            .map(|i| {
+                // differences d_j (between points j and j + 1) with both points in reach
+                let lo = i.saturating_sub(NOISE_HALF_WIDTH);
+                let hi = (i + NOISE_HALF_WIDTH).min(n.saturating_sub(1));
+                mad(&d[lo..hi.max(lo)])
+            })
+            .collect();
+        (global, local)
     }
 
     fn predicted(&self, line: &Line, i: usize) -> f64 {
@@ -462,10 +480,11 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 ///   one found in the first points of a range by leave-one-out;
 /// * **small samples**: the noise level estimated from few points is widened by
 ///   `1 + 4 / dof` (`dof` = points − 2), as a Student t quantile would be;
-/// * **noise floors**: the noise level deviations are judged by is at least the larger of
-///   `relative_floor` and a robust estimate of the series' relative noise (the MAD of first
-///   differences), so a range whose first points happen to lie very close to a line does not
-///   reject every later point; in the paper's `lsq` comparison, `lsq` is at least
+/// * **noise floors**: the noise level a point's deviation is judged by is at least the
+///   larger of `relative_floor` and a robust estimate of the relative noise around it (the
+///   MAD of the first differences within 16 points), so a range whose first points happen to
+///   lie very close to a line does not reject every later point, and load that scatters one
+///   stretch of a run does not hide a switch in another; in the paper's `lsq` comparison, `lsq` is at least
 ///   `relative_floor²`, so exact data does not turn rounding into changes;
 /// * **prediction intervals**: a point's deviation is measured against the line's prediction
 ///   interval, which widens away from the fitted points (a line extrapolated from the few
@@ -531,6 +550,31 @@ pub fn detect_changes_naive(
     Ok(detect_with::<Recomputed>(sizes, values, config))
 }
 
+/// How many points on either side of a point its local noise estimate looks at (a window of
+/// 33 points, 32 first differences): wide enough for a robust spread, narrow enough that load
+/// scattering one stretch of a run does not set the noise of another.
+const NOISE_HALF_WIDTH: usize = 16;
+
+/// The noise levels (squared, relative) deviations are judged by: per point the larger of
+/// the configured floor and the local robust noise; for the whole series the larger of the
+/// floor and the series' robust noise.
+struct Floors {
+    local: Vec<f64>,
+    global: f64,
+}
+
+impl Floors {
+    fn at(&self, i: usize) -> f64 {
+        self.local.get(i).copied().unwrap_or(self.global)
+    }
+
+    /// The mean floor over `points`.
+    fn mean_over(&self, points: impl Iterator<Item = usize>) -> f64 {
+        let (sum, count) = points.fold((0.0, 0usize), |(s, c), i| (s + self.at(i), c + 1));
+        if count == 0 { 0.0 } else { sum / count as f64 }
+    }
+}
+
 fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfig) -> Vec<Segment> {
     let n = values.len();
     if n == 0 {
@@ -539,23 +583,31 @@ fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfi
     let series = Series::new(sizes, values);
     // a look-ahead beyond the series sees nothing; capping it keeps `c + x` from overflowing
     let x = config.lookahead.clamp(1, n);
-    // the noise level deviations are judged by is at least the series' robust noise; the
-    // paper's lsq comparison only needs a floor against rounding
-    let floor = series.robust_noise().max(config.relative_floor).powi(2);
+    // the noise level deviations are judged by is at least the robust noise around the point;
+    // the paper's lsq comparison only needs a floor against rounding
+    let (global, local) = series.robust_noise();
+    let floors = Floors {
+        local: local
+            .into_iter()
+            .map(|noise| noise.max(config.relative_floor).powi(2))
+            .collect(),
+        global: global.max(config.relative_floor).powi(2),
+    };
     let lsq_floor = config.relative_floor * config.relative_floor;
     let warmup = x.max(3);
     let mut segments: Vec<Segment> = Vec::new();
     let mut start = 0;
     while start < n {
         let warm_end = (start + warmup).min(n);
-        let (mut points, mut outliers) = warm_up(&series, start, warm_end, config, floor);
+        let (mut points, mut outliers) = warm_up(&series, start, warm_end, config, &floors);
         let mut window = W::start(&series, start, &points);
         let mut c = warm_end - 1;
         let mut changed = false;
         while c + x < n {
             let line = window.sums(&series).line();
             let base = line.lsq.max(lsq_floor);
-            let deviates = |i: usize| series.standardized(&line, i, floor) > config.deviation;
+            let deviates =
+                |i: usize| series.standardized(&line, i, floors.at(i)) > config.deviation;
             if (c + 1..=c + x).all(deviates)
                 && window.lookahead_exceeds(&series, &line, c + 1..=c + x, config.pfact * base)
             {
@@ -588,7 +640,7 @@ fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfi
             // the tail: too short for a look-ahead; its deviants are outliers
             for i in c + 1..n {
                 let line = window.sums(&series).line();
-                if series.standardized(&line, i, floor) > config.deviation {
+                if series.standardized(&line, i, floors.at(i)) > config.deviation {
                     outliers.push(i);
                 } else {
                     window.push(&series, i);
@@ -607,8 +659,8 @@ fn detect_with<W: Window>(sizes: &[f64], values: &[f64], config: &DetectionConfi
         });
         start = c + 1;
     }
-    let merged = merge(&series, segments, config, floor);
-    refine(&series, merged, config, floor)
+    let merged = merge(&series, segments, config, &floors);
+    refine(&series, merged, config, &floors)
 }
 
 /// Whether point `i` is closer (in relative residual) to `current` than to the line fitted to
@@ -630,7 +682,7 @@ fn warm_up(
     start: usize,
     end: usize,
     config: &DetectionConfig,
-    floor: f64,
+    floors: &Floors,
 ) -> (Vec<usize>, Vec<usize>) {
     let all: Vec<usize> = (start..end).collect();
     if all.len() < 4 {
@@ -641,7 +693,7 @@ fn warm_up(
         let line = series
             .sums_of(start, all.iter().copied().filter(|&j| j != i))
             .line();
-        let z = series.standardized(&line, i, floor);
+        let z = series.standardized(&line, i, floors.at(i));
         if z > 2.0 * config.deviation && worst.is_none_or(|(_, w)| z > w) {
             worst = Some((i, z));
         }
@@ -675,7 +727,7 @@ fn refine(
     series: &Series<'_>,
     mut segments: Vec<Segment>,
     config: &DetectionConfig,
-    floor: f64,
+    floors: &Floors,
 ) -> Vec<Segment> {
     let inliers = |s: &Segment, from: usize, to: usize| -> Vec<usize> {
         (from..to).filter(|i| !s.outliers.contains(i)).collect()
@@ -694,7 +746,8 @@ fn refine(
             if a.len() < 2 || b.len() < 3 {
                 continue;
             }
-            let sigma = floor.sqrt().max(config.relative_floor);
+            // the series' noise: the local estimates of the first few points see one side
+            let sigma = floors.global.sqrt().max(config.relative_floor);
             // the new level: the first point after k is off the first range's level, and so
             // are most of the next `x` points (noise may bring one of them close; one outlier
             // is not a level). Two to four points give no slope worth extrapolating: the first
@@ -808,7 +861,7 @@ fn merge(
     series: &Series<'_>,
     mut segments: Vec<Segment>,
     config: &DetectionConfig,
-    floor: f64,
+    floors: &Floors,
 ) -> Vec<Segment> {
     let line_of = |parts: &[&Segment]| {
         let origin = parts[0].start;
@@ -829,6 +882,7 @@ fn merge(
             sse += own.lsq * own.dof as f64;
             dof += own.dof;
         }
+        let floor = floors.mean_over(parts.iter().flat_map(|s| s.inliers()));
         let noise = if dof == 0 {
             floor
         } else {
