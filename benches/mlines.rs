@@ -136,6 +136,23 @@ fn column_block(c: &mut Criterion) {
     group.bench_function("nested/leftover_2^20_lines_2^32_lines", |b| {
         b.iter(|| nested_lines(black_box(&longest), black_box(1 << 32)))
     });
+    // a leftover rectangle long on both sides (2^22 + 1 rows, 2^31 - 5 planes) counted along
+    // the residues of the window of large offsets instead: 100-byte blocks (99 residues), and
+    // the most the step limit allows, 2^20 residues (blocks of 2^20 + 1 bytes)
+    let short_window = NestedLayout {
+        rows: (1 << 22) + 1,
+        ..longest
+    };
+    group.bench_function("nested/both_long_99_residues_2^32_lines", |b| {
+        b.iter(|| nested_lines(black_box(&short_window), black_box(1 << 32)))
+    });
+    let widest_window = NestedLayout {
+        block: (1 << 20) + 1,
+        ..short_window
+    };
+    group.bench_function("nested/both_long_2^20_residues_2^32_lines", |b| {
+        b.iter(|| nested_lines(black_box(&widest_window), black_box(1 << 32)))
+    });
     group.finish();
 }
 
