@@ -113,7 +113,7 @@ fn column_block(c: &mut Criterion) {
     // of both strides in closed form, the leftover rectangle summed along its 5 rows), and the
     // longest leftover rectangle below the step limit: 2^20 rows, each a floor-sum difference
     // over 2^31 - 5 planes with 2^32-byte lines, the plane stride residue ⌊2^32/φ⌋ (odd) making
-    // every Euclid chain as long as it gets
+    // every Euclid chain as long as it gets, 2^31-byte blocks (a window of 2^31 - 1 residues)
     let huge = NestedLayout {
         planes: u64::MAX,
         plane_stride: (7 << 41) + 5,
@@ -130,7 +130,7 @@ fn column_block(c: &mut Criterion) {
         plane_stride: (1 << 62) + 2_654_435_769,
         rows: 1 << 20,
         row_stride: (1 << 33) + 3,
-        block: 100,
+        block: 1 << 31,
         offset: 0,
     };
     group.bench_function("nested/leftover_2^20_lines_2^32_lines", |b| {
@@ -141,6 +141,7 @@ fn column_block(c: &mut Criterion) {
     // the most the step limit allows, 2^20 residues (blocks of 2^20 + 1 bytes)
     let short_window = NestedLayout {
         rows: (1 << 22) + 1,
+        block: 100,
         ..longest
     };
     group.bench_function("nested/both_long_99_residues_2^32_lines", |b| {
