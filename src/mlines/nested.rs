@@ -341,7 +341,7 @@ impl LargeOffsets {
                 // every row reaches every residue: i_0 = 0, (c - a i_0)/g_b = c
                 let start = add_mod(mul_mod(b_inverse, c, q_b), q_b - n_j, q_b);
                 total += offsets_at_least(n_i, q_b, v, start, n_j);
-            } else if c % h == 0 {
+            } else if c.is_multiple_of(h) {
                 let i_0 = mul_mod((c / h) % step_residues, a_inverse, step_residues);
                 if i_0 < n_i {
                     let rows = (n_i - i_0 - 1) / step_residues + 1;
