@@ -113,7 +113,7 @@ fn column_block(c: &mut Criterion) {
     // of both strides in closed form, the leftover rectangle summed along its 5 rows), and the
     // longest leftover rectangle below the step limit: 2^20 rows, each a floor-sum difference
     // over 2^31 - 5 planes with 2^32-byte lines, the plane stride residue ⌊2^32/φ⌋ (odd) making
-    // every Euclid chain as long as it gets
+    // every Euclid chain as long as it gets, 2^31-byte blocks (a window of 2^31 - 1 residues)
     let huge = NestedLayout {
         planes: u64::MAX,
         plane_stride: (7 << 41) + 5,
@@ -130,11 +130,29 @@ fn column_block(c: &mut Criterion) {
         plane_stride: (1 << 62) + 2_654_435_769,
         rows: 1 << 20,
         row_stride: (1 << 33) + 3,
-        block: 100,
+        block: 1 << 31,
         offset: 0,
     };
     group.bench_function("nested/leftover_2^20_lines_2^32_lines", |b| {
         b.iter(|| nested_lines(black_box(&longest), black_box(1 << 32)))
+    });
+    // a leftover rectangle long on both sides (2^22 + 1 rows, 2^31 - 5 planes) counted along
+    // the residues of the window of large offsets instead: 100-byte blocks (99 residues), and
+    // the most the step limit allows, 2^20 residues (blocks of 2^20 + 1 bytes)
+    let short_window = NestedLayout {
+        rows: (1 << 22) + 1,
+        block: 100,
+        ..longest
+    };
+    group.bench_function("nested/both_long_99_residues_2^32_lines", |b| {
+        b.iter(|| nested_lines(black_box(&short_window), black_box(1 << 32)))
+    });
+    let widest_window = NestedLayout {
+        block: (1 << 20) + 1,
+        ..short_window
+    };
+    group.bench_function("nested/both_long_2^20_residues_2^32_lines", |b| {
+        b.iter(|| nested_lines(black_box(&widest_window), black_box(1 << 32)))
     });
     group.finish();
 }

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use commcost::mlines::{LinesError, NestedLayout, nested_lines, vector_lines};
+use commcost::mlines::{LinesError, NestedLayout, floor_sum, nested_lines, vector_lines};
 use proptest::prelude::*;
 
 /// Oracle: the set of line indices of every byte of every block.
@@ -216,20 +216,97 @@ fn u64_max_planes_odd_strides_finish_fast_and_stay_in_bounds() {
 }
 
 #[test]
-fn leftover_rectangle_long_on_both_sides_is_refused_not_run() {
+fn leftover_rectangle_long_on_all_three_sides_is_refused_not_run() {
     // L = 2^32, W and P odd: row and plane offsets have period 2^32; 2^22 + 1 rows and
-    // 2^31 - 5 planes leave both sides of the rectangle beyond the step limit
+    // 2^31 - 5 planes leave both sides of the rectangle beyond the step limit, and blocks of
+    // 2^31 bytes (r = 2^31 - 1) leave the window of large offsets (and its complement) too
     let n = NestedLayout {
         planes: (1 << 31) - 5,
         plane_stride: (1 << 62) + 1,
         rows: (1 << 22) + 1,
         row_stride: (1 << 33) + 3,
-        block: 100,
+        block: 1 << 31,
         offset: 0,
     };
     let (r, took) = within(move || nested_lines(&n, 1 << 32));
     assert!(matches!(r, Err(LinesError::TooManySteps { .. })), "{r:?}");
     assert!(took < Duration::from_secs(2));
+}
+
+/// Every residue pair `(W mod L, P mod L)` for `L` in 8, 9, 12: rows and planes across the
+/// periods, every block size up to `L` (so short windows of large offsets, and their
+/// complements), planes sharing a line or not, against enumeration.
+#[test]
+fn every_stride_residue_pair_equals_enumeration() {
+    let mut checked = 0;
+    for line in [8u64, 9, 12] {
+        for a in 0..line {
+            for b in 0..line {
+                for rows in [2u64, 5, line - 1] {
+                    for planes in [2u64, 5, line + 1] {
+                        for k in 1..=line {
+                            for (offset, slack) in [(0u64, 0u64), (line / 2 + 1, 1)] {
+                                let row_stride = (k + line - 1).div_ceil(line) * line + a;
+                                let extent = (rows - 1) * row_stride + k;
+                                let plane_stride = (extent.div_ceil(line) + slack) * line + b;
+                                let n = NestedLayout {
+                                    planes,
+                                    plane_stride,
+                                    rows,
+                                    row_stride,
+                                    block: k,
+                                    offset,
+                                };
+                                assert_eq!(
+                                    nested_lines(&n, line),
+                                    Ok(enumerated(&n, line)),
+                                    "{n:?} L={line}"
+                                );
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 30_000);
+}
+
+/// Rectangles long on both sides (refused before) whose window of large offsets is short
+/// (`r = 6`) or whose complement is (`r = L - 6`): against the row-by-row sum of two
+/// floor sums per row (`Σ_i FS(D, L, b, y_i + r) - FS(D, L, b, y_i)`, `y_i = (s + i a) mod L`),
+/// the other formulation of the count (along the rows, not along the window's residues).
+#[test]
+fn long_rectangles_with_a_short_window_equal_the_row_by_row_sum() {
+    let line = 1u64 << 32;
+    let (rows, planes) = ((1u64 << 20) + 3, (1u64 << 31) - 5);
+    let (row_stride, plane_stride, offset) =
+        ((1u64 << 33) + 3, (1u64 << 62) + 3_000_000_019, 12_345);
+    let (a, b) = (row_stride % line, plane_stride % line);
+    for block in [7u64, line - 5] {
+        let r = (block - 1) % line;
+        let n = NestedLayout {
+            planes,
+            plane_stride,
+            rows,
+            row_stride,
+            block,
+            offset,
+        };
+        let (got, took) = within(move || nested_lines(&n, line));
+        let mut large = 0u128;
+        let mut y = offset % line;
+        for _ in 0..rows {
+            large +=
+                floor_sum(planes, line, b, y + r).unwrap() - floor_sum(planes, line, b, y).unwrap();
+            y = (y + a) % line;
+        }
+        // one line per block plus one per large offset; planes P - E >= L apart share nothing
+        let blocks = u128::from(rows) * u128::from(planes);
+        assert_eq!(got, Ok(blocks + large), "block {block}");
+        assert!(took < Duration::from_secs(1), "{took:?}");
+    }
 }
 
 #[test]

@@ -311,13 +311,14 @@ fn nested_lines_never_hangs() {
     let r = within(10, move || nested_lines(&wide, 1 << 40));
     assert_eq!(r, Ok(((1u128 << 21) + 1) * u128::from(u64::MAX)));
     // a leftover rectangle long on both sides (odd residues mod 2^32, 2^22 + 1 rows,
-    // 2^31 - 5 planes): refused with the step limit, not run for minutes
+    // 2^31 - 5 planes) and in its window of large offsets (2^31-byte blocks): refused with the
+    // step limit, not run for minutes
     let both_long = NestedLayout {
         planes: (1 << 31) - 5,
         plane_stride: (1 << 62) + 1,
         rows: (1 << 22) + 1,
         row_stride: (1 << 33) + 3,
-        block: 100,
+        block: 1 << 31,
         offset: 0,
     };
     let r = within(10, move || nested_lines(&both_long, 1 << 32));

@@ -38,7 +38,8 @@ fn progression_floor_sum(n: u64, p_mod: u64, c: u128, l: u64) -> u128 {
 /// (`2^20`; at most about 0.5 s, measured with 2^32-byte lines and the longest Euclid chains,
 /// docs/PERFORMANCE.md): layouts that would need more return [`LinesError::TooManySteps`]
 /// instead of running for minutes. Only planes in case B with lines between `2^21` and `2^44`
-/// bytes can need more.
+/// bytes whose blocks end more than `2^20` bytes from a line boundary on both sides
+/// (`2^20 < (k - 1) mod L < L - 2^20`) can need more.
 pub const MAX_NESTED_STEPS: u64 = 1 << 20;
 
 /// Distinct lines touched by a [`NestedLayout`] with lines of `line` bytes.
@@ -63,20 +64,23 @@ pub const MAX_NESTED_STEPS: u64 = 1 << 20;
 ///   more): whole periods of the plane offsets (`q_b = L / gcd(P, L)` planes) and of the row
 ///   offsets (`q_a = L / gcd(W, L)` rows) in closed form (floor sums modulo the gcds), the
 ///   rectangle left over — or its complement in either period, whichever is shorter — line by
-///   line along its shorter side: `O(min(H'', D'') log L)` with `H'' <= min(H, q_a/2)`,
-///   `D'' <= min(D, q_b/2)`. Logarithmic for `r = 0` and whenever either leftover is short;
-///   never refused for lines up to `2^21` bytes or from `2^44` bytes on (at most `2^20` floor-sum
-///   differences, as `H - 1 < 2^64 / L` in case B); the proof is at `case_b_planes` in the
-///   source. (A closed form for a leftover rectangle with
-///   both sides long — a two-dimensional floor sum — is not implemented.)
+///   line along the shortest of three directions: its rows, its planes, or the
+///   `r' = min(r, L - r)` residues of the window of large offsets (one floor-sum difference
+///   each): `O(min(H'', D'', r') log L)` with `H'' <= min(H, q_a/2)`, `D'' <= min(D, q_b/2)`.
+///   Logarithmic for `r = 0` and whenever a leftover side or the window is short; never
+///   refused for lines up to `2^21` bytes or from `2^44` bytes on (at most `2^20` floor-sum
+///   differences, as `H - 1 < 2^64 / L` in case B), nor when `(k - 1) mod L` is within `2^20`
+///   of `0` or of `L`; the proof is at `case_b_planes` in the source. (A closed form for a
+///   leftover rectangle long in all three directions — a lattice-point count in a
+///   three-dimensional polytope — is not implemented.)
 ///
 /// # Errors
 ///
 /// [`LinesError::ZeroLine`] for `line = 0`; [`LinesError::Overlap`] if blocks overlap
 /// (`block > row_stride` with several rows) or planes overlap (`E > plane_stride` with several
 /// planes); [`LinesError::TooManySteps`] when the leftover rectangle of planes in case B has
-/// both sides (after complements) longer than [`MAX_NESTED_STEPS`] (never a hang, never an
-/// approximate count).
+/// both sides (after complements) and `min(r, L - r)` longer than [`MAX_NESTED_STEPS`]
+/// (never a hang, never an approximate count).
 ///
 /// # Examples
 ///
@@ -194,13 +198,22 @@ fn coset_counts(n: u64, g: u64, step: u64, x: u64, r: u64) -> u128 {
 
 /// `(x + y) mod m` for `x, y < m`.
 fn add_mod(x: u64, y: u64, m: u64) -> u64 {
-    let sum = u128::from(x) + u128::from(y);
-    (sum % u128::from(m)) as u64
+    debug_assert!(x < m && y < m);
+    // x + y < 2m: one subtraction, also when the u64 sum wraps (the true sum is then >= 2^64 > m)
+    let (sum, wrapped) = x.overflowing_add(y);
+    if wrapped || sum >= m {
+        sum.wrapping_sub(m)
+    } else {
+        sum
+    }
 }
 
-/// `(x · y) mod m`.
+/// `(x · y) mod m` (in `u64` when the product fits).
 fn mul_mod(x: u64, y: u64, m: u64) -> u64 {
-    ((u128::from(x) * u128::from(y)) % u128::from(m)) as u64
+    match x.checked_mul(y) {
+        Some(product) => product % m,
+        None => ((u128::from(x) * u128::from(y)) % u128::from(m)) as u64,
+    }
 }
 
 /// The rows (`i`, stride residue `a`) and planes (`j`, stride residue `b`) of the planes-in-case-B
@@ -246,7 +259,9 @@ impl LargeOffsets {
 
     /// `N(x, n_i, n_j) = #{(i, j) : i < n_i, j < n_j, (x + i a + j b) mod L >= L - r}` for
     /// `n_i < q_a`, `n_j < q_b`, `x < L`, by complements and then line by line along the
-    /// shorter side; [`LinesError::TooManySteps`] beyond [`MAX_NESTED_STEPS`] lines.
+    /// shortest of three directions: rows, planes, or the `min(r, L - r)` residues of the
+    /// window ([`Self::pairs_at_residues`]); [`LinesError::TooManySteps`] beyond
+    /// [`MAX_NESTED_STEPS`] lines.
     fn count(&self, x: u64, n_i: u64, n_j: u64) -> Result<u128, LinesError> {
         let (q_a, q_b, l) = (self.row_period(), self.plane_period(), self.line);
         debug_assert!(n_i < q_a && n_j < q_b && x < l);
@@ -261,12 +276,28 @@ impl LargeOffsets {
             let rest = self.count(add_mod(x, mul_mod(n_j, self.b, l), l), n_i, q_b - n_j)?;
             return Ok(whole - rest);
         }
-        let steps = n_i.min(n_j);
+        if n_i == 0 || n_j == 0 {
+            return Ok(0);
+        }
+        // 1 <= r < L here (r = 0 never reaches the rectangle)
+        let window = self.r.min(l - self.r);
+        let steps = n_i.min(n_j).min(window);
         if steps > MAX_NESTED_STEPS {
             return Err(LinesError::TooManySteps {
                 steps: u128::from(steps),
                 limit: MAX_NESTED_STEPS,
             });
+        }
+        if window < n_i.min(n_j) {
+            // offset w in [L - r, L) iff a i + b j ≡ w - x: the r residues from (L - r - x) mod L
+            if self.r == window {
+                return Ok(self.pairs_at_residues(sub_mod(l - self.r, x, l), self.r, n_i, n_j));
+            }
+            // the complement: offsets below L - r are, shifted by r, the offsets at least r
+            // (`N(x, r) = n_i n_j - N(x + r, L - r)`), whose window has `L - r` residues
+            let shifted = add_mod(x, self.r, l);
+            let hits = self.pairs_at_residues(sub_mod(self.r, shifted, l), window, n_i, n_j);
+            return Ok(u128::from(n_i) * u128::from(n_j) - hits);
         }
         let (outer, inner, outer_step, inner_step) = if n_i <= n_j {
             (n_i, n_j, self.a, self.b)
@@ -281,6 +312,70 @@ impl LargeOffsets {
         }
         Ok(total)
     }
+
+    /// `Σ_{t<count} E((first + t) mod L)` with `E(c) = #{(i, j) : i < n_i, j < n_j,
+    /// a i + b j ≡ c (mod L)}`, for `1 <= n_j < q_b` (so at most one `j` per `i`): one
+    /// floor-sum difference per residue.
+    ///
+    /// With `g_b = gcd(b, L)`, `h = gcd(a, g_b)`, `g' = g_b / h`: `b j ≡ c - a i` needs
+    /// `g_b | c - a i`, i.e. `h | c` and `i ≡ i_0 = (c/h)(a/h)^{-1} (mod g')`; for
+    /// `i = i_0 + g' s` the plane is `j ≡ (b/g_b)^{-1} (c - a i)/g_b (mod q_b)`, and
+    /// `(c - a i)/g_b` drops by `a/h` per step of `s`. So `E(c)` counts the `s` below
+    /// `⌈(n_i - i_0)/g'⌉` whose `j_0 + s v mod q_b` (`v = -(b/g_b)^{-1} a/h mod q_b`) is below
+    /// `n_j`: one [`offsets_at_least`] after shifting the window `[0, n_j)` to
+    /// `[q_b - n_j, q_b)`.
+    fn pairs_at_residues(&self, first: u64, count: u64, n_i: u64, n_j: u64) -> u128 {
+        let l = self.line;
+        let (g_b, q_b) = (self.g_planes, self.plane_period());
+        debug_assert!(first < l && n_j >= 1 && n_j < q_b);
+        let h = binary_gcd(self.a, g_b);
+        let step_residues = g_b / h;
+        let a_over_h = self.a / h;
+        let a_inverse = inverse_mod(a_over_h % step_residues, step_residues);
+        let b_inverse = inverse_mod((self.b / g_b) % q_b, q_b);
+        let v = sub_mod(0, mul_mod(b_inverse, a_over_h % q_b, q_b), q_b);
+        let mut total = 0;
+        let mut c = first;
+        for _ in 0..count {
+            if g_b == 1 {
+                // every row reaches every residue: i_0 = 0, (c - a i_0)/g_b = c
+                let start = add_mod(mul_mod(b_inverse, c, q_b), q_b - n_j, q_b);
+                total += offsets_at_least(n_i, q_b, v, start, n_j);
+            } else if c.is_multiple_of(h) {
+                let i_0 = mul_mod((c / h) % step_residues, a_inverse, step_residues);
+                if i_0 < n_i {
+                    let rows = (n_i - i_0 - 1) / step_residues + 1;
+                    // c - a i_0 ≡ 0 (mod g_b), and g_b | L
+                    let t_0 = sub_mod(c, mul_mod(self.a, i_0, l), l) / g_b;
+                    let j_0 = mul_mod(b_inverse, t_0, q_b);
+                    let start = add_mod(j_0, q_b - n_j, q_b);
+                    total += offsets_at_least(rows, q_b, v, start, n_j);
+                }
+            }
+            c = if c + 1 == l { 0 } else { c + 1 };
+        }
+        total
+    }
+}
+
+/// `(x - y) mod m` for `x, y < m`.
+fn sub_mod(x: u64, y: u64, m: u64) -> u64 {
+    if x >= y { x - y } else { m - (y - x) }
+}
+
+/// `x^{-1} mod m` for `gcd(x, m) = 1` (`0` for `m = 1`): extended Euclid, `O(log m)` steps;
+/// the Bézout coefficients stay below `m` in magnitude, so `i128` holds them.
+fn inverse_mod(x: u64, m: u64) -> u64 {
+    let (mut old_r, mut r) = (i128::from(x % m), i128::from(m));
+    let (mut old_s, mut s) = (1i128, 0i128);
+    while r != 0 {
+        let q = old_r / r;
+        (old_r, r) = (r, old_r - q * r);
+        (old_s, s) = (s, old_s - q * s);
+    }
+    debug_assert!(old_r == 1 || m == 1);
+    // the residue of old_s mod m lies in [0, m)
+    old_s.rem_euclid(i128::from(m)) as u64
 }
 
 /// `Σ_{j<D} M(s + jP)`, the per-plane counts of planes in case B (`H >= 2`, `W - k >= L - 1`).
@@ -312,14 +407,25 @@ impl LargeOffsets {
 /// rows `[0, n_i)` are a whole row period minus rows `[n_i, q_a)`, which start at
 /// `x + n_i a`, so `N(x, n_i, n_j) = K_a(x, n_j) - N(x + n_i a, q_a - n_i, n_j)`, and the same
 /// for planes; the shorter side of each is kept. What remains, `N(x', n_i, n_j)` with
-/// `n_i <= q_a / 2`, `n_j <= q_b / 2`, is summed line by line along its shorter side, one
-/// floor-sum difference per line: `min(n_i, n_j)` of them.
+/// `n_i <= q_a / 2`, `n_j <= q_b / 2`, is summed line by line along its shortest direction,
+/// one floor-sum difference per line: the rows (`n_i` lines), the planes (`n_j`), or the
+/// residues of the window: `N = Σ_{w = L-r}^{L-1} #{(i, j) : a i + b j ≡ w - x (mod L)}`, each
+/// term one floor-sum difference along the rows that can reach residue `w - x` (at most one
+/// plane per row, as `n_j < q_b`); or, when `L - r < r`, the complement
+/// `N(x, r) = n_i n_j - N(x + r, L - r)` (offsets below `L - r`, shifted by `r`, are those at
+/// least `r`) summed over its `L - r` residues.
 ///
-/// Cost: `O(min(H'', D'') log L)` with `H'' = min(H', q_a - H') <= min(H, L/2)` and `D''`
-/// likewise; since `(H - 1) W < P < 2^64` with `W >= L`, `H'' <= min(2^64 / L + 1, L / 2)`.
-/// This is logarithmic whenever either dimension's remainder or complement is short, and at most
-/// `2^20` floor-sum differences for lines up to `2^21` bytes or from `2^44` bytes on; a rectangle
-/// with both sides beyond [`MAX_NESTED_STEPS`] (possible only for `2^21 < L < 2^44`) is refused.
+/// Cost: `O(min(H'', D'', r') log L)` with `H'' = min(H', q_a - H') <= min(H, L/2)`, `D''`
+/// likewise and `r' = min(r, L - r)`; since `(H - 1) W < P < 2^64` with `W >= L`,
+/// `H'' <= min(2^64 / L + 1, L / 2)`. This is logarithmic whenever either dimension's remainder
+/// or complement, or the window, is short, and at most `2^20` floor-sum differences for lines up
+/// to `2^21` bytes or from `2^44` bytes on; a rectangle with all three beyond
+/// [`MAX_NESTED_STEPS`] (possible only for `2^21 < L < 2^44`) is refused. The count is a
+/// difference of two-dimensional floor sums `Σ_{i,j} ⌊(a i + b j + c)/L⌋` — lattice points in
+/// tetrahedra `{a i + b j + L k <= M}`; the general methods polynomial in the input size for
+/// such counts (A. Barvinok, A polynomial time algorithm for counting integral points in
+/// polyhedra when the dimension is fixed, Mathematics of Operations Research 19(4), 1994)
+/// rest on signed decompositions of cones into unimodular ones, not implemented here.
 ///
 /// Every intermediate count is exact in `u128`: `N <= H D < 2^128`, `H (q' + 1) <= 2^64 + 1`
 /// (each block's `k <= W` and `(H - 1) W + k <= P < 2^64`), and `D H (q' + 1)` is at most the
