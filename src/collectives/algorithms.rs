@@ -24,6 +24,11 @@ pub(super) struct Pieces<'a> {
     /// priced by its line without calling the model.
     first_range: Option<AffineCost>,
     latest_range: Option<AffineCost>,
+    /// The first and the latest lag lines the model described
+    /// ([`CommModel::send_lag_affine`]): a later piece inside one has its lag without a model
+    /// call.
+    first_lag_range: Option<AffineCost>,
+    latest_lag_range: Option<AffineCost>,
 }
 
 impl Pieces<'_> {
@@ -80,24 +85,136 @@ impl Pieces<'_> {
     /// round may send again in the next — its sends are at least `I` apart. Rounds of a process
     /// that sends in consecutive rounds are spaced `max(T + extra, I) = T + extra + lag`.
     /// 0 without model calls when the model promises `I <= T`
-    /// ([`CommModel::sender_keeps_pace`]).
+    /// ([`CommModel::sender_keeps_pace`]); from the model's lag line
+    /// ([`CommModel::send_lag_affine`]) when it gives one, without a model call when `x` lies in
+    /// a line already described.
     pub(super) fn lag(&mut self, bytes: u64, extra: f64) -> f64 {
         if self.keeps_pace {
             return 0.0;
+        }
+        if let Some(line) = self.lag_line(bytes) {
+            return (line.at(bytes) - extra).max(0.0);
         }
         let q = self.quantities(bytes);
         (q.send_interval - q.p2p - extra).max(0.0)
     }
 
-    /// `Σ_{j<n} lag(unit 2^j)`: the lags of `n` doubling rounds (`O(n)` model calls, none when
-    /// the model keeps pace).
+    /// A remembered lag line that holds `bytes`.
+    fn known_lag_range(&self, bytes: u64) -> Option<AffineCost> {
+        self.latest_lag_range
+            .filter(|a| a.contains(bytes))
+            .or(self.first_lag_range.filter(|a| a.contains(bytes)))
+    }
+
+    /// The model's lag line ([`CommModel::send_lag_affine`]) around a contiguous piece of
+    /// `bytes` bytes, if the pieces are contiguous, the model gives one and it holds at `bytes`.
+    fn lag_line(&mut self, bytes: u64) -> Option<AffineCost> {
+        if !self.contiguous {
+            return None;
+        }
+        if let Some(a) = self.known_lag_range(bytes) {
+            return Some(a);
+        }
+        let a = self
+            .model
+            .send_lag_affine(bytes)
+            .filter(|a| a.contains(bytes))?;
+        // a unit of 0 read as 1 byte, as in `affine`
+        let a = a.in_units_of(a.unit);
+        self.first_lag_range = self.first_lag_range.or(Some(a));
+        self.latest_lag_range = Some(a);
+        Some(a)
+    }
+
+    /// `Σ_{j<n} lag(unit 2^j)`: the lags of `n` doubling rounds (pieces saturate at
+    /// `u64::MAX`).
+    ///
+    /// Over the rounds whose pieces share one lag line of the model
+    /// ([`CommModel::send_lag_affine`]) that is a constant `E`, the lags are `count · max(0, E)`:
+    /// one model call per range (none when the model keeps pace); a sloped line is evaluated
+    /// round by round without model calls.
     pub(super) fn doubling_lag(&mut self, unit: u64, n: u32) -> f64 {
         if self.keeps_pace {
             return 0.0;
         }
-        (0..n)
-            .map(|j| self.lag(unit.saturating_mul(1u64 << j.min(63)), 0.0))
-            .sum()
+        let fits = n == 0 || unit == 0 || unit.leading_zeros() >= n - 1;
+        let mut total = 0.0;
+        let mut j = 0;
+        while j < n {
+            let piece = unit.saturating_mul(1u64 << j.min(63));
+            let line = if fits { self.lag_line(piece) } else { None };
+            let Some(a) = line else {
+                total += self.lag(piece, 0.0);
+                j += 1;
+                continue;
+            };
+            // the last round whose piece `unit · 2^j1 <= a.last`
+            let j1 = if unit == 0 {
+                n - 1
+            } else {
+                doublings_within(unit, a.last).min(n - 1)
+            };
+            total += if a.per_unit == 0.0 {
+                f64::from(j1 - j + 1) * a.intercept.max(0.0)
+            } else {
+                (j..=j1).map(|i| a.at(unit << i).max(0.0)).sum()
+            };
+            j = j1 + 1;
+        }
+        total
+    }
+
+    /// `Σ_{k=k0}^{n} lag(x_k, extra_k)` over the halving pieces `x_k = ⌈m / 2^k⌉` (`1 <= k0`,
+    /// `n < 64`), with `extra_k = op(x_k)` when `with_op`, else 0: the lags of the rounds of a
+    /// recursive halving.
+    ///
+    /// Over the rounds whose pieces share one constant lag line `E` of the model, the lag of
+    /// round `k` is `max(0, E - a - b x_k)` for the operator `a + b x` (or `a = b = 0`): as the
+    /// pieces shrink with `k`, the positive terms are those from the first round whose piece
+    /// is below `(E - a) / b` on, and they sum to `count (E - a) - b Σ x_k` with the pieces
+    /// summed in closed form ([`sum_of_halvings`]). One model call per range instead of one per
+    /// round.
+    pub(super) fn halving_lag(&mut self, m: u64, k0: u32, n: u32, with_op: bool) -> f64 {
+        if self.keeps_pace {
+            return 0.0;
+        }
+        let (per_call, per_byte) = if with_op {
+            (
+                self.problem.operator.per_call,
+                self.problem.operator.per_byte,
+            )
+        } else {
+            (0.0, 0.0)
+        };
+        let mut total = 0.0;
+        let mut k = k0.max(1);
+        while k <= n {
+            let piece = ceil_shift(m, k);
+            let Some(a) = self.lag_line(piece) else {
+                let extra = if with_op { self.op(piece) } else { 0.0 };
+                total += self.lag(piece, extra);
+                k += 1;
+                continue;
+            };
+            // the last round whose piece `⌈m / 2^k1⌉ >= a.first`, as in `halving_sum`
+            let k1 = if m == 0 || a.first <= 1 {
+                n
+            } else {
+                doublings_within(a.first - 1, m - 1).min(n)
+            };
+            total += if a.per_unit == 0.0 {
+                constant_lag_of_halvings(m, k, k1, a.intercept - per_call, per_byte)
+            } else {
+                (k..=k1)
+                    .map(|i| {
+                        let x = ceil_shift(m, i);
+                        (a.at(x) - (per_call + per_byte * x as f64)).max(0.0)
+                    })
+                    .sum()
+            };
+            k = k1 + 1;
+        }
+        total
     }
     pub(super) fn gap(&self, bytes: u64) -> f64 {
         self.model.gap(&self.problem.piece(bytes))
@@ -207,6 +324,42 @@ fn units_of_doublings(base: u64, j0: u32, j1: u32, unit: u64) -> Option<f64> {
     Some(whole + split)
 }
 
+/// `Σ_{k=k0}^{k1} max(0, c - b ⌈m / 2^k⌉)` (`1 <= k0`, `k1 < 64`, `b >= 0`): 0 when `c <= 0`;
+/// else the pieces `x_k = ⌈m / 2^k⌉` do not grow with `k`, so the positive terms (`x_k <
+/// c / b`, i.e. `x_k <= x_max`) are those of `k >= k*`, the first round with
+/// `m <= x_max 2^k`, and they sum to `count · c - b Σ x_k` ([`sum_of_halvings`]).
+fn constant_lag_of_halvings(m: u64, k0: u32, k1: u32, c: f64, b: f64) -> f64 {
+    // `!(c > 0)`: also a NaN (from a custom model's line) gives no lag, as `f64::max` would
+    if !(c > 0.0) || k0 > k1 {
+        return 0.0;
+    }
+    let count = f64::from(k1 - k0 + 1);
+    if b == 0.0 || m == 0 {
+        return count * c;
+    }
+    // the largest whole piece strictly below c / b
+    let bound = c / b;
+    let x_max = if bound >= pow2(64) {
+        u64::MAX
+    } else {
+        (bound.ceil() as u64).saturating_sub(1)
+    };
+    let first = if x_max >= m {
+        k0
+    } else if x_max == 0 {
+        return 0.0;
+    } else {
+        // the largest j with `x_max 2^j <= m - 1` is the last round with a piece above x_max
+        doublings_within(x_max, m - 1) + 1
+    }
+    .max(k0);
+    if first > k1 {
+        return 0.0;
+    }
+    let pieces = sum_of_halvings(m, k1) - sum_of_halvings(m, first - 1);
+    (f64::from(k1 - first + 1) * c - b * pieces as f64).max(0.0)
+}
+
 /// `2^e` as an `f64` (`e <= 1023`), from its bits (no software `u128` conversion).
 fn pow2(e: u32) -> f64 {
     f64::from_bits(u64::from(1023 + e) << 52)
@@ -261,6 +414,8 @@ pub(super) fn setup<'a>(
             last_p2p: None,
             first_range: None,
             latest_range: None,
+            first_lag_range: None,
+            latest_lag_range: None,
         },
         message.bytes(),
         problem.processes,
@@ -527,23 +682,9 @@ impl Algorithm for Allreduce {
                 // a remaining process sends in every round: after each reduce-scatter round
                 // (⌈m / 2^k⌉ bytes, k = 1 … hp) and after each allgather round but the last
                 // (k = hp … 2; and the last too when it then sends back to a folded process)
-                let lags = if x.keeps_pace() {
-                    0.0
-                } else {
-                    let last_allgather = u32::from(!p.is_power_of_two());
-                    (1..=hp)
-                        .map(|k| {
-                            let piece = ceil_shift(m, k);
-                            let op = x.op(piece);
-                            x.lag(piece, op)
-                                + if k >= 2 - last_allgather {
-                                    x.lag(piece, 0.0)
-                                } else {
-                                    0.0
-                                }
-                        })
-                        .sum()
-                };
+                let last_allgather = u32::from(!p.is_power_of_two());
+                let lags =
+                    x.halving_lag(m, 1, hp, true) + x.halving_lag(m, 2 - last_allgather, hp, false);
                 if p.is_power_of_two() {
                     halving + lags
                 } else {
@@ -770,9 +911,17 @@ pub(super) fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
             .map(|k| pieces.p2p(m.saturating_mul(blocks_with_bit(p, k))))
             .sum::<f64>()
     };
-    // every process sends in every round: each but the last spaced max(T, I)
+    // every process sends in every round: each but the last spaced max(T, I); over the same
+    // pieces, one constant lag line of the model gives (h - 1) max(0, E)
     let lags: f64 = if pieces.keeps_pace() {
         0.0
+    } else if h >= 2
+        && let Some(largest) = m.checked_mul(p / 2)
+        && let Some(a) = pieces
+            .lag_line(m << (h - 2))
+            .filter(|a| a.last >= largest && a.per_unit == 0.0)
+    {
+        f64::from(h - 1) * a.intercept.max(0.0)
     } else {
         (0..h - 1)
             .map(|k| pieces.lag(m.saturating_mul(blocks_with_bit(p, k)), 0.0))
@@ -849,6 +998,43 @@ mod tests {
         }
         // m = 2^64 - 1 over 63 halvings: ⌈m / 2^k⌉ = 2^(64-k) for every k, Σ = 2^64 - 2
         assert_eq!(sum_of_halvings(u64::MAX, 63), u64::MAX - 1);
+    }
+
+    #[test]
+    fn constant_lag_of_halvings_adds_the_positive_terms() {
+        // thresholds c / b on, between and off whole pieces, and none (b = 0)
+        let lines = [
+            (5.0, 1.0),
+            (5.5, 1.0),
+            (100.0, 0.5),
+            (7.0, 0.0),
+            (-1.0, 1.0),
+            (3.0, 1e-3),
+        ];
+        for m in 0..300u64 {
+            for (c, b) in lines {
+                for k0 in 1..10 {
+                    for k1 in k0 - 1..10 {
+                        let brute: f64 = (k0..=k1)
+                            .map(|k| (c - b * m.div_ceil(1 << k) as f64).max(0.0))
+                            .sum();
+                        let sum = constant_lag_of_halvings(m, k0, k1, c, b);
+                        assert!(
+                            (sum - brute).abs() <= 1e-12 * brute,
+                            "m {m} c {c} b {b} k {k0}..={k1}: {sum} vs {brute}"
+                        );
+                    }
+                }
+            }
+        }
+        // a threshold beyond every piece, and the largest message over 63 halvings
+        // (the pieces sum to 2^64 - 2 bytes: at 1e-40 s each, 2e-21 s off 63 s)
+        assert_eq!(constant_lag_of_halvings(u64::MAX, 1, 63, 1.0, 1e-40), 63.0);
+        let brute: f64 = (1..=63)
+            .map(|k| (1e10 - ceil_shift(u64::MAX, k) as f64).max(0.0))
+            .sum();
+        let sum = constant_lag_of_halvings(u64::MAX, 1, 63, 1e10, 1.0);
+        assert!((sum - brute).abs() <= 1e-12 * brute, "{sum} vs {brute}");
     }
 
     #[test]
