@@ -164,35 +164,31 @@ impl Pieces<'_> {
         total
     }
 
-    /// `Σ_{k=k0}^{n} lag(x_k, extra_k)` over the halving pieces `x_k = ⌈m / 2^k⌉` (`1 <= k0`,
-    /// `n < 64`), with `extra_k = op(x_k)` when `with_op`, else 0: the lags of the rounds of a
-    /// recursive halving.
+    /// `Σ_{k=1}^{n} lag(x_k, op(x_k)) + Σ_{k=from}^{n} lag(x_k, 0)` over the halving pieces
+    /// `x_k = ⌈m / 2^k⌉` (`n < 64`): the lags of a process that sends in every round of a
+    /// recursive halving (after which it applies the operator) and in every round `k >= from`
+    /// of the recursive doubling back (Rabenseifner's reduce-scatter and allgather).
     ///
-    /// Over the rounds whose pieces share one constant lag line `E` of the model, the lag of
-    /// round `k` is `max(0, E - a - b x_k)` for the operator `a + b x` (or `a = b = 0`): as the
-    /// pieces shrink with `k`, the positive terms are those from the first round whose piece
-    /// is below `(E - a) / b` on, and they sum to `count (E - a) - b Σ x_k` with the pieces
-    /// summed in closed form ([`sum_of_halvings`]). One model call per range instead of one per
-    /// round.
-    pub(super) fn halving_lag(&mut self, m: u64, k0: u32, n: u32, with_op: bool) -> f64 {
+    /// Over the rounds whose pieces share one constant lag line `E` of the model, the
+    /// allgather's lags are `count · max(0, E)`, and the lag of reduce-scatter round `k` is
+    /// `max(0, E - a - b x_k)` for the operator `a + b x`: as the pieces shrink with `k`, the
+    /// positive terms are those from the first round whose piece is below `(E - a) / b` on, and
+    /// they sum to `count (E - a) - b Σ x_k` with the pieces summed in closed form
+    /// ([`constant_lag_of_halvings`]). One model call per range instead of two per round.
+    pub(super) fn halving_lags(&mut self, m: u64, n: u32, from: u32) -> f64 {
         if self.keeps_pace {
             return 0.0;
         }
-        let (per_call, per_byte) = if with_op {
-            (
-                self.problem.operator.per_call,
-                self.problem.operator.per_byte,
-            )
-        } else {
-            (0.0, 0.0)
-        };
+        let operator = self.problem.operator;
         let mut total = 0.0;
-        let mut k = k0.max(1);
+        let mut k = 1;
         while k <= n {
             let piece = ceil_shift(m, k);
             let Some(a) = self.lag_line(piece) else {
-                let extra = if with_op { self.op(piece) } else { 0.0 };
-                total += self.lag(piece, extra);
+                total += self.lag(piece, operator.cost(piece));
+                if k >= from {
+                    total += self.lag(piece, 0.0);
+                }
                 k += 1;
                 continue;
             };
@@ -202,13 +198,22 @@ impl Pieces<'_> {
             } else {
                 doublings_within(a.first - 1, m - 1).min(n)
             };
+            let rounds_back = (k1 + 1).saturating_sub(k.max(from));
             total += if a.per_unit == 0.0 {
-                constant_lag_of_halvings(m, k, k1, a.intercept - per_call, per_byte)
+                constant_lag_of_halvings(
+                    m,
+                    k,
+                    k1,
+                    a.intercept - operator.per_call,
+                    operator.per_byte,
+                ) + f64::from(rounds_back) * a.intercept.max(0.0)
             } else {
+                // a sloped line: round by round, without model calls
                 (k..=k1)
                     .map(|i| {
                         let x = ceil_shift(m, i);
-                        (a.at(x) - (per_call + per_byte * x as f64)).max(0.0)
+                        let back = if i >= from { a.at(x).max(0.0) } else { 0.0 };
+                        (a.at(x) - operator.cost(x)).max(0.0) + back
                     })
                     .sum()
             };
@@ -337,6 +342,11 @@ fn constant_lag_of_halvings(m: u64, k0: u32, k1: u32, c: f64, b: f64) -> f64 {
     if b == 0.0 || m == 0 {
         return count * c;
     }
+    let pieces = |first: u32| sum_of_halvings(m, k1) - sum_of_halvings(m, first - 1);
+    // the common case: even the largest piece is below the threshold (no division)
+    if b * (ceil_shift(m, k0) as f64) < c {
+        return (count * c - b * pieces(k0) as f64).max(0.0);
+    }
     // the largest whole piece strictly below c / b
     let bound = c / b;
     let x_max = if bound >= pow2(64) {
@@ -356,8 +366,7 @@ fn constant_lag_of_halvings(m: u64, k0: u32, k1: u32, c: f64, b: f64) -> f64 {
     if first > k1 {
         return 0.0;
     }
-    let pieces = sum_of_halvings(m, k1) - sum_of_halvings(m, first - 1);
-    (f64::from(k1 - first + 1) * c - b * pieces as f64).max(0.0)
+    (f64::from(k1 - first + 1) * c - b * pieces(first) as f64).max(0.0)
 }
 
 /// `2^e` as an `f64` (`e <= 1023`), from its bits (no software `u128` conversion).
@@ -529,7 +538,7 @@ impl Algorithm for Broadcast {
             Self::Linear => x.p2p(m) + (p - 2) as f64 * x.interval(m),
             Self::Binomial => h * x.p2p(m) + (h - 1.0) * x.gap(m),
             Self::ScatterAllgather => {
-                let c = m.div_ceil(p);
+                let c = ceil_div(m, p);
                 // the ring allgather's P - 1 rounds, spaced max(T, I), and as far from the
                 // root's last scatter send of c bytes
                 binomial_tree_of_blocks(&mut x, c, p)
@@ -671,7 +680,7 @@ impl Algorithm for Allreduce {
             // 2 (P - 1) rounds of c bytes: the reduce-scatter's spaced max(T + op, I), the
             // allgather's max(T, I)
             Self::Ring => {
-                let c = m.div_ceil(p);
+                let c = ceil_div(m, p);
                 (p - 1) as f64 * (2.0 * x.p2p(c) + x.op(c))
                     + (p - 1) as f64 * x.lag(c, x.op(c))
                     + (p - 2) as f64 * x.lag(c, 0.0)
@@ -683,8 +692,7 @@ impl Algorithm for Allreduce {
                 // (⌈m / 2^k⌉ bytes, k = 1 … hp) and after each allgather round but the last
                 // (k = hp … 2; and the last too when it then sends back to a folded process)
                 let last_allgather = u32::from(!p.is_power_of_two());
-                let lags =
-                    x.halving_lag(m, 1, hp, true) + x.halving_lag(m, 2 - last_allgather, hp, false);
+                let lags = x.halving_lags(m, hp, 2 - last_allgather);
                 if p.is_power_of_two() {
                     halving + lags
                 } else {
@@ -930,6 +938,15 @@ pub(super) fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
     rounds + lags + pieces.p2p(m.saturating_mul(last))
 }
 
+/// `⌈m / P⌉` (`P >= 1`), by a shift when `P` is a power of two.
+fn ceil_div(m: u64, p: u64) -> u64 {
+    if p.is_power_of_two() {
+        ceil_shift(m, p.trailing_zeros())
+    } else {
+        m.div_ceil(p)
+    }
+}
+
 /// `⌈m / 2^k⌉` (`k < 64`) with a shift.
 pub(super) fn ceil_shift(m: u64, k: u32) -> u64 {
     let shifted = m >> k;
@@ -976,6 +993,11 @@ mod tests {
             }
         }
         assert_eq!(ceil_shift(u64::MAX, 63), 2);
+        for p in (1..70u64).chain([1 << 32, 1 << 63, u64::MAX]) {
+            for m in [0, 1, 2, 63, 64, 65, 1000, u64::MAX - 1, u64::MAX] {
+                assert_eq!(ceil_div(m, p), m.div_ceil(p), "m {m} p {p}");
+            }
+        }
     }
 
     #[test]
