@@ -153,8 +153,10 @@ pub trait CommModel: Debug + Send + Sync {
     /// rendezvous range: `g = 21.39 µs` against a one-message time that starts at `5.96 µs`,
     /// Hoefler, Lichei & Rehm, IPDPS 2007, Table 2).
     ///
-    /// Default: `false` (no promise; collectives then compare `I` and `T` round by round,
-    /// `O(log P)` more model calls, still exact).
+    /// Default: `false` (no promise; collectives then add the lags of the rounds, from the
+    /// model's lag lines ([`send_lag_affine`](Self::send_lag_affine)) with one call per size
+    /// range, or by comparing `I` and `T` round by round, `O(log P)` more model calls; exact
+    /// either way).
     ///
     /// # Examples
     ///
