@@ -85,14 +85,17 @@ impl Pieces<'_> {
     /// round may send again in the next — its sends are at least `I` apart. Rounds of a process
     /// that sends in consecutive rounds are spaced `max(T + extra, I) = T + extra + lag`.
     /// 0 without model calls when the model promises `I <= T`
-    /// ([`CommModel::sender_keeps_pace`]); from the model's lag line
-    /// ([`CommModel::send_lag_affine`]) when it gives one, without a model call when `x` lies in
-    /// a line already described.
+    /// ([`CommModel::sender_keeps_pace`]); without a model call when `x` lies in a lag line the
+    /// model already described ([`CommModel::send_lag_affine`], asked for by the sums over
+    /// rounds); else from one `quantities` call (cheaper than asking for a line that a single
+    /// lag would not use again).
     pub(super) fn lag(&mut self, bytes: u64, extra: f64) -> f64 {
         if self.keeps_pace {
             return 0.0;
         }
-        if let Some(line) = self.lag_line(bytes) {
+        if self.contiguous
+            && let Some(line) = self.known_lag_range(bytes)
+        {
             return (line.at(bytes) - extra).max(0.0);
         }
         let q = self.quantities(bytes);
