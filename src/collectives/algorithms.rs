@@ -24,11 +24,10 @@ pub(super) struct Pieces<'a> {
     /// priced by its line without calling the model.
     first_range: Option<AffineCost>,
     latest_range: Option<AffineCost>,
-    /// The first and the latest lag lines the model described
-    /// ([`CommModel::send_lag_affine`]): a later piece inside one has its lag without a model
-    /// call.
-    first_lag_range: Option<AffineCost>,
-    latest_lag_range: Option<AffineCost>,
+    /// The latest lag line the model described ([`CommModel::send_lag_affine`]): a later piece
+    /// inside it has its lag without a model call (the sums over rounds walk the pieces in
+    /// order, so one line is enough).
+    lag_range: Option<AffineCost>,
 }
 
 impl Pieces<'_> {
@@ -102,11 +101,9 @@ impl Pieces<'_> {
         (q.send_interval - q.p2p - extra).max(0.0)
     }
 
-    /// A remembered lag line that holds `bytes`.
+    /// The remembered lag line, if it holds `bytes`.
     fn known_lag_range(&self, bytes: u64) -> Option<AffineCost> {
-        self.latest_lag_range
-            .filter(|a| a.contains(bytes))
-            .or(self.first_lag_range.filter(|a| a.contains(bytes)))
+        self.lag_range.filter(|a| a.contains(bytes))
     }
 
     /// The model's lag line ([`CommModel::send_lag_affine`]) around a contiguous piece of
@@ -124,8 +121,7 @@ impl Pieces<'_> {
             .filter(|a| a.contains(bytes))?;
         // a unit of 0 read as 1 byte, as in `affine`
         let a = a.in_units_of(a.unit);
-        self.first_lag_range = self.first_lag_range.or(Some(a));
-        self.latest_lag_range = Some(a);
+        self.lag_range = Some(a);
         Some(a)
     }
 
@@ -426,8 +422,7 @@ pub(super) fn setup<'a>(
             last_p2p: None,
             first_range: None,
             latest_range: None,
-            first_lag_range: None,
-            latest_lag_range: None,
+            lag_range: None,
         },
         message.bytes(),
         problem.processes,
