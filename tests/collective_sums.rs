@@ -12,8 +12,9 @@
 //! The lags of senders that cannot keep pace (`CommModel::send_lag_affine`) are checked the
 //! same way: every algorithm of every collective, on models of every kind that do and do not
 //! keep pace, against the same model with its lag lines hidden (the library then compares
-//! `I` and `T` round by round), to a relative 1e-12; and every lag line against
-//! `max(0, I - T - e)` at sizes across its range.
+//! `I` and `T` round by round), to a relative 1e-12 — including a model whose lag lines slope
+//! and change sign between two ranges; and every lag line against `max(0, I - T - e)` at sizes
+//! across its range.
 
 use std::sync::Arc;
 
@@ -745,4 +746,70 @@ fn the_slow_sender_lags_by_hand() {
     let expected = rounds + (1e-6 + 3e-6 + 4e-6) + 2.0 * 6e-6;
     let cost = Allreduce::Rabenseifner.cost(&slow, &problem).unwrap();
     approx::assert_relative_eq!(cost, expected, max_relative = 1e-12);
+}
+
+/// A model whose sender falls behind by a line in whole units that changes at a size:
+/// `T(b) = a + per_byte · b`, `I(b) = T(b) + c0 + c1 ⌈b / w⌉` with `(c0, c1)` one pair below
+/// `split` and another from it on (either may be negative: behind on some sizes, ahead on
+/// others). It describes exactly that as its lag lines, so the sloped-line sums are checked.
+#[derive(Debug, Clone)]
+struct SlopedLag {
+    a: f64,
+    per_byte: f64,
+    split: u64,
+    below: (f64, f64),
+    above: (f64, f64),
+    unit: u64,
+}
+
+impl SlopedLag {
+    fn line(&self, bytes: u64) -> AffineCost {
+        let ((c0, c1), first, last) = if bytes < self.split {
+            (self.below, 0, self.split - 1)
+        } else {
+            (self.above, self.split, u64::MAX)
+        };
+        AffineCost::everywhere(c0, c1)
+            .in_units_of(self.unit)
+            .within(first, last)
+            .unwrap()
+    }
+}
+
+impl CommModel for SlopedLag {
+    fn p2p(&self, msg: &Message) -> f64 {
+        self.a + self.per_byte * msg.bytes() as f64
+    }
+    fn send_interval(&self, msg: &Message) -> f64 {
+        self.p2p(msg) + self.line(msg.bytes()).at(msg.bytes())
+    }
+    fn p2p_affine(&self, _bytes: u64) -> Option<AffineCost> {
+        Some(AffineCost::everywhere(self.a, self.per_byte))
+    }
+    fn send_lag_affine(&self, bytes: u64) -> Option<AffineCost> {
+        Some(self.line(bytes))
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn sloped_lag_lines_give_the_round_by_round_lags(
+        a in 1e-6f64..2e-5,
+        per_byte in 0.0f64..1e-9,
+        split in prop_oneof![1u64..1 << 17, 1u64..1 << 40],
+        below in (-2e-5f64..2e-5, -1e-9f64..1e-9),
+        above in (-2e-5f64..2e-5, -1e-9f64..1e-9),
+        unit in prop::sample::select(vec![1u64, 3, 8]),
+        (p, m) in sizes(),
+        per_call in prop_oneof![Just(0.0f64), 0.0f64..2e-5],
+        op_per_byte in prop_oneof![Just(0.0f64), 0.0f64..1e-8],
+    ) {
+        let model = SlopedLag { a, per_byte, split, below, above, unit };
+        let op = Operator::new(per_call, op_per_byte).unwrap();
+        let problem = Problem::new(p, Message::contiguous(m)).with_operator(op);
+        prop_assert!(lags_match_the_rounds(&model, &problem).is_ok(), "{:?}",
+            lags_match_the_rounds(&model, &problem));
+    }
 }
