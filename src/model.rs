@@ -153,8 +153,10 @@ pub trait CommModel: Debug + Send + Sync {
     /// rendezvous range: `g = 21.39 µs` against a one-message time that starts at `5.96 µs`,
     /// Hoefler, Lichei & Rehm, IPDPS 2007, Table 2).
     ///
-    /// Default: `false` (no promise; collectives then compare `I` and `T` round by round,
-    /// `O(log P)` more model calls, still exact).
+    /// Default: `false` (no promise; collectives then add the lags of the rounds, from the
+    /// model's lag lines ([`send_lag_affine`](Self::send_lag_affine)) with one call per size
+    /// range, or by comparing `I` and `T` round by round, `O(log P)` more model calls; exact
+    /// either way).
     ///
     /// # Examples
     ///
@@ -171,6 +173,47 @@ pub trait CommModel: Debug + Send + Sync {
     /// ```
     fn sender_keeps_pace(&self) -> bool {
         false
+    }
+
+    /// How far the sender falls behind the network on **contiguous** messages, on the largest
+    /// range of sizes around `bytes` where it is affine: a line `E(b)` (an [`AffineCost`],
+    /// seconds, may be negative) with
+    ///
+    /// ```text
+    /// max(0, I(b) - T(b) - e) = max(0, E(b) - e)     for first <= b <= last and every e >= 0
+    /// ```
+    ///
+    /// `I` being [`send_interval`](Self::send_interval) and `T` [`p2p`](Self::p2p), equal up to
+    /// floating-point rounding: `E(b) = I(b) - T(b)` wherever that is positive, and `E(b) <= 0`
+    /// wherever it is not. This is the lag `max(0, I - T - op)` that collectives whose
+    /// processes send in consecutive rounds add per round (see
+    /// [`sender_keeps_pace`](Self::sender_keeps_pace)); with a line per range they sum the lags
+    /// of all rounds inside one range without a model call per round. LogGP's lag is the
+    /// constant `max(0, g - 2o - L)` on every size (Alexandrov, Ionescu, Schauser & Scheiman,
+    /// "LogGP", SPAA 1995: `I(s) = max(o, g + (s - 1) G)` against `T(s) = 2o + L + (s - 1) G`),
+    /// LogP's `max(0, max(g, o) - 2o - L)` (`m` words sent `max(g, o)` apart against
+    /// `2o + L + (m - 1) max(g, o)`).
+    ///
+    /// Default: `None` (the model makes no such promise; callers compare `I` and `T` for every
+    /// round).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, LogGP, Message};
+    ///
+    /// // g = 9 µs against 2o + L = 3 µs: a sender is 6 µs behind on every size
+    /// let slow = LogGP::new(1e-6, 1e-6, 9e-6, 1e-9, 2)?;
+    /// let line = slow.send_lag_affine(4096).unwrap();
+    /// assert!((line.at(4096) - 6e-6).abs() < 1e-18 && line.per_unit == 0.0);
+    /// let m = Message::contiguous(4096);
+    /// let lag = slow.send_interval(&m) - slow.p2p(&m);
+    /// assert!((lag - line.at(4096)).abs() < 1e-18);
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    fn send_lag_affine(&self, bytes: u64) -> Option<AffineCost> {
+        let _ = bytes;
+        None
     }
 }
 
@@ -364,6 +407,9 @@ macro_rules! forward_comm_model {
             }
             fn sender_keeps_pace(&self) -> bool {
                 (**self).sender_keeps_pace()
+            }
+            fn send_lag_affine(&self, bytes: u64) -> Option<AffineCost> {
+                (**self).send_lag_affine(bytes)
             }
         }
     )*};

@@ -178,6 +178,9 @@ impl CommModel for ModelSpec {
     fn sender_keeps_pace(&self) -> bool {
         self.as_model().sender_keeps_pace()
     }
+    fn send_lag_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
+        self.as_model().send_lag_affine(bytes)
+    }
 }
 
 /// A model parameter whose magnitude suggests a unit mistake (see

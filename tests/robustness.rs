@@ -584,8 +584,8 @@ fn collectives_on_a_model_with_affine_unit_zero_count_bytes() {
     }
 }
 
-/// A model whose every quantity is `value` and whose affine pieces are `piece` as given (a
-/// range that may not hold the size asked about, or be empty).
+/// A model whose every quantity is `value` and whose affine pieces (of `p2p` and of the lag)
+/// are `piece` as given (a range that may not hold the size asked about, or be empty).
 #[derive(Debug, Clone, Copy)]
 struct HostileModel {
     value: f64,
@@ -612,6 +612,9 @@ impl CommModel for HostileModel {
         vec![0, 1, u64::MAX, 12289]
     }
     fn p2p_affine(&self, _: u64) -> Option<AffineCost> {
+        self.piece
+    }
+    fn send_lag_affine(&self, _: u64) -> Option<AffineCost> {
         self.piece
     }
 }

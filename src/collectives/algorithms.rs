@@ -24,6 +24,10 @@ pub(super) struct Pieces<'a> {
     /// priced by its line without calling the model.
     first_range: Option<AffineCost>,
     latest_range: Option<AffineCost>,
+    /// The latest lag line the model described ([`CommModel::send_lag_affine`]): a later piece
+    /// inside it has its lag without a model call (the sums over rounds walk the pieces in
+    /// order, so one line is enough).
+    lag_range: Option<AffineCost>,
 }
 
 impl Pieces<'_> {
@@ -80,24 +84,141 @@ impl Pieces<'_> {
     /// round may send again in the next — its sends are at least `I` apart. Rounds of a process
     /// that sends in consecutive rounds are spaced `max(T + extra, I) = T + extra + lag`.
     /// 0 without model calls when the model promises `I <= T`
-    /// ([`CommModel::sender_keeps_pace`]).
+    /// ([`CommModel::sender_keeps_pace`]); without a model call when `x` lies in a lag line the
+    /// model already described ([`CommModel::send_lag_affine`], asked for by the sums over
+    /// rounds); else from one `quantities` call (cheaper than asking for a line that a single
+    /// lag would not use again).
     pub(super) fn lag(&mut self, bytes: u64, extra: f64) -> f64 {
         if self.keeps_pace {
             return 0.0;
+        }
+        if self.contiguous
+            && let Some(line) = self.known_lag_range(bytes)
+        {
+            return (line.at(bytes) - extra).max(0.0);
         }
         let q = self.quantities(bytes);
         (q.send_interval - q.p2p - extra).max(0.0)
     }
 
-    /// `Σ_{j<n} lag(unit 2^j)`: the lags of `n` doubling rounds (`O(n)` model calls, none when
-    /// the model keeps pace).
+    /// The remembered lag line, if it holds `bytes`.
+    fn known_lag_range(&self, bytes: u64) -> Option<AffineCost> {
+        self.lag_range.filter(|a| a.contains(bytes))
+    }
+
+    /// The model's lag line ([`CommModel::send_lag_affine`]) around a contiguous piece of
+    /// `bytes` bytes, if the pieces are contiguous, the model gives one and it holds at `bytes`.
+    fn lag_line(&mut self, bytes: u64) -> Option<AffineCost> {
+        if !self.contiguous {
+            return None;
+        }
+        if let Some(a) = self.known_lag_range(bytes) {
+            return Some(a);
+        }
+        let a = self
+            .model
+            .send_lag_affine(bytes)
+            .filter(|a| a.contains(bytes))?;
+        // a unit of 0 read as 1 byte, as in `affine`
+        let a = a.in_units_of(a.unit);
+        self.lag_range = Some(a);
+        Some(a)
+    }
+
+    /// `Σ_{j<n} lag(unit 2^j)`: the lags of `n` doubling rounds (pieces saturate at
+    /// `u64::MAX`).
+    ///
+    /// Over the rounds whose pieces share one lag line of the model
+    /// ([`CommModel::send_lag_affine`]) that is a constant `E`, the lags are `count · max(0, E)`:
+    /// one model call per range (none when the model keeps pace); a sloped line is evaluated
+    /// round by round without model calls.
     pub(super) fn doubling_lag(&mut self, unit: u64, n: u32) -> f64 {
         if self.keeps_pace {
             return 0.0;
         }
-        (0..n)
-            .map(|j| self.lag(unit.saturating_mul(1u64 << j.min(63)), 0.0))
-            .sum()
+        let fits = n == 0 || unit == 0 || unit.leading_zeros() >= n - 1;
+        let mut total = 0.0;
+        let mut j = 0;
+        while j < n {
+            let piece = unit.saturating_mul(1u64 << j.min(63));
+            let line = if fits { self.lag_line(piece) } else { None };
+            let Some(a) = line else {
+                total += self.lag(piece, 0.0);
+                j += 1;
+                continue;
+            };
+            // the last round whose piece `unit · 2^j1 <= a.last`
+            let j1 = if unit == 0 {
+                n - 1
+            } else {
+                doublings_within(unit, a.last).min(n - 1)
+            };
+            total += if a.per_unit == 0.0 {
+                f64::from(j1 - j + 1) * a.intercept.max(0.0)
+            } else {
+                (j..=j1).map(|i| a.at(unit << i).max(0.0)).sum()
+            };
+            j = j1 + 1;
+        }
+        total
+    }
+
+    /// `Σ_{k=1}^{n} lag(x_k, op(x_k)) + Σ_{k=from}^{n} lag(x_k, 0)` over the halving pieces
+    /// `x_k = ⌈m / 2^k⌉` (`n < 64`): the lags of a process that sends in every round of a
+    /// recursive halving (after which it applies the operator) and in every round `k >= from`
+    /// of the recursive doubling back (Rabenseifner's reduce-scatter and allgather).
+    ///
+    /// Over the rounds whose pieces share one constant lag line `E` of the model, the
+    /// allgather's lags are `count · max(0, E)`, and the lag of reduce-scatter round `k` is
+    /// `max(0, E - a - b x_k)` for the operator `a + b x`: as the pieces shrink with `k`, the
+    /// positive terms are those from the first round whose piece is below `(E - a) / b` on, and
+    /// they sum to `count (E - a) - b Σ x_k` with the pieces summed in closed form
+    /// ([`constant_lag_of_halvings`]). One model call per range instead of two per round.
+    pub(super) fn halving_lags(&mut self, m: u64, n: u32, from: u32) -> f64 {
+        if self.keeps_pace {
+            return 0.0;
+        }
+        let operator = self.problem.operator;
+        let mut total = 0.0;
+        let mut k = 1;
+        while k <= n {
+            let piece = ceil_shift(m, k);
+            let Some(a) = self.lag_line(piece) else {
+                total += self.lag(piece, operator.cost(piece));
+                if k >= from {
+                    total += self.lag(piece, 0.0);
+                }
+                k += 1;
+                continue;
+            };
+            // the last round whose piece `⌈m / 2^k1⌉ >= a.first`, as in `halving_sum`
+            let k1 = if m == 0 || a.first <= 1 {
+                n
+            } else {
+                doublings_within(a.first - 1, m - 1).min(n)
+            };
+            let rounds_back = (k1 + 1).saturating_sub(k.max(from));
+            total += if a.per_unit == 0.0 {
+                constant_lag_of_halvings(
+                    m,
+                    k,
+                    k1,
+                    a.intercept - operator.per_call,
+                    operator.per_byte,
+                ) + f64::from(rounds_back) * a.intercept.max(0.0)
+            } else {
+                // a sloped line: round by round, without model calls
+                (k..=k1)
+                    .map(|i| {
+                        let x = ceil_shift(m, i);
+                        let back = if i >= from { a.at(x).max(0.0) } else { 0.0 };
+                        (a.at(x) - operator.cost(x)).max(0.0) + back
+                    })
+                    .sum()
+            };
+            k = k1 + 1;
+        }
+        total
     }
     pub(super) fn gap(&self, bytes: u64) -> f64 {
         self.model.gap(&self.problem.piece(bytes))
@@ -207,6 +328,46 @@ fn units_of_doublings(base: u64, j0: u32, j1: u32, unit: u64) -> Option<f64> {
     Some(whole + split)
 }
 
+/// `Σ_{k=k0}^{k1} max(0, c - b ⌈m / 2^k⌉)` (`1 <= k0`, `k1 < 64`, `b >= 0`): 0 when `c <= 0`;
+/// else the pieces `x_k = ⌈m / 2^k⌉` do not grow with `k`, so the positive terms (`x_k <
+/// c / b`, i.e. `x_k <= x_max`) are those of `k >= k*`, the first round with
+/// `m <= x_max 2^k`, and they sum to `count · c - b Σ x_k` ([`sum_of_halvings`]).
+fn constant_lag_of_halvings(m: u64, k0: u32, k1: u32, c: f64, b: f64) -> f64 {
+    // a NaN (from a custom model's line) gives no lag either, as `f64::max` would
+    if c.is_nan() || c <= 0.0 || k0 > k1 {
+        return 0.0;
+    }
+    let count = f64::from(k1 - k0 + 1);
+    if b == 0.0 || m == 0 {
+        return count * c;
+    }
+    let pieces = |first: u32| sum_of_halvings(m, k1) - sum_of_halvings(m, first - 1);
+    // the common case: even the largest piece is below the threshold (no division)
+    if b * (ceil_shift(m, k0) as f64) < c {
+        return (count * c - b * pieces(k0) as f64).max(0.0);
+    }
+    // the largest whole piece strictly below c / b
+    let bound = c / b;
+    let x_max = if bound >= pow2(64) {
+        u64::MAX
+    } else {
+        (bound.ceil() as u64).saturating_sub(1)
+    };
+    let first = if x_max >= m {
+        k0
+    } else if x_max == 0 {
+        return 0.0;
+    } else {
+        // the largest j with `x_max 2^j <= m - 1` is the last round with a piece above x_max
+        doublings_within(x_max, m - 1) + 1
+    }
+    .max(k0);
+    if first > k1 {
+        return 0.0;
+    }
+    (f64::from(k1 - first + 1) * c - b * pieces(first) as f64).max(0.0)
+}
+
 /// `2^e` as an `f64` (`e <= 1023`), from its bits (no software `u128` conversion).
 fn pow2(e: u32) -> f64 {
     f64::from_bits(u64::from(1023 + e) << 52)
@@ -261,6 +422,7 @@ pub(super) fn setup<'a>(
             last_p2p: None,
             first_range: None,
             latest_range: None,
+            lag_range: None,
         },
         message.bytes(),
         problem.processes,
@@ -374,7 +536,7 @@ impl Algorithm for Broadcast {
             Self::Linear => x.p2p(m) + (p - 2) as f64 * x.interval(m),
             Self::Binomial => h * x.p2p(m) + (h - 1.0) * x.gap(m),
             Self::ScatterAllgather => {
-                let c = m.div_ceil(p);
+                let c = ceil_div(m, p);
                 // the ring allgather's P - 1 rounds, spaced max(T, I), and as far from the
                 // root's last scatter send of c bytes
                 binomial_tree_of_blocks(&mut x, c, p)
@@ -516,7 +678,7 @@ impl Algorithm for Allreduce {
             // 2 (P - 1) rounds of c bytes: the reduce-scatter's spaced max(T + op, I), the
             // allgather's max(T, I)
             Self::Ring => {
-                let c = m.div_ceil(p);
+                let c = ceil_div(m, p);
                 (p - 1) as f64 * (2.0 * x.p2p(c) + x.op(c))
                     + (p - 1) as f64 * x.lag(c, x.op(c))
                     + (p - 2) as f64 * x.lag(c, 0.0)
@@ -527,23 +689,8 @@ impl Algorithm for Allreduce {
                 // a remaining process sends in every round: after each reduce-scatter round
                 // (⌈m / 2^k⌉ bytes, k = 1 … hp) and after each allgather round but the last
                 // (k = hp … 2; and the last too when it then sends back to a folded process)
-                let lags = if x.keeps_pace() {
-                    0.0
-                } else {
-                    let last_allgather = u32::from(!p.is_power_of_two());
-                    (1..=hp)
-                        .map(|k| {
-                            let piece = ceil_shift(m, k);
-                            let op = x.op(piece);
-                            x.lag(piece, op)
-                                + if k >= 2 - last_allgather {
-                                    x.lag(piece, 0.0)
-                                } else {
-                                    0.0
-                                }
-                        })
-                        .sum()
-                };
+                let last_allgather = u32::from(!p.is_power_of_two());
+                let lags = x.halving_lags(m, hp, 2 - last_allgather);
                 if p.is_power_of_two() {
                     halving + lags
                 } else {
@@ -770,15 +917,32 @@ pub(super) fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
             .map(|k| pieces.p2p(m.saturating_mul(blocks_with_bit(p, k))))
             .sum::<f64>()
     };
-    // every process sends in every round: each but the last spaced max(T, I)
+    // every process sends in every round: each but the last spaced max(T, I); over the same
+    // pieces, one constant lag line of the model gives (h - 1) max(0, E)
     let lags: f64 = if pieces.keeps_pace() {
         0.0
+    } else if h >= 2
+        && let Some(largest) = m.checked_mul(p / 2)
+        && let Some(a) = pieces
+            .lag_line(m << (h - 2))
+            .filter(|a| a.last >= largest && a.per_unit == 0.0)
+    {
+        f64::from(h - 1) * a.intercept.max(0.0)
     } else {
         (0..h - 1)
             .map(|k| pieces.lag(m.saturating_mul(blocks_with_bit(p, k)), 0.0))
             .sum()
     };
     rounds + lags + pieces.p2p(m.saturating_mul(last))
+}
+
+/// `⌈m / P⌉` (`P >= 1`), by a shift when `P` is a power of two.
+fn ceil_div(m: u64, p: u64) -> u64 {
+    if p.is_power_of_two() {
+        ceil_shift(m, p.trailing_zeros())
+    } else {
+        m.div_ceil(p)
+    }
 }
 
 /// `⌈m / 2^k⌉` (`k < 64`) with a shift.
@@ -827,6 +991,11 @@ mod tests {
             }
         }
         assert_eq!(ceil_shift(u64::MAX, 63), 2);
+        for p in (1..70u64).chain([1 << 32, 1 << 63, u64::MAX]) {
+            for m in [0, 1, 2, 63, 64, 65, 1000, u64::MAX - 1, u64::MAX] {
+                assert_eq!(ceil_div(m, p), m.div_ceil(p), "m {m} p {p}");
+            }
+        }
     }
 
     #[test]
@@ -849,6 +1018,44 @@ mod tests {
         }
         // m = 2^64 - 1 over 63 halvings: ⌈m / 2^k⌉ = 2^(64-k) for every k, Σ = 2^64 - 2
         assert_eq!(sum_of_halvings(u64::MAX, 63), u64::MAX - 1);
+    }
+
+    #[test]
+    fn constant_lag_of_halvings_adds_the_positive_terms() {
+        // thresholds c / b on, between and off whole pieces, and none (b = 0)
+        let lines = [
+            (5.0, 1.0),
+            (5.5, 1.0),
+            (100.0, 0.5),
+            (7.0, 0.0),
+            (-1.0, 1.0),
+            (3.0, 1e-3),
+        ];
+        for m in 0..300u64 {
+            for (c, b) in lines {
+                for k0 in 1..10 {
+                    for k1 in k0 - 1..10 {
+                        let brute: f64 = (k0..=k1)
+                            .map(|k| (c - b * m.div_ceil(1 << k) as f64).max(0.0))
+                            .sum();
+                        let sum = constant_lag_of_halvings(m, k0, k1, c, b);
+                        assert!(
+                            (sum - brute).abs() <= 1e-12 * brute,
+                            "m {m} c {c} b {b} k {k0}..={k1}: {sum} vs {brute}"
+                        );
+                    }
+                }
+            }
+        }
+        // a threshold beyond every piece, and the largest message over 63 halvings
+        // (the pieces sum to 2^64 - 2 bytes: at 1e-40 s each, 2e-21 s off 63 s)
+        let sum = constant_lag_of_halvings(u64::MAX, 1, 63, 1.0, 1e-40);
+        assert!((sum - 63.0).abs() <= 1e-12 * 63.0, "{sum}");
+        let brute: f64 = (1..=63)
+            .map(|k| (1e10 - ceil_shift(u64::MAX, k) as f64).max(0.0))
+            .sum();
+        let sum = constant_lag_of_halvings(u64::MAX, 1, 63, 1e10, 1.0);
+        assert!((sum - brute).abs() <= 1e-12 * brute, "{sum} vs {brute}");
     }
 
     #[test]

@@ -25,7 +25,10 @@
 //! after its previous send (plus the operator), nor before it may send again, `I` after it: its
 //! rounds are spaced `max(T + op, I)`, and every such form adds the lag `max(0, I - T - op)` to
 //! its rounds of `T`. A model that promises `I <= T` ([`CommModel::sender_keeps_pace`]) skips
-//! that comparison; LogGOPS simulation of every schedule (`commcost::sim`) agrees.
+//! that comparison; one that describes the lag as a line per size range
+//! ([`CommModel::send_lag_affine`]: LogGP's `g - 2o - L`, LogP's `max(g, o) - 2o - L`) has the
+//! lags of all rounds inside a range summed with one model call; LogGOPS simulation of every
+//! schedule (`commcost::sim`) agrees.
 //!
 //! Algorithms are values — one enum per collective ([`Broadcast`], [`Scan`], [`Reduce`],
 //! [`Allreduce`], [`Allgather`], [`Gather`], [`Scatter`], [`Barrier`], [`Alltoall`]) implementing

@@ -196,6 +196,16 @@ impl CommModel for LogGP {
             1,
         ))
     }
+
+    /// The constant `g - 2o - L` on every size: where `g + (s - 1) G >= o`,
+    /// `I - T = g + (s - 1) G - (2o + L + (s - 1) G) = g - 2o - L`; elsewhere
+    /// `I - T = -o - L - (s - 1) G <= 0` and `g - 2o - L < -o - L - (s - 1) G` too, so both
+    /// lags are 0.
+    #[inline]
+    fn send_lag_affine(&self, _bytes: u64) -> Option<AffineCost> {
+        let behind = self.gap - (2.0 * self.overhead + self.latency);
+        Some(AffineCost::everywhere(behind, 0.0))
+    }
 }
 
 /// LogGP's parameters by name, for [`LogGP::from_params`] (seconds), [`LogGP::from_micros`]

@@ -182,6 +182,14 @@ impl CommModel for LogP {
             self.word_bytes,
         ))
     }
+
+    /// The constant `max(g, o) - 2o - L` on every size: `m` words cost
+    /// `I - T = m max(g, o) - (2o + L + (m - 1) max(g, o))`, whatever `m`.
+    #[inline]
+    fn send_lag_affine(&self, _bytes: u64) -> Option<crate::AffineCost> {
+        let behind = self.injection_interval() - (2.0 * self.overhead + self.latency);
+        Some(crate::AffineCost::everywhere(behind, 0.0))
+    }
 }
 
 /// LogP's parameters by name, for [`LogP::from_params`] (seconds) and [`LogP::from_micros`].

@@ -91,4 +91,9 @@ impl CommModel for Pram {
     fn sender_keeps_pace(&self) -> bool {
         true
     }
+
+    /// `I - T = 0 - unit_cost` on every size: never behind.
+    fn send_lag_affine(&self, _bytes: u64) -> Option<crate::AffineCost> {
+        Some(crate::AffineCost::everywhere(-self.unit_cost, 0.0))
+    }
 }

@@ -265,11 +265,28 @@ impl<M: CommModel> CommModel for Protocols<M> {
     /// sizes below its start).
     #[inline]
     fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
+        let (model, first, last) = self.sizes_around(bytes);
+        model.p2p_affine(bytes)?.within(first, last)
+    }
+    /// The range's model's lag line, cut to the range (as [`p2p_affine`](Self::p2p_affine)):
+    /// inside one range all five quantities are that model's.
+    #[inline]
+    fn send_lag_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
+        let (model, first, last) = self.sizes_around(bytes);
+        model.send_lag_affine(bytes)?.within(first, last)
+    }
+}
+
+impl<M> Protocols<M> {
+    /// The model that prices `bytes` and the sizes it prices, `first..=last` (the first range
+    /// also holds the sizes below its start).
+    #[inline]
+    fn sizes_around(&self, bytes: u64) -> (&M, u64, u64) {
         let index = self.range_index(bytes);
         let range = &self.ranges[index];
         let first = if index == 0 { 0 } else { range.start };
         let last = range.end.map_or(u64::MAX, |end| end - 1);
-        range.model.p2p_affine(bytes)?.within(first, last)
+        (&range.model, first, last)
     }
 }
 
