@@ -89,6 +89,7 @@ mod builders;
 mod engine;
 mod goal;
 mod noise;
+mod ompi_builders;
 mod schedule;
 
 pub use builders::{ToSchedule, collective_schedule};

@@ -1,7 +1,7 @@
 //! `MPI_Allgather` in Open MPI (`coll_base_allgather.c`), ID 0.
 
 use super::parse_plain;
-use super::{OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_in};
+use super::{Bcast, OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_in};
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
 use crate::collectives::{Algorithm, Allgather as Textbook, Problem, ceil_log2};
@@ -136,14 +136,18 @@ impl Algorithm for Allgather {
         };
         Ok(match self {
             Self::Linear => {
-                let h = f64::from(ceil_log2(p));
+                // the broadcast of P m bytes as Open MPI's binomial tree prices it: h T(P m)
+                // on LogGP, no gap between rounds (the sender's interval spaces them)
                 let all = m.saturating_mul(p);
-                linear_fan_in(&mut x, m, p) + h * x.p2p(all) + (h - 1.0) * x.gap(all)
+                linear_fan_in(&mut x, m, p)
+                    + Bcast::Binomial { segment: 0 }.cost(model, &problem.with_bytes(all))?
             }
             Self::Bruck => Textbook::Bruck.cost(model, problem)?,
             Self::RecursiveDoubling => {
                 if p.is_power_of_two() {
-                    x.doubling_sum(m, ceil_log2(p))
+                    // every process sends in every round: spaced max(T, I)
+                    let h = ceil_log2(p);
+                    x.doubling_sum(m, h) + x.doubling_lag(m, h - 1)
                 } else {
                     Textbook::Bruck.cost(model, problem)?
                 }
@@ -153,7 +157,15 @@ impl Algorithm for Allgather {
                 if p % 2 == 1 {
                     Textbook::Ring.cost(model, problem)?
                 } else {
-                    x.p2p(m) + (p / 2 - 1) as f64 * x.p2p(m.saturating_mul(2))
+                    // every process sends in every step: spaced max(T, I)
+                    let two = m.saturating_mul(2);
+                    let steps = p / 2 - 1;
+                    let lags = if steps == 0 {
+                        0.0
+                    } else {
+                        x.lag(m, 0.0) + (steps - 1) as f64 * x.lag(two, 0.0)
+                    };
+                    x.p2p(m) + steps as f64 * x.p2p(two) + lags
                 }
             }
             Self::TwoProc => x.p2p(m),

@@ -3,12 +3,12 @@
 use std::fmt;
 
 use super::{
-    OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in, linear_fan_out,
+    Bcast, OmpiAlgorithm, Reduce, OmpiCollective, ParsedName, display_from_str, linear_fan_in, linear_fan_out,
     segment_candidates,
 };
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Allreduce as Textbook, Problem, ceil_log2, floor_log2};
+use crate::collectives::{Algorithm, Allreduce as Textbook, Problem, floor_log2};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
 /// Open MPI's allreduce algorithms (`coll_tuned_allreduce_algorithm`). `m` is the vector (also
@@ -161,9 +161,10 @@ impl Algorithm for Allreduce {
                     + (p - 1) as f64 * x.op(m)
                     + linear_fan_out(&mut x, m, p)
             }
+            // MPI_Reduce then MPI_Bcast, both as Open MPI's binomial trees price them
             Self::Nonoverlapping => {
-                let h = f64::from(ceil_log2(p));
-                2.0 * h * x.p2p(m) + h * x.op(m) + 2.0 * (h - 1.0) * x.gap(m)
+                Reduce::Binomial { segment: 0 }.cost(model, problem)?
+                    + Bcast::Binomial { segment: 0 }.cost(model, problem)?
             }
             Self::RecursiveDoubling => Textbook::RecursiveDoubling.cost(model, problem)?,
             Self::Ring | Self::SegmentedRing { segment: 0 } => {
@@ -182,7 +183,12 @@ impl Algorithm for Allreduce {
                 let phases = m / round + u64::from(rest >= p && rest > round / 2);
                 let c = m.div_ceil(p);
                 let piece = c.div_ceil(phases);
-                (p - 1) as f64 * (phases as f64 * (x.p2p(piece) + x.op(piece)) + x.p2p(c))
+                // every process sends in every step: the n (P - 1) reduce steps spaced
+                // max(T + op, I), the allgather's max(T, I)
+                let op = x.op(piece);
+                (p - 1) as f64 * (phases as f64 * (x.p2p(piece) + op) + x.p2p(c))
+                    + ((p - 1) * phases) as f64 * x.lag(piece, op)
+                    + (p - 2) as f64 * x.lag(c, 0.0)
             }
             Self::Rabenseifner => {
                 let hp = floor_log2(p);
@@ -191,12 +197,15 @@ impl Algorithm for Allreduce {
                 }
                 let (time, bytes) = x.halving_sum(m, hp);
                 let halving = 2.0 * time + x.op_total(hp.into(), bytes);
+                let lags = halving_lags(&mut x, m, hp, !p.is_power_of_two());
                 if p.is_power_of_two() {
-                    halving
+                    halving + lags
                 } else {
                     // the extra processes fold in by exchanging halves, and get the result back
+                    // (the even process sends twice, max(T + op, I) apart)
                     let half = m.div_ceil(2);
-                    2.0 * x.p2p(half) + x.op(half) + halving + x.p2p(m)
+                    let op = x.op(half);
+                    2.0 * x.p2p(half) + op + x.lag(half, op) + halving + x.p2p(m) + lags
                 }
             }
         })
@@ -218,4 +227,26 @@ impl Algorithm for Allreduce {
         out.push(Self::Rabenseifner);
         out
     }
+}
+
+/// The lags of Rabenseifner's rounds when the sender cannot keep pace (`Pieces::lag`): a
+/// remaining process sends in every round, after each reduce-scatter round (`⌈m/2^k⌉` bytes,
+/// `k = 1 … h'`, spaced `max(T + op, I)`) and after each allgather round but the last
+/// (`k = h' … 2`; the last too when it then sends the result to a folded process).
+fn halving_lags(
+    x: &mut crate::collectives::algorithms::Pieces<'_>,
+    m: u64,
+    hp: u32,
+    folded: bool,
+) -> f64 {
+    if x.keeps_pace() {
+        return 0.0;
+    }
+    (1..=hp)
+        .map(|k| {
+            let piece = m.div_ceil(1u64 << k);
+            let op = x.op(piece);
+            x.lag(piece, op) + if k >= 2 || folded { x.lag(piece, 0.0) } else { 0.0 }
+        })
+        .sum()
 }

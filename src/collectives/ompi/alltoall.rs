@@ -141,7 +141,8 @@ impl Algorithm for Alltoall {
         };
         Ok(match *self {
             Self::Linear => linear_fan_in(&mut x, m, p),
-            Self::Pairwise => (p - 1) as f64 * x.p2p(m),
+            // P - 1 steps, spaced max(T, I)
+            Self::Pairwise => (p - 1) as f64 * x.p2p(m) + (p - 2) as f64 * x.lag(m, 0.0),
             Self::ModifiedBruck => bruck_alltoall(&mut x, m, p),
             Self::LinearSync { max_requests } => {
                 let r = if max_requests == 0 || max_requests >= p {

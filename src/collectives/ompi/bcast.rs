@@ -261,11 +261,19 @@ impl Algorithm for Bcast {
             }
             Self::ScatterAllgather => {
                 let c = m.div_ceil(p);
-                binomial_tree_of_blocks(&mut x, c, p) + x.doubling_sum(c, ceil_log2(p))
+                let h = ceil_log2(p);
+                // a process sends in every allgather round, right after its last scatter
+                // send of c bytes: rounds spaced max(T, I) (Pieces::lag)
+                binomial_tree_of_blocks(&mut x, c, p)
+                    + x.doubling_sum(c, h)
+                    + x.lag(c, 0.0)
+                    + x.doubling_lag(c, h - 1)
             }
             Self::ScatterAllgatherRing => {
                 let c = m.div_ceil(p);
-                binomial_tree_of_blocks(&mut x, c, p) + (p - 1) as f64 * x.p2p(c)
+                binomial_tree_of_blocks(&mut x, c, p)
+                    + (p - 1) as f64 * x.p2p(c)
+                    + (p - 1) as f64 * x.lag(c, 0.0)
             }
         })
     }

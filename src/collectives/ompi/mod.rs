@@ -53,8 +53,9 @@
 //! inner process: their sends bound the rate at which segments follow each other. The paths
 //! that can be the slowest are computed in closed form for each tree:
 //!
-//! * chain of fan-out `f` (`P - 1 <= f` chains cut to `P - 1`): `(⌈(P-1)/f⌉, 0)` and the last
-//!   chain `(len_last, f - 1)`; pipeline = chain of fan-out 1;
+//! * chain of fan-out `f` (`P - 1 <= f` chains cut to `P - 1`): the last of the
+//!   `mark = (P-1) mod f` long chains (all `f` when `f` divides `P - 1`), `(⌈(P-1)/f⌉, mark - 1)`,
+//!   and the last chain `(len_last, f - 1)`; pipeline = chain of fan-out 1;
 //! * binary tree (level order, children `i + 2^l`, `i + 2^(l+1)`): depth `d = ⌊log2 P⌋`; the
 //!   node at position `x` of level `l` is reached with `(l, popcount x)`, so the slowest are
 //!   `(d, max popcount of 0..=P-2^d)` and `(d - 1, d - 1)`;
@@ -487,14 +488,16 @@ impl Shape {
     pub(crate) fn chain(fanout: u64, p: u64) -> Self {
         let f = fanout.clamp(1, MAX_TREE_FANOUT).min(p - 1).max(1);
         let len = (p - 1).div_ceil(f);
-        let last = if (p - 1).is_multiple_of(f) {
-            len
+        // the first `mark = (P - 1) mod f` chains are the long ones (all when f divides P - 1):
+        // the last long chain waits for mark - 1 earlier heads, the last chain for f - 1
+        let (mark, last) = if (p - 1).is_multiple_of(f) {
+            (f, len)
         } else {
-            len - 1
+            ((p - 1) % f, len - 1)
         };
         let path = |hops, waits| Path { hops, waits };
         Self::Paths {
-            paths: [path(len, 0), path(last, f - 1), path(0, 0)],
+            paths: [path(len, mark - 1), path(last, f - 1), path(0, 0)],
             root_children: f,
             inner_children: u64::from(len > 1),
         }
@@ -550,6 +553,77 @@ impl Shape {
             paths: [path(d, d), path(0, 0), path(0, 0)],
             root_children: (p - 1).min(2),
             inner_children: u64::from(p > 3) + u64::from(p > 5),
+        }
+    }
+
+    /// The chain of [`chain`](Self::chain) for a reduction: a parent absorbs its children in
+    /// list order, so a child's data waits for its *later* siblings; the first chain is a
+    /// long one and waits for the `f - 1` others: `(⌈(P-1)/f⌉, f - 1)`.
+    pub(crate) fn chain_fan_in(fanout: u64, p: u64) -> Self {
+        let Self::Paths {
+            root_children,
+            inner_children,
+            ..
+        } = Self::chain(fanout, p)
+        else {
+            return Self::chain(fanout, p);
+        };
+        let f = root_children;
+        let len = (p - 1).div_ceil(f);
+        let path = |hops, waits| Path { hops, waits };
+        Self::Paths {
+            paths: [path(len, f - 1), path(0, 0), path(0, 0)],
+            root_children,
+            inner_children,
+        }
+    }
+
+    /// The binary tree of [`binary`](Self::binary) for a reduction (children absorbed in list
+    /// order, a first child waits for its sibling): position `x` of level `l` waits at each
+    /// hop into it as a first child whose sibling exists. Levels above `d = ⌊log2 P⌋` are
+    /// full, so the slowest are position 0 of level `d`, `(d, d - 1 + [2^(d-1) <= P - 2^d])`,
+    /// and of level `d - 1`, `(d - 1, d - 1)`.
+    pub(crate) fn binary_fan_in(p: u64) -> Self {
+        let d = u64::from(floor_log2(p));
+        let last_position = p - (1u64 << d);
+        let path = |hops, waits| Path { hops, waits };
+        let sibling = u64::from(d >= 1 && (1u64 << (d - 1)) <= last_position);
+        Self::Paths {
+            paths: [
+                path(d, (d - 1) + sibling),
+                path(d - 1, d - 1),
+                path(0, 0),
+            ],
+            root_children: (p - 1).min(2),
+            inner_children: u64::from(p > 3) + u64::from(p > 5),
+        }
+    }
+
+    /// The binomial tree of [`binomial`](Self::binomial) for a reduction: Open MPI lists a
+    /// process's children from the largest subtree down, and a reduction absorbs them in
+    /// that order, so the data of child `u + 2^b` waits for its later siblings `u + 2^j < P`,
+    /// `j > b`: `t - 1 - b` of them, plus one when `u < P - 2^t` (`t` the top bit of `P - 1`).
+    /// The slowest path takes every bit below `t` from the lowest up (and bit `t` too when
+    /// `P = 2^(t+1)`): `k` hops and `Σ_{b<t} (t-1-b) + #{i < t : 2^i - 1 < P - 2^t}` waits.
+    pub(crate) fn binomial_fan_in(p: u64) -> Self {
+        let Self::Paths {
+            root_children,
+            inner_children,
+            ..
+        } = Self::binomial(p)
+        else {
+            return Self::binomial(p);
+        };
+        let t = u64::from(floor_log2(p - 1));
+        let rest = p - (1u64 << t);
+        let cut = (0..t).filter(|&i| (1u64 << i) - 1 < rest).count() as u64;
+        let hops = t + u64::from(p.is_power_of_two());
+        let waits = t * t.saturating_sub(1) / 2 + cut;
+        let path = |hops, waits| Path { hops, waits };
+        Self::Paths {
+            paths: [path(hops, waits), path(0, 0), path(0, 0)],
+            root_children,
+            inner_children,
         }
     }
 

@@ -206,11 +206,11 @@ impl Algorithm for Reduce {
         Ok(match *self {
             Self::Linear => linear_fan_in(&mut x, m, p) + (p - 1) as f64 * x.op(m),
             Self::Chain { segment, fanout } => {
-                reduce_tree(&mut x, m, segment, &Shape::chain(fanout, p))
+                reduce_tree(&mut x, m, segment, &Shape::chain_fan_in(fanout, p))
             }
-            Self::Pipeline { segment } => reduce_tree(&mut x, m, segment, &Shape::chain(1, p)),
-            Self::Binary { segment } => reduce_tree(&mut x, m, segment, &Shape::binary(p)),
-            Self::Binomial { segment } => reduce_tree(&mut x, m, segment, &Shape::binomial(p)),
+            Self::Pipeline { segment } => reduce_tree(&mut x, m, segment, &Shape::chain_fan_in(1, p)),
+            Self::Binary { segment } => reduce_tree(&mut x, m, segment, &Shape::binary_fan_in(p)),
+            Self::Binomial { segment } => reduce_tree(&mut x, m, segment, &Shape::binomial_fan_in(p)),
             Self::InOrderBinary { segment } => {
                 let d = in_order_depth(p);
                 reduce_tree(&mut x, m, segment, &Shape::in_order_binary(d, p))
@@ -222,13 +222,28 @@ impl Algorithm for Reduce {
                 }
                 let (time, bytes) = x.halving_sum(m, hp);
                 let halving = 2.0 * time + x.op_total(hp.into(), bytes);
+                // a process sends in every reduce-scatter round and then in the gather: spaced
+                // max(T + op, I)
+                let lags: f64 = if x.keeps_pace() {
+                    0.0
+                } else {
+                    (1..=hp)
+                        .map(|k| {
+                            let piece = m.div_ceil(1u64 << k);
+                            let op = x.op(piece);
+                            x.lag(piece, op)
+                        })
+                        .sum()
+                };
                 if p.is_power_of_two() {
-                    halving
+                    halving + lags
                 } else {
                     // each extra process exchanges halves with a partner, reduces its half and
                     // sends it back (coll_base_reduce.c, step 1)
+                    // (the even process sends twice, max(T + op, I) apart)
                     let half = m.div_ceil(2);
-                    2.0 * x.p2p(half) + x.op(half) + halving
+                    let op = x.op(half);
+                    2.0 * x.p2p(half) + op + x.lag(half, op) + halving + lags
                 }
             }
         })
