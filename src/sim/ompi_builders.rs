@@ -18,8 +18,8 @@
 use super::builders::ToSchedule;
 use super::schedule::{MAX_OPERATIONS, MAX_RANKS, OpId, Schedule, ScheduleBuilder};
 use crate::collectives::ompi::{
-    Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, MAX_TREE_FANOUT, Reduce,
-    ReduceScatter, Scatter,
+    Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, MAX_TREE_FANOUT, Reduce, ReduceScatter,
+    Scatter,
 };
 use crate::collectives::{self as textbook, Problem};
 use crate::error::{CollectiveError, SimError};
@@ -205,7 +205,10 @@ impl Tree {
     /// `ompi_coll_base_topo_build_chain`: `fanout` chains (clamped to `1..=32` and `P - 1`),
     /// the first `(P - 1) mod f` of them one longer.
     fn chain(fanout: u64, p: u64) -> Self {
-        let f = fanout.clamp(1, MAX_TREE_FANOUT).min(p.saturating_sub(1)).max(1);
+        let f = fanout
+            .clamp(1, MAX_TREE_FANOUT)
+            .min(p.saturating_sub(1))
+            .max(1);
         let n = p.saturating_sub(1);
         let mut heads = Vec::new();
         let mut ends = Vec::new();
@@ -302,27 +305,29 @@ impl Tree {
     /// `ompi_coll_base_topo_build_in_order_bintree`: root `P - 1`, left child `parent - 1`,
     /// right child the top of the right subtree of `⌊size/2⌋` processes.
     fn in_order_binary(p: u64) -> Self {
+        // signed, as in Open MPI: a left child becomes the parent (-1 for an empty subtree)
         let children = |rank: u64| {
-            let (mut size, mut myrank, mut parent, mut delta) = (p, rank, p - 1, 0u64);
+            let (mut size, mut myrank, mut parent, mut delta) =
+                (p as i64, rank as i64, p as i64 - 1, 0i64);
             loop {
                 let rightsize = size >> 1;
-                let lchild = (size > 1).then(|| parent - 1);
-                let rchild = lchild.filter(|&l| l > 0).map(|_| rightsize.wrapping_sub(1));
+                let lchild = if size > 1 { parent - 1 } else { -1 };
+                let rchild = if lchild > 0 { rightsize - 1 } else { -1 };
                 if myrank == parent {
                     return [lchild, rchild]
                         .into_iter()
-                        .flatten()
-                        .map(|c| c + delta)
+                        .filter(|&c| c >= 0)
+                        .map(|c| (c + delta) as u64)
                         .collect::<Vec<_>>();
                 }
-                if rchild.is_none_or(|rc| myrank > rc) {
+                if myrank > rchild {
                     size = size - rightsize - 1;
                     delta += rightsize;
                     myrank -= rightsize;
                     parent = size - 1;
                 } else {
                     size = rightsize;
-                    parent = rchild.unwrap_or(0);
+                    parent = rchild;
                 }
             }
         };
@@ -378,7 +383,8 @@ fn bcast_generic(w: &mut Program<'_>, tree: &Tree, r: u64, s: u64, q: u64, tag: 
 
 /// The ops per rank of a segmented tree: at most `q (2 + 2 k)` for `k` children.
 fn tree_ops(tree: &Tree, q: u64) -> u64 {
-    q.saturating_mul(2 + 2 * tree.max_children()).saturating_add(4)
+    q.saturating_mul(2 + 2 * tree.max_children())
+        .saturating_add(4)
 }
 
 fn bcast_tree(problem: &Problem, tree: &Tree, m: u64, segment: u64) -> Result<Schedule, SimError> {
@@ -545,8 +551,12 @@ impl ToSchedule for Bcast {
                 bcast_tree(problem, &Tree::chain(fanout, p), m, segment)
             }
             Self::Pipeline { segment } => bcast_tree(problem, &Tree::chain(1, p), m, segment),
-            Self::BinaryTree { segment } => bcast_tree(problem, &tree_for(Tree::binary), m, segment),
-            Self::Binomial { segment } => bcast_tree(problem, &tree_for(Tree::binomial), m, segment),
+            Self::BinaryTree { segment } => {
+                bcast_tree(problem, &tree_for(Tree::binary), m, segment)
+            }
+            Self::Binomial { segment } => {
+                bcast_tree(problem, &tree_for(Tree::binomial), m, segment)
+            }
             Self::Knomial { segment, radix } => {
                 bcast_tree(problem, &Tree::knomial(radix, p), m, segment)
             }
@@ -955,9 +965,7 @@ impl ToSchedule for Alltoall {
             Self::ModifiedBruck => textbook::Alltoall::Bruck.schedule(problem),
             Self::Linear | Self::LinearSync { .. } => {
                 let batch = match *self {
-                    Self::LinearSync { max_requests }
-                        if max_requests != 0 && max_requests < p =>
-                    {
+                    Self::LinearSync { max_requests } if max_requests != 0 && max_requests < p => {
                         max_requests
                     }
                     _ => p.saturating_sub(1).max(1),
@@ -1290,12 +1298,13 @@ mod tests {
         let t = Tree::binary(7);
         assert_eq!(t.children[1], vec![3, 5]);
         assert_eq!(t.children[2], vec![4, 6]);
-        // in-order binary, size 9: 8 → 7 3, 7 → 6 5, 6 → 4, 3 → 2 1, 1 → 0
+        // in-order binary, size 9: 8 → 7 3, 7 → 6 5, 5 → 4, 3 → 2 1, 1 → 0
         let t = Tree::in_order_binary(9);
         assert_eq!(t.root, 8);
         assert_eq!(t.children[8], vec![7, 3]);
         assert_eq!(t.children[7], vec![6, 5]);
-        assert_eq!(t.children[6], vec![4]);
+        assert_eq!(t.children[5], vec![4]);
+        assert!(t.children[6].is_empty());
         assert_eq!(t.children[3], vec![2, 1]);
         assert_eq!(t.children[1], vec![0]);
         // chain, size 8, fanout 3: (P-1) mod f = 1 longer chain first: 1-2-3, 4-5, 6-7

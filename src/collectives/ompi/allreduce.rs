@@ -3,8 +3,8 @@
 use std::fmt;
 
 use super::{
-    Bcast, OmpiAlgorithm, Reduce, OmpiCollective, ParsedName, display_from_str, linear_fan_in, linear_fan_out,
-    segment_candidates,
+    Bcast, OmpiAlgorithm, OmpiCollective, ParsedName, Reduce, display_from_str, linear_fan_in,
+    linear_fan_out, segment_candidates,
 };
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
@@ -246,7 +246,12 @@ fn halving_lags(
         .map(|k| {
             let piece = m.div_ceil(1u64 << k);
             let op = x.op(piece);
-            x.lag(piece, op) + if k >= 2 || folded { x.lag(piece, 0.0) } else { 0.0 }
+            x.lag(piece, op)
+                + if k >= 2 || folded {
+                    x.lag(piece, 0.0)
+                } else {
+                    0.0
+                }
         })
         .sum()
 }

@@ -589,11 +589,7 @@ impl Shape {
         let path = |hops, waits| Path { hops, waits };
         let sibling = u64::from(d >= 1 && (1u64 << (d - 1)) <= last_position);
         Self::Paths {
-            paths: [
-                path(d, (d - 1) + sibling),
-                path(d - 1, d - 1),
-                path(0, 0),
-            ],
+            paths: [path(d, (d - 1) + sibling), path(d - 1, d - 1), path(0, 0)],
             root_children: (p - 1).min(2),
             inner_children: u64::from(p > 3) + u64::from(p > 5),
         }
@@ -985,6 +981,112 @@ mod tests {
                 );
                 let closed = Shape::binary(p).first_arrival(hop, wait);
                 let brute = paths_brute(bin, p, hop, wait);
+                assert!(
+                    (closed - brute).abs() < 1e-9,
+                    "binary p {p}: {closed} vs {brute}"
+                );
+            }
+        }
+    }
+
+    /// `coll_base_topo.c`'s chain: `f` chains, the first `(P - 1) mod f` one longer.
+    fn chain_children(f: u64, p: u64) -> impl Fn(u64) -> Vec<u64> {
+        let f = f.clamp(1, MAX_TREE_FANOUT).min(p - 1).max(1);
+        let n = p - 1;
+        let (len, mark) = if n % f == 0 {
+            (n / f, f + 1)
+        } else {
+            (n / f + 1, n % f)
+        };
+        let mut heads = vec![];
+        let mut ends = vec![];
+        let mut head = 1;
+        for i in 0..f {
+            let l = if i < mark { len } else { len - 1 };
+            if l > 0 {
+                heads.push(head);
+                ends.push(head + l - 1);
+                head += l;
+            }
+        }
+        move |v| {
+            if v == 0 {
+                heads.clone()
+            } else if ends.contains(&v) || v + 1 >= p {
+                vec![]
+            } else {
+                vec![v + 1]
+            }
+        }
+    }
+
+    /// Brute force of a reduction over a tree whose parents absorb children in list order:
+    /// `F(v) = max_i F(c_i) + hop + (k - 1 - i) wait`.
+    fn fan_in_brute(children: impl Fn(u64) -> Vec<u64>, v: u64, hop: f64, wait: f64) -> f64 {
+        fn walk(children: &dyn Fn(u64) -> Vec<u64>, v: u64, hop: f64, wait: f64) -> f64 {
+            let kids = children(v);
+            let k = kids.len();
+            kids.iter()
+                .enumerate()
+                .map(|(i, &c)| walk(children, c, hop, wait) + hop + (k - 1 - i) as f64 * wait)
+                .fold(0.0, f64::max)
+        }
+        walk(&children, v, hop, wait)
+    }
+
+    #[test]
+    fn chain_paths_match_the_chain() {
+        for p in 2..120u64 {
+            for f in [1, 2, 3, 4, 5, 8, 40] {
+                for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (0.2, 1.0)] {
+                    let closed = Shape::chain(f, p).first_arrival(hop, wait);
+                    let brute = paths_brute(chain_children(f, p), p, hop, wait);
+                    assert!((closed - brute).abs() < 1e-9, "chain f {f} p {p}");
+                    let closed = Shape::chain_fan_in(f, p).first_arrival(hop, wait);
+                    let brute = fan_in_brute(chain_children(f, p), 0, hop, wait);
+                    assert!((closed - brute).abs() < 1e-9, "chain fan-in f {f} p {p}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fan_in_paths_match_the_trees() {
+        for p in 2..300u64 {
+            let bm = move |v: u64| {
+                let mut mask = if v == 0 { 1 } else { v.next_power_of_two() };
+                if v.is_power_of_two() {
+                    mask = v << 1;
+                }
+                let mut out = vec![];
+                while mask < p {
+                    let remote = v ^ mask;
+                    if remote >= p {
+                        break;
+                    }
+                    out.push(remote);
+                    mask <<= 1;
+                }
+                out
+            };
+            let bin = move |v: u64| {
+                let level = 63 - (v + 1).leading_zeros();
+                let delta = 1u64 << level;
+                [v + delta, v + 2 * delta]
+                    .into_iter()
+                    .filter(|&c| c < p)
+                    .collect::<Vec<_>>()
+            };
+            // hop >= wait: the slowest path takes every hop it can
+            for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (1.0, 1.0)] {
+                let closed = Shape::binomial_fan_in(p).first_arrival(hop, wait);
+                let brute = fan_in_brute(bm, 0, hop, wait);
+                assert!(
+                    (closed - brute).abs() < 1e-9,
+                    "binomial p {p}: {closed} vs {brute}"
+                );
+                let closed = Shape::binary_fan_in(p).first_arrival(hop, wait);
+                let brute = fan_in_brute(bin, 0, hop, wait);
                 assert!(
                     (closed - brute).abs() < 1e-9,
                     "binary p {p}: {closed} vs {brute}"

@@ -208,9 +208,13 @@ impl Algorithm for Reduce {
             Self::Chain { segment, fanout } => {
                 reduce_tree(&mut x, m, segment, &Shape::chain_fan_in(fanout, p))
             }
-            Self::Pipeline { segment } => reduce_tree(&mut x, m, segment, &Shape::chain_fan_in(1, p)),
+            Self::Pipeline { segment } => {
+                reduce_tree(&mut x, m, segment, &Shape::chain_fan_in(1, p))
+            }
             Self::Binary { segment } => reduce_tree(&mut x, m, segment, &Shape::binary_fan_in(p)),
-            Self::Binomial { segment } => reduce_tree(&mut x, m, segment, &Shape::binomial_fan_in(p)),
+            Self::Binomial { segment } => {
+                reduce_tree(&mut x, m, segment, &Shape::binomial_fan_in(p))
+            }
             Self::InOrderBinary { segment } => {
                 let d = in_order_depth(p);
                 reduce_tree(&mut x, m, segment, &Shape::in_order_binary(d, p))
