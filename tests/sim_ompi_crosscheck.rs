@@ -512,3 +512,82 @@ fn random_process_counts() {
     }
     print_report("random P", &report);
 }
+
+/// `rank_simulated` against hand calculations: Open MPI's gathers on 3 processes, LogGP with
+/// `L = 3`, `o = 1`, `g = 4` µs, `G = 0` (so `T = 2o + L = 5`, `I = g = 4` µs), 1 byte.
+/// The linear gather: both messages arrive at 5 µs, the second is received `max(I, o)` later:
+/// 9 µs, its exact closed form. The binomial gather runs the same messages (rank 2 has no
+/// child at P = 3): 9 µs simulated, where its closed form `T + T + g = 14` µs adds a round and
+/// a gap. The closed-form ranking puts it second at 14; the simulated ranking at 9.
+#[test]
+fn rank_simulated_gather_at_three_processes() {
+    use commcost::collectives::rank;
+    use commcost::sim::{CostSource, SimLimits, rank_simulated};
+    let model = LogGP::new(3e-6, 1e-6, 4e-6, 0.0, 4).unwrap();
+    let problem = Problem::new(3, Message::contiguous(1));
+    let closed = rank::<Gather>(&model, &problem).unwrap();
+    assert_eq!(closed[0].0, Gather::BasicLinear);
+    assert_eq!(closed[1].0, Gather::Binomial);
+    approx::assert_relative_eq!(closed[1].1, 14e-6, max_relative = 1e-12);
+    let ranking = rank_simulated::<Gather>(&model, &problem, SimLimits::default()).unwrap();
+    let linear = ranking
+        .iter()
+        .find(|e| e.algorithm == Gather::BasicLinear)
+        .unwrap();
+    let binomial = ranking
+        .iter()
+        .find(|e| e.algorithm == Gather::Binomial)
+        .unwrap();
+    assert_eq!(linear.source, CostSource::ClosedForm);
+    approx::assert_relative_eq!(linear.cost, 9e-6, max_relative = 1e-12);
+    assert_eq!(binomial.source, CostSource::Simulated);
+    approx::assert_relative_eq!(binomial.cost, 9e-6, max_relative = 1e-12);
+    approx::assert_relative_eq!(binomial.closed_form, 14e-6, max_relative = 1e-12);
+    // ties keep the candidates' order
+    assert_eq!(ranking[0].algorithm, Gather::BasicLinear);
+    assert_eq!(ranking[1].algorithm, Gather::Binomial);
+    // beyond the limits, every entry is its closed form
+    let none = SimLimits {
+        max_processes: 2,
+        ..SimLimits::default()
+    };
+    let ranking = rank_simulated::<Gather>(&model, &problem, none).unwrap();
+    assert!(ranking.iter().all(|e| e.source == CostSource::ClosedForm));
+    assert!(
+        ranking
+            .iter()
+            .zip(&closed)
+            .all(|(e, c)| e.algorithm == c.0 && e.cost == c.1)
+    );
+}
+
+/// The recursive-doubling barrier on 5 processes, by hand (LogP, `o = 1`, `L = 3`, `g = 2`
+/// µs: `T = 5`, `I = 2`): rank 4 hands over to rank 0 (received at 5); rank 0 then exchanges
+/// with 1 (its receive completes at 5 + max(o, g) = 7, the message had arrived) and with 2
+/// (sends at 7; 2's message, sent at 5 after its round with 3, completes at 10), and releases
+/// rank 4 at 10 + T = 15; rank 3 gets rank 1's second-round message, sent at 10, at 15. The
+/// simulation is 15 µs where the closed form charges the lock-step `(h' + 2) T = 20` µs; the
+/// Bruck barrier's `h T = 15` µs is exact.
+#[test]
+fn rank_simulated_barrier_at_five_processes() {
+    use commcost::sim::{CostSource, SimLimits, rank_simulated};
+    let model = LogP::new(3e-6, 1e-6, 2e-6, 8, 8).unwrap();
+    let problem = Problem::new(5, Message::contiguous(0));
+    let ranking = rank_simulated::<Barrier>(&model, &problem, SimLimits::default()).unwrap();
+    let find = |a: Barrier| ranking.iter().find(|e| e.algorithm == a).unwrap();
+    let rd = find(Barrier::RecursiveDoubling);
+    assert_eq!(rd.source, CostSource::Simulated);
+    approx::assert_relative_eq!(rd.cost, 15e-6, max_relative = 1e-12);
+    approx::assert_relative_eq!(rd.closed_form, 20e-6, max_relative = 1e-12);
+    let bruck = find(Barrier::Bruck);
+    assert_eq!(bruck.source, CostSource::ClosedForm);
+    approx::assert_relative_eq!(bruck.cost, 15e-6, max_relative = 1e-12);
+    // every entry is the simulated makespan or an exact closed form: sorted, none above its
+    // closed form here (the barriers' inexact forms are bounds)
+    assert!(ranking.windows(2).all(|w| w[0].cost <= w[1].cost));
+    assert!(
+        ranking
+            .iter()
+            .all(|e| e.cost <= e.closed_form * (1.0 + 1e-12))
+    );
+}
