@@ -11,16 +11,21 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 ///
 /// # Formula
 ///
-/// With `T = T(0)`, `I = I(0)`, `or = or(0)` (empty messages):
+/// With `T = T(0)`, `I = I(0)`, `or = or(0)` (empty messages), `lag = max(0, I - T)` (0 when
+/// the sender keeps pace, [`CommModel::sender_keeps_pace`]: a process's consecutive sends are
+/// `max(T, I)` apart):
 ///
 /// | ID | variant | cost |
 /// |---|---|---|
 /// | 1 | `Linear` | everyone to rank 0 and back: `2 T + (P-2) (max(I, or) + I)` |
 /// | 2 | `DoubleRing` | two trips around the ring: `P T + max(P T, I)` (rank 0 sends twice, at least `I` apart) |
-/// | 3 | `RecursiveDoubling` | `h' T + [np2] 2T` |
-/// | 4 | `Bruck` | dissemination, `h T` |
+/// | 3 | `RecursiveDoubling` | `h' T + [np2] 2T + (h' - 1 + [np2]) lag` |
+/// | 4 | `Bruck` | dissemination, `h T + (h - 1) lag` |
 /// | 5 | `TwoProc` | `T`; only `P = 2` |
-/// | 6 | `Tree` | fan-in and fan-out over a hypercube tree: `2h T` |
+/// | 6 | `Tree` | fan-in and fan-out over a hypercube tree: `2 (h T + (h - 1) lag)` |
+///
+/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule), `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1, 2, 4
+/// and 5 are exact; 3 and 6 are exact at powers of two and upper bounds otherwise.
 ///
 /// # Examples
 ///

@@ -67,6 +67,16 @@
 //!   children below `P` as Open MPI lists them.
 //!
 //! Every segment is priced at `s` bytes (the shorter last segment is not singled out).
+//! A reduction absorbs a parent's children in list order, so there a child's data waits for
+//! its *later* siblings: the reduce trees count the waits after ([`Reduce`]).
+//!
+//! # Simulation
+//!
+//! Every algorithm here also writes out the schedule Open MPI runs
+//! ([`ToSchedule`](crate::sim::ToSchedule)); each closed form's documentation says how it
+//! relates to the simulation of that schedule (exact, an upper bound, or within a measured
+//! factor), and [`rank_simulated`](crate::sim::rank_simulated) ranks the candidates with the
+//! simulated makespan wherever the closed form is not exact.
 //!
 //! # Candidates
 //!
