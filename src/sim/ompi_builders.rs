@@ -213,7 +213,7 @@ impl Tree {
         let mut heads = Vec::new();
         let mut ends = Vec::new();
         if n > 0 {
-            let (max_len, mark) = if n % f == 0 {
+            let (max_len, mark) = if n.is_multiple_of(f) {
                 (n / f, f + 1)
             } else {
                 (n / f + 1, n % f)

@@ -1003,7 +1003,7 @@ mod tests {
     fn chain_children(f: u64, p: u64) -> impl Fn(u64) -> Vec<u64> {
         let f = f.clamp(1, MAX_TREE_FANOUT).min(p - 1).max(1);
         let n = p - 1;
-        let (len, mark) = if n % f == 0 {
+        let (len, mark) = if n.is_multiple_of(f) {
             (n / f, f + 1)
         } else {
             (n / f + 1, n % f)
