@@ -70,6 +70,14 @@ fn bcast_hand_calculations() {
         fanout: 2,
     };
     assert_relative_eq!(cost(chain, 8, 1000), 80.0, max_relative = 1e-12);
+    // 9 processes, fan-out 3: Open MPI makes the first 8 mod 3 = 2 chains long (1-2-3, 4-5-6,
+    // 7-8); the second long chain's head is the root's second send: T + I + 2 T = 73
+    // (> 3 T = 60 of the first, 2 I + 2 T = 66 of the last)
+    let chain = Bcast::Chain {
+        segment: 0,
+        fanout: 3,
+    };
+    assert_relative_eq!(cost(chain, 9, 1000), 73.0, max_relative = 1e-12);
     // 3 chains of 3, 2, 2 processes, 2 segments of 500 (T = 15, I = 8):
     // first max(3 T, 2 I + 2 T) = max(45, 46) = 46; one more step, the root's 3 I = 24
     let chain = Bcast::Chain {
@@ -221,6 +229,29 @@ fn reduce_hand_calculations() {
     assert_relative_eq!(
         cost(Reduce::Pipeline { segment: 250 }, 4, 1000),
         56.25,
+        max_relative = 1e-12
+    );
+    // binomial of 4 (0: 1 2, 1: 3), 4 segments of 250: hop T(250) + op(250) = 13.25, a later
+    // sibling max(I(250), or + op(250)) = max(5.5, 2.25) = 5.5: F(1) = 13.25, F(0) =
+    // 13.25 + 13.25 + 5.5 = 32; per segment the root's NIC takes 2 segments 5.5 apart: step
+    // max(2 * 5.5, 1 * 2.25 + 1, 5.5) = 11, 3 more: 32 + 33
+    assert_relative_eq!(
+        cost(Reduce::Binomial { segment: 250 }, 4, 1000),
+        65.0,
+        max_relative = 1e-12
+    );
+    // the chain of fan-out 3 on 6 processes (0: 1 3 5, 1: 2, 3: 4): the first chain waits for
+    // both later heads, 2 * 21.5 + 2 * 13 = 69
+    assert_relative_eq!(
+        cost(
+            Reduce::Chain {
+                segment: 0,
+                fanout: 3
+            },
+            6,
+            1000
+        ),
+        69.0,
         max_relative = 1e-12
     );
     // in-order binary of 8, depth 3, bound of 3 second-child hops: 3 * 21.5 + 3 * 13

@@ -55,7 +55,9 @@ struct Program<'a> {
 }
 
 impl<'a> Program<'a> {
-    /// Checks `P` and the estimated size (`ops_per_rank` operations per rank) and starts.
+    /// Checks `P` and the estimated size (`ops_per_rank` operations per rank on average, an
+    /// upper bound) and starts; reserves room for at most 2^22 operations up front (the arrays
+    /// grow beyond).
     fn new(problem: &'a Problem, ops_per_rank: u64) -> Result<Self, SimError> {
         let p = problem.processes;
         if p == 0 {
@@ -77,7 +79,8 @@ impl<'a> Program<'a> {
             });
         }
         let mut b = ScheduleBuilder::new(p);
-        b.reserve(ops as usize, ops as usize * 2);
+        let reserved = ops.min(1 << 22) as usize;
+        b.reserve(reserved, reserved * 2);
         Ok(Self {
             b,
             problem,
@@ -678,7 +681,7 @@ impl ToSchedule for Allreduce {
         let m = problem.message.bytes();
         match *self {
             Self::BasicLinear => {
-                let mut w = Program::new(problem, 4)?;
+                let mut w = Program::new(problem, 6)?;
                 for r in 0..p {
                     w.rank(r);
                     if p > 1 {
@@ -802,7 +805,7 @@ impl ToSchedule for Reduce {
         let m = problem.message.bytes();
         match *self {
             Self::Linear => {
-                let mut w = Program::new(problem, 3)?;
+                let mut w = Program::new(problem, 4)?;
                 for r in 0..p {
                     w.rank(r);
                     if p > 1 {
@@ -1128,9 +1131,10 @@ impl ToSchedule for ReduceScatter {
         let m = problem.message.bytes();
         let c = m.div_ceil(p);
         let h = u64::from(ceil_log2(p));
+        // the non-overlapping root's P - 1 scatter sends are one more per rank on average
         let per_rank = match self {
             Self::Ring => 3 * p,
-            _ => 4 * h + 2 * p + 8,
+            _ => 4 * h + 10,
         };
         let mut w = Program::new(problem, per_rank)?;
         for r in 0..p {
@@ -1207,7 +1211,7 @@ impl ToSchedule for Gather {
             Self::LinearSync { segment } => {
                 let first = if segment == 0 { m } else { segment.min(m) };
                 let rest = m - first;
-                let mut w = Program::new(problem, 4)?;
+                let mut w = Program::new(problem, 8)?;
                 for r in 0..p {
                     w.rank(r);
                     if r == 0 {

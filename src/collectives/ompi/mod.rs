@@ -43,8 +43,8 @@
 //!
 //! ```text
 //! broadcast  T = max over paths (a T(s) + b I(s)) + (q - 1) max(k_root I(s), k_in I(s), or(s) + k_in os(s))
-//! reduce     T = max over paths (a (T(s) + op(s)) + b max(I(s), or(s) + op(s)))
-//!                + (q - 1) max(k_root (or(s) + op(s)), k_in (or(s) + op(s)) + os(s), I(s))
+//! reduce     T = max over paths (a (T(s) + op(s)) + b max(I(s), or(s) + op(s)))   (b: later siblings)
+//!                + (q - 1) max(k_root max(I(s), or(s) + op(s)), k_in (or(s) + op(s)) + os(s), k_in I(s), I(s))
 //! ```
 //!
 //! A path is the way of the first segment to one process: `a` hops, and `b` sends its parents
@@ -825,8 +825,11 @@ pub(super) fn reduce_tree(pieces: &mut Pieces<'_>, m: u64, segment: u64, shape: 
     let (root_k, inner_k) = shape.fanouts();
     let absorb = t.recv_overhead + op;
     let first = shape.first_arrival(t.p2p + op, t.send_interval.max(absorb));
-    let step = (root_k as f64 * absorb)
+    // per segment a parent's receiving NIC takes its k children's segments, I apart, while
+    // its CPU absorbs them (and an inner process sends the result up)
+    let step = (root_k as f64 * absorb.max(t.send_interval))
         .max(inner_k as f64 * absorb + t.send_overhead)
+        .max(inner_k as f64 * t.send_interval)
         .max(t.send_interval);
     first + (q - 1) as f64 * step
 }

@@ -42,8 +42,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// upper bounds (7 up to 35 % below the simulation when the sender cannot keep pace); the
 /// unsegmented trees are within 0.25 to 1.2 times the simulation (the simulated receiver serves
 /// a message that arrived before its operator runs, no backfilling; the in-order bound counts
-/// every hop as a wait), the segmented ones within 0.25 to 2.7 (the step of the module docs
-/// does not follow the pipeline of `ompi_coll_base_reduce_generic`): rank them with
+/// every hop as a wait), the segmented ones within 0.25 to 1.25: rank them with
 /// [`rank_simulated`](crate::sim::rank_simulated).
 ///
 /// # Examples
