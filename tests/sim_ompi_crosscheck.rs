@@ -618,3 +618,48 @@ fn large_communicators_build_or_are_refused() {
         );
     }
 }
+
+/// Out-of-range problems are errors, never panics or huge allocations.
+#[test]
+fn invalid_problems_are_errors() {
+    use commcost::{CollectiveError, SimError};
+    let huge = Problem::new(1 << 40, Message::contiguous(8));
+    let none = Problem::new(0, Message::contiguous(8));
+    for problem in [huge, none] {
+        for r in [
+            Bcast::Chain {
+                segment: 1,
+                fanout: 4,
+            }
+            .schedule(&problem),
+            Reduce::InOrderBinary { segment: 0 }.schedule(&problem),
+            Allreduce::Rabenseifner.schedule(&problem),
+            Barrier::Tree.schedule(&problem),
+            Gather::LinearSync { segment: 1 }.schedule(&problem),
+        ] {
+            assert!(
+                matches!(
+                    r,
+                    Err(SimError::TooLarge { .. })
+                        | Err(SimError::Collective(CollectiveError::NoProcesses))
+                ),
+                "{r:?}"
+            );
+        }
+    }
+    // a k-nomial radix below 2 and two-proc algorithms beyond 2 processes
+    let p = Problem::new(8, Message::contiguous(8));
+    assert!(
+        Bcast::Knomial {
+            segment: 0,
+            radix: 1
+        }
+        .schedule(&p)
+        .is_err()
+    );
+    assert!(Allgather::TwoProc.schedule(&p).is_err());
+    // a segment of 1 byte on a large message: refused as too large, not built
+    let big = Problem::new(1 << 10, Message::contiguous(1 << 40));
+    let r = Bcast::Binomial { segment: 1 }.schedule(&big);
+    assert!(matches!(r, Err(SimError::TooLarge { .. })), "{r:?}");
+}

@@ -43,6 +43,21 @@ fn lowbit(r: u64) -> u64 {
     r & r.wrapping_neg()
 }
 
+/// `P = 0` or more than [`MAX_RANKS`] processes are refused before any tree is built.
+fn check_ranks(p: u64) -> Result<(), SimError> {
+    if p == 0 {
+        return Err(CollectiveError::NoProcesses.into());
+    }
+    if p > MAX_RANKS {
+        return Err(SimError::TooLarge {
+            what: "ranks",
+            count: p,
+            limit: MAX_RANKS,
+        });
+    }
+    Ok(())
+}
+
 /// A schedule under construction, each rank written as a program of MPI calls.
 struct Program<'a> {
     b: ScheduleBuilder,
@@ -60,16 +75,7 @@ impl<'a> Program<'a> {
     /// grow beyond).
     fn new(problem: &'a Problem, ops_per_rank: u64) -> Result<Self, SimError> {
         let p = problem.processes;
-        if p == 0 {
-            return Err(CollectiveError::NoProcesses.into());
-        }
-        if p > MAX_RANKS {
-            return Err(SimError::TooLarge {
-                what: "ranks",
-                count: p,
-                limit: MAX_RANKS,
-            });
-        }
+        check_ranks(p)?;
         let ops = p.saturating_mul(ops_per_rank.max(1));
         if ops > MAX_OPERATIONS {
             return Err(SimError::TooLarge {
@@ -529,7 +535,7 @@ fn unfold(rem: u64, new: u64) -> u64 {
 }
 
 impl ToSchedule for Bcast {
-    /// `ompi_coll_base_bcast_intra_*`: see [`ToSchedule`] and the module docs.
+    /// `ompi_coll_base_bcast_intra_*`, as Open MPI 4.1 runs them (`docs/SIMULATOR.md`).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         if let Self::Knomial { radix, .. } = *self
             && radix < 2
@@ -543,9 +549,7 @@ impl ToSchedule for Bcast {
             .into());
         }
         let p = problem.processes;
-        if p == 0 {
-            return Err(CollectiveError::NoProcesses.into());
-        }
+        check_ranks(p)?;
         let m = problem.message.bytes();
         let tree_for = |shape: fn(u64) -> Tree| shape(p);
         match *self {
@@ -672,12 +676,10 @@ fn scatter_allgather(problem: &Problem, m: u64) -> Result<Schedule, SimError> {
 }
 
 impl ToSchedule for Allreduce {
-    /// `ompi_coll_base_allreduce_intra_*`: see [`ToSchedule`] and the module docs.
+    /// `ompi_coll_base_allreduce_intra_*`, as Open MPI 4.1 runs them (`docs/SIMULATOR.md`).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
-        if p == 0 {
-            return Err(CollectiveError::NoProcesses.into());
-        }
+        check_ranks(p)?;
         let m = problem.message.bytes();
         match *self {
             Self::BasicLinear => {
@@ -796,12 +798,10 @@ fn rabenseifner_doubling(w: &mut Program<'_>, rem: u64, pp: u64, new: u64, m: u6
 }
 
 impl ToSchedule for Reduce {
-    /// `ompi_coll_base_reduce_intra_*`: see [`ToSchedule`] and the module docs.
+    /// `ompi_coll_base_reduce_intra_*`, as Open MPI 4.1 runs them (`docs/SIMULATOR.md`).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
-        if p == 0 {
-            return Err(CollectiveError::NoProcesses.into());
-        }
+        check_ranks(p)?;
         let m = problem.message.bytes();
         match *self {
             Self::Linear => {
@@ -869,12 +869,10 @@ impl ToSchedule for Reduce {
 }
 
 impl ToSchedule for Allgather {
-    /// `ompi_coll_base_allgather_intra_*`: see [`ToSchedule`] and the module docs.
+    /// `ompi_coll_base_allgather_intra_*`, as Open MPI 4.1 runs them (`docs/SIMULATOR.md`).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
-        if p == 0 {
-            return Err(CollectiveError::NoProcesses.into());
-        }
+        check_ranks(p)?;
         if *self == Self::TwoProc && p > 2 {
             return Err(CollectiveError::NotApplicable {
                 algorithm: "two-proc",
@@ -948,12 +946,10 @@ impl ToSchedule for Allgather {
 }
 
 impl ToSchedule for Alltoall {
-    /// `ompi_coll_base_alltoall_intra_*`: see [`ToSchedule`] and the module docs.
+    /// `ompi_coll_base_alltoall_intra_*`, as Open MPI 4.1 runs them (`docs/SIMULATOR.md`).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
-        if p == 0 {
-            return Err(CollectiveError::NoProcesses.into());
-        }
+        check_ranks(p)?;
         if *self == Self::TwoProc && p > 2 {
             return Err(CollectiveError::NotApplicable {
                 algorithm: "two-proc",
@@ -1009,12 +1005,10 @@ impl ToSchedule for Alltoall {
 }
 
 impl ToSchedule for Barrier {
-    /// `ompi_coll_base_barrier_intra_*`: see [`ToSchedule`] and the module docs.
+    /// `ompi_coll_base_barrier_intra_*`, as Open MPI 4.1 runs them (`docs/SIMULATOR.md`).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
-        if p == 0 {
-            return Err(CollectiveError::NoProcesses.into());
-        }
+        check_ranks(p)?;
         if *self == Self::TwoProc && p > 2 {
             return Err(CollectiveError::NotApplicable {
                 algorithm: "two-proc",
@@ -1122,12 +1116,10 @@ impl ToSchedule for Barrier {
 }
 
 impl ToSchedule for ReduceScatter {
-    /// `ompi_coll_base_reduce_scatter_intra_*`: see [`ToSchedule`] and the module docs.
+    /// `ompi_coll_base_reduce_scatter_intra_*`, as Open MPI 4.1 runs them (`docs/SIMULATOR.md`).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
-        if p == 0 {
-            return Err(CollectiveError::NoProcesses.into());
-        }
+        check_ranks(p)?;
         let m = problem.message.bytes();
         let c = m.div_ceil(p);
         let h = u64::from(ceil_log2(p));
@@ -1185,12 +1177,10 @@ impl ToSchedule for ReduceScatter {
 }
 
 impl ToSchedule for Gather {
-    /// `ompi_coll_base_gather_intra_*`: see [`ToSchedule`] and the module docs.
+    /// `ompi_coll_base_gather_intra_*`, as Open MPI 4.1 runs them (`docs/SIMULATOR.md`).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
-        if p == 0 {
-            return Err(CollectiveError::NoProcesses.into());
-        }
+        check_ranks(p)?;
         let m = problem.message.bytes();
         match *self {
             Self::Binomial => textbook::Gather::Binomial.schedule(problem),
@@ -1244,12 +1234,10 @@ impl ToSchedule for Gather {
 }
 
 impl ToSchedule for Scatter {
-    /// `ompi_coll_base_scatter_intra_*`: see [`ToSchedule`] and the module docs.
+    /// `ompi_coll_base_scatter_intra_*`, as Open MPI 4.1 runs them (`docs/SIMULATOR.md`).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
-        if p == 0 {
-            return Err(CollectiveError::NoProcesses.into());
-        }
+        check_ranks(p)?;
         let m = problem.message.bytes();
         match self {
             Self::Binomial => textbook::Scatter::Binomial.schedule(problem),
