@@ -37,7 +37,7 @@ use commcost::collectives::ompi::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, ReduceScatter, Scatter,
 };
 use commcost::collectives::{Algorithm, Operator, Problem};
-use commcost::sim::{SimOptions, ToSchedule, simulate};
+use commcost::sim::{ExactClosedForm, SimOptions, ToSchedule, simulate};
 use commcost::{
     CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP,
     Message, MlinesModel, Pram, Progress, Protocols, Stage, Table1D, presets,
@@ -256,7 +256,7 @@ type Models<'a> = [(&'a str, Box<dyn CommModel>)];
 
 /// Builds the schedule once and checks it on every model.
 #[track_caller]
-fn check<A: Algorithm + ToSchedule>(
+fn check<A: Algorithm + ToSchedule + ExactClosedForm>(
     alg: A,
     name: &str,
     models: &Models<'_>,
@@ -288,6 +288,10 @@ fn check<A: Algorithm + ToSchedule>(
             .or_insert((f64::MAX, f64::MIN));
         e.0 = e.0.min(ratio);
         e.1 = e.1.max(ratio);
+        // what rank_simulated trusts must hold: a closed form it calls exact is exact
+        if alg.closed_form_exact(model, problem) {
+            assert!(close(sim, closed), "{what}: ExactClosedForm says exact");
+        }
         match expectation(name, mname, p, m) {
             Expect::Exact => assert!(reporting || close(sim, closed), "{what}"),
             Expect::MinusGaps(bytes) => {
@@ -662,4 +666,54 @@ fn invalid_problems_are_errors() {
     let big = Problem::new(1 << 10, Message::contiguous(1 << 40));
     let r = Bcast::Binomial { segment: 1 }.schedule(&big);
     assert!(matches!(r, Err(SimError::TooLarge { .. })), "{r:?}");
+}
+
+/// `ExactClosedForm` of the crate's own algorithms agrees with their simulation wherever it
+/// says exact (the relations of `tests/sim_crosscheck.rs`), on every model kind here.
+#[test]
+fn textbook_exactness_claims_hold() {
+    use commcost::collectives::{
+        Allgather as Ag, Allreduce as Ar, Alltoall as Aa, Barrier as Ba, Broadcast as Bc,
+        Gather as Ga, Reduce as Re, Scan, Scatter as Sc,
+    };
+    fn claim<A: Algorithm + ToSchedule + ExactClosedForm>(
+        alg: A,
+        models: &Models<'_>,
+        problem: &Problem,
+    ) {
+        let schedule = alg.schedule(problem).unwrap();
+        for (name, model) in models {
+            if alg.closed_form_exact(model.as_ref(), problem) {
+                let closed = alg.cost(model.as_ref(), problem).unwrap();
+                let sim = simulate(&schedule, model.as_ref(), &SimOptions::default())
+                    .unwrap()
+                    .makespan;
+                assert!(
+                    close(sim, closed),
+                    "{alg:?} on {name}, P = {}: {sim:e} vs {closed:e}",
+                    problem.processes
+                );
+            }
+        }
+    }
+    let models = models();
+    for p in (1..=12u64).chain([16, 17, 31, 32]) {
+        let problem = Problem::new(p, Message::contiguous(1000)).with_operator(operator());
+        for a in [
+            Bc::Linear,
+            Bc::Binomial,
+            Bc::ScatterAllgather,
+            Bc::Pipelined { segment: 300 },
+        ] {
+            claim(a, &models, &problem);
+        }
+        Scan::ALL.iter().for_each(|&a| claim(a, &models, &problem));
+        Re::ALL.iter().for_each(|&a| claim(a, &models, &problem));
+        Ar::ALL.iter().for_each(|&a| claim(a, &models, &problem));
+        Ag::ALL.iter().for_each(|&a| claim(a, &models, &problem));
+        Ga::ALL.iter().for_each(|&a| claim(a, &models, &problem));
+        Sc::ALL.iter().for_each(|&a| claim(a, &models, &problem));
+        Ba::ALL.iter().for_each(|&a| claim(a, &models, &problem));
+        Aa::ALL.iter().for_each(|&a| claim(a, &models, &problem));
+    }
 }
