@@ -26,12 +26,12 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// T(x))` (0 when the sender keeps pace, [`CommModel::sender_keeps_pace`]): a process sending in
 /// consecutive rounds sends them `max(T, I)` apart.
 ///
-/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule), `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): every form is
-/// exact when the sender keeps pace; when it does not, 1, 4 and 6 stay exact, while on a
-/// transport whose interval exceeds its time at some sizes only (Open MPI/openib) the rounds of
-/// growing size of 2, 3 and 5 are up to 30 % slower in the simulation: the receiver's next,
-/// larger message streams in for its own interval, which the lag of the smaller one does not
-/// cover.
+/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): every form is exact when the sender keeps
+/// pace; when it does not, 1, 4 and 6 stay exact, while on a transport whose interval exceeds its
+/// time at some sizes only (Open MPI/openib) the rounds of growing size of 2, 3 and 5 are up to 30
+/// % slower in the simulation: the receiver's next, larger message streams in for its own interval,
+/// which the lag of the smaller one does not cover.
 ///
 /// # Examples
 ///

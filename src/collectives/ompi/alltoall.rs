@@ -23,11 +23,11 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 ///
 /// Pairwise and Bruck as in Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005.
 ///
-/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule), `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 2, 3 and 5 are
-/// exact; 1 is up to 2 times faster than the simulation at 64 processes and 4 within 0.75 to
-/// 1.85 times it: every process sends `P - 1` messages while it receives `P - 1`, and in the
-/// simulation a send waiting for its NIC holds the CPU's queue before the receptions (the
-/// closed forms price the receptions only).
+/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 2, 3 and 5 are exact; 1 is up to 2 times
+/// faster than the simulation at 64 processes and 4 within 0.75 to 1.85 times it: every process
+/// sends `P - 1` messages while it receives `P - 1`, and in the simulation a send waiting for its
+/// NIC holds the CPU's queue before the receptions (the closed forms price the receptions only).
 ///
 /// # Examples
 ///

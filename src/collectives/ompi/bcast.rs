@@ -37,13 +37,14 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// ([`CommModel::sender_keeps_pace`]) a process that sends in consecutive allgather rounds
 /// sends them `max(T, I)` apart (8: `lag(c) + Σ_{k<h-1} lag(c 2^k)`).
 ///
-/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule), `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): exact for 1,
-/// 2, 6, 7 and unsegmented 3 and 5, whatever `P`; 8 and 9 are `(h - 1) g(c)` above it at
-/// powers of two (the scatter's LogGP gap) and upper bounds otherwise, except that 8 ignores
-/// the forwarding (the simulation is within 0.7 to 1.45 times the closed form); segmented 3 and
-/// 5 are up to 10 % below it on models whose overheads exceed their interval (the step
-/// `max(k I, or + k os)` misses how receives and sends interleave); 4 is an upper bound (the
-/// exchange of halves overlaps the tree) while the sender keeps pace.
+/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): exact for 1, 2, 6, 7 and unsegmented 3 and
+/// 5, whatever `P`; 8 and 9 are `(h - 1) g(c)` above it at powers of two (the scatter's LogGP gap)
+/// and upper bounds otherwise, except that 8 ignores the forwarding (the simulation is within 0.7
+/// to 1.45 times the closed form); segmented 3 and 5 are up to 10 % below it on models whose
+/// overheads exceed their interval (the step `max(k I, or + k os)` misses how receives and sends
+/// interleave); 4 is an upper bound (the exchange of halves overlaps the tree) while the sender
+/// keeps pace.
 ///
 /// # Examples
 ///

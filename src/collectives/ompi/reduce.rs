@@ -38,12 +38,12 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// children from the largest subtree down, the slowest path every bit below the top bit of
 /// `P - 1`, `Σ_{b<t} (t-1-b)` waits and one more per bit whose prefix is below `P - 2^t`).
 ///
-/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule), `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 7 are
-/// upper bounds (7 up to 35 % below the simulation when the sender cannot keep pace); the
-/// unsegmented trees are within 0.25 to 1.2 times the simulation (the simulated receiver serves
-/// a message that arrived before its operator runs, no backfilling; the in-order bound counts
-/// every hop as a wait), the segmented ones within 0.25 to 1.25: rank them with
-/// [`rank_simulated`](crate::sim::rank_simulated).
+/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 7 are upper bounds (7 up to 35 %
+/// below the simulation when the sender cannot keep pace); the unsegmented trees are within 0.25 to
+/// 1.2 times the simulation (the simulated receiver serves a message that arrived before its
+/// operator runs, no backfilling; the in-order bound counts every hop as a wait), the segmented
+/// ones within 0.25 to 1.25: rank them with [`rank_simulated`](crate::sim::rank_simulated).
 ///
 /// # Examples
 ///

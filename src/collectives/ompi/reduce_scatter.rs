@@ -24,9 +24,9 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// max(0, I(x) - T(x) - e)` (0 when the sender keeps pace, [`CommModel::sender_keeps_pace`]):
 /// a process sending in consecutive rounds sends them `max(T + e, I)` apart.
 ///
-/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule), `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 3 is exact;
-/// 2 and 4 are exact at powers of two and upper bounds otherwise; 1 is within 0.7 to 1.05 times
-/// the simulation (see [`Reduce`]).
+/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 3 is exact; 2 and 4 are exact at powers of
+/// two and upper bounds otherwise; 1 is within 0.7 to 1.05 times the simulation (see [`Reduce`]).
 ///
 /// # Examples
 ///
