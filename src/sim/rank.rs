@@ -89,8 +89,7 @@ pub struct RankedAlgorithm<A> {
 /// [`max_operations`](SimLimits::max_operations) operations (else by its closed form again).
 ///
 /// The default path, [`collectives::rank`](crate::collectives::rank), stays closed-form only;
-/// this one costs a schedule build and a simulation per inexact candidate (milliseconds at a
-/// thousand processes).
+/// this one costs a schedule build and a simulation per inexact candidate.
 ///
 /// # Errors
 ///
