@@ -11,6 +11,8 @@
 //! a schedule and its closed form describe the same messages. Root is rank 0, except for the
 //! in-order binary reduce, whose tree is rooted at rank `P - 1` as Open MPI builds it (for
 //! another root Open MPI sends the result on, one more `T(m)` that neither side prices).
+//! Rabenseifner's algorithms keep the even ranks of the folded pairs, as Open MPI does, so the
+//! reduce gathers to rank 0.
 //!
 //! The structure of each schedule, and how its simulation relates to the closed form, is
 //! described on [`ToSchedule`](super::ToSchedule) and in `docs/SIMULATOR.md`.
@@ -534,6 +536,25 @@ fn unfold(rem: u64, new: u64) -> u64 {
     if new < rem { 2 * new + 1 } else { new + rem }
 }
 
+/// The folding of Open MPI's Rabenseifner algorithms (`coll_base_allreduce.c`,
+/// `coll_base_reduce.c`): the *even* ranks below `2 rem` stay (`newrank = r/2`), the odd ones
+/// hand over; `(rem, p', newrank)`.
+fn fold_even(p: u64, r: u64) -> (u64, u64, Option<u64>) {
+    let pp = 1u64 << floor_log2(p);
+    let rem = p - pp;
+    let new = if r < 2 * rem {
+        (r % 2 == 0).then_some(r / 2)
+    } else {
+        Some(r - rem)
+    };
+    (rem, pp, new)
+}
+
+/// The real rank of a Rabenseifner `newrank` ([`fold_even`]).
+fn unfold_even(rem: u64, new: u64) -> u64 {
+    if new < rem { 2 * new } else { new + rem }
+}
+
 impl ToSchedule for Bcast {
     /// `ompi_coll_base_bcast_intra_*`, as Open MPI 4.1 runs them (`docs/SIMULATOR.md`).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
@@ -739,15 +760,15 @@ impl ToSchedule for Allreduce {
                 let mut w = Program::new(problem, 6 * u64::from(hp) + 8)?;
                 for r in 0..p {
                     w.rank(r);
-                    let (rem, pp, new) = fold(p, r);
+                    let (rem, pp, new) = fold_even(p, r);
                     let half = m.div_ceil(2);
                     if r < 2 * rem {
-                        // exchange halves, reduce one; the even process sends its reduced half
-                        // to the odd one and waits for the result
+                        // exchange halves, reduce one; the odd process sends its reduced half
+                        // to the even one and waits for the result
                         let partner = r ^ 1;
                         w.sendrecv(partner, partner, 0, half, half);
                         w.op(half);
-                        if r % 2 == 0 {
+                        if r % 2 == 1 {
                             w.send(partner, 1, half);
                             w.recv(partner, 9, m);
                             continue;
@@ -758,7 +779,7 @@ impl ToSchedule for Allreduce {
                     rabenseifner_halving(&mut w, rem, pp, new, m, 2);
                     rabenseifner_doubling(&mut w, rem, pp, new, m, 3);
                     if r < 2 * rem {
-                        w.send(r - 1, 9, m);
+                        w.send(r + 1, 9, m);
                     }
                 }
                 w.finish()
@@ -774,7 +795,7 @@ fn rabenseifner_halving(w: &mut Program<'_>, rem: u64, pp: u64, new: u64, m: u64
     let mut mask = 1u64;
     let mut k = 1;
     while mask < pp {
-        let peer = unfold(rem, new ^ mask);
+        let peer = unfold_even(rem, new ^ mask);
         let piece = m.div_ceil(1u64 << k);
         w.sendrecv(peer, peer, tag, piece, piece);
         w.op(piece);
@@ -789,7 +810,7 @@ fn rabenseifner_doubling(w: &mut Program<'_>, rem: u64, pp: u64, new: u64, m: u6
     let mut mask = pp >> 1;
     let mut k = floor_log2(pp);
     while mask > 0 {
-        let peer = unfold(rem, new ^ mask);
+        let peer = unfold_even(rem, new ^ mask);
         let piece = m.div_ceil(1u64 << k);
         w.sendrecv(peer, peer, tag, piece, piece);
         mask >>= 1;
@@ -831,13 +852,13 @@ impl ToSchedule for Reduce {
                 let mut w = Program::new(problem, 6 * u64::from(hp) + 8)?;
                 for r in 0..p {
                     w.rank(r);
-                    let (rem, pp, new) = fold(p, r);
+                    let (rem, pp, new) = fold_even(p, r);
                     let half = m.div_ceil(2);
                     if r < 2 * rem {
                         let partner = r ^ 1;
                         w.sendrecv(partner, partner, 0, half, half);
                         w.op(half);
-                        if r % 2 == 0 {
+                        if r % 2 == 1 {
                             w.send(partner, 1, half);
                             continue;
                         }
@@ -853,10 +874,10 @@ impl ToSchedule for Reduce {
                         let piece = m.div_ceil(1u64 << k);
                         if new < 2 * mask {
                             if new & mask != 0 {
-                                w.send(unfold(rem, new - mask), 3, piece);
+                                w.send(unfold_even(rem, new - mask), 3, piece);
                                 break;
                             }
-                            w.recv(unfold(rem, new + mask), 3, piece);
+                            w.recv(unfold_even(rem, new + mask), 3, piece);
                         }
                         mask >>= 1;
                         k = k.saturating_sub(1);
@@ -1304,6 +1325,32 @@ mod tests {
         assert_eq!(t.children[0], vec![1, 4, 6]);
         assert_eq!(t.children[3], Vec::<u64>::new());
         assert_eq!(t.children[4], vec![5]);
+    }
+
+    #[test]
+    fn both_foldings_pair_the_extra_ranks() {
+        for p in 1..100u64 {
+            for (fold_fn, unfold_fn) in [
+                (
+                    fold as fn(u64, u64) -> (u64, u64, Option<u64>),
+                    unfold as fn(u64, u64) -> u64,
+                ),
+                (fold_even, unfold_even),
+            ] {
+                let (rem, pp, _) = fold_fn(p, 0);
+                assert_eq!(rem + pp, p);
+                let mut news: Vec<u64> = (0..p).filter_map(|r| fold_fn(p, r).2).collect();
+                news.sort_unstable();
+                assert_eq!(news, (0..pp).collect::<Vec<_>>());
+                for r in 0..p {
+                    if let Some(n) = fold_fn(p, r).2 {
+                        assert_eq!(unfold_fn(rem, n), r);
+                    }
+                }
+            }
+            // Open MPI's Rabenseifner keeps rank 0
+            assert_eq!(fold_even(p, 0).2, Some(0));
+        }
     }
 
     #[test]
