@@ -231,13 +231,13 @@ fn expectation(name: &str, model: &str, p: u64, m: u64) -> Expect {
         "bcast/split-binary-tree" => UpperBound,
         "bcast/pipeline-seg" | "bcast/binary-tree-seg" | "reduce/pipeline-seg" => Within(1.0, 1.1),
         "allreduce/nonoverlapping" | "reduce-scatter/non-overlapping" => Within(0.7, 1.05),
-        "reduce/chain" | "reduce/binary" | "reduce/binomial" | "reduce/in-order-binary" => {
-            Within(0.25, 1.2)
-        }
-        "reduce/chain-seg"
-        | "reduce/binary-seg"
-        | "reduce/binomial-seg"
-        | "reduce/in-order-binary-seg" => Within(0.25, 1.25),
+        "reduce/in-order-binary" => Within(1.0, 1.06),
+        "reduce/chain" => Within(0.8, 1.2),
+        "reduce/binary" | "reduce/binomial" => Within(0.6, 1.06),
+        "reduce/in-order-binary-seg" => Within(0.9, 1.21),
+        "reduce/chain-seg" => Within(0.75, 1.2),
+        "reduce/binary-seg" => Within(0.6, 1.21),
+        "reduce/binomial-seg" => Within(0.6, 1.03),
         "alltoall/linear" => Within(1.0, 2.0),
         "alltoall/linear-sync" => Within(0.75, 1.85),
         "gather/linear-sync" => Within(0.6, 7.0),

@@ -481,6 +481,8 @@ pub(crate) enum Shape {
     },
     /// A k-nomial tree, searched digit by digit.
     Knomial { radix: u64, processes: u64 },
+    /// An in-order binary tree for a reduction, walked over its subtree sizes.
+    InOrder { processes: u64 },
 }
 
 /// Largest popcount of the integers `0..=n`: `n`'s own, or one less than its bit length.
@@ -555,15 +557,10 @@ impl Shape {
         }
     }
 
-    /// Open MPI's in-order binary tree (`ompi_coll_base_topo_build_in_order_bintree`) of depth
-    /// `d`, every hop taken as a second child (a bound), `P >= 2`.
-    pub(crate) fn in_order_binary(d: u64, p: u64) -> Self {
-        let path = |hops, waits| Path { hops, waits };
-        Self::Paths {
-            paths: [path(d, d), path(0, 0), path(0, 0)],
-            root_children: (p - 1).min(2),
-            inner_children: u64::from(p > 3) + u64::from(p > 5),
-        }
+    /// Open MPI's in-order binary tree (`ompi_coll_base_topo_build_in_order_bintree`) for a
+    /// reduction, `P >= 2`: walked over subtree sizes ([`in_order_fan_in`]).
+    pub(crate) fn in_order_fan_in(p: u64) -> Self {
+        Self::InOrder { processes: p }
     }
 
     /// The chain of [`chain`](Self::chain) for a reduction: a parent absorbs its children in
@@ -649,6 +646,17 @@ impl Shape {
                 inner_children,
                 ..
             } => (root_children, inner_children),
+            // the root's children (P - 2, and ⌊P/2⌋ - 1 for P >= 3); an inner process has the
+            // most under the right child, root of the larger subtree (⌊P/2⌋ processes; a
+            // subtree of s >= 3 processes has two children at its root, of 2 one)
+            Self::InOrder { processes: p } => (
+                (p - 1).min(2),
+                match if p >= 3 { p / 2 } else { 0 } {
+                    0 | 1 => 0,
+                    2 => 1,
+                    _ => 2,
+                },
+            ),
             Self::Knomial { radix, processes } => {
                 // N = P - 1 has d digits, the top one N_{d-1} >= 1. The root's children are
                 // c r^j < P: r - 1 for each j < d - 1 (N >= r^(j+1)) and N_{d-1} at j = d - 1.
@@ -688,8 +696,32 @@ impl Shape {
                 .map(|p| p.hops as f64 * hop + p.waits as f64 * wait)
                 .fold(0.0, f64::max),
             Self::Knomial { radix, processes } => knomial_arrival(radix, processes, hop, wait),
+            Self::InOrder { processes } => in_order_fan_in(processes, hop, wait, &mut Vec::new()),
         }
     }
+}
+
+/// The slowest contribution to the root of Open MPI's in-order binary tree of `n` processes in
+/// a reduction: the root `n - 1` has the left child `n - 2` over the `n - 1 - R` processes
+/// above the right subtree, and for `n >= 3` the right child `R - 1` over `R = ⌊n/2⌋`; it
+/// absorbs the left child first, so the left one waits for its sibling:
+/// `F(n) = max(F(n - 1 - R) + hop + [R > 0] wait, F(R) + hop)`, `F(1) = 0`. Subtree sizes
+/// halve, and each level holds at most a few distinct ones: `O(log n)` with `memo`.
+fn in_order_fan_in(n: u64, hop: f64, wait: f64, memo: &mut Vec<(u64, f64)>) -> f64 {
+    if n <= 1 {
+        return 0.0;
+    }
+    if let Some(&(_, v)) = memo.iter().find(|(k, _)| *k == n) {
+        return v;
+    }
+    let right = if n >= 3 { n / 2 } else { 0 };
+    let left = n - 1 - right;
+    let mut v = in_order_fan_in(left, hop, wait, memo) + hop;
+    if right > 0 {
+        v = (v + wait).max(in_order_fan_in(right, hop, wait, memo) + hop);
+    }
+    memo.push((n, v));
+    v
 }
 
 /// The base-`radix` digits of `n`, lowest first, and how many there are (`⌈log_r (n + 1)⌉`,
@@ -1045,6 +1077,51 @@ mod tests {
                 .fold(0.0, f64::max)
         }
         walk(&children, v, hop, wait)
+    }
+
+    /// `coll_base_topo.c`'s in-order binary tree, children of `rank` (signed, as Open MPI).
+    fn in_order_children(p: u64) -> impl Fn(u64) -> Vec<u64> {
+        move |rank| {
+            let (mut size, mut me, mut parent, mut delta) =
+                (p as i64, rank as i64, p as i64 - 1, 0);
+            loop {
+                let rightsize = size >> 1;
+                let l = if size > 1 { parent - 1 } else { -1 };
+                let r = if l > 0 { rightsize - 1 } else { -1 };
+                if me == parent {
+                    return [l, r]
+                        .into_iter()
+                        .filter(|&c| c >= 0)
+                        .map(|c| (c + delta) as u64)
+                        .collect();
+                }
+                if me > r {
+                    size = size - rightsize - 1;
+                    delta += rightsize;
+                    me -= rightsize;
+                    parent = size - 1;
+                } else {
+                    size = rightsize;
+                    parent = r;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn in_order_fan_in_matches_the_tree() {
+        for p in 2..400u64 {
+            for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (0.2, 1.0), (1.0, 0.0)] {
+                let closed = Shape::in_order_fan_in(p).first_arrival(hop, wait);
+                let brute = fan_in_brute(in_order_children(p), p - 1, hop, wait);
+                assert!((closed - brute).abs() < 1e-9, "p {p}: {closed} vs {brute}");
+            }
+            // the fan-outs: the root's, and the most of any other process
+            let kids = in_order_children(p);
+            let root = kids(p - 1).len() as u64;
+            let inner = (0..p - 1).map(|v| kids(v).len() as u64).max().unwrap_or(0);
+            assert_eq!(Shape::in_order_fan_in(p).fanouts(), (root, inner), "p {p}");
+        }
     }
 
     #[test]
