@@ -543,7 +543,7 @@ fn fold_even(p: u64, r: u64) -> (u64, u64, Option<u64>) {
     let pp = 1u64 << floor_log2(p);
     let rem = p - pp;
     let new = if r < 2 * rem {
-        (r % 2 == 0).then_some(r / 2)
+        r.is_multiple_of(2).then_some(r / 2)
     } else {
         Some(r - rem)
     };
@@ -572,19 +572,14 @@ impl ToSchedule for Bcast {
         let p = problem.processes;
         check_ranks(p)?;
         let m = problem.message.bytes();
-        let tree_for = |shape: fn(u64) -> Tree| shape(p);
         match *self {
             Self::BasicLinear => linear(problem, m),
             Self::Chain { segment, fanout } => {
                 bcast_tree(problem, &Tree::chain(fanout, p), m, segment)
             }
             Self::Pipeline { segment } => bcast_tree(problem, &Tree::chain(1, p), m, segment),
-            Self::BinaryTree { segment } => {
-                bcast_tree(problem, &tree_for(Tree::binary), m, segment)
-            }
-            Self::Binomial { segment } => {
-                bcast_tree(problem, &tree_for(Tree::binomial), m, segment)
-            }
+            Self::BinaryTree { segment } => bcast_tree(problem, &Tree::binary(p), m, segment),
+            Self::Binomial { segment } => bcast_tree(problem, &Tree::binomial(p), m, segment),
             Self::Knomial { segment, radix } => {
                 bcast_tree(problem, &Tree::knomial(radix, p), m, segment)
             }
