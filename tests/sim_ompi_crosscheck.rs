@@ -23,9 +23,10 @@
 //!   all-to-all and gather, the non-overlapping allreduce and reduce-scatter, the
 //!   scatter-allgather broadcast at other `P`, and the cases listed on each closed form.
 //!
-//! `cargo test` runs `P = 1 … 64` exhaustively (1000 B, three model kinds), every model kind on
+//! `cargo test` runs `P = 1 … 64` exhaustively (3 and 1000 B, three model kinds), every model kind on
 //! `P <= 9` and 16, 31, 32, 33 at four sizes, and three random `P` up to 2^12. With
-//! `COMMCOST_SIM_LONG=1` (best with `--release`): every model kind for `P = 1 … 64`, and twelve
+//! `COMMCOST_SIM_LONG=1` (best with `--release`): every model kind for `P = 1 … 64` (also at
+//! 20000 B), and twelve
 //! random `P` up to 2^16. `COMMCOST_SIM_REPORT=1` prints the measured range of simulated /
 //! closed per algorithm instead of asserting the factors.
 
@@ -234,10 +235,10 @@ fn expectation(name: &str, model: &str, p: u64, m: u64) -> Expect {
         "reduce/in-order-binary" => Within(1.0, 1.06),
         "reduce/chain" => Within(0.8, 1.2),
         "reduce/binary" | "reduce/binomial" => Within(0.6, 1.06),
-        "reduce/in-order-binary-seg" => Within(0.9, 1.21),
+        "reduce/in-order-binary-seg" => Within(0.85, 1.4),
         "reduce/chain-seg" => Within(0.75, 1.2),
-        "reduce/binary-seg" => Within(0.6, 1.21),
-        "reduce/binomial-seg" => Within(0.6, 1.03),
+        "reduce/binary-seg" => Within(0.6, 1.4),
+        "reduce/binomial-seg" => Within(0.6, 1.12),
         "alltoall/linear" => Within(1.0, 2.0),
         "alltoall/linear-sync" => Within(0.75, 1.85),
         "gather/linear-sync" => Within(0.6, 7.0),
@@ -451,12 +452,20 @@ fn every_algorithm_p_1_to_64() {
         .into_iter()
         .filter(|(name, _)| long || matches!(*name, "loggp" | "protocols" | "openib"))
         .collect();
+    // 3 bytes: below P, Open MPI's fallbacks (linear broadcast, recursive doubling)
+    let sizes: &[(u64, u64)] = if long {
+        &[(3, 1), (1000, 128), (20_000, 4096)]
+    } else {
+        &[(3, 1), (1000, 128)]
+    };
     let mut report = Report::new();
     for p in 1..=64u64 {
-        let problem = Problem::new(p, Message::contiguous(1000)).with_operator(operator());
-        check_all(&models, &problem, 128, &mut report);
+        for &(m, segment) in sizes {
+            let problem = Problem::new(p, Message::contiguous(m)).with_operator(operator());
+            check_all(&models, &problem, segment, &mut report);
+        }
     }
-    print_report("P 1..64, 1000 B", &report);
+    print_report("P 1..64", &report);
 }
 
 #[test]

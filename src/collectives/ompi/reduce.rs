@@ -41,8 +41,8 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
 /// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 7 are upper bounds (7 up to 35 %
 /// below the simulation when the sender cannot keep pace); the trees are within a factor of it:
-/// in-order binary 1 to 1.06 (segmented 0.9 to 1.21), chain 0.8 to 1.2 (segmented 0.75 to 1.2),
-/// binary and binomial 0.6 to 1.06 (segmented 0.6 to 1.21 and 1.03). A later sibling whose data
+/// in-order binary 1 to 1.06 (segmented 0.85 to 1.4), chain 0.8 to 1.2 (segmented 0.75 to 1.2),
+/// binary and binomial 0.6 to 1.06 (segmented 0.6 to 1.4 and 1.12). A later sibling whose data
 /// arrived first costs only its operator, not `max(I, or + op)`, and the simulated receiver
 /// serves a message that arrived before running the operator it waits for. Rank them with
 /// [`rank_simulated`](crate::sim::rank_simulated).
