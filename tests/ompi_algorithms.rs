@@ -70,6 +70,14 @@ fn bcast_hand_calculations() {
         fanout: 2,
     };
     assert_relative_eq!(cost(chain, 8, 1000), 80.0, max_relative = 1e-12);
+    // 9 processes, fan-out 3: Open MPI makes the first 8 mod 3 = 2 chains long (1-2-3, 4-5-6,
+    // 7-8); the second long chain's head is the root's second send: T + I + 2 T = 73
+    // (> 3 T = 60 of the first, 2 I + 2 T = 66 of the last)
+    let chain = Bcast::Chain {
+        segment: 0,
+        fanout: 3,
+    };
+    assert_relative_eq!(cost(chain, 9, 1000), 73.0, max_relative = 1e-12);
     // 3 chains of 3, 2, 2 processes, 2 segments of 500 (T = 15, I = 8):
     // first max(3 T, 2 I + 2 T) = max(45, 46) = 46; one more step, the root's 3 I = 24
     let chain = Bcast::Chain {
@@ -139,10 +147,12 @@ fn allreduce_hand_calculations() {
         206.5,
         max_relative = 1e-12
     );
-    // binomial reduce + bcast: 2 * 3 * 20 + 3 * 1.5 + 2 * 2 * 2
+    // Open MPI's binomial reduce (as in reduce_hand_calculations: 103.5) + binomial bcast:
+    // the slowest is 7, reached 0 -> 1 -> 3 -> 7 as first child each time, 3 T = 60 (rank 4,
+    // third child of 0, at T + 2 I = 46): 163.5
     assert_relative_eq!(
         cost(Allreduce::Nonoverlapping, 8, 1000),
-        132.5,
+        163.5,
         max_relative = 1e-12
     );
     // 3 (T + op) = 3 * 21.5
@@ -205,10 +215,13 @@ fn allreduce_hand_calculations() {
 fn reduce_hand_calculations() {
     // 20 + 6 max(13, 1.5) + 7 * 1.5
     assert_relative_eq!(cost(Reduce::Linear, 8, 1000), 108.5, max_relative = 1e-12);
-    // binomial of 8, hop T + op = 21.5: 3 hops = 64.5 (> 21.5 + 2 max(I, or + op) = 47.5)
+    // binomial of 8 as Open MPI lists children (0: 1 2 4, 1: 3 5, 2: 6, 3: 7), absorbed in
+    // that order, hop T + op = 21.5, a later sibling max(I, or + op) = 13: F(3) = 21.5,
+    // F(1) = max(F(3) + 21.5 + 13, 21.5) = 56, F(2) = 21.5,
+    // F(0) = max(F(1) + 21.5 + 2 * 13, F(2) + 21.5 + 13, 21.5) = 103.5
     assert_relative_eq!(
         cost(Reduce::Binomial { segment: 0 }, 8, 1000),
-        64.5,
+        103.5,
         max_relative = 1e-12
     );
     // P = 4, 4 segments of 250: hop T(250) + op(250) = 13.25, 3 hops = 39.75; step
@@ -218,9 +231,35 @@ fn reduce_hand_calculations() {
         56.25,
         max_relative = 1e-12
     );
-    // in-order binary of 8, depth 3, bound of 3 second-child hops: 3 * 21.5 + 3 * 13
+    // binomial of 4 (0: 1 2, 1: 3), 4 segments of 250: hop T(250) + op(250) = 13.25, a later
+    // sibling max(I(250), or + op(250)) = max(5.5, 2.25) = 5.5: F(1) = 13.25, F(0) =
+    // 13.25 + 13.25 + 5.5 = 32; per segment the root's NIC takes 2 segments 5.5 apart: step
+    // max(2 * 5.5, 1 * 2.25 + 1, 5.5) = 11, 3 more: 32 + 33
+    assert_relative_eq!(
+        cost(Reduce::Binomial { segment: 250 }, 4, 1000),
+        65.0,
+        max_relative = 1e-12
+    );
+    // the chain of fan-out 3 on 6 processes (0: 1 3 5, 1: 2, 3: 4): the first chain waits for
+    // both later heads, 2 * 21.5 + 2 * 13 = 69
+    assert_relative_eq!(
+        cost(
+            Reduce::Chain {
+                segment: 0,
+                fanout: 3
+            },
+            6,
+            1000
+        ),
+        69.0,
+        max_relative = 1e-12
+    );
+    // in-order binary of 8 as Open MPI builds it (7: 6 3, 6: 5 4, 3: 2 1, 1: 0; the left child
+    // absorbed first waits for the right one), hop 21.5, wait 13: F(2) = 21.5,
+    // F(3) = F(1) + 21.5 + 13 = 34.5, F(4) = max(F(1) + 21.5 + 13, F(2) + 21.5) = 43,
+    // F(8) = max(F(3) + 21.5 + 13, F(4) + 21.5) = max(69, 64.5) = 69
     let in_order = Reduce::InOrderBinary { segment: 0 };
-    assert_relative_eq!(cost(in_order, 8, 1000), 103.5, max_relative = 1e-12);
+    assert_relative_eq!(cost(in_order, 8, 1000), 69.0, max_relative = 1e-12);
     // as the allreduce's halving rounds: 79.875
     assert_relative_eq!(
         cost(Reduce::Rabenseifner, 8, 1000),
@@ -263,8 +302,9 @@ fn allgather_hand_calculations() {
         35.0,
         max_relative = 1e-12
     );
-    // gather 11 + 6 max(4, 1.5) = 35, binomial bcast of 800: 3 * 18 + 2 * 2 = 58
-    assert_relative_eq!(cost(Allgather::Linear, 8, 100), 93.0, max_relative = 1e-12);
+    // gather 11 + 6 max(4, 1.5) = 35, Open MPI's binomial bcast of 800: the chain 0 -> 1 -> 3
+    // -> 7 of first children, 3 T(800) = 54 (rank 1's other path T + 2 I = 40): 89
+    assert_relative_eq!(cost(Allgather::Linear, 8, 100), 89.0, max_relative = 1e-12);
     assert_relative_eq!(cost(Allgather::TwoProc, 2, 100), 11.0, max_relative = 1e-12);
     let three = Problem::new(3, Message::contiguous(100));
     assert!(matches!(
@@ -319,10 +359,11 @@ fn reduce_scatter_gather_scatter_hand_calculations() {
         108.5,
         max_relative = 1e-12
     );
-    // binomial reduce 3 (90 + 8.5) + 2 * 2 = 299.5, linear scatter 20 + 6 * 13 = 98
+    // Open MPI's binomial reduce (as Reduce::Binomial above) 3 (90 + 8.5) + 3 max(83, 10)
+    // = 544.5, linear scatter 20 + 6 * 13 = 98
     assert_relative_eq!(
         cost(ReduceScatter::NonOverlapping, 8, 8000),
-        397.5,
+        642.5,
         max_relative = 1e-12
     );
     assert_relative_eq!(

@@ -15,11 +15,14 @@
 //!   operations of one rank: `b requires a` (b starts after a completes) and `b irequires a`
 //!   (b starts after a starts), as in GOAL. Flat arrays, validated on
 //!   [`build`](ScheduleBuilder::build).
-//! * [`ToSchedule`]: the schedule of every collective algorithm the crate prices, any `P >= 1`.
+//! * [`ToSchedule`]: the schedule of every collective algorithm the crate prices, any `P >= 1`,
+//!   Open MPI's ([`collectives::ompi`](crate::collectives::ompi)) as `coll_base_*.c` runs them.
 //! * [`simulate`]: the discrete-event simulator, [`SimResult`] (finish time per rank, makespan,
 //!   critical path, timeline as CSV).
 //! * [`parse_goal`], [`write_goal`]: LogGOPSim's GOAL text format.
 //! * [`Noise`]: seeded CPU noise.
+//! * [`rank_simulated`]: the candidates of a collective ranked by the simulated makespan where
+//!   a closed form is not exact ([`ExactClosedForm`]), bounded by [`SimLimits`].
 //!
 //! # Semantics
 //!
@@ -89,12 +92,15 @@ mod builders;
 mod engine;
 mod goal;
 mod noise;
+mod ompi_builders;
+mod rank;
 mod schedule;
 
 pub use builders::{ToSchedule, collective_schedule};
 pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, simulate};
 pub use goal::{parse_goal, write_goal};
 pub use noise::Noise;
+pub use rank::{CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated};
 pub use schedule::{
     Calc, Dependency, MAX_OPERATIONS, MAX_RANKS, OpId, OpKind, Schedule, ScheduleBuilder,
 };

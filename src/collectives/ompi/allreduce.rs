@@ -3,12 +3,12 @@
 use std::fmt;
 
 use super::{
-    OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in, linear_fan_out,
-    segment_candidates,
+    Bcast, OmpiAlgorithm, OmpiCollective, ParsedName, Reduce, display_from_str, linear_fan_in,
+    linear_fan_out, segment_candidates,
 };
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Allreduce as Textbook, Problem, ceil_log2, floor_log2};
+use crate::collectives::{Algorithm, Allreduce as Textbook, Problem, floor_log2};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
 /// Open MPI's allreduce algorithms (`coll_tuned_allreduce_algorithm`). `m` is the vector (also
@@ -21,16 +21,26 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// | ID | variant | cost |
 /// |---|---|---|
 /// | 1 | `BasicLinear` | linear reduce to rank 0, `T(m) + (P-2) max(I(m), or(m)) + (P-1) op(m)`, then linear broadcast `T(m) + (P-2) I(m)` |
-/// | 2 | `Nonoverlapping` | reduce then broadcast with Open MPI's default choices, priced as binomial trees: `2h T(m) + h op(m) + 2(h-1) g(m)` |
+/// | 2 | `Nonoverlapping` | reduce then broadcast, priced as Open MPI's binomial trees: [`Reduce::Binomial`] + [`Bcast::Binomial`] (unsegmented) |
 /// | 3 | `RecursiveDoubling` | `h' (T(m) + op(m)) + [np2] (2 T(m) + op(m))` |
 /// | 4 | `Ring` | `(P-1)(2 T(c) + op(c))`; `RecursiveDoubling` when `m < P` |
-/// | 5 | `SegmentedRing` | `n = ⌊m / (P s)⌋` phases (`+1` when the rest `r = m mod P s` has `r >= P` and `r > P s / 2`), pieces `e = ⌈c/n⌉`: `(P-1)(n (T(e) + op(e)) + T(c))`; `Ring` when `s = 0` or `m < P s` |
-/// | 6 | `Rabenseifner` | `[np2](2 T(⌈m/2⌉) + op(⌈m/2⌉)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(m)`; `BasicLinear` when `m < 2^h'` |
+/// | 5 | `SegmentedRing` | `n = ⌊m / (P s)⌋` phases (`+1` when the rest `r = m mod P s` has `r >= P` and `r > P s / 2`), pieces `e = ⌈c/n⌉`: `(P-1)(n (T(e) + op(e)) + T(c)) + n (P-1) lag(e, op(e)) + (P-2) lag(c)`; `Ring` when `s = 0` or `m < P s` |
+/// | 6 | `Rabenseifner` | `[np2](2 T(⌈m/2⌉) + op(⌈m/2⌉) + lag(⌈m/2⌉, op)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(m)` + lags; `BasicLinear` when `m < 2^h'` |
 ///
 /// Forms 3 and 4 are those of Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005 (the crate's
 /// [`Allreduce`](crate::collectives::Allreduce)); Rabenseifner's as Open MPI folds the
 /// `P - 2^h'` extra processes in (each pair exchanges halves, reduces its half, and the odd one
-/// sends its half back); the fallbacks are Open MPI's.
+/// sends its half back); the fallbacks are Open MPI's. `lag(x, e) = max(0, I(x) - T(x) - e)`
+/// (0 when the sender keeps pace, [`CommModel::sender_keeps_pace`]): a process sending in
+/// consecutive rounds sends them `max(T + e, I)` apart — Rabenseifner's after every
+/// reduce-scatter round and every allgather round but the last, as the crate's
+/// [`Allreduce`](crate::collectives::Allreduce).
+///
+/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 3, 4 and 5 are exact at powers of two and
+/// upper bounds otherwise (folded processes idle while the others run ahead); 1 and 6 are upper
+/// bounds (the operator overlaps receptions; 6 within 15 % above the simulation when the sender
+/// cannot keep pace); 2 is within 0.7 to 1.05 times the simulation (see [`Reduce`]).
 ///
 /// # Examples
 ///
@@ -161,9 +171,10 @@ impl Algorithm for Allreduce {
                     + (p - 1) as f64 * x.op(m)
                     + linear_fan_out(&mut x, m, p)
             }
+            // MPI_Reduce then MPI_Bcast, both as Open MPI's binomial trees price them
             Self::Nonoverlapping => {
-                let h = f64::from(ceil_log2(p));
-                2.0 * h * x.p2p(m) + h * x.op(m) + 2.0 * (h - 1.0) * x.gap(m)
+                Reduce::Binomial { segment: 0 }.cost(model, problem)?
+                    + Bcast::Binomial { segment: 0 }.cost(model, problem)?
             }
             Self::RecursiveDoubling => Textbook::RecursiveDoubling.cost(model, problem)?,
             Self::Ring | Self::SegmentedRing { segment: 0 } => {
@@ -182,7 +193,12 @@ impl Algorithm for Allreduce {
                 let phases = m / round + u64::from(rest >= p && rest > round / 2);
                 let c = m.div_ceil(p);
                 let piece = c.div_ceil(phases);
-                (p - 1) as f64 * (phases as f64 * (x.p2p(piece) + x.op(piece)) + x.p2p(c))
+                // every process sends in every step: the n (P - 1) reduce steps spaced
+                // max(T + op, I), the allgather's max(T, I)
+                let op = x.op(piece);
+                (p - 1) as f64 * (phases as f64 * (x.p2p(piece) + op) + x.p2p(c))
+                    + ((p - 1) * phases) as f64 * x.lag(piece, op)
+                    + (p - 2) as f64 * x.lag(c, 0.0)
             }
             Self::Rabenseifner => {
                 let hp = floor_log2(p);
@@ -191,12 +207,15 @@ impl Algorithm for Allreduce {
                 }
                 let (time, bytes) = x.halving_sum(m, hp);
                 let halving = 2.0 * time + x.op_total(hp.into(), bytes);
+                let lags = halving_lags(&mut x, m, hp, !p.is_power_of_two());
                 if p.is_power_of_two() {
-                    halving
+                    halving + lags
                 } else {
                     // the extra processes fold in by exchanging halves, and get the result back
+                    // (the even process sends twice, max(T + op, I) apart)
                     let half = m.div_ceil(2);
-                    2.0 * x.p2p(half) + x.op(half) + halving + x.p2p(m)
+                    let op = x.op(half);
+                    2.0 * x.p2p(half) + op + x.lag(half, op) + halving + x.p2p(m) + lags
                 }
             }
         })
@@ -218,4 +237,31 @@ impl Algorithm for Allreduce {
         out.push(Self::Rabenseifner);
         out
     }
+}
+
+/// The lags of Rabenseifner's rounds when the sender cannot keep pace (`Pieces::lag`): a
+/// remaining process sends in every round, after each reduce-scatter round (`⌈m/2^k⌉` bytes,
+/// `k = 1 … h'`, spaced `max(T + op, I)`) and after each allgather round but the last
+/// (`k = h' … 2`; the last too when it then sends the result to a folded process).
+fn halving_lags(
+    x: &mut crate::collectives::algorithms::Pieces<'_>,
+    m: u64,
+    hp: u32,
+    folded: bool,
+) -> f64 {
+    if x.keeps_pace() {
+        return 0.0;
+    }
+    (1..=hp)
+        .map(|k| {
+            let piece = m.div_ceil(1u64 << k);
+            let op = x.op(piece);
+            x.lag(piece, op)
+                + if k >= 2 || folded {
+                    x.lag(piece, 0.0)
+                } else {
+                    0.0
+                }
+        })
+        .sum()
 }

@@ -11,16 +11,22 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 ///
 /// # Formula
 ///
-/// With `T = T(0)`, `I = I(0)`, `or = or(0)` (empty messages):
+/// With `T = T(0)`, `I = I(0)`, `or = or(0)` (empty messages), `lag = max(0, I - T)` (0 when
+/// the sender keeps pace, [`CommModel::sender_keeps_pace`]: a process's consecutive sends are
+/// `max(T, I)` apart):
 ///
 /// | ID | variant | cost |
 /// |---|---|---|
 /// | 1 | `Linear` | everyone to rank 0 and back: `2 T + (P-2) (max(I, or) + I)` |
-/// | 2 | `DoubleRing` | two trips around the ring: `2P T` |
-/// | 3 | `RecursiveDoubling` | `h' T + [np2] 2T` |
-/// | 4 | `Bruck` | dissemination, `h T` |
+/// | 2 | `DoubleRing` | two trips around the ring: `P T + max(P T, I)` (rank 0 sends twice, at least `I` apart) |
+/// | 3 | `RecursiveDoubling` | `h' T + [np2] 2T + (h' - 1 + [np2]) lag` |
+/// | 4 | `Bruck` | dissemination, `h T + (h - 1) lag` |
 /// | 5 | `TwoProc` | `T`; only `P = 2` |
-/// | 6 | `Tree` | fan-in and fan-out over a hypercube tree: `2h T` |
+/// | 6 | `Tree` | fan-in and fan-out over a hypercube tree: `2 (h T + (h - 1) lag)` |
+///
+/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1, 2, 4 and 5 are exact; 3 and 6 are exact
+/// at powers of two and upper bounds otherwise.
 ///
 /// # Examples
 ///
@@ -126,23 +132,39 @@ impl Algorithm for Barrier {
                 requirement: "exactly 2 processes",
             });
         }
-        let Some((x, _, p)) = setup(model, problem)? else {
+        let Some((mut x, _, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
         let q = x.quantities(0);
         let t = q.p2p;
+        // a process that sends in consecutive rounds sends them max(T, I) apart
+        let lag = x.lag(0, 0.0);
         Ok(match self {
             Self::Linear => {
                 2.0 * t + (p - 2) as f64 * (q.send_interval.max(q.recv_overhead) + q.send_interval)
             }
-            Self::DoubleRing => 2.0 * p as f64 * t,
+            // rank 0 starts the second trip when the first returns, P T after its first send,
+            // and at least I after it
+            Self::DoubleRing => p as f64 * t + (p as f64 * t).max(q.send_interval),
             Self::RecursiveDoubling => {
-                let extra = if p.is_power_of_two() { 0.0 } else { 2.0 };
-                (f64::from(floor_log2(p)) + extra) * t
+                let hp = f64::from(floor_log2(p));
+                if p.is_power_of_two() {
+                    hp * t + (hp - 1.0) * lag
+                } else {
+                    // a remaining process also sends to its extra process after the rounds
+                    (hp + 2.0) * t + hp * lag
+                }
             }
-            Self::Bruck => f64::from(ceil_log2(p)) * t,
+            Self::Bruck => {
+                let h = f64::from(ceil_log2(p));
+                h * t + (h - 1.0) * lag
+            }
             Self::TwoProc => t,
-            Self::Tree => 2.0 * f64::from(ceil_log2(p)) * t,
+            // fan-in: rank 0 receives h messages, at least I apart; fan-out: it sends h, I apart
+            Self::Tree => {
+                let h = f64::from(ceil_log2(p));
+                2.0 * (h * t + (h - 1.0) * lag)
+            }
         })
     }
 

@@ -43,8 +43,8 @@
 //!
 //! ```text
 //! broadcast  T = max over paths (a T(s) + b I(s)) + (q - 1) max(k_root I(s), k_in I(s), or(s) + k_in os(s))
-//! reduce     T = max over paths (a (T(s) + op(s)) + b max(I(s), or(s) + op(s)))
-//!                + (q - 1) max(k_root (or(s) + op(s)), k_in (or(s) + op(s)) + os(s), I(s))
+//! reduce     T = max over paths (a (T(s) + op(s)) + b max(I(s), or(s) + op(s)))   (b: later siblings)
+//!                + (q - 1) max(k_root max(I(s), or(s) + op(s)), k_in (or(s) + op(s)) + os(s), k_in I(s), I(s))
 //! ```
 //!
 //! A path is the way of the first segment to one process: `a` hops, and `b` sends its parents
@@ -53,8 +53,9 @@
 //! inner process: their sends bound the rate at which segments follow each other. The paths
 //! that can be the slowest are computed in closed form for each tree:
 //!
-//! * chain of fan-out `f` (`P - 1 <= f` chains cut to `P - 1`): `(⌈(P-1)/f⌉, 0)` and the last
-//!   chain `(len_last, f - 1)`; pipeline = chain of fan-out 1;
+//! * chain of fan-out `f` (`P - 1 <= f` chains cut to `P - 1`): the last of the
+//!   `mark = (P-1) mod f` long chains (all `f` when `f` divides `P - 1`), `(⌈(P-1)/f⌉, mark - 1)`,
+//!   and the last chain `(len_last, f - 1)`; pipeline = chain of fan-out 1;
 //! * binary tree (level order, children `i + 2^l`, `i + 2^(l+1)`): depth `d = ⌊log2 P⌋`; the
 //!   node at position `x` of level `l` is reached with `(l, popcount x)`, so the slowest are
 //!   `(d, max popcount of 0..=P-2^d)` and `(d - 1, d - 1)`;
@@ -66,6 +67,16 @@
 //!   children below `P` as Open MPI lists them.
 //!
 //! Every segment is priced at `s` bytes (the shorter last segment is not singled out).
+//! A reduction absorbs a parent's children in list order, so there a child's data waits for
+//! its *later* siblings: the reduce trees count the waits after ([`Reduce`]).
+//!
+//! # Simulation
+//!
+//! Every algorithm here also writes out the schedule Open MPI runs
+//! ([`ToSchedule`](crate::sim::ToSchedule)); each closed form's documentation says how it
+//! relates to the simulation of that schedule (exact, an upper bound, or within a measured
+//! factor), and [`rank_simulated`](crate::sim::rank_simulated) ranks the candidates with the
+//! simulated makespan wherever the closed form is not exact.
 //!
 //! # Candidates
 //!
@@ -470,6 +481,8 @@ pub(crate) enum Shape {
     },
     /// A k-nomial tree, searched digit by digit.
     Knomial { radix: u64, processes: u64 },
+    /// An in-order binary tree for a reduction, walked over its subtree sizes.
+    InOrder { processes: u64 },
 }
 
 /// Largest popcount of the integers `0..=n`: `n`'s own, or one less than its bit length.
@@ -487,14 +500,16 @@ impl Shape {
     pub(crate) fn chain(fanout: u64, p: u64) -> Self {
         let f = fanout.clamp(1, MAX_TREE_FANOUT).min(p - 1).max(1);
         let len = (p - 1).div_ceil(f);
-        let last = if (p - 1).is_multiple_of(f) {
-            len
+        // the first `mark = (P - 1) mod f` chains are the long ones (all when f divides P - 1):
+        // the last long chain waits for mark - 1 earlier heads, the last chain for f - 1
+        let (mark, last) = if (p - 1).is_multiple_of(f) {
+            (f, len)
         } else {
-            len - 1
+            ((p - 1) % f, len - 1)
         };
         let path = |hops, waits| Path { hops, waits };
         Self::Paths {
-            paths: [path(len, 0), path(last, f - 1), path(0, 0)],
+            paths: [path(len, mark - 1), path(last, f - 1), path(0, 0)],
             root_children: f,
             inner_children: u64::from(len > 1),
         }
@@ -542,14 +557,76 @@ impl Shape {
         }
     }
 
-    /// Open MPI's in-order binary tree (`ompi_coll_base_topo_build_in_order_bintree`) of depth
-    /// `d`, every hop taken as a second child (a bound), `P >= 2`.
-    pub(crate) fn in_order_binary(d: u64, p: u64) -> Self {
+    /// Open MPI's in-order binary tree (`ompi_coll_base_topo_build_in_order_bintree`) for a
+    /// reduction, `P >= 2`: walked over subtree sizes ([`in_order_fan_in`]).
+    pub(crate) fn in_order_fan_in(p: u64) -> Self {
+        Self::InOrder { processes: p }
+    }
+
+    /// The chain of [`chain`](Self::chain) for a reduction: a parent absorbs its children in
+    /// list order, so a child's data waits for its *later* siblings; the first chain is a
+    /// long one and waits for the `f - 1` others: `(⌈(P-1)/f⌉, f - 1)`.
+    pub(crate) fn chain_fan_in(fanout: u64, p: u64) -> Self {
+        let Self::Paths {
+            root_children,
+            inner_children,
+            ..
+        } = Self::chain(fanout, p)
+        else {
+            return Self::chain(fanout, p);
+        };
+        let f = root_children;
+        let len = (p - 1).div_ceil(f);
         let path = |hops, waits| Path { hops, waits };
         Self::Paths {
-            paths: [path(d, d), path(0, 0), path(0, 0)],
+            paths: [path(len, f - 1), path(0, 0), path(0, 0)],
+            root_children,
+            inner_children,
+        }
+    }
+
+    /// The binary tree of [`binary`](Self::binary) for a reduction (children absorbed in list
+    /// order, a first child waits for its sibling): position `x` of level `l` waits at each
+    /// hop into it as a first child whose sibling exists. Levels above `d = ⌊log2 P⌋` are
+    /// full, so the slowest are position 0 of level `d`, `(d, d - 1 + [2^(d-1) <= P - 2^d])`,
+    /// and of level `d - 1`, `(d - 1, d - 1)`.
+    pub(crate) fn binary_fan_in(p: u64) -> Self {
+        let d = u64::from(floor_log2(p));
+        let last_position = p - (1u64 << d);
+        let path = |hops, waits| Path { hops, waits };
+        let sibling = u64::from(d >= 1 && (1u64 << (d - 1)) <= last_position);
+        Self::Paths {
+            paths: [path(d, (d - 1) + sibling), path(d - 1, d - 1), path(0, 0)],
             root_children: (p - 1).min(2),
             inner_children: u64::from(p > 3) + u64::from(p > 5),
+        }
+    }
+
+    /// The binomial tree of [`binomial`](Self::binomial) for a reduction: Open MPI lists a
+    /// process's children from the largest subtree down, and a reduction absorbs them in
+    /// that order, so the data of child `u + 2^b` waits for its later siblings `u + 2^j < P`,
+    /// `j > b`: `t - 1 - b` of them, plus one when `u < P - 2^t` (`t` the top bit of `P - 1`).
+    /// The slowest path takes every bit below `t` from the lowest up (and bit `t` too when
+    /// `P = 2^(t+1)`): `k` hops and `Σ_{b<t} (t-1-b) + #{i < t : 2^i - 1 < P - 2^t}` waits.
+    pub(crate) fn binomial_fan_in(p: u64) -> Self {
+        let Self::Paths {
+            root_children,
+            inner_children,
+            ..
+        } = Self::binomial(p)
+        else {
+            return Self::binomial(p);
+        };
+        let t = u64::from(floor_log2(p - 1));
+        let rest = p - (1u64 << t);
+        let cut = (0..t).filter(|&i| (1u64 << i) - 1 < rest).count() as u64;
+        let hops = t + u64::from(p.is_power_of_two());
+        let waits = t * t.saturating_sub(1) / 2 + cut;
+        let path = |hops, waits| Path { hops, waits };
+        Self::Paths {
+            paths: [path(hops, waits), path(0, 0), path(0, 0)],
+            root_children,
+            inner_children,
         }
     }
 
@@ -569,6 +646,17 @@ impl Shape {
                 inner_children,
                 ..
             } => (root_children, inner_children),
+            // the root's children (P - 2, and ⌊P/2⌋ - 1 for P >= 3); an inner process has the
+            // most under the right child, root of the larger subtree (⌊P/2⌋ processes; a
+            // subtree of s >= 3 processes has two children at its root, of 2 one)
+            Self::InOrder { processes: p } => (
+                (p - 1).min(2),
+                match if p >= 3 { p / 2 } else { 0 } {
+                    0 | 1 => 0,
+                    2 => 1,
+                    _ => 2,
+                },
+            ),
             Self::Knomial { radix, processes } => {
                 // N = P - 1 has d digits, the top one N_{d-1} >= 1. The root's children are
                 // c r^j < P: r - 1 for each j < d - 1 (N >= r^(j+1)) and N_{d-1} at j = d - 1.
@@ -608,8 +696,32 @@ impl Shape {
                 .map(|p| p.hops as f64 * hop + p.waits as f64 * wait)
                 .fold(0.0, f64::max),
             Self::Knomial { radix, processes } => knomial_arrival(radix, processes, hop, wait),
+            Self::InOrder { processes } => in_order_fan_in(processes, hop, wait, &mut Vec::new()),
         }
     }
+}
+
+/// The slowest contribution to the root of Open MPI's in-order binary tree of `n` processes in
+/// a reduction: the root `n - 1` has the left child `n - 2` over the `n - 1 - R` processes
+/// above the right subtree, and for `n >= 3` the right child `R - 1` over `R = ⌊n/2⌋`; it
+/// absorbs the left child first, so the left one waits for its sibling:
+/// `F(n) = max(F(n - 1 - R) + hop + [R > 0] wait, F(R) + hop)`, `F(1) = 0`. Subtree sizes
+/// halve, and each level holds at most a few distinct ones: `O(log n)` with `memo`.
+fn in_order_fan_in(n: u64, hop: f64, wait: f64, memo: &mut Vec<(u64, f64)>) -> f64 {
+    if n <= 1 {
+        return 0.0;
+    }
+    if let Some(&(_, v)) = memo.iter().find(|(k, _)| *k == n) {
+        return v;
+    }
+    let right = if n >= 3 { n / 2 } else { 0 };
+    let left = n - 1 - right;
+    let mut v = in_order_fan_in(left, hop, wait, memo) + hop;
+    if right > 0 {
+        v = (v + wait).max(in_order_fan_in(right, hop, wait, memo) + hop);
+    }
+    memo.push((n, v));
+    v
 }
 
 /// The base-`radix` digits of `n`, lowest first, and how many there are (`⌈log_r (n + 1)⌉`,
@@ -745,8 +857,11 @@ pub(super) fn reduce_tree(pieces: &mut Pieces<'_>, m: u64, segment: u64, shape: 
     let (root_k, inner_k) = shape.fanouts();
     let absorb = t.recv_overhead + op;
     let first = shape.first_arrival(t.p2p + op, t.send_interval.max(absorb));
-    let step = (root_k as f64 * absorb)
+    // per segment a parent's receiving NIC takes its k children's segments, I apart, while
+    // its CPU absorbs them (and an inner process sends the result up)
+    let step = (root_k as f64 * absorb.max(t.send_interval))
         .max(inner_k as f64 * absorb + t.send_overhead)
+        .max(inner_k as f64 * t.send_interval)
         .max(t.send_interval);
     first + (q - 1) as f64 * step
 }
@@ -911,6 +1026,157 @@ mod tests {
                 );
                 let closed = Shape::binary(p).first_arrival(hop, wait);
                 let brute = paths_brute(bin, p, hop, wait);
+                assert!(
+                    (closed - brute).abs() < 1e-9,
+                    "binary p {p}: {closed} vs {brute}"
+                );
+            }
+        }
+    }
+
+    /// `coll_base_topo.c`'s chain: `f` chains, the first `(P - 1) mod f` one longer.
+    fn chain_children(f: u64, p: u64) -> impl Fn(u64) -> Vec<u64> {
+        let f = f.clamp(1, MAX_TREE_FANOUT).min(p - 1).max(1);
+        let n = p - 1;
+        let (len, mark) = if n.is_multiple_of(f) {
+            (n / f, f + 1)
+        } else {
+            (n / f + 1, n % f)
+        };
+        let mut heads = vec![];
+        let mut ends = vec![];
+        let mut head = 1;
+        for i in 0..f {
+            let l = if i < mark { len } else { len - 1 };
+            if l > 0 {
+                heads.push(head);
+                ends.push(head + l - 1);
+                head += l;
+            }
+        }
+        move |v| {
+            if v == 0 {
+                heads.clone()
+            } else if ends.contains(&v) || v + 1 >= p {
+                vec![]
+            } else {
+                vec![v + 1]
+            }
+        }
+    }
+
+    /// Brute force of a reduction over a tree whose parents absorb children in list order:
+    /// `F(v) = max_i F(c_i) + hop + (k - 1 - i) wait`.
+    fn fan_in_brute(children: impl Fn(u64) -> Vec<u64>, v: u64, hop: f64, wait: f64) -> f64 {
+        fn walk(children: &dyn Fn(u64) -> Vec<u64>, v: u64, hop: f64, wait: f64) -> f64 {
+            let kids = children(v);
+            let k = kids.len();
+            kids.iter()
+                .enumerate()
+                .map(|(i, &c)| walk(children, c, hop, wait) + hop + (k - 1 - i) as f64 * wait)
+                .fold(0.0, f64::max)
+        }
+        walk(&children, v, hop, wait)
+    }
+
+    /// `coll_base_topo.c`'s in-order binary tree, children of `rank` (signed, as Open MPI).
+    fn in_order_children(p: u64) -> impl Fn(u64) -> Vec<u64> {
+        move |rank| {
+            let (mut size, mut me, mut parent, mut delta) =
+                (p as i64, rank as i64, p as i64 - 1, 0);
+            loop {
+                let rightsize = size >> 1;
+                let l = if size > 1 { parent - 1 } else { -1 };
+                let r = if l > 0 { rightsize - 1 } else { -1 };
+                if me == parent {
+                    return [l, r]
+                        .into_iter()
+                        .filter(|&c| c >= 0)
+                        .map(|c| (c + delta) as u64)
+                        .collect();
+                }
+                if me > r {
+                    size = size - rightsize - 1;
+                    delta += rightsize;
+                    me -= rightsize;
+                    parent = size - 1;
+                } else {
+                    size = rightsize;
+                    parent = r;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn in_order_fan_in_matches_the_tree() {
+        for p in 2..400u64 {
+            for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (0.2, 1.0), (1.0, 0.0)] {
+                let closed = Shape::in_order_fan_in(p).first_arrival(hop, wait);
+                let brute = fan_in_brute(in_order_children(p), p - 1, hop, wait);
+                assert!((closed - brute).abs() < 1e-9, "p {p}: {closed} vs {brute}");
+            }
+            // the fan-outs: the root's, and the most of any other process
+            let kids = in_order_children(p);
+            let root = kids(p - 1).len() as u64;
+            let inner = (0..p - 1).map(|v| kids(v).len() as u64).max().unwrap_or(0);
+            assert_eq!(Shape::in_order_fan_in(p).fanouts(), (root, inner), "p {p}");
+        }
+    }
+
+    #[test]
+    fn chain_paths_match_the_chain() {
+        for p in 2..120u64 {
+            for f in [1, 2, 3, 4, 5, 8, 40] {
+                for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (0.2, 1.0)] {
+                    let closed = Shape::chain(f, p).first_arrival(hop, wait);
+                    let brute = paths_brute(chain_children(f, p), p, hop, wait);
+                    assert!((closed - brute).abs() < 1e-9, "chain f {f} p {p}");
+                    let closed = Shape::chain_fan_in(f, p).first_arrival(hop, wait);
+                    let brute = fan_in_brute(chain_children(f, p), 0, hop, wait);
+                    assert!((closed - brute).abs() < 1e-9, "chain fan-in f {f} p {p}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fan_in_paths_match_the_trees() {
+        for p in 2..300u64 {
+            let bm = move |v: u64| {
+                let mut mask = if v == 0 { 1 } else { v.next_power_of_two() };
+                if v.is_power_of_two() {
+                    mask = v << 1;
+                }
+                let mut out = vec![];
+                while mask < p {
+                    let remote = v ^ mask;
+                    if remote >= p {
+                        break;
+                    }
+                    out.push(remote);
+                    mask <<= 1;
+                }
+                out
+            };
+            let bin = move |v: u64| {
+                let level = 63 - (v + 1).leading_zeros();
+                let delta = 1u64 << level;
+                [v + delta, v + 2 * delta]
+                    .into_iter()
+                    .filter(|&c| c < p)
+                    .collect::<Vec<_>>()
+            };
+            // hop >= wait: the slowest path takes every hop it can
+            for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (1.0, 1.0)] {
+                let closed = Shape::binomial_fan_in(p).first_arrival(hop, wait);
+                let brute = fan_in_brute(bm, 0, hop, wait);
+                assert!(
+                    (closed - brute).abs() < 1e-9,
+                    "binomial p {p}: {closed} vs {brute}"
+                );
+                let closed = Shape::binary_fan_in(p).first_arrival(hop, wait);
+                let brute = fan_in_brute(bin, 0, hop, wait);
                 assert!(
                     (closed - brute).abs() < 1e-9,
                     "binary p {p}: {closed} vs {brute}"

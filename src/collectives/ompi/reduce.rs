@@ -25,11 +25,27 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// | 3 | `Pipeline` | `Reduce(chain(1), m, segment)` |
 /// | 4 | `Binary` | `Reduce(binary, m, segment)` |
 /// | 5 | `Binomial` | `Reduce(binomial, m, segment)` |
-/// | 6 | `InOrderBinary` | `Reduce(in-order binary, m, segment)`: depth `δ(P) = 1 + δ(⌊P/2⌋)`, every hop taken as a second child (a bound) |
-/// | 7 | `Rabenseifner` | `[np2](2 T(⌈m/2⌉) + op(⌈m/2⌉)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉))`; `Linear` when `m < 2^h'` |
+/// | 6 | `InOrderBinary` | `Reduce(in-order binary, m, segment)`, the tree walked over its subtree sizes: `F(n) = max(F(n - 1 - R) + hop + [R > 0] wait, F(R) + hop)`, `R = ⌊n/2⌋` for `n >= 3` (else 0) |
+/// | 7 | `Rabenseifner` | `[np2](2 T(⌈m/2⌉) + op(⌈m/2⌉) + lag(⌈m/2⌉, op)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉) + lag(⌈m/2^k⌉, op))`; `Linear` when `m < 2^h'` |
 ///
 /// Rabenseifner's reduce is a recursive-halving reduce-scatter and a binomial gather of the
-/// halves (Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005).
+/// halves (Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005); `lag(x, e) = max(0, I(x) - T(x)
+/// - e)` spaces a slow sender's consecutive rounds `max(T + e, I)` apart.
+///
+/// A reduction absorbs a parent's children in Open MPI's list order, so a child's data waits
+/// for its *later* siblings: the trees' paths are those of the module docs with the waits
+/// counted after (chain: the first, long chain waits for the `f - 1` others; binomial: the
+/// children from the largest subtree down, the slowest path every bit below the top bit of
+/// `P - 1`, `Σ_{b<t} (t-1-b)` waits and one more per bit whose prefix is below `P - 2^t`).
+///
+/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 7 are upper bounds (7 up to 35 %
+/// below the simulation when the sender cannot keep pace); the trees are within a factor of it:
+/// in-order binary 1 to 1.06 (segmented 0.85 to 1.4), chain 0.8 to 1.2 (segmented 0.75 to 1.2),
+/// binary and binomial 0.6 to 1.06 (segmented 0.6 to 1.4 and 1.12). A later sibling whose data
+/// arrived first costs only its operator, not `max(I, or + op)`, and the simulated receiver
+/// serves a message that arrived before running the operator it waits for. Rank them with
+/// [`rank_simulated`](crate::sim::rank_simulated).
 ///
 /// # Examples
 ///
@@ -94,18 +110,6 @@ const NAMES: &[&str] = &[
     "rabenseifner",
 ];
 const DEFAULT_FANOUT: u64 = 4;
-
-/// Depth of Open MPI's in-order binary tree (`ompi_coll_base_topo_build_in_order_bintree`):
-/// of the `P - 1` processes below the root, the right subtree holds `⌊P/2⌋`, the larger half,
-/// so `δ(P) = 1 + δ(⌊P/2⌋)` = `⌊log2 P⌋`; `O(log P)` steps.
-fn in_order_depth(p: u64) -> u64 {
-    let (mut size, mut depth) = (p, 0);
-    while size > 1 {
-        size /= 2;
-        depth += 1;
-    }
-    depth
-}
 
 impl Reduce {
     fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
@@ -206,14 +210,17 @@ impl Algorithm for Reduce {
         Ok(match *self {
             Self::Linear => linear_fan_in(&mut x, m, p) + (p - 1) as f64 * x.op(m),
             Self::Chain { segment, fanout } => {
-                reduce_tree(&mut x, m, segment, &Shape::chain(fanout, p))
+                reduce_tree(&mut x, m, segment, &Shape::chain_fan_in(fanout, p))
             }
-            Self::Pipeline { segment } => reduce_tree(&mut x, m, segment, &Shape::chain(1, p)),
-            Self::Binary { segment } => reduce_tree(&mut x, m, segment, &Shape::binary(p)),
-            Self::Binomial { segment } => reduce_tree(&mut x, m, segment, &Shape::binomial(p)),
+            Self::Pipeline { segment } => {
+                reduce_tree(&mut x, m, segment, &Shape::chain_fan_in(1, p))
+            }
+            Self::Binary { segment } => reduce_tree(&mut x, m, segment, &Shape::binary_fan_in(p)),
+            Self::Binomial { segment } => {
+                reduce_tree(&mut x, m, segment, &Shape::binomial_fan_in(p))
+            }
             Self::InOrderBinary { segment } => {
-                let d = in_order_depth(p);
-                reduce_tree(&mut x, m, segment, &Shape::in_order_binary(d, p))
+                reduce_tree(&mut x, m, segment, &Shape::in_order_fan_in(p))
             }
             Self::Rabenseifner => {
                 let hp = floor_log2(p);
@@ -222,13 +229,28 @@ impl Algorithm for Reduce {
                 }
                 let (time, bytes) = x.halving_sum(m, hp);
                 let halving = 2.0 * time + x.op_total(hp.into(), bytes);
+                // a process sends in every reduce-scatter round and then in the gather: spaced
+                // max(T + op, I)
+                let lags: f64 = if x.keeps_pace() {
+                    0.0
+                } else {
+                    (1..=hp)
+                        .map(|k| {
+                            let piece = m.div_ceil(1u64 << k);
+                            let op = x.op(piece);
+                            x.lag(piece, op)
+                        })
+                        .sum()
+                };
                 if p.is_power_of_two() {
-                    halving
+                    halving + lags
                 } else {
                     // each extra process exchanges halves with a partner, reduces its half and
                     // sends it back (coll_base_reduce.c, step 1)
+                    // (the even process sends twice, max(T + op, I) apart)
                     let half = m.div_ceil(2);
-                    2.0 * x.p2p(half) + x.op(half) + halving
+                    let op = x.op(half);
+                    2.0 * x.p2p(half) + op + x.lag(half, op) + halving + lags
                 }
             }
         })
@@ -250,18 +272,5 @@ impl Algorithm for Reduce {
         }
         out.push(Self::Rabenseifner);
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::in_order_depth;
-
-    #[test]
-    fn in_order_depths_of_the_drawn_trees() {
-        // coll_base_topo.c draws size 2, 3, 4 and 9: depths 1, 1, 2, 3
-        assert_eq!([2, 3, 4, 9].map(in_order_depth), [1, 1, 2, 3],);
-        assert_eq!(in_order_depth(1), 0);
-        assert!(in_order_depth(u64::MAX) <= 64);
     }
 }

@@ -18,6 +18,10 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// | 2 | `Binomial` | `Σ_{k=1}^{h} T(m min(2^(h-k), P - 2^(h-k))) + (h-1) g(m)` |
 /// | 3 | `LinearNb` | non-blocking linear sends, priced as `BasicLinear` |
 ///
+/// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 3 are exact; 2 is `(h - 1) g(m)`
+/// above it at powers of two and an upper bound otherwise.
+///
 /// # Examples
 ///
 /// ```

@@ -1,0 +1,336 @@
+//! Ranking with the simulator where a closed form is not exact.
+//!
+//! [`collectives::rank`](crate::collectives::rank) prices every candidate with its closed
+//! form: nanoseconds each, exact for many algorithms, but for others a bound or an
+//! approximation (non-powers of two, the LogGP gap between tree rounds, segmented reductions,
+//! linear exchanges that load one CPU; the cross-checks in `tests/sim_crosscheck.rs` and
+//! `tests/sim_ompi_crosscheck.rs` and `docs/SIMULATOR.md` list them). [`rank_simulated`] ranks
+//! the same candidates, but prices each one whose closed form is not exact for the problem
+//! ([`ExactClosedForm`]) by simulating its schedule, within [`SimLimits`]; every entry says
+//! which cost it carries ([`CostSource`]).
+
+use super::builders::ToSchedule;
+use super::engine::{SimOptions, simulate};
+use crate::CommModel;
+use crate::collectives::{self as textbook, Algorithm, Problem, ompi};
+use crate::error::SimError;
+
+/// Whether an algorithm's closed form is exact (agrees with the simulation of its schedule to
+/// 1e-9 relative) for a model and a problem, as the cross-checks establish.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::{Problem, ompi};
+/// use commcost::sim::ExactClosedForm;
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 8)?;
+/// let at = |p| Problem::new(p, Message::contiguous(1024));
+/// // the binomial gather's closed form adds the LogGP gap between rounds
+/// assert!(!ompi::Gather::Binomial.closed_form_exact(&model, &at(8)));
+/// // the recursive-doubling allreduce is exact on powers of two only
+/// assert!(ompi::Allreduce::RecursiveDoubling.closed_form_exact(&model, &at(8)));
+/// assert!(!ompi::Allreduce::RecursiveDoubling.closed_form_exact(&model, &at(6)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait ExactClosedForm {
+    /// `true` when [`Algorithm::cost`] equals the simulated makespan of
+    /// [`ToSchedule::schedule`] for `problem` on `model`.
+    fn closed_form_exact(&self, model: &dyn CommModel, problem: &Problem) -> bool;
+}
+
+/// Which cost a ranked entry carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CostSource {
+    /// The closed form ([`Algorithm::cost`]): exact for this problem, or the schedule was
+    /// beyond [`SimLimits`].
+    ClosedForm,
+    /// The simulated makespan of the algorithm's schedule.
+    Simulated,
+}
+
+/// How far [`rank_simulated`] simulates: a schedule is simulated only for at most
+/// `max_processes` processes and `max_operations` operations (else the closed form is used).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimLimits {
+    /// The largest number of processes simulated (default 1024).
+    pub max_processes: u64,
+    /// The largest schedule simulated, in operations (default 2^20).
+    pub max_operations: u64,
+}
+
+impl Default for SimLimits {
+    fn default() -> Self {
+        Self {
+            max_processes: 1024,
+            max_operations: 1 << 20,
+        }
+    }
+}
+
+/// One entry of [`rank_simulated`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankedAlgorithm<A> {
+    /// The algorithm.
+    pub algorithm: A,
+    /// The cost the ranking uses, seconds: the closed form or the simulated makespan.
+    pub cost: f64,
+    /// Where `cost` comes from.
+    pub source: CostSource,
+    /// The closed form, seconds (equal to `cost` when `source` is `ClosedForm`).
+    pub closed_form: f64,
+}
+
+/// Every candidate of a collective, cheapest first (ties keep the candidates' order), each
+/// priced by its closed form where that is exact for `problem` ([`ExactClosedForm`]) and
+/// otherwise by simulating its schedule, if the schedule has at most
+/// [`max_processes`](SimLimits::max_processes) processes and
+/// [`max_operations`](SimLimits::max_operations) operations (else by its closed form again).
+///
+/// The default path, [`collectives::rank`](crate::collectives::rank), stays closed-form only;
+/// this one costs a schedule build and a simulation per inexact candidate.
+///
+/// # Errors
+///
+/// As [`Algorithm::cost`] ([`SimError::Collective`]); [`SimError`] from a simulation.
+///
+/// # Examples
+///
+/// Open MPI's gathers on 4 processes, LogGP with `L = 3`, `o = 1`, `g = 4` µs, `G = 0`, 1
+/// byte: the linear gather costs `T + 2 max(g, o) = 5 + 8 = 13` µs (exact); the binomial
+/// gather's closed form `T(1) + T(2) + g = 14` µs charges a gap the schedule does not have:
+/// rank 2 receives rank 3's byte at 5 µs and forwards both to rank 0 at 10 µs, after rank 1's.
+///
+/// ```
+/// use commcost::collectives::{Problem, ompi::Gather};
+/// use commcost::sim::{CostSource, SimLimits, rank_simulated};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(3e-6, 1e-6, 4e-6, 0.0, 4)?;
+/// let problem = Problem::new(4, Message::contiguous(1));
+/// let ranking = rank_simulated::<Gather>(&model, &problem, SimLimits::default())?;
+/// assert_eq!(ranking[0].algorithm, Gather::Binomial);
+/// assert_eq!(ranking[0].source, CostSource::Simulated);
+/// assert!((ranking[0].cost - 10e-6).abs() < 1e-15);
+/// assert!((ranking[0].closed_form - 14e-6).abs() < 1e-15);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rank_simulated<A>(
+    model: &dyn CommModel,
+    problem: &Problem,
+    limits: SimLimits,
+) -> Result<Vec<RankedAlgorithm<A>>, SimError>
+where
+    A: Algorithm + ToSchedule + ExactClosedForm,
+{
+    let mut ranked = Vec::new();
+    for algorithm in A::candidates(model, problem) {
+        let closed_form = algorithm.cost(model, problem)?;
+        let simulated = if algorithm.closed_form_exact(model, problem)
+            || problem.processes > limits.max_processes
+        {
+            None
+        } else {
+            match algorithm.schedule(problem) {
+                Ok(s) if (s.len() as u64) <= limits.max_operations => {
+                    Some(simulate(&s, model, &SimOptions::default())?.makespan)
+                }
+                Ok(_) | Err(SimError::TooLarge { .. }) => None,
+                Err(e) => return Err(e),
+            }
+        };
+        ranked.push(match simulated {
+            Some(cost) => RankedAlgorithm {
+                algorithm,
+                cost,
+                source: CostSource::Simulated,
+                closed_form,
+            },
+            None => RankedAlgorithm {
+                algorithm,
+                cost: closed_form,
+                source: CostSource::ClosedForm,
+                closed_form,
+            },
+        });
+    }
+    ranked.sort_by(|x, y| x.cost.total_cmp(&y.cost));
+    Ok(ranked)
+}
+
+/// `P` a power of two (where the recursive forms are exact).
+fn pow2_exact(problem: &Problem) -> bool {
+    problem.processes.is_power_of_two()
+}
+
+impl ExactClosedForm for ompi::Bcast {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        let (p, m) = (problem.processes, problem.message.bytes());
+        if p <= 1 {
+            return true;
+        }
+        match *self {
+            Self::BasicLinear
+            | Self::Chain { .. }
+            | Self::Binomial { .. }
+            | Self::Knomial { .. } => true,
+            // segmented: the closed form's step is short on some models
+            Self::Pipeline { segment } | Self::BinaryTree { segment } => {
+                segment == 0 || segment >= m
+            }
+            // below P bytes Open MPI runs the linear broadcast
+            Self::ScatterAllgather | Self::ScatterAllgatherRing => m < p,
+            Self::SplitBinaryTree { .. } => false,
+        }
+    }
+}
+
+impl ExactClosedForm for ompi::Allreduce {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 1
+            || match self {
+                Self::RecursiveDoubling | Self::Ring | Self::SegmentedRing { .. } => {
+                    pow2_exact(problem)
+                }
+                Self::BasicLinear | Self::Nonoverlapping | Self::Rabenseifner => false,
+            }
+    }
+}
+
+impl ExactClosedForm for ompi::Reduce {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 1
+    }
+}
+
+impl ExactClosedForm for ompi::Allgather {
+    fn closed_form_exact(&self, model: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 1
+            || match self {
+                Self::Linear | Self::Ring | Self::TwoProc => true,
+                // rounds of different sizes: exact when the sender keeps pace
+                Self::Bruck | Self::RecursiveDoubling | Self::Neighbor => model.sender_keeps_pace(),
+            }
+    }
+}
+
+impl ExactClosedForm for ompi::Alltoall {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 1
+            || matches!(self, Self::Pairwise | Self::ModifiedBruck | Self::TwoProc)
+    }
+}
+
+impl ExactClosedForm for ompi::Barrier {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 1
+            || match self {
+                Self::Linear | Self::DoubleRing | Self::Bruck | Self::TwoProc => true,
+                Self::RecursiveDoubling | Self::Tree => pow2_exact(problem),
+            }
+    }
+}
+
+impl ExactClosedForm for ompi::ReduceScatter {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 1
+            || match self {
+                Self::Ring => true,
+                Self::RecursiveHalving | Self::Butterfly => pow2_exact(problem),
+                Self::NonOverlapping => false,
+            }
+    }
+}
+
+impl ExactClosedForm for ompi::Gather {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        let p = problem.processes;
+        match self {
+            Self::BasicLinear => true,
+            Self::Binomial => p <= 2,
+            Self::LinearSync { .. } => p <= 1,
+        }
+    }
+}
+
+impl ExactClosedForm for ompi::Scatter {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 2 || matches!(self, Self::BasicLinear | Self::LinearNb)
+    }
+}
+
+impl ExactClosedForm for textbook::Broadcast {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        let p = problem.processes;
+        match self {
+            Self::Linear => true,
+            // at P = 2 the step of an inner process is charged, and there is none
+            Self::Pipelined { .. } => p != 2,
+            // the LogGP gap between tree rounds, none for one round
+            Self::Binomial | Self::ScatterAllgather => p <= 2,
+        }
+    }
+}
+
+impl ExactClosedForm for textbook::Scan {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 1
+            || match self {
+                Self::LinearChain => true,
+                Self::RecursiveDoubling => pow2_exact(problem),
+            }
+    }
+}
+
+impl ExactClosedForm for textbook::Reduce {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 2
+    }
+}
+
+impl ExactClosedForm for textbook::Allreduce {
+    fn closed_form_exact(&self, model: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 1
+            || match self {
+                Self::Ring => true,
+                Self::Rabenseifner => model.sender_keeps_pace() || pow2_exact(problem),
+                Self::RecursiveDoubling => pow2_exact(problem),
+            }
+    }
+}
+
+impl ExactClosedForm for textbook::Allgather {
+    fn closed_form_exact(&self, model: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 1
+            || match self {
+                Self::Ring => true,
+                Self::Bruck => model.sender_keeps_pace(),
+                Self::RecursiveDoubling => pow2_exact(problem) && model.sender_keeps_pace(),
+            }
+    }
+}
+
+impl ExactClosedForm for textbook::Gather {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 2 || matches!(self, Self::Linear)
+    }
+}
+
+impl ExactClosedForm for textbook::Scatter {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+        problem.processes <= 2 || matches!(self, Self::Linear)
+    }
+}
+
+impl ExactClosedForm for textbook::Barrier {
+    fn closed_form_exact(&self, _: &dyn CommModel, _: &Problem) -> bool {
+        true
+    }
+}
+
+impl ExactClosedForm for textbook::Alltoall {
+    fn closed_form_exact(&self, _: &dyn CommModel, _: &Problem) -> bool {
+        true
+    }
+}
