@@ -283,6 +283,19 @@ fn invalid_schedules_are_typed_errors() {
             .schedule(&Problem::new(1 << 20, Message::contiguous(1))),
         Err(SimError::TooLarge { .. })
     ));
+    // a ring allreduce on 18 000 processes: 4 (P - 1) P ≈ 1.3e9 operations, below the index
+    // limit but some 40 GB — refused before anything is allocated (it used to reserve it all
+    // and abort)
+    let ring = Problem::new(18_000, Message::contiguous(1 << 20));
+    assert!(4 * 17_999 * 18_000 > commcost::sim::MAX_BUILT_OPERATIONS);
+    assert!(matches!(
+        commcost::collectives::Allreduce::Ring.schedule(&ring),
+        Err(SimError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        commcost::collectives::ompi::Allreduce::Ring.schedule(&ring),
+        Err(SimError::TooLarge { .. })
+    ));
 }
 
 #[test]

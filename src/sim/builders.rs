@@ -110,8 +110,19 @@ fn blocks_with_bit(p: u64, k: u32) -> u64 {
     (p / period) * half + (p % period).saturating_sub(half)
 }
 
+/// The largest number of operations the collective schedule builders ([`ToSchedule`], for the
+/// textbook and Open MPI algorithms) write: `2^27` (about 4 GB of schedule and simulation
+/// state at ~30 bytes per operation). Larger schedules are [`SimError::TooLarge`] before
+/// anything is allocated, rather than a process the allocator aborts; a recursive-doubling
+/// allreduce at `P = 2^20` has 42 M operations, a ring allreduce outgrows the limit from
+/// `P ≈ 5800`.
+pub const MAX_BUILT_OPERATIONS: u64 = 1 << 27;
+
 /// The largest number of operations a builder writes.
-const OP_LIMIT: u64 = super::schedule::MAX_OPERATIONS;
+const OP_LIMIT: u64 = MAX_BUILT_OPERATIONS;
+
+/// Operations reserved up front at most (the arrays grow beyond).
+pub(crate) const RESERVE_LIMIT: u64 = 1 << 22;
 
 /// A schedule under construction, written rank by rank as programs of blocking steps.
 struct Writer<'a> {
@@ -147,7 +158,8 @@ impl<'a> Writer<'a> {
             });
         }
         let mut b = ScheduleBuilder::new(p);
-        b.reserve(ops as usize, ops as usize * 2);
+        let reserved = ops.min(RESERVE_LIMIT) as usize;
+        b.reserve(reserved, reserved * 2);
         Ok(Self {
             b,
             problem,

@@ -96,7 +96,7 @@ mod ompi_builders;
 mod rank;
 mod schedule;
 
-pub use builders::{ToSchedule, collective_schedule};
+pub use builders::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
 pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, simulate};
 pub use goal::{parse_goal, write_goal};
 pub use noise::Noise;

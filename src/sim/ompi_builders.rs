@@ -18,7 +18,8 @@
 //! described on [`ToSchedule`](super::ToSchedule) and in `docs/SIMULATOR.md`.
 
 use super::builders::ToSchedule;
-use super::schedule::{MAX_OPERATIONS, MAX_RANKS, OpId, Schedule, ScheduleBuilder};
+use super::builders::{MAX_BUILT_OPERATIONS, RESERVE_LIMIT};
+use super::schedule::{MAX_RANKS, OpId, Schedule, ScheduleBuilder};
 use crate::collectives::ompi::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, MAX_TREE_FANOUT, Reduce, ReduceScatter,
     Scatter,
@@ -79,15 +80,15 @@ impl<'a> Program<'a> {
         let p = problem.processes;
         check_ranks(p)?;
         let ops = p.saturating_mul(ops_per_rank.max(1));
-        if ops > MAX_OPERATIONS {
+        if ops > MAX_BUILT_OPERATIONS {
             return Err(SimError::TooLarge {
                 what: "operations",
                 count: ops,
-                limit: MAX_OPERATIONS,
+                limit: MAX_BUILT_OPERATIONS,
             });
         }
         let mut b = ScheduleBuilder::new(p);
-        let reserved = ops.min(1 << 22) as usize;
+        let reserved = ops.min(RESERVE_LIMIT) as usize;
         b.reserve(reserved, reserved * 2);
         Ok(Self {
             b,
