@@ -405,7 +405,15 @@ impl ScheduleBuilder {
         if !forward {
             check_acyclic(&offsets, &successors, &rank, &orig)?;
         }
-        let partner = match_messages(&sig, &signatures, &rank, &peer, &messages, &orig)?;
+        let partner = match_messages(
+            &sig,
+            &signatures,
+            &rank,
+            &peer,
+            &messages,
+            &orig,
+            ranks as usize,
+        )?;
         drop(peer);
 
         Ok(Schedule {
@@ -586,7 +594,8 @@ fn check_acyclic(
 ///
 /// The arrays are in internal order, which keeps each rank's operations in operation order, so
 /// "operation" can be the internal position; `orig` (internal position to operation index,
-/// empty for the same) names operations in errors. Returns the partners' internal positions.
+/// empty for the same) names operations in errors; every rank and peer is below `ranks`.
+/// Returns the partners' internal positions.
 fn match_messages(
     sig: &[u32],
     signatures: &[Signature],
@@ -594,6 +603,7 @@ fn match_messages(
     peer: &[u32],
     messages: &[Message],
     orig: &[u32],
+    ranks: usize,
 ) -> Result<Vec<u32>, SimError> {
     let kind = |i: usize| signatures[sig[i] as usize].kind;
     let tag = |i: usize| signatures[sig[i] as usize].tag;
@@ -606,12 +616,6 @@ fn match_messages(
         }
     };
     let n = sig.len();
-    let ranks = rank
-        .iter()
-        .chain(peer.iter())
-        .filter(|&&r| r != NONE)
-        .max()
-        .map_or(0, |&r| r as usize + 1);
     let src = |i: usize| -> usize {
         if kind(i) == KIND_SEND {
             rank[i] as usize
