@@ -23,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = presets::open_mpi_openib();
     // 8 bytes (one double); the operator's cost is left out (Operator::FREE), which keeps the
     // schedule at 40 operations per rank (2^20 ranks: 42 million operations; 2.7 GB resident
-    // and 11 s on the 2-core machine of docs/PERFORMANCE.md, building included)
+    // and 9.6 s on the 2-core machine of docs/PERFORMANCE.md, building included)
     let problem = Problem::new(p, Message::contiguous(8)).with_operator(Operator::FREE);
     let algorithm = Allreduce::RecursiveDoubling;
 

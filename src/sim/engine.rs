@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::noise::Noise;
-use super::schedule::{NONE, OpId, OpKind, RECV, SEND, START_EDGE, Schedule};
+use super::schedule::{NONE, OpId, OpKind, RECV, SEND, START_EDGE, Schedule, Signature};
 use crate::error::SimError;
 use crate::{CommModel, Quantities};
 
@@ -176,9 +176,9 @@ impl RadixQueue {
         self.len += 1;
     }
 
-    /// Moves the codes of every entry with the smallest key into `out` (cleared first), in
-    /// the order they were pushed; returns that key.
-    fn pop_batch(&mut self, out: &mut Vec<u64>) -> Option<u64> {
+    /// Moves every entry with the smallest key into `out` (cleared first; its storage becomes
+    /// the queue's, nothing is copied), in the order they were pushed; returns that key.
+    fn pop_batch(&mut self, out: &mut Vec<(u64, u64)>) -> Option<u64> {
         if self.len == 0 {
             return None;
         }
@@ -194,9 +194,8 @@ impl RadixQueue {
             self.buckets[i] = items;
         }
         out.clear();
-        out.extend(self.buckets[0].iter().map(|e| e.1));
-        self.len -= self.buckets[0].len();
-        self.buckets[0].clear();
+        std::mem::swap(out, &mut self.buckets[0]);
+        self.len -= out.len();
         Some(self.last)
     }
 }
@@ -219,9 +218,14 @@ struct RankState {
     /// When the receiving NIC's last window ended (the last receive's completion).
     nic_recv_free: f64,
     finish: f64,
-    cpu_last: u32,
-    nic_send_last: u32,
-    nic_recv_last: u32,
+}
+
+/// The operations that last held one rank's CPU and NICs (kept for the critical path only).
+#[derive(Clone, Copy)]
+struct Holders {
+    cpu: u32,
+    nic_send: u32,
+    nic_recv: u32,
 }
 
 struct Engine<'a> {
@@ -229,7 +233,9 @@ struct Engine<'a> {
     q: Vec<Quantities>,
     rendezvous: Vec<bool>,
     noise: Option<Noise>,
-    /// Pending events: `(time bits, op << 1 | kind)`.
+    /// Pending events: `(time bits, op << 32 | position << 1 | kind)`, where `op` is the
+    /// operation's index (the order events of one time run in) and `position` its internal
+    /// position.
     queue: RadixQueue,
     /// Operations that became ready at the time of the event being processed: run next, in
     /// the order they became ready, without a trip through the heap.
@@ -237,17 +243,22 @@ struct Engine<'a> {
     now: f64,
     /// Per operation, the state an event touches, in one 16-byte record.
     node: Vec<Node>,
-    kind: &'a [u8],
+    /// Per operation, its kind and message class as an index into `signatures`.
+    sig: &'a [u32],
+    signatures: &'a [Signature],
     rank: &'a [u32],
     partner: &'a [u32],
-    class: &'a [u32],
     offsets: &'a [u32],
     successors: &'a [u32],
     calcs: &'a [f64],
+    /// Internal position to operation index (empty: the same).
+    orig: &'a [u32],
     end: Vec<f64>,
     /// The operation that held this one back (critical path), if recorded.
     cause: Vec<u32>,
     ranks: Vec<RankState>,
+    /// Per rank, if the critical path is recorded.
+    holders: Vec<Holders>,
     makespan: f64,
     /// The operation that completed last (the end of the critical path).
     last: u32,
@@ -262,9 +273,20 @@ fn key(t: f64) -> u64 {
 }
 
 impl<'a> Engine<'a> {
+    /// The operation index of internal position `i`.
+    #[inline]
+    fn ext(&self, i: usize) -> u64 {
+        if self.orig.is_empty() {
+            i as u64
+        } else {
+            u64::from(self.orig[i])
+        }
+    }
+
     #[inline]
     fn push(&mut self, t: f64, op: u32, kind: u64) {
-        self.queue.push(key(t), (u64::from(op) << 1) | kind);
+        let code = (self.ext(op as usize) << 32) | (u64::from(op) << 1) | kind;
+        self.queue.push(key(t), code);
     }
 
     fn run_ready_now(&mut self) {
@@ -272,6 +294,14 @@ impl<'a> Engine<'a> {
             self.events += 1;
             let now = self.now;
             self.ready(op as usize, now);
+        }
+    }
+
+    /// Notes that rank `r`'s resource (`which` holder) held `op` back.
+    #[inline]
+    fn note_holder(&mut self, op: usize, r: usize, which: fn(&Holders) -> u32) {
+        if !self.cause.is_empty() {
+            self.cause[op] = which(&self.holders[r]);
         }
     }
 
@@ -311,7 +341,7 @@ impl<'a> Engine<'a> {
 
     #[inline]
     fn cpu_noise(&self, op: usize, which: u64) -> f64 {
-        self.noise.map_or(0.0, |n| n.delay(op as u64, which))
+        self.noise.map_or(0.0, |n| n.delay(self.ext(op), which))
     }
 
     fn complete(&mut self, op: usize, t: f64) {
@@ -333,25 +363,28 @@ impl<'a> Engine<'a> {
 
     fn ready(&mut self, op: usize, t: f64) {
         let r = self.rank[op] as usize;
-        let class = self.class[op] as usize;
-        match self.kind[op] {
+        let x = self.signatures[self.sig[op] as usize];
+        let class = x.class as usize;
+        match x.kind {
             SEND => {
                 let q = self.q[class];
                 let mut s = t;
                 if self.ranks[r].cpu_free > s {
                     s = self.ranks[r].cpu_free;
-                    self.note_cause(op, self.ranks[r].cpu_last);
+                    self.note_holder(op, r, |h| h.cpu);
                 }
                 if self.ranks[r].nic_send_free > s {
                     s = self.ranks[r].nic_send_free;
-                    self.note_cause(op, self.ranks[r].nic_send_last);
+                    self.note_holder(op, r, |h| h.nic_send);
                 }
                 self.node[op].start = s;
                 let overhead_end = s + q.send_overhead + self.cpu_noise(op, 0);
                 self.ranks[r].cpu_free = overhead_end;
                 self.ranks[r].nic_send_free = s + q.send_interval;
-                self.ranks[r].cpu_last = op as u32;
-                self.ranks[r].nic_send_last = op as u32;
+                if !self.holders.is_empty() {
+                    self.holders[r].cpu = op as u32;
+                    self.holders[r].nic_send = op as u32;
+                }
                 self.satisfy(op, s, true);
                 let partner = self.partner[op] as usize;
                 let flight = (q.p2p - q.recv_overhead).max(0.0);
@@ -390,12 +423,14 @@ impl<'a> Engine<'a> {
                 let mut s = t;
                 if self.ranks[r].cpu_free > s {
                     s = self.ranks[r].cpu_free;
-                    self.note_cause(op, self.ranks[r].cpu_last);
+                    self.note_holder(op, r, |h| h.cpu);
                 }
                 self.node[op].start = s;
                 let e = s + self.calcs[class] + self.cpu_noise(op, 2);
                 self.ranks[r].cpu_free = e;
-                self.ranks[r].cpu_last = op as u32;
+                if !self.holders.is_empty() {
+                    self.holders[r].cpu = op as u32;
+                }
                 self.satisfy(op, s, true);
                 self.complete(op, e);
             }
@@ -417,25 +452,27 @@ impl<'a> Engine<'a> {
     /// its overhead once it and the receiving NIC are free.
     fn receive(&mut self, op: usize, t: f64) {
         let r = self.rank[op] as usize;
-        let class = self.class[op] as usize;
+        let class = self.signatures[self.sig[op] as usize].class as usize;
         let q = self.q[class];
         let mut s = t;
         if self.ranks[r].cpu_free > s {
             s = self.ranks[r].cpu_free;
-            self.note_cause(op, self.ranks[r].cpu_last);
+            self.note_holder(op, r, |h| h.cpu);
         }
         // the receiving NIC streams the message in during the last `I` before the receive
         // completes: that window must not overlap the previous message's
         let nic = self.ranks[r].nic_recv_free + q.send_interval - q.recv_overhead;
         if nic > s {
             s = nic;
-            self.note_cause(op, self.ranks[r].nic_recv_last);
+            self.note_holder(op, r, |h| h.nic_recv);
         }
         let e = s + q.recv_overhead + self.cpu_noise(op, 1);
         self.ranks[r].cpu_free = e;
         self.ranks[r].nic_recv_free = e;
-        self.ranks[r].cpu_last = op as u32;
-        self.ranks[r].nic_recv_last = op as u32;
+        if !self.holders.is_empty() {
+            self.holders[r].cpu = op as u32;
+            self.holders[r].nic_recv = op as u32;
+        }
         self.complete(op, e);
         if self.rendezvous[class] {
             let partner = self.partner[op] as usize;
@@ -507,13 +544,14 @@ pub fn simulate(
         now_ready: std::collections::VecDeque::new(),
         now: 0.0,
         node: vec![Node::default(); n],
-        kind: schedule.raw_kind(),
+        sig: schedule.raw_sig(),
+        signatures: schedule.raw_signatures(),
         rank: schedule.raw_rank(),
         partner: schedule.raw_partner(),
-        class: schedule.raw_class(),
         offsets: schedule.raw_offsets(),
         successors: schedule.raw_successors(),
         calcs: schedule.raw_calcs(),
+        orig: schedule.raw_orig(),
         end: if options.timeline || options.critical_path {
             vec![f64::NAN; n]
         } else {
@@ -531,12 +569,21 @@ pub fn simulate(
                 // no message before the first: its window may start at any time
                 nic_recv_free: f64::NEG_INFINITY,
                 finish: 0.0,
-                cpu_last: NONE,
-                nic_send_last: NONE,
-                nic_recv_last: NONE,
             };
             p
         ],
+        holders: if options.critical_path {
+            vec![
+                Holders {
+                    cpu: NONE,
+                    nic_send: NONE,
+                    nic_recv: NONE,
+                };
+                p
+            ]
+        } else {
+            Vec::new()
+        },
         makespan: 0.0,
         last: NONE,
         events: 0,
@@ -546,11 +593,10 @@ pub fn simulate(
         engine.node[(e & !START_EDGE) as usize].pending += 1;
     }
     // operations without dependencies are ready at 0, in operation order
-    for i in 0..n {
-        if engine.node[i].pending == 0 {
-            engine.now_ready.push_back(i as u32);
-        }
-    }
+    engine
+        .now_ready
+        .extend(schedule.raw_roots().iter().copied());
+    let orig = schedule.raw_orig();
     engine.run_ready_now();
     // events of one time in order of operation (then kind), as a heap ordered by
     // (time, op, kind) would deliver them
@@ -561,9 +607,9 @@ pub fn simulate(
         if !batch.is_sorted() {
             batch.sort_unstable();
         }
-        for &code in &batch {
+        for &(_, code) in &batch {
             engine.events += 1;
-            let op = (code >> 1) as usize;
+            let op = ((code >> 1) & u64::from(NONE >> 1)) as usize;
             if code & 1 == EV_READY {
                 engine.ready(op, t);
             } else {
@@ -573,15 +619,15 @@ pub fn simulate(
         }
     }
     if engine.done < n as u64 {
-        let op = engine
-            .node
-            .iter()
-            .position(|x| x.flags & DONE == 0)
+        // the first operation (in operation order) that never completed
+        let i = (0..n)
+            .filter(|&i| engine.node[i].flags & DONE == 0)
+            .min_by_key(|&i| engine.ext(i))
             .unwrap_or(0);
         return Err(SimError::Deadlock {
             stuck: n as u64 - engine.done,
-            op: op as u64,
-            rank: u64::from(schedule.raw_rank()[op]),
+            op: engine.ext(i),
+            rank: u64::from(schedule.raw_rank()[i]),
         });
     }
     let last = (engine.last != NONE).then_some(engine.last as usize);
@@ -591,11 +637,11 @@ pub fn simulate(
         let mut cur = last.map_or(NONE, |i| i as u32);
         while cur != NONE && steps.len() < n {
             let i = cur as usize;
-            let op = OpId(cur);
+            let op = OpId(schedule.ext(i));
             steps.push(CriticalStep {
                 op,
                 rank: u64::from(schedule.raw_rank()[i]),
-                kind: schedule.kind(op).unwrap_or(OpKind::Calc),
+                kind: schedule.kind_at(i),
                 start: engine.node[i].start,
                 end: engine.end[i],
             });
@@ -605,10 +651,21 @@ pub fn simulate(
         CriticalPath { steps }
     });
     let (starts, ends) = if options.timeline {
-        (
-            Some(engine.node.iter().map(|x| x.start).collect()),
-            Some(engine.end),
-        )
+        if orig.is_empty() {
+            (
+                Some(engine.node.iter().map(|x| x.start).collect()),
+                Some(engine.end),
+            )
+        } else {
+            // back to operation order
+            let mut starts = vec![0.0; n];
+            let mut ends = vec![0.0; n];
+            for (i, &e) in orig.iter().enumerate() {
+                starts[e as usize] = engine.node[i].start;
+                ends[e as usize] = engine.end[i];
+            }
+            (Some(starts), Some(ends))
+        }
     } else {
         (None, None)
     };

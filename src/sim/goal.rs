@@ -439,7 +439,7 @@ pub fn write_goal(schedule: &Schedule, seconds_per_unit: f64) -> String {
     let n = schedule.len();
     let mut by_rank: Vec<Vec<usize>> = vec![Vec::new(); schedule.ranks() as usize];
     for i in 0..n {
-        by_rank[schedule.raw_rank()[i] as usize].push(i);
+        by_rank[schedule.rank(OpId(i as u32)).unwrap_or(0) as usize].push(i);
     }
     let mut label = vec![0usize; n];
     for (r, ops) in by_rank.iter().enumerate() {

@@ -67,9 +67,12 @@
 //!
 //! # Speed
 //!
-//! Operations live in flat arrays (`u32` indices), dependencies in successor lists, events in
-//! a radix heap of 16-byte entries in 65 reused vectors (event times never decrease below the
-//! current one); all events of one time are taken out together. Nothing is allocated per event.
+//! Operations live in flat arrays (`u32` indices) in time-major order (by position in their
+//! rank's program, so that one round of a lock-step collective is contiguous in memory; every
+//! method still names operations by their own index), dependencies in successor lists, events
+//! in a radix heap of 16-byte entries in 65 reused vectors (event times never decrease below
+//! the current one); all events of one time are taken out together and run in operation order.
+//! Nothing is allocated per event.
 //!
 //! # Examples
 //!

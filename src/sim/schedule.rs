@@ -330,13 +330,14 @@ impl ScheduleBuilder {
             class,
             messages,
             calcs,
-            deps,
+            mut deps,
             ..
         } = self;
-        // successor lists (CSR): edge on -> op; counts first, in `offsets[on + 1]`
-        let mut offsets = vec![0u32; n + 1];
+        // every dependency on an earlier operation (the collective builders): no cycle
+        let mut forward = true;
         for &(op, on) in &deps {
             let on = on & !START_EDGE;
+            forward &= on < op;
             for id in [op, on] {
                 if id as usize >= n {
                     return Err(SimError::UnknownOperation {
@@ -355,8 +356,37 @@ impl ScheduleBuilder {
                     other_rank: u64::from(r2),
                 });
             }
-            offsets[on as usize + 1] += 1;
         }
+        let index = time_major(&rank, ranks as usize);
+        let orig = invert(&index);
+        // from here on every per-operation array is in internal order
+        let (sig, signatures) = intern(&kind, &tag, &class);
+        drop((kind, tag, class));
+        let (sig, rank, peer) = permute3(sig, rank, peer, &orig);
+        let to_int = |i: u32| -> u32 {
+            if index.is_empty() {
+                i
+            } else {
+                index[i as usize]
+            }
+        };
+        // one pass over the dependencies: rename them to internal positions (in the order
+        // they were added), note which operations have any, and count the successors of each
+        // operation (CSR, internal order: edge on -> op) in `offsets[on + 1]`
+        let mut offsets = vec![0u32; n + 1];
+        let mut has_pred = vec![false; n];
+        for d in deps.iter_mut() {
+            has_pred[d.0 as usize] = true;
+            let on = to_int(d.1 & !START_EDGE);
+            offsets[on as usize + 1] += 1;
+            *d = (to_int(d.0), on | (d.1 & START_EDGE));
+        }
+        // the operations without dependencies, ready at the start, in operation order
+        let roots: Vec<u32> = (0..n as u32)
+            .filter(|&e| !has_pred[e as usize])
+            .map(to_int)
+            .collect();
+        drop(has_pred);
         // `offsets[i + 1]` becomes the end of `i`'s list; filling each list from its end with
         // the edges taken in reverse leaves `offsets[i]` at its start and the edges in the
         // order they were added (no second offset array)
@@ -372,52 +402,184 @@ impl ScheduleBuilder {
         offsets.rotate_left(1);
         offsets[n] = deps.len() as u32;
         drop(deps);
-        check_acyclic(&offsets, &successors, &rank)?;
-        let partner = match_messages(&kind, &rank, &peer, &tag, &class, &messages)?;
+        if !forward {
+            check_acyclic(&offsets, &successors, &rank, &orig)?;
+        }
+        let partner = match_messages(
+            &sig,
+            &signatures,
+            &rank,
+            &peer,
+            &messages,
+            &orig,
+            ranks as usize,
+        )?;
         drop(peer);
+
         Ok(Schedule {
             ranks,
-            kind,
+            sig,
+            signatures,
             rank,
-            tag,
-            class,
+            roots,
             partner,
             messages,
             calcs,
             offsets,
             successors,
+            // the inverse is rebuilt on the first question about an operation by its index:
+            // a simulation needs only `orig`
+            index: std::sync::OnceLock::new(),
+            orig,
         })
     }
 }
 
+/// Each operation's kind, tag and message class as an index into a table of the distinct
+/// combinations (a collective has a handful).
+fn intern(kind: &[u8], tag: &[u32], class: &[u32]) -> (Vec<u32>, Vec<Signature>) {
+    let mut table: Vec<Signature> = Vec::new();
+    let mut seen: std::collections::HashMap<Signature, u32> = std::collections::HashMap::new();
+    // schedules alternate between a few combinations: the last two found skip the hash lookup
+    let mut recent: [Option<(Signature, u32)>; 2] = [None, None];
+    let mut sig = Vec::with_capacity(kind.len());
+    for i in 0..kind.len() {
+        let x = Signature {
+            kind: kind[i],
+            tag: tag[i],
+            class: class[i],
+        };
+        let id = match recent {
+            [Some((a, id)), _] if a == x => id,
+            [_, Some((b, id))] if b == x => {
+                recent.swap(0, 1);
+                id
+            }
+            _ => {
+                let id = *seen.entry(x).or_insert_with(|| {
+                    table.push(x);
+                    (table.len() - 1) as u32
+                });
+                recent = [Some((x, id)), recent[0]];
+                id
+            }
+        };
+        sig.push(id);
+    }
+    (sig, table)
+}
+
+/// The time-major order of the operations: by position in their rank's program, then by
+/// operation index, so that the operations a lock-step collective runs at one time lie next
+/// to each other. Returns `index[op]`, the internal position of `op`; empty when that order is
+/// the operations' own.
+fn time_major(rank: &[u32], ranks: usize) -> Vec<u32> {
+    let n = rank.len();
+    // position of each operation in its rank's program, and how many operations each
+    // position has
+    let mut next = vec![0u32; ranks];
+    let mut pos = vec![0u32; n];
+    let mut count: Vec<u32> = Vec::new();
+    for (i, &r) in rank.iter().enumerate() {
+        let k = next[r as usize];
+        next[r as usize] += 1;
+        pos[i] = k;
+        if k as usize == count.len() {
+            count.push(0);
+        }
+        count[k as usize] += 1;
+    }
+    drop(next);
+    // already in that order when positions never go down
+    if pos.is_sorted() {
+        return Vec::new();
+    }
+    let mut start = 0u32;
+    for c in count.iter_mut() {
+        let here = *c;
+        *c = start;
+        start += here;
+    }
+    for k in pos.iter_mut() {
+        let slot = &mut count[*k as usize];
+        *k = *slot;
+        *slot += 1;
+    }
+    pos
+}
+
+/// The inverse of a permutation (empty for the identity).
+fn invert(index: &[u32]) -> Vec<u32> {
+    let mut orig = vec![0u32; index.len()];
+    for (e, &i) in index.iter().enumerate() {
+        orig[i as usize] = e as u32;
+    }
+    orig
+}
+
+/// Three arrays in internal order (`out[i] = v[orig[i]]`; themselves for the identity), in
+/// one pass that writes in order (gathers are cheaper than scatters).
+fn permute3(a: Vec<u32>, b: Vec<u32>, c: Vec<u32>, orig: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    if orig.is_empty() {
+        return (a, b, c);
+    }
+    let n = a.len();
+    let (mut x, mut y, mut z) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    for &e in orig {
+        let e = e as usize;
+        x.push(a[e]);
+        y.push(b[e]);
+        z.push(c[e]);
+    }
+    (x, y, z)
+}
+
 /// Kahn's algorithm over all operations: every operation must be reachable in a topological
 /// order, else the rest lie on or behind a cycle.
-fn check_acyclic(offsets: &[u32], successors: &[u32], rank: &[u32]) -> Result<(), SimError> {
+///
+/// All arrays in internal order (`orig`: internal position to operation index, empty for the
+/// same); the error names the first operation (in operation order) left over.
+fn check_acyclic(
+    offsets: &[u32],
+    successors: &[u32],
+    rank: &[u32],
+    orig: &[u32],
+) -> Result<(), SimError> {
     let n = rank.len();
     let mut indegree = vec![0u32; n];
     for &s in successors {
         indegree[(s & !START_EDGE) as usize] += 1;
     }
-    let mut stack: Vec<u32> = (0..n as u32)
+    // a queue (first in, first out) walks the operations round by round, in memory order
+    let mut queue: Vec<u32> = (0..n as u32)
         .filter(|&i| indegree[i as usize] == 0)
         .collect();
     let mut seen = 0usize;
-    while let Some(op) = stack.pop() {
+    while seen < queue.len() {
+        let op = queue[seen];
         seen += 1;
         let (a, b) = (offsets[op as usize], offsets[op as usize + 1]);
         for &s in &successors[a as usize..b as usize] {
             let t = (s & !START_EDGE) as usize;
             indegree[t] -= 1;
             if indegree[t] == 0 {
-                stack.push(t as u32);
+                queue.push(t as u32);
             }
         }
     }
     if seen < n {
-        let op = indegree.iter().position(|&d| d > 0).unwrap_or(0);
+        let ext = |i: usize| if orig.is_empty() { i } else { orig[i] as usize };
+        let i = (0..n)
+            .filter(|&i| indegree[i] > 0)
+            .min_by_key(|&i| ext(i))
+            .unwrap_or(0);
         return Err(SimError::Cycle {
-            rank: u64::from(rank[op]),
-            op: op as u64,
+            rank: u64::from(rank[i]),
+            op: ext(i) as u64,
         });
     }
     Ok(())
@@ -429,30 +591,40 @@ fn check_acyclic(offsets: &[u32], successors: &[u32], rank: &[u32]) -> Result<()
 /// Sends and receives are bucketed by source rank (a counting sort, 4 bytes per operation),
 /// each bucket sorted by (destination, tag, operation): together the order of
 /// (source, destination, tag, operation), walked in step over sends and receives.
+///
+/// The arrays are in internal order, which keeps each rank's operations in operation order, so
+/// "operation" can be the internal position; `orig` (internal position to operation index,
+/// empty for the same) names operations in errors; every rank and peer is below `ranks`.
+/// Returns the partners' internal positions.
 fn match_messages(
-    kind: &[u8],
+    sig: &[u32],
+    signatures: &[Signature],
     rank: &[u32],
     peer: &[u32],
-    tag: &[u32],
-    class: &[u32],
     messages: &[Message],
+    orig: &[u32],
+    ranks: usize,
 ) -> Result<Vec<u32>, SimError> {
-    let n = kind.len();
-    let ranks = rank
-        .iter()
-        .chain(peer.iter())
-        .filter(|&&r| r != NONE)
-        .max()
-        .map_or(0, |&r| r as usize + 1);
+    let kind = |i: usize| signatures[sig[i] as usize].kind;
+    let tag = |i: usize| signatures[sig[i] as usize].tag;
+    let class = |i: usize| signatures[sig[i] as usize].class;
+    let ext = |i: usize| -> u64 {
+        if orig.is_empty() {
+            i as u64
+        } else {
+            u64::from(orig[i])
+        }
+    };
+    let n = sig.len();
     let src = |i: usize| -> usize {
-        if kind[i] == KIND_SEND {
+        if kind(i) == KIND_SEND {
             rank[i] as usize
         } else {
             peer[i] as usize
         }
     };
     let dst = |i: usize| -> u32 {
-        if kind[i] == KIND_SEND {
+        if kind(i) == KIND_SEND {
             peer[i]
         } else {
             rank[i]
@@ -462,7 +634,7 @@ fn match_messages(
     let bucket = |k: u8| -> Vec<u32> {
         let mut start = vec![0u32; ranks + 1];
         for i in 0..n {
-            if kind[i] == k {
+            if kind(i) == k {
                 start[src(i) + 1] += 1;
             }
         }
@@ -472,19 +644,27 @@ fn match_messages(
         let mut fill = start[..ranks].to_vec();
         let mut ops = vec![0u32; start[ranks] as usize];
         for i in 0..n {
-            if kind[i] == k {
+            if kind(i) == k {
                 let slot = &mut fill[src(i)];
                 ops[*slot as usize] = i as u32;
                 *slot += 1;
             }
         }
         drop(fill);
+        let mut keyed: Vec<(u64, u32)> = Vec::new();
         for r in 0..ranks {
             let group = &mut ops[start[r] as usize..start[r + 1] as usize];
             // already in operation order: sorting is needed only when (dst, tag) goes down
-            let key = |&i: &u32| (u64::from(dst(i as usize)) << 32) | u64::from(tag[i as usize]);
+            let key = |&i: &u32| (u64::from(dst(i as usize)) << 32) | u64::from(tag(i as usize));
             if !group.is_sorted_by_key(key) {
-                group.sort_by_key(key);
+                // keys read once; (key, position) pairs are distinct, so an unstable sort
+                // keeps equal keys in operation order
+                keyed.clear();
+                keyed.extend(group.iter().map(|i| (key(i), *i)));
+                keyed.sort_unstable();
+                for (slot, &(_, i)) in group.iter_mut().zip(&keyed) {
+                    *slot = i;
+                }
             }
         }
         ops
@@ -492,17 +672,17 @@ fn match_messages(
     let sends = bucket(KIND_SEND);
     let recvs = bucket(KIND_RECV);
     let key = |i: usize| -> u128 {
-        ((src(i) as u128) << 96) | (u128::from(dst(i)) << 64) | (u128::from(tag[i]) << 32)
+        ((src(i) as u128) << 96) | (u128::from(dst(i)) << 64) | (u128::from(tag(i)) << 32)
     };
     let mut partner = vec![NONE; n];
     let unmatched = |i: usize| {
-        let send = kind[i] == KIND_SEND;
+        let send = kind(i) == KIND_SEND;
         SimError::Unmatched {
             kind: if send { "send" } else { "recv" },
-            op: i as u64,
+            op: ext(i),
             rank: u64::from(rank[i]),
             peer: u64::from(peer[i]),
-            tag: u64::from(tag[i]),
+            tag: u64::from(tag(i)),
             missing: if send { "recv" } else { "send" },
         }
     };
@@ -520,14 +700,14 @@ fn match_messages(
             std::cmp::Ordering::Greater => return Err(unmatched(r)),
             std::cmp::Ordering::Equal => {
                 let (sb, rb) = (
-                    messages[class[s] as usize].bytes(),
-                    messages[class[r] as usize].bytes(),
+                    messages[class(s) as usize].bytes(),
+                    messages[class(r) as usize].bytes(),
                 );
                 if sb != rb {
                     return Err(SimError::SizeMismatch {
-                        send: s as u64,
+                        send: ext(s),
                         send_bytes: sb,
-                        recv: r as u64,
+                        recv: ext(r),
                         recv_bytes: rb,
                     });
                 }
@@ -547,24 +727,62 @@ fn match_messages(
 /// Built by [`ScheduleBuilder::build`], the collective builders
 /// ([`collective_schedule`](crate::sim::collective_schedule)) or
 /// [`parse_goal`](crate::sim::parse_goal).
+///
+/// Inside, the operations are stored in time-major order (by position in their rank's program,
+/// then by index), so that the operations of one round of a lock-step collective lie next to
+/// each other in memory; every method takes and returns the operations' own indices
+/// ([`OpId`]).
 #[derive(Debug, Clone)]
 pub struct Schedule {
     ranks: u64,
-    kind: Vec<u8>,
+    // per operation, in internal order
+    /// Kind, tag and message class: an index into `signatures`.
+    sig: Vec<u32>,
     rank: Vec<u32>,
-    tag: Vec<u32>,
-    class: Vec<u32>,
-    /// The matched operation of a send or receive (its rank is the peer), `NONE` for a calc.
+    /// The operations without dependencies, in operation order.
+    roots: Vec<u32>,
+    /// The internal position of the matched operation of a send or receive (its rank is the
+    /// peer), `NONE` for a calc.
     partner: Vec<u32>,
+    signatures: Vec<Signature>,
     messages: Vec<Message>,
     calcs: Vec<f64>,
-    /// `successors[offsets[i]..offsets[i+1]]`: the operations that depend on `i` (top bit:
-    /// `irequires`).
+    /// `successors[offsets[i]..offsets[i+1]]`: the internal positions of the operations that
+    /// depend on `i` (top bit: `irequires`).
     offsets: Vec<u32>,
     successors: Vec<u32>,
+    /// `orig[i]`: the operation at internal position `i`; empty when the internal order is the
+    /// operations' own.
+    orig: Vec<u32>,
+    /// `index[op]`: the internal position of operation `op` (the inverse of `orig`), made when
+    /// first needed.
+    index: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl Schedule {
+    /// The internal position of `op`, `None` if out of range.
+    #[inline]
+    fn int(&self, op: OpId) -> Option<usize> {
+        let i = op.index();
+        if i >= self.sig.len() {
+            None
+        } else if self.orig.is_empty() {
+            Some(i)
+        } else {
+            Some(self.index.get_or_init(|| invert(&self.orig))[i] as usize)
+        }
+    }
+
+    /// The operation at internal position `i`.
+    #[inline]
+    pub(crate) fn ext(&self, i: usize) -> u32 {
+        if self.orig.is_empty() {
+            i as u32
+        } else {
+            self.orig[i]
+        }
+    }
+
     /// Number of ranks.
     pub fn ranks(&self) -> u64 {
         self.ranks
@@ -572,12 +790,12 @@ impl Schedule {
 
     /// Number of operations.
     pub fn len(&self) -> usize {
-        self.kind.len()
+        self.sig.len()
     }
 
     /// Whether the schedule has no operation.
     pub fn is_empty(&self) -> bool {
-        self.kind.is_empty()
+        self.sig.is_empty()
     }
 
     /// Number of dependencies.
@@ -587,64 +805,56 @@ impl Schedule {
 
     /// The kind of operation `op` (`None` if out of range).
     pub fn kind(&self, op: OpId) -> Option<OpKind> {
-        self.kind.get(op.index()).map(|&k| match k {
-            KIND_SEND => OpKind::Send,
-            KIND_RECV => OpKind::Recv,
-            _ => OpKind::Calc,
-        })
+        self.int(op).map(|i| kind_of(self.signature(i).kind))
     }
 
     /// The rank that executes `op`.
     pub fn rank(&self, op: OpId) -> Option<u64> {
-        self.rank.get(op.index()).map(|&r| u64::from(r))
+        self.int(op).map(|i| u64::from(self.rank[i]))
     }
 
     /// The peer of a send or receive (`None` for a calc).
     pub fn peer(&self, op: OpId) -> Option<u64> {
-        self.partner
-            .get(op.index())
-            .filter(|&&p| p != NONE)
-            .map(|&p| u64::from(self.rank[p as usize]))
+        let i = self.int(op)?;
+        let p = self.partner[i];
+        (p != NONE).then(|| u64::from(self.rank[p as usize]))
     }
 
     /// The tag of a send or receive (0 for a calc).
     pub fn tag(&self, op: OpId) -> Option<u32> {
-        self.tag.get(op.index()).copied()
+        self.int(op).map(|i| self.signature(i).tag)
     }
 
     /// The message of a send or receive.
     pub fn message(&self, op: OpId) -> Option<Message> {
-        let i = op.index();
-        match *self.kind.get(i)? {
+        let x = self.signature(self.int(op)?);
+        match x.kind {
             KIND_CALC => None,
-            _ => Some(self.messages[self.class[i] as usize]),
+            _ => Some(self.messages[x.class as usize]),
         }
     }
 
     /// The duration of a calc, seconds.
     pub fn calc_seconds(&self, op: OpId) -> Option<f64> {
-        let i = op.index();
-        match *self.kind.get(i)? {
-            KIND_CALC => Some(self.calcs[self.class[i] as usize]),
+        let x = self.signature(self.int(op)?);
+        match x.kind {
+            KIND_CALC => Some(self.calcs[x.class as usize]),
             _ => None,
         }
     }
 
     /// The receive a send matched, or the send a receive matched.
     pub fn partner(&self, op: OpId) -> Option<OpId> {
-        self.partner
-            .get(op.index())
-            .filter(|&&p| p != NONE)
-            .map(|&p| OpId(p))
+        let i = self.int(op)?;
+        let p = self.partner[i];
+        (p != NONE).then(|| OpId(self.ext(p as usize)))
     }
 
     /// The operations that depend on `op`, with the kind of each dependency.
     pub fn dependents(&self, op: OpId) -> impl Iterator<Item = (OpId, Dependency)> + '_ {
-        let i = op.index();
-        let range = if i < self.len() {
-            self.offsets[i] as usize..self.offsets[i + 1] as usize
-        } else {
-            0..0
+        let range = match self.int(op) {
+            Some(i) => self.offsets[i] as usize..self.offsets[i + 1] as usize,
+            None => 0..0,
         };
         self.successors[range].iter().map(|&s| {
             let kind = if s & START_EDGE != 0 {
@@ -652,7 +862,7 @@ impl Schedule {
             } else {
                 Dependency::Requires
             };
-            (OpId(s & !START_EDGE), kind)
+            (OpId(self.ext((s & !START_EDGE) as usize)), kind)
         })
     }
 
@@ -661,15 +871,27 @@ impl Schedule {
         &self.messages
     }
 
-    // crate-internal views for the engine and the GOAL writer
-    pub(crate) fn raw_kind(&self) -> &[u8] {
-        &self.kind
+    // crate-internal views for the engine, all in internal order
+    #[inline]
+    fn signature(&self, i: usize) -> Signature {
+        self.signatures[self.sig[i] as usize]
+    }
+    /// The kind of the operation at internal position `i`.
+    pub(crate) fn kind_at(&self, i: usize) -> OpKind {
+        kind_of(self.signature(i).kind)
+    }
+    /// The internal positions of the operations without dependencies, in operation order.
+    pub(crate) fn raw_roots(&self) -> &[u32] {
+        &self.roots
+    }
+    pub(crate) fn raw_sig(&self) -> &[u32] {
+        &self.sig
+    }
+    pub(crate) fn raw_signatures(&self) -> &[Signature] {
+        &self.signatures
     }
     pub(crate) fn raw_rank(&self) -> &[u32] {
         &self.rank
-    }
-    pub(crate) fn raw_class(&self) -> &[u32] {
-        &self.class
     }
     pub(crate) fn raw_partner(&self) -> &[u32] {
         &self.partner
@@ -683,7 +905,124 @@ impl Schedule {
     pub(crate) fn raw_successors(&self) -> &[u32] {
         &self.successors
     }
+    /// Internal position to operation index (empty: the same).
+    pub(crate) fn raw_orig(&self) -> &[u32] {
+        &self.orig
+    }
+}
+
+/// An operation's kind, tag and message class (into the messages or the calc durations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Signature {
+    pub(crate) kind: u8,
+    pub(crate) tag: u32,
+    pub(crate) class: u32,
+}
+
+fn kind_of(k: u8) -> OpKind {
+    match k {
+        KIND_SEND => OpKind::Send,
+        KIND_RECV => OpKind::Recv,
+        _ => OpKind::Calc,
+    }
 }
 
 pub(crate) const SEND: u8 = KIND_SEND;
 pub(crate) const RECV: u8 = KIND_RECV;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranks' programs interleaved, so the internal (time-major) order differs from the order
+    /// of addition: every accessor must still answer by the operation's own index, with the
+    /// values given to the builder.
+    #[test]
+    fn accessors_answer_by_operation_index() {
+        let mut b = ScheduleBuilder::new(3);
+        let c0 = b.calc(0, 1e-6); // 0
+        let s0 = b.send(0, 1, 7, 100); // 1
+        let r1 = b.recv(1, 0, 7, 100); // 2
+        let s1 = b.send(1, 2, 9, 8); // 3
+        let r2 = b.recv(2, 1, 9, 8); // 4
+        let s2 = b.send(2, 0, 3, 16); // 5
+        let r0 = b.recv(0, 2, 3, 16); // 6
+        b.requires(s0, c0);
+        b.requires(r0, s0);
+        b.irequires(s1, r1);
+        b.requires(s2, r2);
+        let s = b.build().unwrap();
+        assert_eq!(s.len(), 7);
+        let kinds = [
+            OpKind::Calc,
+            OpKind::Send,
+            OpKind::Recv,
+            OpKind::Send,
+            OpKind::Recv,
+            OpKind::Send,
+            OpKind::Recv,
+        ];
+        let ranks = [0, 0, 1, 1, 2, 2, 0];
+        let peers = [None, Some(1), Some(0), Some(2), Some(1), Some(0), Some(2)];
+        let tags = [0, 7, 7, 9, 9, 3, 3];
+        let bytes = [
+            None,
+            Some(100),
+            Some(100),
+            Some(8),
+            Some(8),
+            Some(16),
+            Some(16),
+        ];
+        let partners = [
+            None,
+            Some(r1),
+            Some(s0),
+            Some(r2),
+            Some(s1),
+            Some(r0),
+            Some(s2),
+        ];
+        for i in 0..7 {
+            let op = OpId(i as u32);
+            assert_eq!(s.kind(op), Some(kinds[i]), "op {i}");
+            assert_eq!(s.rank(op), Some(ranks[i]), "op {i}");
+            assert_eq!(s.peer(op), peers[i], "op {i}");
+            assert_eq!(s.tag(op), Some(tags[i]), "op {i}");
+            assert_eq!(s.message(op).map(|m| m.bytes()), bytes[i], "op {i}");
+            assert_eq!(s.partner(op), partners[i], "op {i}");
+        }
+        assert_eq!(s.calc_seconds(c0), Some(1e-6));
+        let deps = |op: OpId| s.dependents(op).collect::<Vec<_>>();
+        assert_eq!(deps(c0), vec![(s0, Dependency::Requires)]);
+        assert_eq!(deps(s0), vec![(r0, Dependency::Requires)]);
+        assert_eq!(deps(r1), vec![(s1, Dependency::Irequires)]);
+        assert_eq!(deps(r2), vec![(s2, Dependency::Requires)]);
+        assert!(deps(r0).is_empty());
+        assert_eq!(s.kind(OpId(7)), None);
+    }
+
+    /// Errors found after the reordering name the operation by its own index.
+    #[test]
+    fn errors_name_operations_by_their_own_index() {
+        // a cycle on rank 1, whose operations come after rank 0's
+        let mut b = ScheduleBuilder::new(2);
+        b.calc(0, 0.0); // 0
+        b.calc(0, 0.0); // 1
+        let x = b.calc(1, 0.0); // 2
+        let y = b.calc(1, 0.0); // 3
+        b.requires(x, y);
+        b.requires(y, x);
+        assert!(matches!(b.build(), Err(SimError::Cycle { rank: 1, op: 2 })));
+        // an unmatched receive: the second operation of rank 1
+        let mut b = ScheduleBuilder::new(2);
+        b.send(0, 1, 0, 8); // 0
+        b.calc(0, 0.0); // 1
+        b.recv(1, 0, 0, 8); // 2
+        b.recv(1, 0, 0, 8); // 3
+        assert!(matches!(
+            b.build(),
+            Err(SimError::Unmatched { op: 3, rank: 1, .. })
+        ));
+    }
+}
