@@ -85,7 +85,7 @@ pub fn collective_schedule<A: ToSchedule>(
 }
 
 /// `⌈log2 P⌉` (0 for `P <= 1`).
-fn ceil_log2(p: u64) -> u32 {
+pub(super) fn ceil_log2(p: u64) -> u32 {
     if p <= 1 {
         0
     } else {
@@ -94,12 +94,12 @@ fn ceil_log2(p: u64) -> u32 {
 }
 
 /// `⌊log2 P⌋` (`P >= 1`).
-fn floor_log2(p: u64) -> u32 {
+pub(super) fn floor_log2(p: u64) -> u32 {
     63 - p.max(1).leading_zeros()
 }
 
 /// The lowest set bit of `r` (`r > 0`).
-fn lowbit(r: u64) -> u64 {
+pub(super) fn lowbit(r: u64) -> u64 {
     r & r.wrapping_neg()
 }
 

@@ -18,7 +18,7 @@
 //! described on [`ToSchedule`](super::ToSchedule) and in `docs/SIMULATOR.md`.
 
 use super::builders::ToSchedule;
-use super::builders::{MAX_BUILT_OPERATIONS, RESERVE_LIMIT};
+use super::builders::{MAX_BUILT_OPERATIONS, RESERVE_LIMIT, ceil_log2, floor_log2, lowbit};
 use super::schedule::{MAX_RANKS, OpId, Schedule, ScheduleBuilder};
 use crate::collectives::ompi::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, MAX_TREE_FANOUT, Reduce, ReduceScatter,
@@ -26,25 +26,6 @@ use crate::collectives::ompi::{
 };
 use crate::collectives::{self as textbook, Problem};
 use crate::error::{CollectiveError, SimError};
-
-/// `⌈log2 P⌉` (0 for `P <= 1`).
-fn ceil_log2(p: u64) -> u32 {
-    if p <= 1 {
-        0
-    } else {
-        64 - (p - 1).leading_zeros()
-    }
-}
-
-/// `⌊log2 P⌋` (`P >= 1`).
-fn floor_log2(p: u64) -> u32 {
-    63 - p.max(1).leading_zeros()
-}
-
-/// The lowest set bit of `r` (`r > 0`).
-fn lowbit(r: u64) -> u64 {
-    r & r.wrapping_neg()
-}
 
 /// `P = 0` or more than [`MAX_RANKS`] processes are refused before any tree is built.
 fn check_ranks(p: u64) -> Result<(), SimError> {
