@@ -287,7 +287,7 @@ fn invalid_schedules_are_typed_errors() {
     // limit but some 40 GB — refused before anything is allocated (it used to reserve it all
     // and abort)
     let ring = Problem::new(18_000, Message::contiguous(1 << 20));
-    assert!(4 * 17_999 * 18_000 > commcost::sim::MAX_BUILT_OPERATIONS);
+    const { assert!(4 * 17_999 * 18_000 > commcost::sim::MAX_BUILT_OPERATIONS) };
     assert!(matches!(
         commcost::collectives::Allreduce::Ring.schedule(&ring),
         Err(SimError::TooLarge { .. })
