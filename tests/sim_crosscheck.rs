@@ -37,82 +37,14 @@ use commcost::collectives::{
     Reduce, Scan, Scatter,
 };
 use commcost::sim::{SimOptions, ToSchedule, simulate};
-use commcost::{
-    CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP,
-    Message, MlinesModel, Pram, Progress, Protocols, Stage, Table1D, presets,
-};
+use commcost::{CommModel, LogGP, Message, presets};
 use common::SplitMix64;
 
 const REL: f64 = 1e-9;
 
 /// The model kinds, each with realistic parameters (sender no slower than the network).
 fn models() -> Vec<(&'static str, Box<dyn CommModel>)> {
-    let memory = MemoryLogP::new(
-        Table1D::new(vec![64.0, 1024.0, 65536.0], vec![2e-9, 1e-9, 0.8e-9]).unwrap(),
-        None,
-        8,
-        8,
-    )
-    .unwrap();
-    let stages = || {
-        vec![
-            Stage::new("pack", 2e9, 1e-6).unwrap(),
-            Stage::new("wire", 1e9, 5e-6).unwrap(),
-        ]
-    };
-    let logp = || LogP::new(5e-6, 1e-6, 2e-6, 8, 4).unwrap();
-    let loggpo = LogGpo::new(
-        5e-6,
-        1e-9,
-        16384,
-        Progress::Independent,
-        Mechanism::T,
-        Mechanism::Rta,
-        2e-6,
-        Table1D::constant(1e-6).unwrap(),
-        Table1D::constant(1e-6).unwrap(),
-    )
-    .unwrap();
-    vec![
-        ("logp", Box::new(logp())),
-        (
-            "loggp",
-            Box::new(LogGP::new(5e-6, 1e-6, 3e-6, 1e-8, 8).unwrap()),
-        ),
-        // two protocol ranges whose costs rise at the switch and whose sender is never slower
-        // than the network (g < 2o + L in both). The published transports of Hoefler, Lichei &
-        // Rehm 2007 (Table 2) are not: with the end-to-end latency split, NMPI/SCI and Open
-        // MPI/openib have slow senders (see published_transports_with_a_slow_sender), and
-        // Open MPI/gm gets cheaper at its rendezvous switch, where the upper-bound argument for
-        // non-power-of-two P (monotone costs) does not hold
-        (
-            "protocols",
-            Box::new(
-                Protocols::from_starts(vec![
-                    (1, LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 8).unwrap()),
-                    (16385, LogGP::new(20e-6, 1e-6, 3e-6, 0.5e-9, 8).unwrap()),
-                ])
-                .unwrap(),
-            ),
-        ),
-        ("log3p titan", Box::new(presets::titan_log3p())),
-        ("memory logp", Box::new(memory)),
-        (
-            "copy-transfer sequential",
-            Box::new(CopyTransfer::new(stages(), Composition::Sequential, 8).unwrap()),
-        ),
-        (
-            "copy-transfer pipelined",
-            Box::new(CopyTransfer::new(stages(), Composition::Pipelined, 8).unwrap()),
-        ),
-        (
-            "mlines",
-            Box::new(MlinesModel::new(1e-6, 1e-9, 1e-8, 64).unwrap()),
-        ),
-        ("loggpo", Box::new(loggpo)),
-        ("pram", Box::new(Pram::new(2e-6).unwrap())),
-        ("lognp of logp", Box::new(LogNP::from(logp()))),
-    ]
+    common::model_kinds()
 }
 
 /// How the simulation relates to the closed form.

@@ -39,80 +39,20 @@ use commcost::collectives::ompi::{
 };
 use commcost::collectives::{Algorithm, Operator, Problem};
 use commcost::sim::{ExactClosedForm, SimOptions, ToSchedule, simulate};
-use commcost::{
-    CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP,
-    Message, MlinesModel, Pram, Progress, Protocols, Stage, Table1D, presets,
-};
+use commcost::{CommModel, LogGP, LogP, Message, presets};
 use common::SplitMix64;
 
 const REL: f64 = 1e-9;
 
+/// Every model kind of the textbook cross-check, and two whose senders do not keep pace.
 fn models() -> Vec<(&'static str, Box<dyn CommModel>)> {
-    let memory = MemoryLogP::new(
-        Table1D::new(vec![64.0, 1024.0, 65536.0], vec![2e-9, 1e-9, 0.8e-9]).unwrap(),
-        None,
-        8,
-        8,
-    )
-    .unwrap();
-    let stages = || {
-        vec![
-            Stage::new("pack", 2e9, 1e-6).unwrap(),
-            Stage::new("wire", 1e9, 5e-6).unwrap(),
-        ]
-    };
-    let logp = || LogP::new(5e-6, 1e-6, 2e-6, 8, 4).unwrap();
-    let loggpo = LogGpo::new(
-        5e-6,
-        1e-9,
-        16384,
-        Progress::Independent,
-        Mechanism::T,
-        Mechanism::Rta,
-        2e-6,
-        Table1D::constant(1e-6).unwrap(),
-        Table1D::constant(1e-6).unwrap(),
-    )
-    .unwrap();
-    vec![
-        ("logp", Box::new(logp())),
-        (
-            "loggp",
-            Box::new(LogGP::new(5e-6, 1e-6, 3e-6, 1e-8, 8).unwrap()),
-        ),
-        (
-            "protocols",
-            Box::new(
-                Protocols::from_starts(vec![
-                    (1, LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 8).unwrap()),
-                    (16385, LogGP::new(20e-6, 1e-6, 3e-6, 0.5e-9, 8).unwrap()),
-                ])
-                .unwrap(),
-            ),
-        ),
-        ("log3p titan", Box::new(presets::titan_log3p())),
-        ("memory logp", Box::new(memory)),
-        (
-            "ct seq",
-            Box::new(CopyTransfer::new(stages(), Composition::Sequential, 8).unwrap()),
-        ),
-        (
-            "ct pipe",
-            Box::new(CopyTransfer::new(stages(), Composition::Pipelined, 8).unwrap()),
-        ),
-        (
-            "mlines",
-            Box::new(MlinesModel::new(1e-6, 1e-9, 1e-8, 64).unwrap()),
-        ),
-        ("loggpo", Box::new(loggpo)),
-        ("pram", Box::new(Pram::new(2e-6).unwrap())),
-        ("lognp", Box::new(LogNP::from(logp()))),
-        (
-            "slow sender",
-            Box::new(LogGP::new(1e-6, 1e-6, 9e-6, 1e-8, 8).unwrap()),
-        ),
-        ("openib", Box::new(presets::open_mpi_openib())),
-    ]
+    let mut models = common::model_kinds();
+    models.push((
+        "slow sender",
+        Box::new(LogGP::new(1e-6, 1e-6, 9e-6, 1e-8, 8).unwrap()),
+    ));
+    models.push(("openib", Box::new(presets::open_mpi_openib())));
+    models
 }
 
 /// Whether the model's sender keeps pace with the network (the last two models do not).

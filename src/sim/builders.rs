@@ -118,11 +118,43 @@ fn blocks_with_bit(p: u64, k: u32) -> u64 {
 /// `P ≈ 5800`.
 pub const MAX_BUILT_OPERATIONS: u64 = 1 << 27;
 
-/// The largest number of operations a builder writes.
-const OP_LIMIT: u64 = MAX_BUILT_OPERATIONS;
-
 /// Operations reserved up front at most (the arrays grow beyond).
-pub(crate) const RESERVE_LIMIT: u64 = 1 << 22;
+const RESERVE_LIMIT: u64 = 1 << 22;
+
+/// `P = 0` or more than [`MAX_RANKS`](super::schedule::MAX_RANKS) processes are refused
+/// before any tree is built.
+pub(super) fn check_ranks(p: u64) -> Result<(), SimError> {
+    if p == 0 {
+        return Err(CollectiveError::NoProcesses.into());
+    }
+    if p > super::schedule::MAX_RANKS {
+        return Err(SimError::TooLarge {
+            what: "ranks",
+            count: p,
+            limit: super::schedule::MAX_RANKS,
+        });
+    }
+    Ok(())
+}
+
+/// A builder for `p` ranks of about `ops_per_rank` operations each (an upper bound): `P` is
+/// checked, more than [`MAX_BUILT_OPERATIONS`] operations in all are refused, and room for at
+/// most [`RESERVE_LIMIT`] operations is reserved up front (the arrays grow beyond).
+pub(super) fn sized_builder(p: u64, ops_per_rank: u64) -> Result<ScheduleBuilder, SimError> {
+    check_ranks(p)?;
+    let ops = p.saturating_mul(ops_per_rank.max(1));
+    if ops > MAX_BUILT_OPERATIONS {
+        return Err(SimError::TooLarge {
+            what: "operations",
+            count: ops,
+            limit: MAX_BUILT_OPERATIONS,
+        });
+    }
+    let mut b = ScheduleBuilder::new(p);
+    let reserved = ops.min(RESERVE_LIMIT) as usize;
+    b.reserve(reserved, reserved * 2);
+    Ok(b)
+}
 
 /// A schedule under construction, written rank by rank as programs of blocking steps.
 struct Writer<'a> {
@@ -138,30 +170,8 @@ struct Writer<'a> {
 impl<'a> Writer<'a> {
     /// Checks `P` and the estimated size (`ops_per_rank` operations per rank) and starts.
     fn new(problem: &'a Problem, ops_per_rank: u64) -> Result<Self, SimError> {
-        let p = problem.processes;
-        if p == 0 {
-            return Err(CollectiveError::NoProcesses.into());
-        }
-        if p > super::schedule::MAX_RANKS {
-            return Err(SimError::TooLarge {
-                what: "ranks",
-                count: p,
-                limit: super::schedule::MAX_RANKS,
-            });
-        }
-        let ops = p.saturating_mul(ops_per_rank);
-        if ops > OP_LIMIT {
-            return Err(SimError::TooLarge {
-                what: "operations",
-                count: ops,
-                limit: OP_LIMIT,
-            });
-        }
-        let mut b = ScheduleBuilder::new(p);
-        let reserved = ops.min(RESERVE_LIMIT) as usize;
-        b.reserve(reserved, reserved * 2);
         Ok(Self {
-            b,
+            b: sized_builder(problem.processes, ops_per_rank)?,
             problem,
             rank: 0,
             prev: Vec::new(),

@@ -18,29 +18,14 @@
 //! described on [`ToSchedule`](super::ToSchedule) and in `docs/SIMULATOR.md`.
 
 use super::builders::ToSchedule;
-use super::builders::{MAX_BUILT_OPERATIONS, RESERVE_LIMIT, ceil_log2, floor_log2, lowbit};
-use super::schedule::{MAX_RANKS, OpId, Schedule, ScheduleBuilder};
+use super::builders::{ceil_log2, check_ranks, floor_log2, lowbit, sized_builder};
+use super::schedule::{OpId, Schedule, ScheduleBuilder};
 use crate::collectives::ompi::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, MAX_TREE_FANOUT, Reduce, ReduceScatter,
     Scatter,
 };
 use crate::collectives::{self as textbook, Problem};
 use crate::error::{CollectiveError, SimError};
-
-/// `P = 0` or more than [`MAX_RANKS`] processes are refused before any tree is built.
-fn check_ranks(p: u64) -> Result<(), SimError> {
-    if p == 0 {
-        return Err(CollectiveError::NoProcesses.into());
-    }
-    if p > MAX_RANKS {
-        return Err(SimError::TooLarge {
-            what: "ranks",
-            count: p,
-            limit: MAX_RANKS,
-        });
-    }
-    Ok(())
-}
 
 /// A schedule under construction, each rank written as a program of MPI calls.
 struct Program<'a> {
@@ -58,21 +43,8 @@ impl<'a> Program<'a> {
     /// upper bound) and starts; reserves room for at most 2^22 operations up front (the arrays
     /// grow beyond).
     fn new(problem: &'a Problem, ops_per_rank: u64) -> Result<Self, SimError> {
-        let p = problem.processes;
-        check_ranks(p)?;
-        let ops = p.saturating_mul(ops_per_rank.max(1));
-        if ops > MAX_BUILT_OPERATIONS {
-            return Err(SimError::TooLarge {
-                what: "operations",
-                count: ops,
-                limit: MAX_BUILT_OPERATIONS,
-            });
-        }
-        let mut b = ScheduleBuilder::new(p);
-        let reserved = ops.min(RESERVE_LIMIT) as usize;
-        b.reserve(reserved, reserved * 2);
         Ok(Self {
-            b,
+            b: sized_builder(problem.processes, ops_per_rank)?,
             problem,
             rank: 0,
             after: Vec::new(),
@@ -929,18 +901,23 @@ impl ToSchedule for Allgather {
                 }
                 w.finish()
             }
-            Self::TwoProc => {
-                let mut w = Program::new(problem, 2)?;
-                for r in 0..p {
-                    w.rank(r);
-                    if p == 2 {
-                        w.sendrecv(1 - r, 1 - r, 0, m, m);
-                    }
-                }
-                w.finish()
-            }
+            Self::TwoProc => two_proc_exchange(problem, m),
         }
     }
+}
+
+/// The `two_proc` algorithms of allgather and alltoall: on 2 processes one `MPI_Sendrecv` of
+/// `m` bytes each way (on 1 process nothing).
+fn two_proc_exchange(problem: &Problem, m: u64) -> Result<Schedule, SimError> {
+    let p = problem.processes;
+    let mut w = Program::new(problem, 2)?;
+    for r in 0..p {
+        w.rank(r);
+        if p == 2 {
+            w.sendrecv(1 - r, 1 - r, 0, m, m);
+        }
+    }
+    w.finish()
 }
 
 impl ToSchedule for Alltoall {
@@ -988,16 +965,7 @@ impl ToSchedule for Alltoall {
                 }
                 w.finish()
             }
-            Self::TwoProc => {
-                let mut w = Program::new(problem, 2)?;
-                for r in 0..p {
-                    w.rank(r);
-                    if p == 2 {
-                        w.sendrecv(1 - r, 1 - r, 0, m, m);
-                    }
-                }
-                w.finish()
-            }
+            Self::TwoProc => two_proc_exchange(problem, m),
         }
     }
 }
