@@ -367,3 +367,64 @@ fn an_operator_calc_costs_per_call_plus_per_byte() {
     let r = simulate(&schedule, &loggp(), &SimOptions::default()).unwrap();
     assert_rel(r.makespan, 2.0 * US, 1e-12);
 }
+
+/// LogGP with `L = 3`, `o = 1`, `g = 10` µs, `G = 0`: `T = 2o + L = 5` µs, `I = g = 10` µs, a
+/// NIC much slower than the CPU.
+fn slow_nic() -> LogGP {
+    LogGP::new(3.0 * US, 1.0 * US, 10.0 * US, 0.0, 8).unwrap()
+}
+
+#[test]
+fn a_send_waiting_for_its_nic_leaves_the_cpu_to_a_receive() {
+    // rank 0 sends A and B to rank 1 and receives C from rank 1, all ready at 0.
+    // A: CPU [0, 1], NIC [0, 10]. B waits for the NIC until 10 without holding the CPU
+    // (LogGOPSim re-inserts it at max(next o, next g)), so C, which arrives at T - o = 4,
+    // is received at once: [4, 5]. B then runs at [10, 11]. (A send that held the CPU from
+    // 1 to 11 would push C's completion to 12.)
+    let mut b = ScheduleBuilder::new(2);
+    let send_a = b.send(0, 1, 0, 1);
+    let send_b = b.send(0, 1, 0, 1);
+    let recv_c = b.recv(0, 1, 1, 1);
+    b.recv(1, 0, 0, 1);
+    b.recv(1, 0, 0, 1);
+    b.send(1, 0, 1, 1);
+    let options = SimOptions {
+        timeline: true,
+        ..SimOptions::default()
+    };
+    let r = simulate(&b.build().unwrap(), &slow_nic(), &options).unwrap();
+    let (starts, ends) = (r.starts.unwrap(), r.ends.unwrap());
+    assert_rel(starts[send_a.index()], 0.0 * US, 1e-12);
+    assert_rel(ends[recv_c.index()], 5.0 * US, 1e-12);
+    assert_rel(starts[send_b.index()], 10.0 * US, 1e-12);
+    assert_rel(ends[send_b.index()], 11.0 * US, 1e-12);
+    // rank 1: A received [4, 5]; B arrives at 10 + 4 = 14, its window [5 + 10 - 1, ...]:
+    // received [14, 15]
+    assert_rel(r.rank_finish[1], 15.0 * US, 1e-12);
+}
+
+#[test]
+fn a_receive_waiting_for_its_nic_leaves_the_cpu_to_a_calc() {
+    // ranks 0 and 2 each send 1 byte to rank 1 at 0 (arrival 4 µs); rank 1 computes 2 µs after
+    // the first receive. X is received [4, 5]; Y's NIC window must follow X's: it completes
+    // no earlier than 5 + I = 15, so it is received [14, 15] and the CPU is free meanwhile:
+    // the calc runs [5, 7] (a receive holding the CPU from 5 would push it to [15, 17]).
+    let mut b = ScheduleBuilder::new(3);
+    b.send(0, 1, 0, 1);
+    b.send(2, 1, 0, 1);
+    let recv_x = b.recv(1, 0, 0, 1);
+    let recv_y = b.recv(1, 2, 0, 1);
+    let calc = b.calc(1, 2.0 * US);
+    b.requires(calc, recv_x);
+    let options = SimOptions {
+        timeline: true,
+        ..SimOptions::default()
+    };
+    let r = simulate(&b.build().unwrap(), &slow_nic(), &options).unwrap();
+    let (starts, ends) = (r.starts.unwrap(), r.ends.unwrap());
+    assert_rel(ends[recv_x.index()], 5.0 * US, 1e-12);
+    assert_rel(starts[calc.index()], 5.0 * US, 1e-12);
+    assert_rel(ends[calc.index()], 7.0 * US, 1e-12);
+    assert_rel(ends[recv_y.index()], 15.0 * US, 1e-12);
+    assert_rel(r.makespan, 15.0 * US, 1e-12);
+}

@@ -88,7 +88,8 @@ pub struct SimResult {
     pub rank_finish: Vec<f64>,
     /// The largest finish time, seconds.
     pub makespan: f64,
-    /// Events processed (operations made ready, messages delivered).
+    /// Events processed (operations made ready, messages delivered, and operations that
+    /// waited for a NIC trying again).
     pub events: u64,
     /// The critical path, if [`SimOptions::critical_path`].
     pub critical_path: Option<CriticalPath>,
@@ -368,14 +369,19 @@ impl<'a> Engine<'a> {
         match x.kind {
             SEND => {
                 let q = self.q[class];
+                let nic_free = self.ranks[r].nic_send_free;
+                if nic_free > t && nic_free > self.ranks[r].cpu_free {
+                    // the NIC, not the CPU, holds the send back: the CPU stays free for other
+                    // operations meanwhile, and the send tries again when the NIC is free
+                    // (LogGOPSim re-inserts it at max(next o, next g))
+                    self.note_holder(op, r, |h| h.nic_send);
+                    self.push(nic_free, op as u32, EV_READY);
+                    return;
+                }
                 let mut s = t;
                 if self.ranks[r].cpu_free > s {
                     s = self.ranks[r].cpu_free;
                     self.note_holder(op, r, |h| h.cpu);
-                }
-                if self.ranks[r].nic_send_free > s {
-                    s = self.ranks[r].nic_send_free;
-                    self.note_holder(op, r, |h| h.nic_send);
                 }
                 self.node[op].start = s;
                 let overhead_end = s + q.send_overhead + self.cpu_noise(op, 0);
@@ -438,6 +444,11 @@ impl<'a> Engine<'a> {
     }
 
     fn arrive(&mut self, op: usize, t: f64) {
+        if self.node[op].flags & ARRIVED != 0 {
+            // a receive that waited for its NIC tries again
+            self.receive(op, t);
+            return;
+        }
         self.node[op].flags |= ARRIVED;
         if self.node[op].flags & POSTED != 0 {
             // the message, not the posting, is what this receive waited for
@@ -454,17 +465,21 @@ impl<'a> Engine<'a> {
         let r = self.rank[op] as usize;
         let class = self.signatures[self.sig[op] as usize].class as usize;
         let q = self.q[class];
+        // the receiving NIC streams the message in during the last `I` before the receive
+        // completes: that window must not overlap the previous message's
+        let nic = self.ranks[r].nic_recv_free + q.send_interval - q.recv_overhead;
+        if nic > t && nic > self.ranks[r].cpu_free {
+            // the NIC, not the CPU, holds the receive back: the CPU stays free meanwhile and
+            // the receive tries again when the NIC is (LogGOPSim re-inserts the message at
+            // max(next o, next g))
+            self.note_holder(op, r, |h| h.nic_recv);
+            self.push(nic, op as u32, EV_ARRIVE);
+            return;
+        }
         let mut s = t;
         if self.ranks[r].cpu_free > s {
             s = self.ranks[r].cpu_free;
             self.note_holder(op, r, |h| h.cpu);
-        }
-        // the receiving NIC streams the message in during the last `I` before the receive
-        // completes: that window must not overlap the previous message's
-        let nic = self.ranks[r].nic_recv_free + q.send_interval - q.recv_overhead;
-        if nic > s {
-            s = nic;
-            self.note_holder(op, r, |h| h.nic_recv);
         }
         let e = s + q.recv_overhead + self.cpu_noise(op, 1);
         self.ranks[r].cpu_free = e;

@@ -38,7 +38,10 @@
 //! * A **send** ready at `t` starts at `s = max(t, CPU free, sending NIC free)`. It holds the
 //!   CPU until `s + os` and the sending NIC until `s + I` (LogGP's `g + (k-1) G` between the
 //!   starts of consecutive sends). Its message arrives at the receiver at `s + max(T - or, 0)`.
-//!   An eager send completes at `s + os`.
+//!   An eager send completes at `s + os`. A send held back by its NIC alone (the NIC frees
+//!   later than the CPU) does not queue for the CPU: it tries again when the NIC is free, and
+//!   the CPU serves other operations meanwhile (LogGOPSim re-inserts such a send at
+//!   `max(next o, next g)`).
 //! * A **receive** ready at `t` is posted at `t` (that is its start). Once its message has
 //!   arrived and it is posted, the receiver's CPU pays `or` from
 //!   the earliest `r >= max(arrival, posting, CPU free)` at which the receiving NIC's window of
@@ -46,7 +49,8 @@
 //!   `g + (k-1) G` at the receiver as well), does not overlap the previous message's window; the
 //!   receive completes at `r + or`. Messages arriving together are thus processed
 //!   `max(I, or)` apart, and a receiver that is idle and posted in time completes at `s + T`:
-//!   the model's end-to-end time.
+//!   the model's end-to-end time. A receive held back by its NIC window alone tries again when
+//!   the window allows, leaving the CPU to other operations meanwhile, as a send does.
 //! * A **calc** of `d` seconds ready at `t` holds the CPU from `max(t, CPU free)` for `d`.
 //! * **Matching**: the `k`-th send from `a` to `b` with tag `t` (in operation order) matches the
 //!   `k`-th receive at `b` from `a` with tag `t`. This is MPI's non-overtaking rule whenever

@@ -200,7 +200,7 @@ impl ExactClosedForm for ompi::Allreduce {
 
 impl ExactClosedForm for ompi::Reduce {
     fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
-        problem.processes <= 1
+        problem.processes <= 1 || *self == Self::InOrderBinary { segment: 0 }
     }
 }
 

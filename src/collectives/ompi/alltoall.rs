@@ -24,10 +24,12 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// Pairwise and Bruck as in Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005.
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 2, 3 and 5 are exact; 1 is up to 2 times
-/// faster than the simulation at 64 processes and 4 within 0.75 to 1.85 times it: every process
-/// sends `P - 1` messages while it receives `P - 1`, and in the simulation a send waiting for its
-/// NIC holds the CPU's queue before the receptions (the closed forms price the receptions only).
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 2, 3 and 5 are exact; the simulation of
+/// 1 is 1 to 2 times the closed form and of 4 0.65 to 1.7 times: the closed forms price the
+/// receptions only, while every process also sends `P - 1` messages. Where the send overhead is
+/// at least the interval (memory logP: `os = I = T`), the sends, posted first, take the CPU
+/// before any reception, and each reception's NIC window is charged when the CPU takes it (as
+/// in LogGOPSim): `(P - 1) os + or + (P - 2) max(I, or)`, about twice the closed form.
 ///
 /// # Examples
 ///

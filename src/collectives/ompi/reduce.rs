@@ -39,13 +39,13 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// `P - 1`, `Σ_{b<t} (t-1-b)` waits and one more per bit whose prefix is below `P - 2^t`).
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 7 are upper bounds (7 up to 35 %
-/// below the simulation when the sender cannot keep pace); the trees are within a factor of it:
-/// in-order binary 1 to 1.06 (segmented 0.85 to 1.4), chain 0.8 to 1.2 (segmented 0.75 to 1.2),
-/// binary and binomial 0.6 to 1.06 (segmented 0.6 to 1.4 and 1.12). A later sibling whose data
-/// arrived first costs only its operator, not `max(I, or + op)`, and the simulated receiver
-/// serves a message that arrived before running the operator it waits for. Rank them with
-/// [`rank_simulated`](crate::sim::rank_simulated).
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 7 are upper bounds (7 up to 25 %
+/// below the simulation when the sender cannot keep pace); the unsegmented in-order binary tree
+/// is exact; the unsegmented chain, binary and binomial trees and the segmented binomial tree
+/// are upper bounds (down to 0.63 of the closed form: a later sibling whose data arrived first
+/// costs only its operator, not `max(I, or + op)`); the other segmented trees are within a
+/// factor: in-order binary 0.85 to 1.15, chain 0.75 to 1.07, binary 0.6 to 1.15. Rank them
+/// with [`rank_simulated`](crate::sim::rank_simulated).
 ///
 /// # Examples
 ///
