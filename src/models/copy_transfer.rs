@@ -355,6 +355,12 @@ impl CommModel for CopyTransfer {
         };
         Some(crate::AffineCost::everywhere(startup, per_byte))
     }
+
+    /// `I <= T` for every message: sequential `I = T`; pipelined `I = max_i startup_i + s
+    /// max_i t_i(d) <= Σ startup_i + s max_i t_i(d) = T` (startups are non-negative).
+    fn sender_keeps_pace(&self) -> bool {
+        true
+    }
 }
 
 /// `l(d) = t(d) - t_contiguous` as a one-row per-byte stride table over `strides` (bytes).

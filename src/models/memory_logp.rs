@@ -218,6 +218,12 @@ impl CommModel for MemoryLogP {
     fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
         self.overhead_cost.affine_piece(bytes)
     }
+
+    /// The whole cost is the sender's CPU time and the interval is that overhead: `I = T` for
+    /// every message.
+    fn sender_keeps_pace(&self) -> bool {
+        true
+    }
 }
 
 /// memory logP coupled with network LogP: memory communication at both ends (packing at the

@@ -143,6 +143,12 @@ impl CommModel for MlinesModel {
     fn send_interval(&self, msg: &Message) -> f64 {
         self.p2p(msg)
     }
+
+    /// `I = T` for every message (the interval is the whole cost): the rounds of a collective
+    /// are spaced `T` apart without a lag.
+    fn sender_keeps_pace(&self) -> bool {
+        true
+    }
 }
 
 /// The Mlines model's coefficients by name, for [`MlinesModel::from_params`].

@@ -1,0 +1,133 @@
+//! Models that promise `I <= T` (`CommModel::sender_keeps_pace`) keep the promise, checked by
+//! evaluating both quantities directly over contiguous and strided messages, and the promise
+//! does not change a single collective cost: with it hidden, the collectives compare `I` and
+//! `T` round by round and find every lag zero.
+
+mod common;
+
+use commcost::collectives::{
+    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Operator, Problem,
+    Reduce, Scan, Scatter,
+};
+use commcost::{CommModel, Message, Quantities};
+
+/// Contiguous sizes from 0 to 2^24 bytes and a few strided layouts.
+fn messages() -> Vec<Message> {
+    let mut out: Vec<Message> = (0..=24u32)
+        .flat_map(|k| {
+            let s = 1u64 << k;
+            [s - 1, s, s + 1, 3 * s / 2]
+        })
+        .map(Message::contiguous)
+        .collect();
+    for (count, block, stride) in [(10, 8, 64), (1000, 8, 8000), (3, 100, 4096), (64, 1, 1)] {
+        out.push(Message::vector(count, block, stride).unwrap());
+    }
+    out
+}
+
+#[test]
+fn the_promise_holds_for_every_message() {
+    let mut promising = 0;
+    for (name, model) in common::model_kinds() {
+        if !model.sender_keeps_pace() {
+            continue;
+        }
+        promising += 1;
+        for m in messages() {
+            let q = model.quantities(&m);
+            assert!(
+                q.send_interval <= q.p2p,
+                "{name}, {} B: I = {:e} > T = {:e}",
+                m.bytes(),
+                q.send_interval,
+                q.p2p
+            );
+        }
+    }
+    // memory logP, Mlines, both copy-transfer compositions, PRAM, LogP and LogGP at least
+    assert!(promising >= 7, "only {promising} models promise I <= T");
+}
+
+/// A model without the promise: every question goes to the wrapped model except that one.
+#[derive(Debug)]
+struct NoPromise<'a>(&'a dyn CommModel);
+
+impl CommModel for NoPromise<'_> {
+    fn p2p(&self, msg: &Message) -> f64 {
+        self.0.p2p(msg)
+    }
+    fn send_overhead(&self, msg: &Message) -> f64 {
+        self.0.send_overhead(msg)
+    }
+    fn recv_overhead(&self, msg: &Message) -> f64 {
+        self.0.recv_overhead(msg)
+    }
+    fn send_interval(&self, msg: &Message) -> f64 {
+        self.0.send_interval(msg)
+    }
+    fn gap(&self, msg: &Message) -> f64 {
+        self.0.gap(msg)
+    }
+    fn quantities(&self, msg: &Message) -> Quantities {
+        self.0.quantities(msg)
+    }
+    fn size_breakpoints(&self) -> Vec<u64> {
+        self.0.size_breakpoints()
+    }
+    fn p2p_affine(&self, bytes: u64) -> Option<commcost::AffineCost> {
+        self.0.p2p_affine(bytes)
+    }
+}
+
+fn costs<A: Algorithm>(algorithms: &[A], model: &dyn CommModel, problem: &Problem) -> Vec<f64> {
+    algorithms
+        .iter()
+        .map(|a| a.cost(model, problem).unwrap())
+        .collect()
+}
+
+fn every_cost(model: &dyn CommModel, problem: &Problem) -> Vec<f64> {
+    let mut out = costs(
+        &[
+            Broadcast::Linear,
+            Broadcast::Binomial,
+            Broadcast::ScatterAllgather,
+            Broadcast::Pipelined { segment: 4096 },
+        ],
+        model,
+        problem,
+    );
+    out.extend(costs(Scan::ALL, model, problem));
+    out.extend(costs(Reduce::ALL, model, problem));
+    out.extend(costs(Allreduce::ALL, model, problem));
+    out.extend(costs(Allgather::ALL, model, problem));
+    out.extend(costs(Gather::ALL, model, problem));
+    out.extend(costs(Scatter::ALL, model, problem));
+    out.extend(costs(Barrier::ALL, model, problem));
+    out.extend(costs(Alltoall::ALL, model, problem));
+    out
+}
+
+#[test]
+fn the_promise_changes_no_collective_cost() {
+    let operator = Operator::new(1e-7, 1e-10).unwrap();
+    for (name, model) in common::model_kinds() {
+        if !model.sender_keeps_pace() {
+            continue;
+        }
+        for p in [2u64, 3, 7, 8, 33, 1000] {
+            for bytes in [0u64, 8, 1000, 65_536, 1 << 20] {
+                let problem = Problem::new(p, Message::contiguous(bytes)).with_operator(operator);
+                let kept = every_cost(model.as_ref(), &problem);
+                let checked = every_cost(&NoPromise(model.as_ref()), &problem);
+                for (k, c) in kept.iter().zip(&checked) {
+                    assert!(
+                        (k - c).abs() <= 1e-12 * k.abs().max(c.abs()),
+                        "{name}, P {p}, {bytes} B: {k:e} with the promise, {c:e} without"
+                    );
+                }
+            }
+        }
+    }
+}
