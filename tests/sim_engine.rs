@@ -401,6 +401,8 @@ fn a_send_waiting_for_its_nic_leaves_the_cpu_to_a_receive() {
     // rank 1: A received [4, 5]; B arrives at 10 + 4 = 14, its window [5 + 10 - 1, ...]:
     // received [14, 15]
     assert_rel(r.rank_finish[1], 15.0 * US, 1e-12);
+    // six operations made ready, three messages delivered; B's second try is not an event
+    assert_eq!(r.events, 9);
 }
 
 #[test]

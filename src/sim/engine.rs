@@ -88,8 +88,8 @@ pub struct SimResult {
     pub rank_finish: Vec<f64>,
     /// The largest finish time, seconds.
     pub makespan: f64,
-    /// Events processed (operations made ready, messages delivered, and operations that
-    /// waited for a NIC trying again).
+    /// Events processed: operations made ready and messages delivered (an operation that
+    /// waited for a NIC and tried again counts once).
     pub events: u64,
     /// The critical path, if [`SimOptions::critical_path`].
     pub critical_path: Option<CriticalPath>,
@@ -264,6 +264,8 @@ struct Engine<'a> {
     /// The operation that completed last (the end of the critical path).
     last: u32,
     events: u64,
+    /// Events that were an operation trying again after waiting for a NIC.
+    retries: u64,
     done: u64,
 }
 
@@ -376,6 +378,7 @@ impl<'a> Engine<'a> {
                     // (LogGOPSim re-inserts it at max(next o, next g))
                     self.note_holder(op, r, |h| h.nic_send);
                     self.push(nic_free, op as u32, EV_READY);
+                    self.retries += 1;
                     return;
                 }
                 let mut s = t;
@@ -474,6 +477,7 @@ impl<'a> Engine<'a> {
             // max(next o, next g))
             self.note_holder(op, r, |h| h.nic_recv);
             self.push(nic, op as u32, EV_ARRIVE);
+            self.retries += 1;
             return;
         }
         let mut s = t;
@@ -602,6 +606,7 @@ pub fn simulate(
         makespan: 0.0,
         last: NONE,
         events: 0,
+        retries: 0,
         done: 0,
     };
     for &e in schedule.raw_successors() {
@@ -687,7 +692,7 @@ pub fn simulate(
     Ok(SimResult {
         rank_finish: engine.ranks.iter().map(|r| r.finish).collect(),
         makespan,
-        events: engine.events,
+        events: engine.events - engine.retries,
         critical_path,
         starts,
         ends,
