@@ -215,6 +215,30 @@ pub trait CommModel: Debug + Send + Sync {
         let _ = bytes;
         None
     }
+
+    /// Messages larger than this many bytes use the model's **rendezvous** protocol, smaller
+    /// ones its **eager** protocol, when the model describes both: a rendezvous message
+    /// leaves only once its receive is posted and its send completes with the receive. Eager
+    /// and rendezvous protocols: Hoefler, Lichei & Rehm, "Low-Overhead LogGP Parameter
+    /// Assessment for Modern Interconnection Networks", IPDPS 2007, Sec. 3 (Open MPI/openib
+    /// switches to rendezvous at about 12 KiB, Sec. 5); LogGPO's eager limit `S` (Chen, Zhai,
+    /// Zhang & Zheng, Science in China F 52(10), 2009, §2). The simulator uses it with
+    /// [`SimOptions::with_protocols_of`](crate::sim::SimOptions::with_protocols_of).
+    ///
+    /// Default: `None` (no rendezvous protocol described: every message is eager as far as
+    /// the model says).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, LogGP, presets};
+    /// assert_eq!(presets::open_mpi_openib().rendezvous_above(), Some(12288));
+    /// assert_eq!(LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?.rendezvous_above(), None);
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    fn rendezvous_above(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// An affine piece of a cost: `intercept + per_unit · ⌈b / unit⌉` for sizes
@@ -410,6 +434,9 @@ macro_rules! forward_comm_model {
             }
             fn send_lag_affine(&self, bytes: u64) -> Option<AffineCost> {
                 (**self).send_lag_affine(bytes)
+            }
+            fn rendezvous_above(&self) -> Option<u64> {
+                (**self).rendezvous_above()
             }
         }
     )*};

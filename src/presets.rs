@@ -105,9 +105,12 @@ pub fn nmpi_sci() -> Protocols<LogGP> {
     table2(NMPI_SCI)
 }
 
-/// Open MPI over InfiniBand (openib): protocol switch at 12289 bytes (Table 2, rows 4-5).
+/// Open MPI over InfiniBand (openib): protocol switch at 12289 bytes (Table 2, rows 4-5), the
+/// rendezvous protocol above 12288 bytes ([`CommModel::rendezvous_above`](crate::CommModel::rendezvous_above);
+/// the paper, Sec. 5: "a protocol change at approximately 12kb ... due to the rendezvous
+/// protocol").
 pub fn open_mpi_openib() -> Protocols<LogGP> {
-    table2(OPEN_MPI_OPENIB)
+    table2(OPEN_MPI_OPENIB).with_rendezvous_above(12288)
 }
 
 /// Open MPI over Myrinet (gm): protocol switch at 32769 bytes (Table 2, rows 6-7).
@@ -213,7 +216,10 @@ mod tests {
                     ProtocolRange::new(r.start(), r.end(), model)
                 })
                 .collect();
-            let validated = Protocols::new(rebuilt).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut validated = Protocols::new(rebuilt).unwrap_or_else(|e| panic!("{name}: {e}"));
+            if let Some(bytes) = crate::CommModel::rendezvous_above(&preset) {
+                validated = validated.with_rendezvous_above(bytes);
+            }
             assert_eq!(validated, preset, "{name}");
         }
         let titan = titan_log3p();

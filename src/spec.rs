@@ -181,6 +181,9 @@ impl CommModel for ModelSpec {
     fn send_lag_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
         self.as_model().send_lag_affine(bytes)
     }
+    fn rendezvous_above(&self) -> Option<u64> {
+        self.as_model().rendezvous_above()
+    }
 }
 
 /// A model parameter whose magnitude suggests a unit mistake (see

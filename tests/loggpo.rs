@@ -378,3 +378,12 @@ proptest! {
         prop_assert!(second.total >= first.total);
     }
 }
+
+#[test]
+fn the_eager_limit_is_the_rendezvous_threshold_of_the_trait() {
+    // S = 16384 B: K <= S eager, K > S rendezvous (the model's own protocol switch)
+    let m = dcp();
+    assert_eq!(CommModel::rendezvous_above(&m), Some(16384));
+    assert_eq!(m.protocol(16384), Protocol::Eager);
+    assert_eq!(m.protocol(16385), Protocol::Rendezvous);
+}

@@ -285,3 +285,35 @@ fn invalid_tables_are_rejected() {
     let err = load_error::<Message>(r#"{"count": 4, "block_len": 16, "stride": 8}"#);
     assert!(err.contains("overlap"), "{err}");
 }
+
+#[test]
+fn a_protocol_list_keeps_its_rendezvous_threshold() {
+    // the Open MPI/openib preset states its rendezvous protocol above 12288 bytes (Hoefler,
+    // Lichei & Rehm, IPDPS 2007, Sec. 5); a file round trip keeps it
+    let preset = presets::open_mpi_openib();
+    assert_eq!(preset.rendezvous_above(), Some(12288));
+    let back = round_trip(&preset);
+    assert_eq!(back, preset);
+    assert_eq!(back.rendezvous_above(), Some(12288));
+    // written by hand, and absent (every message eager, as before)
+    let range = r#"{"start": 1, "end": null, "model": {"latency": 5e-6, "overhead": 1e-6, "gap": 2e-6, "gap_per_byte": 1e-9, "processors": 2}}"#;
+    let with: Protocols<LogGP> = serde_json::from_str(&format!(
+        r#"{{"ranges": [{range}], "rendezvous_above": 4096}}"#
+    ))
+    .unwrap();
+    assert_eq!(with.rendezvous_above(), Some(4096));
+    let without: Protocols<LogGP> =
+        serde_json::from_str(&format!(r#"{{"ranges": [{range}]}}"#)).unwrap();
+    assert_eq!(without.rendezvous_above(), None);
+    assert!(
+        !serde_json::to_string(&without)
+            .unwrap()
+            .contains("rendezvous")
+    );
+    assert!(
+        serde_json::from_str::<Protocols<LogGP>>(&format!(
+            r#"{{"ranges": [{range}], "rendezvous_above": -1}}"#
+        ))
+        .is_err()
+    );
+}

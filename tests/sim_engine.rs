@@ -430,3 +430,38 @@ fn a_receive_waiting_for_its_nic_leaves_the_cpu_to_a_calc() {
     assert_rel(ends[recv_y.index()], 15.0 * US, 1e-12);
     assert_rel(r.makespan, 15.0 * US, 1e-12);
 }
+
+/// Rank 1 computes 100 µs before it posts its receive; rank 0 sends at once. On the Open
+/// MPI/openib preset (Hoefler, Lichei & Rehm, IPDPS 2007, Table 2: rendezvous range from 12289
+/// bytes with `G = 0.00103` µs/B; the preset splits the measured end-to-end 5.96 µs into
+/// `o = 2.98` µs and `L = 0`): with the model's protocols a 20000-byte message leaves only when
+/// the receive is posted and arrives complete `T = 2o + L + 19999 G = 26.55897` µs later, and
+/// its send completes with the receive; an eager one waits at the receiver, which pays `o` once
+/// posted.
+fn late_receiver(bytes: u64, options: &SimOptions) -> commcost::sim::SimResult {
+    let mut b = ScheduleBuilder::new(2);
+    b.send(0, 1, 0, bytes);
+    let work = b.calc(1, 100.0 * US);
+    let recv = b.recv(1, 0, 0, bytes);
+    b.requires(recv, work);
+    let model = commcost::presets::open_mpi_openib();
+    simulate(&b.build().unwrap(), &model, options).unwrap()
+}
+
+#[test]
+fn the_model_says_which_messages_are_rendezvous() {
+    let model = commcost::presets::open_mpi_openib();
+    let protocols = SimOptions::default().with_protocols_of(&model);
+    assert_eq!(protocols.rendezvous_above, Some(12288));
+    let r = late_receiver(20_000, &protocols);
+    assert_rel(r.rank_finish[1], (100.0 + 26.55897) * US, 1e-12);
+    assert_rel(r.rank_finish[0], (100.0 + 26.55897) * US, 1e-12);
+    // eager (the default options): posted at 100, the message is there, or = 2.98 µs
+    let r = late_receiver(20_000, &SimOptions::default());
+    assert_rel(r.rank_finish[1], 102.98 * US, 1e-12);
+    assert_rel(r.rank_finish[0], 2.98 * US, 1e-12);
+    // 8 KiB is eager on openib: the same with the model's protocols
+    let r = late_receiver(8192, &protocols);
+    assert_rel(r.rank_finish[1], 102.98 * US, 1e-12);
+    assert_rel(r.rank_finish[0], 2.98 * US, 1e-12);
+}

@@ -542,6 +542,11 @@ impl LogGpo {
 }
 
 impl CommModel for LogGpo {
+    /// The eager limit `S`: messages of `K > S` bytes use the rendezvous protocol.
+    fn rendezvous_above(&self) -> Option<u64> {
+        Some(self.eager_limit)
+    }
+
     /// Balanced `Tc`: eager `Oi + G(K-1) + L + Oc`, rendezvous `4O' + 3L + Oi + G(K-1)`.
     fn p2p(&self, msg: &Message) -> f64 {
         self.balanced(msg).total

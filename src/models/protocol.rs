@@ -85,6 +85,10 @@ impl<M> ProtocolRange<M> {
 )]
 pub struct Protocols<M> {
     ranges: Vec<ProtocolRange<M>>,
+    /// Messages larger than this use the transport's rendezvous protocol
+    /// ([`CommModel::rendezvous_above`]), if known.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    rendezvous_above: Option<u64>,
 }
 
 #[cfg(feature = "serde")]
@@ -92,13 +96,19 @@ pub struct Protocols<M> {
 #[serde(deny_unknown_fields)]
 struct ProtocolsFields<M> {
     ranges: Vec<ProtocolRange<M>>,
+    #[serde(default)]
+    rendezvous_above: Option<u64>,
 }
 
 #[cfg(feature = "serde")]
 impl<M> TryFrom<ProtocolsFields<M>> for Protocols<M> {
     type Error = ParameterError;
     fn try_from(f: ProtocolsFields<M>) -> Result<Self, Self::Error> {
-        Protocols::new(f.ranges)
+        let protocols = Protocols::new(f.ranges)?;
+        Ok(match f.rendezvous_above {
+            Some(bytes) => protocols.with_rendezvous_above(bytes),
+            None => protocols,
+        })
     }
 }
 
@@ -156,7 +166,31 @@ impl<M> Protocols<M> {
                 }
             }
         }
-        Ok(Self { ranges })
+        Ok(Self {
+            ranges,
+            rendezvous_above: None,
+        })
+    }
+
+    /// States which sizes use the transport's rendezvous protocol: those above `bytes`
+    /// ([`CommModel::rendezvous_above`]; the simulator then lets such a message leave only once
+    /// its receive is posted). The ranges say where the costs change, not which protocol each
+    /// is; a range boundary is where one usually starts (Open MPI/openib: rendezvous from
+    /// 12289 bytes, Hoefler, Lichei & Rehm, IPDPS 2007, Sec. 5).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, Pram, Protocols};
+    /// let two = Protocols::from_starts(vec![(1, Pram::new(1e-6)?), (4097, Pram::new(5e-6)?)])?;
+    /// assert_eq!(two.rendezvous_above(), None);
+    /// assert_eq!(two.with_rendezvous_above(4096).rendezvous_above(), Some(4096));
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    #[must_use]
+    pub fn with_rendezvous_above(mut self, bytes: u64) -> Self {
+        self.rendezvous_above = Some(bytes);
+        self
     }
 
     /// Builds contiguous ranges from `(start, model)` pairs: each range ends where the next
@@ -184,6 +218,7 @@ impl<M> Protocols<M> {
                 .zip(ends)
                 .map(|((start, model), end)| ProtocolRange::new(start, end, model))
                 .collect(),
+            rendezvous_above: None,
         }
     }
 
@@ -191,6 +226,7 @@ impl<M> Protocols<M> {
     pub fn single(model: M) -> Self {
         Self {
             ranges: vec![ProtocolRange::new(0, None, model)],
+            rendezvous_above: None,
         }
     }
 
@@ -274,6 +310,10 @@ impl<M: CommModel> CommModel for Protocols<M> {
     fn send_lag_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
         let (model, first, last) = self.sizes_around(bytes);
         model.send_lag_affine(bytes)?.within(first, last)
+    }
+    /// As stated with [`with_rendezvous_above`](Protocols::with_rendezvous_above).
+    fn rendezvous_above(&self) -> Option<u64> {
+        self.rendezvous_above
     }
 }
 

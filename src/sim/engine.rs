@@ -16,12 +16,34 @@ pub struct SimOptions {
     pub critical_path: bool,
     /// Messages larger than this many bytes use the rendezvous protocol: the transfer starts
     /// only once the matching receive is posted, and the send completes with the receive.
-    /// `None` (the default): every message is eager. The [`CommModel`] trait does not say which
-    /// of a model's size ranges is a rendezvous protocol (only where its costs jump,
-    /// [`CommModel::size_breakpoints`]), so the caller states the threshold.
+    /// `None` (the default): every message is eager, the reading the collectives' closed forms
+    /// follow. [`with_protocols_of`](Self::with_protocols_of) takes the model's own threshold
+    /// ([`CommModel::rendezvous_above`]: LogGPO's eager limit, the Open MPI/openib preset's
+    /// 12 KiB).
     pub rendezvous_above: Option<u64>,
     /// Seeded CPU noise added to every send overhead, receive overhead and calc.
     pub noise: Option<Noise>,
+}
+
+impl SimOptions {
+    /// These options with the model's eager / rendezvous threshold
+    /// ([`CommModel::rendezvous_above`]; every message eager where the model describes none).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::presets;
+    /// use commcost::sim::SimOptions;
+    /// let options = SimOptions::default().with_protocols_of(&presets::open_mpi_openib());
+    /// assert_eq!(options.rendezvous_above, Some(12288));
+    /// ```
+    #[must_use]
+    pub fn with_protocols_of(self, model: &dyn CommModel) -> Self {
+        Self {
+            rendezvous_above: model.rendezvous_above(),
+            ..self
+        }
+    }
 }
 
 /// One operation of the critical path.

@@ -56,11 +56,11 @@
 //!   `k`-th receive at `b` from `a` with tag `t`. This is MPI's non-overtaking rule whenever
 //!   operations on the same `(peer, tag)` are ordered by their dependencies (every schedule
 //!   built here, and every Schedgen output); wildcard sources and tags are not supported.
-//! * **Eager and rendezvous**: the [`CommModel`](crate::CommModel) trait says where a model's costs jump
-//!   ([`size_breakpoints`](crate::CommModel::size_breakpoints)) but not which range is a rendezvous
-//!   protocol, so the protocol is a simulation option ([`SimOptions::rendezvous_above`]): a
-//!   rendezvous message leaves at `max(s, posting of the receive)` and its send completes with
-//!   the receive. The handshake's latency is inside the model's `p2p` for that size (LogGPO's
+//! * **Eager and rendezvous**: [`SimOptions::rendezvous_above`] says which messages use the
+//!   rendezvous protocol — none by default, the model's own threshold
+//!   ([`CommModel::rendezvous_above`](crate::CommModel::rendezvous_above)) with
+//!   [`SimOptions::with_protocols_of`]: a rendezvous message leaves at `max(s, posting of the
+//!   receive)` and its send completes with the receive. The handshake's latency is inside the model's `p2p` for that size (LogGPO's
 //!   `4O' + 3L`, a protocol range's own parameters), not added again.
 //! * [`gap`](crate::CommModel::gap) is not used: LogGOPS spaces consecutive messages by `I`, which
 //!   already contains it. The closed forms of the tree algorithms add `(h - 1) g` between
