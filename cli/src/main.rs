@@ -23,6 +23,7 @@ mod collective;
 mod export;
 mod model;
 mod plot;
+mod simulate;
 mod units;
 
 use std::path::PathBuf;
@@ -141,6 +142,16 @@ enum Command {
     Plot(plot::PlotArgs),
     /// MPI tuning files from the model's best algorithms: Open MPI dynamic rules, MPICH JSON.
     Export(export::ExportArgs),
+    /// Run a collective algorithm's schedule or a GOAL file through the LogGOPS simulator:
+    /// makespan, closed form, per-rank finish, critical path, timeline CSV, Gantt chart.
+    #[command(after_help = "Examples:\n  \
+        commcost simulate bcast --algorithm binomial --preset mpich2-tcp --procs 8 --bytes 8\n  \
+        commcost simulate allreduce --algorithm ring --model my.json --procs 64 --bytes 1M \\\n    \
+        --operator 1us,0.5ns --noise 42:1us --svg ring.svg --timeline ring.csv\n  \
+        commcost simulate bcast --ompi --algorithm pipeline:segment=8192 --preset open-mpi-openib \\\n    \
+        --procs 32 --bytes 1M --rendezvous-above 12K --json\n  \
+        commcost simulate --goal trace.goal --goal-unit 1ns --preset open-mpi-gm")]
+    Simulate(simulate::SimulateArgs),
 }
 
 /// A user-facing failure: one line, exit code 1.
@@ -206,6 +217,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Plot(args) => plot::run(args),
         Command::Export(args) => export::run(args),
+        Command::Simulate(args) => simulate::run(args),
     }
 }
 
