@@ -92,7 +92,8 @@ enum Command {
         after_help = "Collectives: broadcast (bcast), scan, reduce, allreduce, allgather, \
         gather, scatter, barrier, alltoall.\n\nExamples:\n  \
         commcost select allreduce --preset open-mpi-openib --procs 64 --bytes 1M\n  \
-        commcost select bcast --model my.json --procs 16 --bytes 8 --json"
+        commcost select bcast --model my.json --procs 16 --bytes 8 --json\n  \
+        commcost select gather --preset open-mpi-gm --procs 24 --bytes 64K --simulate"
     )]
     Select {
         /// The collective.
@@ -108,6 +109,11 @@ enum Command {
         /// Machine-readable output (seconds).
         #[arg(long)]
         json: bool,
+        /// Rank by the simulated makespan where an algorithm's closed form is not exact for
+        /// this model and problem (schedules of at most 1024 processes and 2^20 operations;
+        /// larger ones keep the closed form); each entry shows its closed form and its source.
+        #[arg(long)]
+        simulate: bool,
     },
     /// The decision table of a collective: best algorithm per process count and message size,
     /// with the exact switch points.
@@ -200,9 +206,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             procs,
             bytes,
             json,
+            simulate,
         } => {
             let loaded = model::load(&source)?;
-            collective::select(collective, &loaded, procs, bytes, json)
+            if simulate {
+                collective::select_simulated(collective, &loaded, procs, bytes, json)
+            } else {
+                collective::select(collective, &loaded, procs, bytes, json)
+            }
         }
         Command::Table {
             collective,
