@@ -483,9 +483,9 @@ fn report(
             human_time(c),
             ratio(c),
             if exact {
-                "exact for this model and problem"
+                "the closed form is exact for this model and problem, all eager, no noise"
             } else {
-                "not exact here: a bound or an approximation"
+                "the closed form is not exact here: a bound or an approximation"
             }
         );
     }
