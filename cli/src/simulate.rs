@@ -40,9 +40,9 @@ pub struct SimulateArgs {
     /// A LogGOPSim GOAL file to simulate instead of a collective.
     #[arg(long, value_name = "FILE")]
     goal: Option<PathBuf>,
-    /// The time unit of the GOAL file's `calc` durations.
-    #[arg(long, value_name = "TIME", default_value = "1ns")]
-    goal_unit: String,
+    /// The time unit of the GOAL file's `calc` durations [default: 1ns].
+    #[arg(long, value_name = "TIME")]
+    goal_unit: Option<String>,
     #[command(flatten)]
     source: ModelSource,
     /// Number of processes.
@@ -241,11 +241,14 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
                     return fail(format!("{flag} describes a collective; not with --goal"));
                 }
             }
-            let unit = units::parse_seconds(&args.goal_unit)
+            let unit = units::parse_seconds(args.goal_unit.as_deref().unwrap_or("1ns"))
                 .map_err(|e| Failure(format!("--goal-unit: {e}")))?;
             (read_goal(path, unit)?, Subject::Goal { path: path.clone() })
         }
         (None, Some(name)) => {
+            if args.goal_unit.is_some() {
+                return fail("--goal-unit is the time unit of a GOAL file; give it with --goal");
+            }
             let Some(algorithm) = &args.algorithm else {
                 return fail("--algorithm NAME is required with a collective");
             };

@@ -1147,3 +1147,48 @@ fn select_simulate_marks_simulated_entries() {
     ]);
     assert!(!plain.contains("simulated"), "{plain}");
 }
+
+#[test]
+fn simulate_goal_calc_times_are_read_in_the_given_unit() {
+    let dir = scratch("simulate_goal_unit");
+    let goal = write(
+        &dir,
+        "calc.goal",
+        "num_ranks 1\nrank 0 {\n  l1: calc 1000\n}\n",
+    );
+    // 1000 units: 1 µs in nanoseconds (the default), 1 ms in microseconds
+    for (unit, expected) in [(None, 1e-6), (Some("1us"), 1e-3)] {
+        let mut args = vec![
+            "simulate",
+            "--goal",
+            &goal,
+            "--preset",
+            "mpich2-tcp",
+            "--json",
+        ];
+        if let Some(u) = unit {
+            args.extend(["--goal-unit", u]);
+        }
+        let j = json(&ok(&args));
+        assert_relative_eq!(
+            seconds(&j, &["makespan_seconds"]),
+            expected,
+            max_relative = 1e-12
+        );
+        assert_relative_eq!(
+            seconds(&j, &["critical_path", "calc_seconds"]),
+            expected,
+            max_relative = 1e-12
+        );
+    }
+    let err = user_error(&[
+        "simulate",
+        "--goal",
+        &goal,
+        "--preset",
+        "mpich2-tcp",
+        "--goal-unit",
+        "5h",
+    ]);
+    assert!(err.contains("--goal-unit"), "{err}");
+}
