@@ -503,7 +503,7 @@ fn report(
     if let Some(c) = &result.critical_path {
         let (send, recv, calc) = c.time_by_kind();
         outln!(
-            "  critical path {} steps, {} messages, {} ranks visited; send {}, recv {}, calc {}",
+            "  critical path {} steps, {} messages, {} ranks visited; send {}, recv {} (from posting), calc {}",
             c.steps.len(),
             c.messages(),
             c.ranks_visited(),
