@@ -1,6 +1,7 @@
 //! `select` and `table`: collective algorithms ranked and tabulated.
 
 use commcost::collectives::{Algorithm, DecisionTable, Problem, crossover, rank};
+use commcost::sim::{CostSource, ExactClosedForm, SimLimits, ToSchedule, rank_simulated};
 use commcost::{CommModel, Message};
 
 use crate::model::Loaded;
@@ -211,6 +212,93 @@ pub fn table(
                 last_p = Some(r.processes);
             }
             outln!("    {:>12} ..= {:<12} {}", r.first, r.last, r.algorithm);
+        }
+    }
+    Ok(())
+}
+
+/// One entry of a ranking with the simulator: algorithm, cost, closed form, simulated or not.
+type SimulatedRow = (String, f64, f64, CostSource);
+
+fn ranked_simulated<A>(
+    model: &dyn CommModel,
+    procs: u64,
+    bytes: u64,
+) -> Result<Vec<SimulatedRow>, Failure>
+where
+    A: Algorithm + ToSchedule + ExactClosedForm + std::fmt::Display,
+{
+    let problem = Problem::new(procs, Message::contiguous(bytes));
+    let r = rank_simulated::<A>(model, &problem, SimLimits::default())?;
+    Ok(r.into_iter()
+        .map(|e| (e.algorithm.to_string(), e.cost, e.closed_form, e.source))
+        .collect())
+}
+
+fn source_name(source: CostSource) -> &'static str {
+    match source {
+        CostSource::Simulated => "simulated",
+        CostSource::ClosedForm => "closed form",
+    }
+}
+
+/// `select --simulate`: the ranking of [`rank_simulated`], each entry with its cost, its
+/// closed form and where the cost comes from.
+pub fn select_simulated(
+    c: Collective,
+    loaded: &Loaded,
+    procs: u64,
+    bytes: u64,
+    json: bool,
+) -> Result<(), Failure> {
+    if procs == 0 {
+        return fail("--procs must be at least 1");
+    }
+    let ranked = dispatch!(c, ranked_simulated(&loaded.spec, procs, bytes))?;
+    let best = ranked.first().map_or(0.0, |r| r.1);
+    let ratio = |cost: f64| if best > 0.0 { cost / best } else { 1.0 };
+    if json {
+        let rows: Vec<serde_json::Value> = ranked
+            .iter()
+            .map(|(label, cost, closed, source)| {
+                serde_json::json!({
+                    "algorithm": label, "seconds": cost, "ratio_to_best": ratio(*cost),
+                    "closed_form_seconds": closed, "source": source_name(*source),
+                })
+            })
+            .collect();
+        let out = serde_json::json!({
+            "model": loaded.name, "collective": format!("{c:?}").to_ascii_lowercase(),
+            "processes": procs, "bytes": bytes, "simulated": true, "ranking": rows,
+        });
+        outln!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        outln!(
+            "{:?} of {} bytes on {procs} processes, model {} \
+             (simulated where the closed form is not exact):",
+            c,
+            bytes,
+            loaded.name
+        );
+        outln!(
+            "  {:<4} {:<36} {:>14} {:>8} {:>14}  {}",
+            "rank",
+            "algorithm",
+            "time",
+            "× best",
+            "closed form",
+            "source"
+        );
+        for (i, (label, cost, closed, source)) in ranked.iter().enumerate() {
+            outln!(
+                "  {:<4} {:<36} {:>14} {:>8.3} {:>14}  {}",
+                i + 1,
+                label,
+                human_time(*cost),
+                ratio(*cost),
+                human_time(*closed),
+                source_name(*source)
+            );
         }
     }
     Ok(())

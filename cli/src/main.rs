@@ -23,6 +23,7 @@ mod collective;
 mod export;
 mod model;
 mod plot;
+mod simulate;
 mod units;
 
 use std::path::PathBuf;
@@ -91,7 +92,8 @@ enum Command {
         after_help = "Collectives: broadcast (bcast), scan, reduce, allreduce, allgather, \
         gather, scatter, barrier, alltoall.\n\nExamples:\n  \
         commcost select allreduce --preset open-mpi-openib --procs 64 --bytes 1M\n  \
-        commcost select bcast --model my.json --procs 16 --bytes 8 --json"
+        commcost select bcast --model my.json --procs 16 --bytes 8 --json\n  \
+        commcost select gather --preset open-mpi-gm --procs 24 --bytes 64K --simulate"
     )]
     Select {
         /// The collective.
@@ -107,6 +109,11 @@ enum Command {
         /// Machine-readable output (seconds).
         #[arg(long)]
         json: bool,
+        /// Rank by the simulated makespan where an algorithm's closed form is not exact for
+        /// this model and problem (schedules of at most 1024 processes and 2^20 operations;
+        /// larger ones keep the closed form); each entry shows its closed form and its source.
+        #[arg(long)]
+        simulate: bool,
     },
     /// The decision table of a collective: best algorithm per process count and message size,
     /// with the exact switch points.
@@ -141,6 +148,16 @@ enum Command {
     Plot(plot::PlotArgs),
     /// MPI tuning files from the model's best algorithms: Open MPI dynamic rules, MPICH JSON.
     Export(export::ExportArgs),
+    /// Run a collective algorithm's schedule or a GOAL file through the LogGOPS simulator:
+    /// makespan, closed form, per-rank finish, critical path, timeline CSV, Gantt chart.
+    #[command(after_help = "Examples:\n  \
+        commcost simulate bcast --algorithm binomial --preset mpich2-tcp --procs 8 --bytes 8\n  \
+        commcost simulate allreduce --algorithm ring --model my.json --procs 64 --bytes 1M \\\n    \
+        --operator 1us,0.5ns --noise 42:1us --svg ring.svg --timeline ring.csv\n  \
+        commcost simulate bcast --ompi --algorithm pipeline:segment=8192 --preset open-mpi-openib \\\n    \
+        --procs 32 --bytes 1M --rendezvous-above 12K --json\n  \
+        commcost simulate --goal trace.goal --goal-unit 1ns --preset open-mpi-gm")]
+    Simulate(simulate::SimulateArgs),
 }
 
 /// A user-facing failure: one line, exit code 1.
@@ -189,9 +206,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             procs,
             bytes,
             json,
+            simulate,
         } => {
             let loaded = model::load(&source)?;
-            collective::select(collective, &loaded, procs, bytes, json)
+            if simulate {
+                collective::select_simulated(collective, &loaded, procs, bytes, json)
+            } else {
+                collective::select(collective, &loaded, procs, bytes, json)
+            }
         }
         Command::Table {
             collective,
@@ -206,6 +228,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Plot(args) => plot::run(args),
         Command::Export(args) => export::run(args),
+        Command::Simulate(args) => simulate::run(args),
     }
 }
 

@@ -68,6 +68,31 @@ pub fn parse_list(text: &str) -> Result<List, String> {
     Ok(List(values))
 }
 
+/// A time: a non-negative decimal number with an optional unit `s`, `ms`, `us` (or `µs`), `ns`,
+/// `ps`; a bare number is seconds (`1us` = `1e-6` = `0.001ms`).
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (number, scale) = [
+        ("ps", 1e-12),
+        ("ns", 1e-9),
+        ("µs", 1e-6),
+        ("us", 1e-6),
+        ("ms", 1e-3),
+        ("s", 1.0),
+    ]
+    .iter()
+    .find_map(|&(unit, scale)| t.strip_suffix(unit).map(|n| (n.trim_end(), scale)))
+    .unwrap_or((t, 1.0));
+    let value: f64 = number.parse().map_err(|_| {
+        format!("`{text}` is not a time (a number with an optional unit s, ms, us, ns, ps)")
+    })?;
+    let seconds = value * scale;
+    if !(seconds >= 0.0 && seconds.is_finite()) {
+        return Err(format!("`{text}`: a time must be finite and >= 0"));
+    }
+    Ok(seconds)
+}
+
 /// Seconds in the unit that reads best: ns, µs, ms or s.
 pub fn human_time(seconds: f64) -> String {
     let a = seconds.abs();
@@ -114,5 +139,13 @@ mod tests {
         assert_eq!(human_bytes(4096), "4K");
         assert_eq!(human_bytes(1000), "1000");
         assert_eq!(human_time(82.90105e-6), "82.901 µs");
+        assert_eq!(parse_seconds("1us"), Ok(1e-6));
+        assert_eq!(parse_seconds("2.5 ms"), Ok(2.5e-3));
+        assert_eq!(parse_seconds("3"), Ok(3.0));
+        assert_eq!(parse_seconds("7µs"), Ok(7e-6));
+        assert!(parse_seconds("1h").is_err());
+        assert!(parse_seconds("-1us").is_err());
+        assert!(parse_seconds("inf").is_err());
+        assert!(parse_seconds("").is_err());
     }
 }

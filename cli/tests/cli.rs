@@ -673,3 +673,522 @@ fn a_closed_output_pipe_ends_quietly() {
     assert!(out.status.success());
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
+
+/// One message of 1001 bytes between two ranks, as LogGOPSim's GOAL text.
+const GOAL_ONE_MESSAGE: &str = "num_ranks 2
+rank 0 {
+  l1: send 1001b to 1 tag 0
+}
+rank 1 {
+  l1: recv 1001b from 0 tag 0
+}
+";
+
+/// The simulation's time in seconds of a JSON field.
+fn seconds(j: &serde_json::Value, path: &[&str]) -> f64 {
+    let mut v = j;
+    for key in path {
+        v = &v[*key];
+    }
+    v.as_f64()
+        .unwrap_or_else(|| panic!("{path:?} is not a number in {j}"))
+}
+
+#[test]
+fn simulate_goal_one_message_as_calculated_by_hand() {
+    let dir = scratch("simulate_goal");
+    let goal = write(&dir, "one.goal", GOAL_ONE_MESSAGE);
+    // Hoefler, Lichei & Rehm, IPDPS 2007, Table 2, MPICH2/TCP: L_e2e = 45.74 µs, o = 3.46 µs,
+    // G = 0.00849 µs/B. 1001 bytes: T = L_e2e + (s - 1) G = 45.74 + 1000 * 0.00849 = 54.23 µs;
+    // the eager send completes after its overhead o = 3.46 µs, the receive at T.
+    let (t, o) = (54.23e-6, 3.46e-6);
+    let j = json(&ok(&[
+        "simulate",
+        "--goal",
+        &goal,
+        "--preset",
+        "mpich2-tcp",
+        "--json",
+    ]));
+    assert_relative_eq!(seconds(&j, &["makespan_seconds"]), t, max_relative = 1e-9);
+    assert_relative_eq!(
+        seconds(&j, &["rank_finish", "min_seconds"]),
+        o,
+        max_relative = 1e-9
+    );
+    assert_relative_eq!(
+        seconds(&j, &["rank_finish", "median_seconds"]),
+        (o + t) / 2.0,
+        max_relative = 1e-9
+    );
+    assert_eq!(j["rank_finish"]["last_rank"], 1);
+    assert_eq!(j["ranks"], 2);
+    assert_eq!(j["operations"], 2);
+    assert!(j["closed_form"].is_null());
+    // the path: the send (o), its message, the receive (posted at 0, done at T)
+    assert_eq!(j["critical_path"]["messages"], 1);
+    assert_eq!(j["critical_path"]["ranks_visited"], 2);
+    assert_relative_eq!(
+        seconds(&j, &["critical_path", "send_seconds"]),
+        o,
+        max_relative = 1e-9
+    );
+    assert_relative_eq!(
+        seconds(&j, &["critical_path", "recv_seconds"]),
+        t,
+        max_relative = 1e-9
+    );
+    // rendezvous above 1000 bytes: the send completes with the receive, both ranks at T
+    let j = json(&ok(&[
+        "simulate",
+        "--goal",
+        &goal,
+        "--preset",
+        "mpich2-tcp",
+        "--rendezvous-above",
+        "1000",
+        "--json",
+    ]));
+    assert_relative_eq!(
+        seconds(&j, &["rank_finish", "min_seconds"]),
+        t,
+        max_relative = 1e-9
+    );
+    assert_eq!(j["rank_finish"]["last_rank"], 0);
+    assert_eq!(j["options"]["rendezvous_above_bytes"], 1000);
+    // seeded noise: only ever adds time, and the same seed gives the same run
+    let noisy = [
+        "simulate",
+        "--goal",
+        &goal,
+        "--preset",
+        "mpich2-tcp",
+        "--noise",
+        "42:1us",
+        "--json",
+    ];
+    let first = ok(&noisy);
+    assert_eq!(first, ok(&noisy));
+    let j = json(&first);
+    assert!(seconds(&j, &["makespan_seconds"]) > t);
+    assert_eq!(j["options"]["noise"]["seed"], 42);
+    assert_relative_eq!(
+        seconds(&j, &["options", "noise", "mean_seconds"]),
+        1e-6,
+        max_relative = 1e-12
+    );
+    // the text report
+    let text = ok(&["simulate", "--goal", &goal, "--preset", "mpich2-tcp"]);
+    assert!(
+        text.contains("54.230 µs") && text.contains("rank 1 is last"),
+        "{text}"
+    );
+}
+
+#[test]
+fn simulate_binomial_broadcast_is_the_closed_form_minus_the_tree_gaps() {
+    use commcost::collectives::{Algorithm, Broadcast, Problem};
+    use commcost::sim::{SimOptions, ToSchedule, simulate};
+    use commcost::{CommModel, Message};
+    let args = [
+        "simulate",
+        "bcast",
+        "--algorithm",
+        "binomial",
+        "--preset",
+        "mpich2-tcp",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+        "--json",
+    ];
+    let j = json(&ok(&args));
+    // MPICH2/TCP (Hoefler, Lichei & Rehm, IPDPS 2007, Table 2): T(8) = 45.74 + 7 * 0.00849 =
+    // 45.79943 µs, g = 0.915 µs. The tree 0 -> 4 -> 6 -> 7 is three messages back to back:
+    // 3 T = 137.39829 µs; the closed form (Alexandrov et al., LogGP, SPAA 1995) adds
+    // (h - 1) g = 2 g between the rounds: 139.22829 µs.
+    let (sim, closed) = (137.39829e-6, 139.22829e-6);
+    assert_relative_eq!(seconds(&j, &["makespan_seconds"]), sim, max_relative = 1e-9);
+    assert_relative_eq!(
+        seconds(&j, &["closed_form", "seconds"]),
+        closed,
+        max_relative = 1e-9
+    );
+    assert_relative_eq!(
+        seconds(&j, &["closed_form", "makespan_ratio"]),
+        sim / closed,
+        max_relative = 1e-9
+    );
+    assert_eq!(j["closed_form"]["exact"], false);
+    assert_eq!(j["rank_finish"]["last_rank"], 7);
+    assert_eq!(j["critical_path"]["messages"], 3);
+    assert_eq!(j["critical_path"]["ranks_visited"], 4);
+    assert_eq!(j["operations"], 14);
+    // the library called directly, not through the tool
+    let model = commcost::presets::mpich2_tcp();
+    let problem = Problem::new(8, Message::contiguous(8));
+    let schedule = Broadcast::Binomial.schedule(&problem).unwrap();
+    let run = simulate(&schedule, &model, &SimOptions::default()).unwrap();
+    let g = model.gap(&Message::contiguous(8));
+    assert_relative_eq!(run.makespan, sim, max_relative = 1e-12);
+    assert_relative_eq!(
+        Broadcast::Binomial.cost(&model, &problem).unwrap() - 2.0 * g,
+        run.makespan,
+        max_relative = 1e-12
+    );
+    assert_eq!(j["events"], run.events);
+    // an Open MPI algorithm by its parameterised name: the chain with fan-out 1 is a
+    // pipeline; 8 KiB in 8 segments of 1 KiB on 4 processes
+    let j = json(&ok(&[
+        "simulate",
+        "bcast",
+        "--ompi",
+        "--algorithm",
+        "pipeline:segment=1024",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "4",
+        "--bytes",
+        "8K",
+        "--json",
+    ]));
+    let a: commcost::collectives::ompi::Bcast = "pipeline:segment=1024".parse().unwrap();
+    let model = commcost::presets::open_mpi_openib();
+    let problem = Problem::new(4, Message::contiguous(8192));
+    let run = simulate(
+        &a.schedule(&problem).unwrap(),
+        &model,
+        &SimOptions::default(),
+    )
+    .unwrap();
+    assert_relative_eq!(
+        seconds(&j, &["makespan_seconds"]),
+        run.makespan,
+        max_relative = 1e-12
+    );
+    assert_eq!(j["schedule"]["algorithm"], a.to_string());
+    assert_eq!(j["schedule"]["ompi"], true);
+}
+
+#[test]
+fn simulate_writes_a_timeline_and_a_gantt_chart() {
+    let dir = scratch("simulate_files");
+    let csv = dir.join("bcast.csv").display().to_string();
+    let svg = dir.join("bcast.svg").display().to_string();
+    let text = ok(&[
+        "simulate",
+        "bcast",
+        "--algorithm",
+        "binomial",
+        "--preset",
+        "mpich2-tcp",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+        "--timeline",
+        &csv,
+        "--svg",
+        &svg,
+    ]);
+    assert!(text.contains("137.398 µs"), "{text}");
+    // a header and one line per operation: 7 sends and 7 receives
+    let timeline = std::fs::read_to_string(&csv).expect("timeline written");
+    let lines: Vec<&str> = timeline.lines().collect();
+    assert_eq!(lines[0], "rank,op,kind,peer,bytes,start,end");
+    assert_eq!(lines.len(), 1 + 14);
+    let mut latest = 0.0f64;
+    let mut kinds = (0, 0);
+    for (i, line) in lines[1..].iter().enumerate() {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f.len(), 7, "{line}");
+        assert_eq!(f[1], i.to_string());
+        assert_eq!(f[4], "8");
+        match f[2] {
+            "send" => kinds.0 += 1,
+            "recv" => kinds.1 += 1,
+            other => panic!("kind {other}"),
+        }
+        let (start, end): (f64, f64) = (f[5].parse().unwrap(), f[6].parse().unwrap());
+        assert!(0.0 <= start && start <= end, "{line}");
+        latest = latest.max(end);
+    }
+    assert_eq!(kinds, (7, 7));
+    assert_relative_eq!(latest, 137.39829e-6, max_relative = 1e-9);
+    // the chart: well-formed SVG, a bar per operation (and one in the legend), the critical
+    // path's 6 steps (send, then receive, on ranks 0, 4, 6, 7) outlined, and in the legend
+    let chart = std::fs::read_to_string(&svg).expect("chart written");
+    let doc = roxmltree::Document::parse(&chart).expect("well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let rects = |attr: &str, value: &str| {
+        doc.descendants()
+            .filter(|n| n.has_tag_name("rect") && n.attribute(attr) == Some(value))
+            .count()
+    };
+    assert_eq!(rects("fill", "#1F77B4"), 7 + 1);
+    assert_eq!(rects("fill", "#2CA02C"), 7 + 1);
+    assert_eq!(rects("stroke", "#D62728"), 6 + 1);
+    assert!(chart.contains("rank") && chart.contains("critical path"));
+    // above 512 ranks the chart draws the first 512 and says so
+    let big = dir.join("big.svg").display().to_string();
+    let text = ok(&[
+        "simulate",
+        "barrier",
+        "--algorithm",
+        "dissemination",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "600",
+        "--bytes",
+        "0",
+        "--svg",
+        &big,
+    ]);
+    assert!(text.contains("the first 512 of 600 ranks"), "{text}");
+    roxmltree::Document::parse(&std::fs::read_to_string(&big).unwrap()).expect("well-formed");
+}
+
+#[test]
+fn simulate_user_errors_are_one_line() {
+    let dir = scratch("simulate_errors");
+    let base = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = ["simulate", "bcast", "--preset", "mpich2-tcp"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let run = |extra: &[&str]| {
+        let v = base(extra);
+        let args: Vec<&str> = v.iter().map(String::as_str).collect();
+        user_error(&args)
+    };
+    let err = run(&["--algorithm", "fastest", "--procs", "8", "--bytes", "8"]);
+    assert!(
+        err.contains("--algorithm") && err.contains("fastest") && err.contains("binomial"),
+        "{err}"
+    );
+    // with --ompi the valid names are Open MPI's
+    let err = run(&[
+        "--ompi",
+        "--algorithm",
+        "fastest",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+    ]);
+    assert!(err.contains("split-binary-tree"), "{err}");
+    let err = run(&["--algorithm", "binomial", "--procs", "0", "--bytes", "8"]);
+    assert!(err.contains("--procs"), "{err}");
+    let err = run(&["--algorithm", "binomial", "--bytes", "8"]);
+    assert!(err.contains("--procs"), "{err}");
+    let err = run(&[
+        "--algorithm",
+        "binomial",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+        "--noise",
+        "42",
+    ]);
+    assert!(
+        err.contains("--noise") && err.contains("SEED:MEAN"),
+        "{err}"
+    );
+    let err = run(&[
+        "--algorithm",
+        "binomial",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+        "--noise",
+        "42:-1us",
+    ]);
+    assert!(err.contains("--noise"), "{err}");
+    let err = run(&[
+        "--algorithm",
+        "binomial",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+        "--operator",
+        "1us",
+    ]);
+    assert!(err.contains("--operator"), "{err}");
+    // beyond the builders' limit of 2^27 operations: the library's typed error, at once
+    let err = user_error(&[
+        "simulate",
+        "alltoall",
+        "--algorithm",
+        "pairwise-exchange",
+        "--preset",
+        "mpich2-tcp",
+        "--procs",
+        "100000",
+        "--bytes",
+        "1",
+    ]);
+    assert!(err.contains("exceeds the limit"), "{err}");
+    let err = user_error(&[
+        "simulate",
+        "reduce-scatter",
+        "--algorithm",
+        "ring",
+        "--preset",
+        "mpich2-tcp",
+        "--procs",
+        "4",
+        "--bytes",
+        "8",
+    ]);
+    assert!(
+        err.contains("reduce-scatter") && err.contains("--ompi"),
+        "{err}"
+    );
+    // GOAL: the line of a malformed statement; a collective and a GOAL file together
+    let bad = write(
+        &dir,
+        "bad.goal",
+        &GOAL_ONE_MESSAGE.replace("send 1001b to 1", "send 1001b too 1"),
+    );
+    let err = user_error(&["simulate", "--goal", &bad, "--preset", "mpich2-tcp"]);
+    assert!(err.contains("bad.goal") && err.contains("line 3"), "{err}");
+    let good = write(&dir, "one.goal", GOAL_ONE_MESSAGE);
+    let err = user_error(&[
+        "simulate",
+        "--goal",
+        &good,
+        "--preset",
+        "mpich2-tcp",
+        "--procs",
+        "4",
+    ]);
+    assert!(err.contains("--procs"), "{err}");
+    let err = user_error(&["simulate", "--preset", "mpich2-tcp"]);
+    assert!(err.contains("--goal"), "{err}");
+}
+
+#[test]
+fn select_simulate_marks_simulated_entries() {
+    let j = json(&ok(&[
+        "select",
+        "bcast",
+        "--preset",
+        "mpich2-tcp",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+        "--simulate",
+        "--json",
+    ]));
+    assert_eq!(j["simulated"], true);
+    let ranking = j["ranking"].as_array().unwrap();
+    assert_eq!(ranking.len(), 4);
+    let entry = |name: &str| {
+        ranking
+            .iter()
+            .find(|r| r["algorithm"] == name)
+            .unwrap_or_else(|| panic!("{name} missing"))
+    };
+    // the binomial tree: simulated 3 T(8), closed form 3 T(8) + 2 g (see the broadcast test)
+    let binomial = entry("binomial");
+    assert_eq!(binomial["source"], "simulated");
+    assert_relative_eq!(
+        seconds(binomial, &["seconds"]),
+        137.39829e-6,
+        max_relative = 1e-9
+    );
+    assert_relative_eq!(
+        seconds(binomial, &["closed_form_seconds"]),
+        139.22829e-6,
+        max_relative = 1e-9
+    );
+    // the linear broadcast's closed form is exact: kept, and carried as its own cost
+    let linear = entry("linear");
+    assert_eq!(linear["source"], "closed form");
+    assert_eq!(linear["seconds"], linear["closed_form_seconds"]);
+    // sorted by the cost used
+    let costs: Vec<f64> = ranking.iter().map(|r| seconds(r, &["seconds"])).collect();
+    assert!(costs.windows(2).all(|w| w[0] <= w[1]), "{costs:?}");
+    let text = ok(&[
+        "select",
+        "bcast",
+        "--preset",
+        "mpich2-tcp",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+        "--simulate",
+    ]);
+    assert!(
+        text.contains("simulated") && text.contains("closed form") && text.contains("139.228 µs"),
+        "{text}"
+    );
+    // without the flag the output stays closed-form only
+    let plain = ok(&[
+        "select",
+        "bcast",
+        "--preset",
+        "mpich2-tcp",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+    ]);
+    assert!(!plain.contains("simulated"), "{plain}");
+}
+
+#[test]
+fn simulate_goal_calc_times_are_read_in_the_given_unit() {
+    let dir = scratch("simulate_goal_unit");
+    let goal = write(
+        &dir,
+        "calc.goal",
+        "num_ranks 1\nrank 0 {\n  l1: calc 1000\n}\n",
+    );
+    // 1000 units: 1 µs in nanoseconds (the default), 1 ms in microseconds
+    for (unit, expected) in [(None, 1e-6), (Some("1us"), 1e-3)] {
+        let mut args = vec![
+            "simulate",
+            "--goal",
+            &goal,
+            "--preset",
+            "mpich2-tcp",
+            "--json",
+        ];
+        if let Some(u) = unit {
+            args.extend(["--goal-unit", u]);
+        }
+        let j = json(&ok(&args));
+        assert_relative_eq!(
+            seconds(&j, &["makespan_seconds"]),
+            expected,
+            max_relative = 1e-12
+        );
+        assert_relative_eq!(
+            seconds(&j, &["critical_path", "calc_seconds"]),
+            expected,
+            max_relative = 1e-12
+        );
+    }
+    let err = user_error(&[
+        "simulate",
+        "--goal",
+        &goal,
+        "--preset",
+        "mpich2-tcp",
+        "--goal-unit",
+        "5h",
+    ]);
+    assert!(err.contains("--goal-unit"), "{err}");
+}
