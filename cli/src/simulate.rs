@@ -61,6 +61,10 @@ pub struct SimulateArgs {
     /// Messages larger than this many bytes use the rendezvous protocol (default: all eager).
     #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES")]
     rendezvous_above: Option<u64>,
+    /// The model's own eager / rendezvous threshold (`CommModel::rendezvous_above`: the
+    /// open-mpi-openib preset's 12 KiB, LogGPO's eager limit; all eager where it has none).
+    #[arg(long, conflicts_with = "rendezvous_above")]
+    model_protocols: bool,
     /// Seeded exponential CPU noise: SEED:MEAN (`42:1us`).
     #[arg(long, value_name = "SEED:MEAN")]
     noise: Option<String>,
@@ -308,7 +312,11 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
     let options = SimOptions {
         timeline: args.timeline.is_some() || args.svg.is_some(),
         critical_path: true,
-        rendezvous_above: args.rendezvous_above,
+        rendezvous_above: if args.model_protocols {
+            model.rendezvous_above()
+        } else {
+            args.rendezvous_above
+        },
         noise,
     };
     let result =

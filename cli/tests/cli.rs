@@ -1192,3 +1192,65 @@ fn simulate_goal_calc_times_are_read_in_the_given_unit() {
     ]);
     assert!(err.contains("--goal-unit"), "{err}");
 }
+
+#[test]
+fn simulate_with_the_models_protocols() {
+    // open-mpi-openib (Hoefler, Lichei & Rehm, IPDPS 2007, Table 2; rendezvous above 12288 B,
+    // Sec. 5), 20000 bytes from rank 0 to rank 1: T = 2 * 2.98 + 19999 * 0.00103 = 26.55897 µs.
+    // Eager, rank 0 is done after its overhead o = 2.98 µs; rendezvous, its send completes with
+    // the receive, at T.
+    let args = |extra: &'static str| {
+        let mut v = vec![
+            "simulate",
+            "bcast",
+            "--algorithm",
+            "binomial",
+            "--preset",
+            "open-mpi-openib",
+            "--procs",
+            "2",
+            "--bytes",
+            "20000",
+            "--json",
+        ];
+        if !extra.is_empty() {
+            v.push(extra);
+        }
+        v
+    };
+    let eager = json(&ok(&args("")));
+    assert_relative_eq!(
+        seconds(&eager, &["rank_finish", "min_seconds"]),
+        2.98e-6,
+        max_relative = 1e-9
+    );
+    let model = json(&ok(&args("--model-protocols")));
+    assert_relative_eq!(
+        seconds(&model, &["rank_finish", "min_seconds"]),
+        26.55897e-6,
+        max_relative = 1e-9
+    );
+    assert_relative_eq!(
+        seconds(&model, &["makespan_seconds"]),
+        26.55897e-6,
+        max_relative = 1e-9
+    );
+    assert_eq!(model["options"]["rendezvous_above_bytes"], 12288);
+    // the two ways of saying it exclude each other
+    let out = commcost(&[
+        "simulate",
+        "bcast",
+        "--algorithm",
+        "binomial",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "2",
+        "--bytes",
+        "8",
+        "--model-protocols",
+        "--rendezvous-above",
+        "100",
+    ]);
+    assert!(!out.status.success());
+}
