@@ -220,6 +220,92 @@ impl Pieces<'_> {
         }
         total
     }
+    /// `E(x)` with `max(0, I(x) - T(x) - e) = max(0, E(x) - e)` for every `e >= 0`: the
+    /// model's lag line at `x` ([`CommModel::send_lag_affine`], asked for once per range and
+    /// remembered), else `I(x) - T(x)` from one `quantities` call.
+    fn excess(&mut self, bytes: u64) -> f64 {
+        if let Some(line) = self.lag_line(bytes) {
+            return line.at(bytes);
+        }
+        let q = self.quantities(bytes);
+        q.send_interval - q.p2p
+    }
+
+    /// Feeds the rounds `x_k = unit 2^k`, `k < n` (pieces saturate at `u64::MAX`), without an
+    /// operator, to `spacings` ([`Spacings`]). Over the rounds whose pieces share one constant
+    /// lag line `E` of the model, the first round is fed and each further one adds `max(0, E)`
+    /// (its wait `w <= max(0, E)` stays): one model call per range; a sloped line is fed round
+    /// by round without model calls. Nothing (no model call) when the model keeps pace.
+    pub(super) fn doubling_spacings(&mut self, unit: u64, n: u32, spacings: &mut Spacings) {
+        if self.keeps_pace {
+            return;
+        }
+        let fits = n == 0 || unit == 0 || unit.leading_zeros() >= n - 1;
+        let mut j = 0;
+        while j < n {
+            let piece = unit.saturating_mul(1u64 << j.min(63));
+            let line = if fits { self.lag_line(piece) } else { None };
+            let Some(a) = line else {
+                let e = self.excess(piece);
+                spacings.round(e, 0.0);
+                j += 1;
+                continue;
+            };
+            let j1 = if unit == 0 {
+                n - 1
+            } else {
+                doublings_within(unit, a.last).min(n - 1)
+            };
+            if a.per_unit == 0.0 {
+                spacings.round(a.intercept, 0.0);
+                spacings.total += f64::from(j1 - j) * a.intercept.max(0.0);
+            } else {
+                for i in j..=j1 {
+                    spacings.round(a.at(unit << i), 0.0);
+                }
+            }
+            j = j1 + 1;
+        }
+    }
+
+    /// The spacings ([`Spacings`]) of Rabenseifner's rounds at `P = 2^n` (`n < 64`): the
+    /// reduce-scatter's `x_k = ⌈m / 2^k⌉`, `k = 1 … n`, each followed by the operator, then the
+    /// allgather's `x_k`, `k = n … 1`. When one constant lag line `E` of the model holds every
+    /// piece, they are the sums of lags of [`halving_lags`](Self::halving_lags) (each
+    /// reduce-scatter round `max(0, E - op(x_k))`, the allgather's rounds after the first
+    /// `max(0, E)`; one model call); otherwise the `2n` rounds are walked, with one model call
+    /// per lag line or per round. 0 without a model call when the model keeps pace.
+    pub(super) fn rabenseifner_spacings(&mut self, m: u64, n: u32) -> f64 {
+        if self.keeps_pace || n == 0 {
+            return 0.0;
+        }
+        let (largest, smallest) = (ceil_shift(m, 1), ceil_shift(m, n));
+        if let Some(a) = self.lag_line(largest)
+            && a.per_unit == 0.0
+            && a.contains(smallest)
+        {
+            return self.halving_lags(m, n, 2);
+        }
+        let mut spacings = Spacings::default();
+        for k in 1..=n {
+            let x = ceil_shift(m, k);
+            let op = self.op(x);
+            self.spaced_round(x, op, &mut spacings);
+        }
+        for k in (1..=n).rev() {
+            self.spaced_round(ceil_shift(m, k), 0.0, &mut spacings);
+        }
+        spacings.total
+    }
+
+    /// Feeds one round of `bytes` followed by the operator `op` to `spacings` (nothing, no
+    /// model call, when the model keeps pace).
+    pub(super) fn spaced_round(&mut self, bytes: u64, op: f64, spacings: &mut Spacings) {
+        if !self.keeps_pace {
+            let e = self.excess(bytes);
+            spacings.round(e, op);
+        }
+    }
     pub(super) fn gap(&self, bytes: u64) -> f64 {
         self.model.gap(&self.problem.piece(bytes))
     }
@@ -295,6 +381,65 @@ impl Pieces<'_> {
             k = k1 + 1;
         }
         (total, sum_of_halvings(m, n))
+    }
+}
+
+/// The spacing of consecutive rounds of a process that sends and receives one piece in every
+/// round (a lock-step exchange: Bruck, recursive doubling and halving, neighbor exchange) and
+/// then may apply the operator, under LogGOPS semantics (a send holds the sender's NIC for
+/// `I` after its start; a receive's receiving-NIC window is the last `I` of its message before
+/// it completes and must not overlap the previous one's).
+///
+/// # Formula
+///
+/// Round `k` sends and receives `x_k` bytes, then applies `op_k` (0 for none); `T_k`, `I_k`,
+/// `os_k`, `or_k` are the model's quantities of `x_k`. Every process runs the same times (`P`
+/// a power of two, or Bruck's rotation); round `k`'s send starts at `s_k`, its receive
+/// completes at `R_k`, the round (with its operator) ends at `F_k = R_k + op_k`. The send
+/// waits for the round before and for the sender's NIC, the receive for the message, for
+/// the CPU after the send's overhead, and for the receiving NIC:
+///
+/// ```text
+/// s_{k+1} = max(F_k, s_k + I_k)
+/// R_{k+1} = max(s_{k+1} + max(T_{k+1}, os_{k+1} + or_{k+1}), R_k + I_{k+1})
+/// ```
+///
+/// so that, with `T >= os + or` (every model of the crate), the sender's wait `w_k = s_{k+1}
+/// - F_k` and `E_k = I_k - T_k`:
+///
+/// ```text
+/// F_{k+1} = F_k + T_{k+1} + op_{k+1} + max(w_k, E_{k+1} - op_k, 0)
+/// w_0     = max(0, E_0 - op_0)
+/// w_{k+1} = max(0, min(E_{k+1} - op_{k+1}, w_k + op_k - op_{k+1}))
+/// ```
+///
+/// The spacing `max(w_k, E_{k+1} - op_k, 0)` is the sender's own lag or the receiver's NIC
+/// taking the next, larger message in for its interval `I_{k+1}` after the previous receive,
+/// whichever is later. Without an operator `w_k = max(0, min_{j<=k} E_j)`: the pieces of
+/// growing size on a transport whose interval exceeds its time at large sizes only (Open
+/// MPI/openib) are spaced by the lag of the larger one, `max(0, E_{k+1})`, where summing
+/// `max(0, E_k)` (the sender's lag after the smaller one) fell short. With one constant `E`
+/// (LogGP) every spacing is `max(0, E - op)`, the sum of lags as before.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Spacings {
+    /// `Σ max(w_k, E_{k+1} - op_k, 0)` over the rounds fed so far.
+    pub(super) total: f64,
+    /// `(w_k, op_k)` of the latest round.
+    last: Option<(f64, f64)>,
+}
+
+impl Spacings {
+    /// The next round: `excess = E` of its piece, `op` its operator.
+    #[inline]
+    pub(super) fn round(&mut self, excess: f64, op: f64) {
+        let wait = match self.last {
+            None => (excess - op).max(0.0),
+            Some((wait, op_prev)) => {
+                self.total += wait.max(excess - op_prev).max(0.0);
+                (excess - op).min(wait + op_prev - op).max(0.0)
+            }
+        };
+        self.last = Some((wait, op));
     }
 }
 
@@ -441,6 +586,20 @@ pub(super) fn binomial_blocks(pieces: &mut Pieces<'_>, unit: u64, p: u64) -> f64
     // already described
     let doubling = pieces.doubling_sum(unit, h - 1);
     doubling + pieces.p2p(unit.saturating_mul(p - (1u64 << (h - 1))))
+}
+
+/// The spacings ([`Spacings`]) of Bruck's allgather rounds `m min(2^k, P - 2^k)`, `k < h`: the
+/// doubling rounds `m 2^k`, `k <= h - 2`, then the last one of `m (P - 2^(h-1))` blocks. 0
+/// without a model call when the model keeps pace.
+pub(super) fn bruck_spacings(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
+    if pieces.keeps_pace() {
+        return 0.0;
+    }
+    let h = ceil_log2(p);
+    let mut spacings = Spacings::default();
+    pieces.doubling_spacings(m, h - 1, &mut spacings);
+    pieces.spaced_round(m.saturating_mul(p - (1u64 << (h - 1))), 0.0, &mut spacings);
+    spacings.total
 }
 
 /// A binomial scatter or gather of `unit`-byte blocks: the rounds of [`binomial_blocks`] and a
@@ -689,11 +848,10 @@ impl Algorithm for Allreduce {
                 // a remaining process sends in every round: after each reduce-scatter round
                 // (⌈m / 2^k⌉ bytes, k = 1 … hp) and after each allgather round but the last
                 // (k = hp … 2; and the last too when it then sends back to a folded process)
-                let last_allgather = u32::from(!p.is_power_of_two());
-                let lags = x.halving_lags(m, hp, 2 - last_allgather);
                 if p.is_power_of_two() {
-                    halving + lags
+                    halving + x.rabenseifner_spacings(m, hp)
                 } else {
+                    let lags = x.halving_lags(m, hp, 1);
                     (x.p2p(m) + x.op(m)) + halving + x.p2p(m) + lags
                 }
             }
@@ -743,15 +901,18 @@ impl Algorithm for Allgather {
                 let c = m.saturating_mul(folded);
                 let doubling = x.doubling_sum(c, hp);
                 if p.is_power_of_two() {
-                    doubling + x.doubling_lag(c, hp - 1)
+                    // every process sends and receives in every round ([`Spacings`])
+                    let mut spacings = Spacings::default();
+                    x.doubling_spacings(c, hp, &mut spacings);
+                    doubling + spacings.total
                 } else {
                     // the last doubling send is followed by the send to the folded process
                     x.p2p(m) + doubling + x.p2p(m.saturating_mul(p)) + x.doubling_lag(c, hp)
                 }
             }
-            // Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k)): the binomial rounds in reverse order
-            // every process sends in every round: each but the last spaced max(T, I)
-            Self::Bruck => binomial_blocks(&mut x, m, p) + x.doubling_lag(m, ceil_log2(p) - 1),
+            // Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k)): the binomial rounds in reverse order;
+            // every process sends and receives in every round ([`Spacings`])
+            Self::Bruck => binomial_blocks(&mut x, m, p) + bruck_spacings(&mut x, m, p),
         })
     }
 

@@ -3,7 +3,7 @@
 use super::parse_plain;
 use super::{Bcast, OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_in};
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
+use crate::collectives::algorithms::{Spacings, setup};
 use crate::collectives::{Algorithm, Allgather as Textbook, Problem, ceil_log2};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
@@ -154,9 +154,11 @@ impl Algorithm for Allgather {
             Self::Bruck => Textbook::Bruck.cost(model, problem)?,
             Self::RecursiveDoubling => {
                 if p.is_power_of_two() {
-                    // every process sends in every round: spaced max(T, I)
+                    // every process sends and receives in every round ([`Spacings`])
                     let h = ceil_log2(p);
-                    x.doubling_sum(m, h) + x.doubling_lag(m, h - 1)
+                    let mut spacings = Spacings::default();
+                    x.doubling_spacings(m, h, &mut spacings);
+                    x.doubling_sum(m, h) + spacings.total
                 } else {
                     Textbook::Bruck.cost(model, problem)?
                 }
@@ -166,13 +168,15 @@ impl Algorithm for Allgather {
                 if p % 2 == 1 {
                     Textbook::Ring.cost(model, problem)?
                 } else {
-                    // every process sends in every step: spaced max(T, I)
+                    // every process sends and receives in every step ([`Spacings`]): after
+                    // the first, of m bytes, the receiver takes 2m in for I(2m) and the sender
+                    // waits max(0, E(m)); later steps max(0, E(2m))
                     let two = m.saturating_mul(2);
                     let steps = p / 2 - 1;
-                    let lags = if steps == 0 {
+                    let lags = if steps == 0 || x.keeps_pace() {
                         0.0
                     } else {
-                        x.lag(m, 0.0) + (steps - 1) as f64 * x.lag(two, 0.0)
+                        x.lag(m, 0.0).max(x.lag(two, 0.0)) + (steps - 1) as f64 * x.lag(two, 0.0)
                     };
                     x.p2p(m) + steps as f64 * x.p2p(two) + lags
                 }
