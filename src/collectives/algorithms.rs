@@ -1078,21 +1078,29 @@ pub(super) fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
             .map(|k| pieces.p2p(m.saturating_mul(blocks_with_bit(p, k))))
             .sum::<f64>()
     };
-    // every process sends in every round: each but the last spaced max(T, I); over the same
-    // pieces, one constant lag line of the model gives (h - 1) max(0, E)
+    // every process sends and receives in every round ([`Spacings`]); over the same pieces,
+    // one constant lag line `E` of the model spaces the first h - 1 rounds max(0, E) apart,
+    // and the last round, max(w, E(last), 0) after them
     let lags: f64 = if pieces.keeps_pace() {
         0.0
-    } else if h >= 2
-        && let Some(largest) = m.checked_mul(p / 2)
-        && let Some(a) = pieces
-            .lag_line(m << (h - 2))
-            .filter(|a| a.last >= largest && a.per_unit == 0.0)
-    {
-        f64::from(h - 1) * a.intercept.max(0.0)
     } else {
-        (0..h - 1)
-            .map(|k| pieces.lag(m.saturating_mul(blocks_with_bit(p, k)), 0.0))
-            .sum()
+        let mut spacings = Spacings::default();
+        if h >= 2
+            && let Some(largest) = m.checked_mul(p / 2)
+            && let Some(a) = pieces
+                .lag_line(m << (h - 2))
+                .filter(|a| a.last >= largest && a.per_unit == 0.0)
+        {
+            spacings.round(a.intercept, 0.0);
+            spacings.total += f64::from(h - 2) * a.intercept.max(0.0);
+        } else {
+            for k in 0..h - 1 {
+                let piece = m.saturating_mul(blocks_with_bit(p, k));
+                pieces.spaced_round(piece, 0.0, &mut spacings);
+            }
+        }
+        pieces.spaced_round(m.saturating_mul(last), 0.0, &mut spacings);
+        spacings.total
     };
     rounds + lags + pieces.p2p(m.saturating_mul(last))
 }
