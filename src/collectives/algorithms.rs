@@ -1151,6 +1151,118 @@ impl Algorithm for Alltoall {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collectives::{Allgather, Allreduce, Alltoall};
+    use crate::{Message, presets};
+
+    /// The rounds' times straight from the send and receive constraints (a second formulation
+    /// of [`Spacings`]): `s_{k+1} = max(F_k, s_k + I_k)`, `R_{k+1} = max(s_{k+1} + T_{k+1},
+    /// R_k + I_{k+1})`, `F_k = R_k + op_k`, from `s_0 = 0`, `R_0 = T_0`.
+    fn finish_by_constraints(rounds: &[(f64, f64, f64)]) -> f64 {
+        let (t0, _, op0) = rounds[0];
+        let (mut s, mut r, mut f) = (0.0f64, t0, t0 + op0);
+        for w in rounds.windows(2) {
+            let ((_, i, _), (t, i_next, op)) = (w[0], w[1]);
+            let send = f.max(s + i);
+            r = (send + t).max(r + i_next);
+            f = r + op;
+            s = send;
+        }
+        f
+    }
+
+    #[test]
+    fn spacings_follow_the_send_and_receive_constraints() {
+        // a SplitMix64 stream: times in [0, 10), operators 0 in a third of the cases
+        let mut state = 0x5eed_u64;
+        let mut next = move || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 10.0
+        };
+        for case in 0..2000 {
+            let n = 1 + case % 9;
+            let rounds: Vec<(f64, f64, f64)> = (0..n)
+                .map(|_| {
+                    let (t, i, op) = (next(), next(), next());
+                    (t, i, if op < 3.3 { 0.0 } else { op })
+                })
+                .collect();
+            let mut spacings = Spacings::default();
+            for &(t, i, op) in &rounds {
+                spacings.round(i - t, op);
+            }
+            let sum: f64 = rounds.iter().map(|&(t, _, op)| t + op).sum();
+            let expected = finish_by_constraints(&rounds);
+            let got = sum + spacings.total;
+            assert!(
+                (got - expected).abs() <= 1e-12 * expected,
+                "{rounds:?}: {got} vs {expected}"
+            );
+        }
+    }
+
+    /// A model's five quantities without its affine and lag lines: the closed forms then
+    /// evaluate every round (a second path through `Pieces`).
+    #[derive(Debug)]
+    struct NoLines<M>(M);
+
+    impl<M: CommModel> CommModel for NoLines<M> {
+        fn p2p(&self, msg: &Message) -> f64 {
+            self.0.p2p(msg)
+        }
+        fn send_overhead(&self, msg: &Message) -> f64 {
+            self.0.send_overhead(msg)
+        }
+        fn recv_overhead(&self, msg: &Message) -> f64 {
+            self.0.recv_overhead(msg)
+        }
+        fn send_interval(&self, msg: &Message) -> f64 {
+            self.0.send_interval(msg)
+        }
+        fn gap(&self, msg: &Message) -> f64 {
+            self.0.gap(msg)
+        }
+    }
+
+    #[test]
+    fn lag_lines_give_the_round_by_round_spacings() {
+        let slow_small = crate::Protocols::from_starts(vec![
+            (1, crate::LogGP::new(3e-6, 1e-6, 9e-6, 1e-9, 8).unwrap()),
+            (4097, crate::LogGP::new(3e-6, 1e-6, 2e-6, 1e-9, 8).unwrap()),
+        ])
+        .unwrap();
+        let slow = crate::LogGP::new(1e-6, 1e-6, 9e-6, 1e-8, 8).unwrap();
+        let models: [&dyn CommModel; 3] = [&presets::open_mpi_openib(), &slow_small, &slow];
+        for model in models {
+            let bare = NoLines(model);
+            type Cost = fn(&dyn CommModel, &Problem) -> Result<f64, CollectiveError>;
+            let pairs: [(Cost, &str); 4] = [
+                (
+                    |m, p| Allgather::RecursiveDoubling.cost(m, p),
+                    "allgather rd",
+                ),
+                (|m, p| Allgather::Bruck.cost(m, p), "allgather bruck"),
+                (|m, p| Allreduce::Rabenseifner.cost(m, p), "rabenseifner"),
+                (|m, p| Alltoall::Bruck.cost(m, p), "alltoall bruck"),
+            ];
+            for p in (1..70u64).chain([1 << 20, (1 << 30) + 3, 1 << 40]) {
+                for m in [1u64, 1000, 3000, 6145, 12289, 1 << 20] {
+                    let problem = Problem::new(p, Message::contiguous(m))
+                        .with_operator(crate::collectives::Operator::new(1e-7, 1e-10).unwrap());
+                    for (alg, name) in pairs {
+                        let lines = alg(model, &problem).unwrap();
+                        let rounds = alg(&bare, &problem).unwrap();
+                        assert!(
+                            (lines - rounds).abs() <= 1e-9 * rounds,
+                            "{name}, P {p}, m {m}: {lines} vs {rounds}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn ceil_shift_is_ceiling_division() {
