@@ -805,7 +805,11 @@ pub enum Allreduce {
     /// `(P - 1) (2 T(c) + op(c))`.
     Ring,
     /// Rabenseifner: reduce-scatter by recursive halving, allgather by recursive doubling:
-    /// `[np2] (T(m) + op(m)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(m)`.
+    /// `[np2] (T(m) + op(m)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(m)`; when the
+    /// sender is slower than the network, at `P` a power of two the exact spacing of its `2 h'`
+    /// lock-step rounds of changing size (the sender's lag or the receiver's interval of the
+    /// next piece, as for [`Allgather::Bruck`], with the operator), otherwise the sum of the
+    /// rounds' lags `max(0, I - T - op)`.
     Rabenseifner,
 }
 algorithm_list!(Allreduce [RecursiveDoubling, Ring, Rabenseifner]);
@@ -872,9 +876,15 @@ pub enum Allgather {
     Ring,
     /// Recursive doubling: `Σ_{k=0}^{h'-1} T(c 2^k)` with `c = m ⌈P/p'⌉`, plus for `P` not a
     /// power of two a first step `T(m)` (the extra processes fold into partners) and a last
-    /// step `T(P m)` (they get the result).
+    /// step `T(P m)` (they get the result). When the sender is slower than the network, the
+    /// spacings of the rounds (below).
     RecursiveDoubling,
-    /// Bruck: `Σ_{k=0}^{h-1} T(m · min(2^k, P - 2^k))`, any `P`.
+    /// Bruck: `Σ_{k=0}^{h-1} T(m · min(2^k, P - 2^k))`, any `P`, plus the spacings of the
+    /// rounds when the sender is slower than the network: with `E(x) = I(x) - T(x)`, round
+    /// `k + 1` starts `max(0, min_{j<=k} E(x_j), E(x_{k+1}))` later than its data arrived —
+    /// the sender's lag after its earlier rounds or the receiver's NIC taking the next, larger
+    /// piece in for its own interval `I(x_{k+1})`, whichever is later (exact under LogGOPS;
+    /// summing `max(0, E(x_k))` of the smaller piece fell short on Open MPI/openib).
     Bruck,
 }
 algorithm_list!(Allgather [Ring, RecursiveDoubling, Bruck]);
@@ -1033,7 +1043,8 @@ pub enum Alltoall {
     /// Pairwise exchange: `(P - 1) T(m)`.
     PairwiseExchange,
     /// Bruck: `Σ_{k=0}^{h-1} T(m · n_k)` where `n_k` counts the indices `j < P` with bit `k`
-    /// set (the blocks forwarded in round `k`).
+    /// set (the blocks forwarded in round `k`), plus the spacings of the rounds when the sender
+    /// is slower than the network (as for [`Allgather::Bruck`]).
     Bruck,
 }
 algorithm_list!(Alltoall [PairwiseExchange, Bruck]);

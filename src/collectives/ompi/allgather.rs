@@ -16,22 +16,23 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// |---|---|---|
 /// | 1 | `Linear` | linear gather to rank 0, `T(m) + (P-2) max(I(m), or(m))`, then a broadcast of `P m`, priced as Open MPI's binomial tree ([`Bcast::Binomial`], unsegmented) |
 /// | 2 | `Bruck` | `Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k))` (the final local shift, a memory copy, is not priced) |
-/// | 3 | `RecursiveDoubling` | `Σ_{k=0}^{h-1} T(m 2^k) + Σ_{k<h-1} lag(m 2^k)`; `Bruck` when `P` is not a power of two |
+/// | 3 | `RecursiveDoubling` | `Σ_{k=0}^{h-1} T(m 2^k) + Σ_{k<h-1} max(lag(m 2^(k+1)), min_{j<=k} lag(m 2^j))`; `Bruck` when `P` is not a power of two |
 /// | 4 | `Ring` | `(P-1) T(m)` |
-/// | 5 | `Neighbor` | `T(m) + (P/2 - 1) T(2m) + lag(m) + (P/2 - 2) lag(2m)`; `Ring` when `P` is odd |
+/// | 5 | `Neighbor` | `T(m) + (P/2 - 1) T(2m) + max(lag(m), lag(2m)) + (P/2 - 2) lag(2m)`; `Ring` when `P` is odd |
 /// | 6 | `TwoProc` | `T(m)`; only `P = 2` ([`CollectiveError::NotApplicable`] otherwise) |
 ///
 /// Bruck, recursive doubling and ring as in Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005;
 /// neighbor exchange after Chen et al. as in `coll_base_allgather.c`. `lag(x) = max(0, I(x) -
 /// T(x))` (0 when the sender keeps pace, [`CommModel::sender_keeps_pace`]): a process sending in
-/// consecutive rounds sends them `max(T, I)` apart.
+/// consecutive rounds sends them `max(T, I)` apart, and its receiving NIC takes the next piece
+/// in for that piece's interval after the previous one, so that round `k + 1` follows round `k`
+/// by `T(x_{k+1}) + max(lag(x_{k+1}), min_{j<=k} lag(x_j))` (see
+/// [`Allgather::Bruck`](crate::collectives::Allgather::Bruck)).
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): every form is exact when the sender keeps
-/// pace; when it does not, 1, 4 and 6 stay exact, while on a transport whose interval exceeds its
-/// time at some sizes only (Open MPI/openib) the rounds of growing size of 2, 3 and 5 are up to 30
-/// % slower in the simulation: the receiver's next, larger message streams in for its own interval,
-/// which the lag of the smaller one does not cover.
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): every form is exact, also when the
+/// sender does not keep pace at some sizes only (Open MPI/openib, whose rounds of growing size
+/// in 2, 3 and 5 are spaced by the larger piece's interval).
 ///
 /// # Examples
 ///

@@ -16,7 +16,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// | ID | variant | cost |
 /// |---|---|---|
 /// | 1 | `NonOverlapping` | reduce to rank 0 (priced as Open MPI's binomial tree, [`Reduce::Binomial`] unsegmented), then linear scatter `T(c) + (P-2) I(c)` |
-/// | 2 | `RecursiveHalving` | `[np2](T(m) + op(m)) + Σ_{k=1}^{h'} (T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(c) + Σ_{k=1}^{h'-1+[np2]} lag(⌈m/2^k⌉, op)` |
+/// | 2 | `RecursiveHalving` | `[np2](T(m) + op(m)) + Σ_{k=1}^{h'} (T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(c) + Σ_{k=1}^{h'-1+[np2]} lag(⌈m/2^k⌉, op)`; at `P` a power of two the lags are the exact spacings of the lock-step rounds (the sender's wait or the receiver's interval of the next, smaller piece, whichever is later; see [`Allgather::Bruck`](crate::collectives::Allgather::Bruck)) |
 /// | 3 | `Ring` | `(P-1)(T(c) + op(c)) + (P-2) lag(c, op(c))` |
 /// | 4 | `Butterfly` | as `RecursiveHalving` (same rounds and pieces) |
 ///
