@@ -270,30 +270,62 @@ impl Pieces<'_> {
 
     /// The spacings ([`Spacings`]) of Rabenseifner's rounds at `P = 2^n` (`n < 64`): the
     /// reduce-scatter's `x_k = ⌈m / 2^k⌉`, `k = 1 … n`, each followed by the operator, then the
-    /// allgather's `x_k`, `k = n … 1`. When one constant lag line `E` of the model holds every
-    /// piece, they are the sums of lags of [`halving_lags`](Self::halving_lags) (each
-    /// reduce-scatter round `max(0, E - op(x_k))`, the allgather's rounds after the first
-    /// `max(0, E)`; one model call); otherwise the `2n` rounds are walked, with one model call
-    /// per lag line or per round. 0 without a model call when the model keeps pace.
+    /// allgather's `x_k`, `k = n … 1`. The rounds are walked by runs that share one constant
+    /// lag line `E` of the model ([`Spacings::run`]: inside a run the spacings are the lags
+    /// `max(0, E - op(x_k))`, summed in closed form as in
+    /// [`halving_lags`](Self::halving_lags), and only the first round of a run compares the
+    /// sender's wait with the new `E`), the allgather over the same runs in reverse: one model
+    /// call per range; a sloped line or none, round by round. 0 without a model call when the
+    /// model keeps pace.
     pub(super) fn rabenseifner_spacings(&mut self, m: u64, n: u32) -> f64 {
         if self.keeps_pace || n == 0 {
             return 0.0;
         }
-        let (largest, smallest) = (ceil_shift(m, 1), ceil_shift(m, n));
-        if let Some(a) = self.lag_line(largest)
-            && a.per_unit == 0.0
-            && a.contains(smallest)
-        {
-            return self.halving_lags(m, n, 2);
-        }
+        let operator = self.problem.operator;
+        // the runs `(k, k1, E)` of the reduce-scatter, at most one per round (n < 64)
+        let mut runs = [(0u32, 0u32, 0.0f64); 64];
+        let mut count = 0;
         let mut spacings = Spacings::default();
-        for k in 1..=n {
-            let x = ceil_shift(m, k);
-            let op = self.op(x);
-            self.spaced_round(x, op, &mut spacings);
+        let mut k = 1;
+        while k <= n && count < runs.len() {
+            let piece = ceil_shift(m, k);
+            let (k1, e) = match self.lag_line(piece) {
+                Some(a) if a.per_unit == 0.0 => {
+                    // the last round whose piece `⌈m / 2^k1⌉ >= a.first`, as in `halving_sum`
+                    let k1 = if m == 0 || a.first <= 1 {
+                        n
+                    } else {
+                        doublings_within(a.first - 1, m - 1).min(n)
+                    };
+                    (k1.max(k), a.intercept)
+                }
+                Some(a) => (k, a.at(piece)),
+                None => (k, self.excess(piece)),
+            };
+            let first = operator.cost(piece);
+            if k1 == k {
+                spacings.round(e, first);
+            } else {
+                let second = operator.cost(ceil_shift(m, k + 1));
+                let last = operator.cost(ceil_shift(m, k1));
+                let lags = constant_lag_of_halvings(
+                    m,
+                    k,
+                    k1 - 1,
+                    e - operator.per_call,
+                    operator.per_byte,
+                );
+                spacings.run(e, (first, second, last), k1 - k + 1, lags);
+            }
+            runs[count] = (k, k1, e);
+            count += 1;
+            k = k1 + 1;
         }
-        for k in (1..=n).rev() {
-            self.spaced_round(ceil_shift(m, k), 0.0, &mut spacings);
+        // the allgather: the same pieces back, no operator; inside a run each further round
+        // max(0, E) after the one before
+        for &(k0, k1, e) in runs[..count].iter().rev() {
+            spacings.round(e, 0.0);
+            spacings.total += f64::from(k1 - k0) * e.max(0.0);
         }
         spacings.total
     }
@@ -440,6 +472,28 @@ impl Spacings {
             }
         };
         self.last = Some((wait, op));
+    }
+
+    /// `count >= 1` rounds with one excess `E` and non-increasing operators (`ops`: the first
+    /// round's, the second's, the last's), `lags = Σ max(0, E - op_i)` over all rounds but the
+    /// last (`lags` ignored for one round): the first round as [`round`](Self::round); inside
+    /// the run `w_i <= max(0, E - op_i)` so each further spacing is `max(0, E - op_i)`, and
+    /// `v_i = w_i + op_i` follows `v_{i+1} = max(op_{i+1}, min(E, v_i))`, so that
+    /// `v_last = max(op_last, min(E, max(op_second, v_first)))` (`op_second` left out for two
+    /// rounds, where it is `op_last`).
+    pub(super) fn run(&mut self, excess: f64, ops: (f64, f64, f64), count: u32, lags: f64) {
+        self.round(excess, ops.0);
+        if count < 2 {
+            return;
+        }
+        self.total += lags;
+        let Some((wait, op)) = self.last else {
+            return;
+        };
+        let v = wait + op;
+        let v = if count == 2 { v } else { v.max(ops.1) };
+        let v_last = ops.2.max(excess.min(v));
+        self.last = Some(((v_last - ops.2).max(0.0), ops.2));
     }
 }
 
@@ -1210,6 +1264,48 @@ mod tests {
             assert!(
                 (got - expected).abs() <= 1e-12 * expected,
                 "{rounds:?}: {got} vs {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_run_of_one_excess_equals_its_rounds() {
+        let mut state = 0x0a11_u64;
+        let mut next = move || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 10.0 - 3.0
+        };
+        for case in 0..3000u32 {
+            // a round before the run (its excess and operator), then a run of E
+            let (e0, op0, e) = (next(), next().max(0.0), next());
+            let count = 1 + case % 6;
+            let mut ops: Vec<f64> = (0..count).map(|_| next().max(0.0)).collect();
+            ops.sort_by(|a, b| b.total_cmp(a));
+            let mut rounds = Spacings::default();
+            rounds.round(e0, op0);
+            for &op in &ops {
+                rounds.round(e, op);
+            }
+            let mut run = Spacings::default();
+            run.round(e0, op0);
+            let lags: f64 = ops[..ops.len() - 1]
+                .iter()
+                .map(|op| (e - op).max(0.0))
+                .sum();
+            let second = ops[1.min(ops.len() - 1)];
+            run.run(e, (ops[0], second, ops[ops.len() - 1]), count, lags);
+            // and one more round after it
+            let (e2, op2) = (next(), next().max(0.0));
+            rounds.round(e2, op2);
+            run.round(e2, op2);
+            assert!(
+                (rounds.total - run.total).abs() <= 1e-12 * rounds.total.max(1.0),
+                "{e0} {op0} {e} {ops:?} {e2}: {} vs {}",
+                rounds.total,
+                run.total
             );
         }
     }
