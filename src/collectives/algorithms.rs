@@ -274,20 +274,17 @@ impl Pieces<'_> {
     /// lag line `E` of the model ([`Spacings::run`]: inside a run the spacings are the lags
     /// `max(0, E - op(x_k))`, summed in closed form as in
     /// [`halving_lags`](Self::halving_lags), and only the first round of a run compares the
-    /// sender's wait with the new `E`), the allgather over the same runs in reverse: one model
-    /// call per range; a sloped line or none, round by round. 0 without a model call when the
+    /// sender's wait with the new `E`), the allgather's growing pieces by the same lines: two
+    /// model calls per range; a sloped line or none, round by round. 0 without a model call when the
     /// model keeps pace.
     pub(super) fn rabenseifner_spacings(&mut self, m: u64, n: u32) -> f64 {
         if self.keeps_pace || n == 0 {
             return 0.0;
         }
         let operator = self.problem.operator;
-        // the runs `(k, k1, E)` of the reduce-scatter, at most one per round (n < 64)
-        let mut runs = [(0u32, 0u32, 0.0f64); 64];
-        let mut count = 0;
         let mut spacings = Spacings::default();
         let mut k = 1;
-        while k <= n && count < runs.len() {
+        while k <= n {
             let piece = ceil_shift(m, k);
             let (k1, e) = match self.lag_line(piece) {
                 Some(a) if a.per_unit == 0.0 => {
@@ -317,15 +314,38 @@ impl Pieces<'_> {
                 );
                 spacings.run(e, (first, second, last), k1 - k + 1, lags);
             }
-            runs[count] = (k, k1, e);
-            count += 1;
             k = k1 + 1;
         }
-        // the allgather: the same pieces back, no operator; inside a run each further round
-        // max(0, E) after the one before
-        for &(k0, k1, e) in runs[..count].iter().rev() {
-            spacings.round(e, 0.0);
-            spacings.total += f64::from(k1 - k0) * e.max(0.0);
+        // the allgather: the same pieces back, growing, no operator; inside a constant line
+        // each further round max(0, E) after the one before
+        let mut k = n;
+        while k >= 1 {
+            let piece = ceil_shift(m, k);
+            match self.lag_line(piece) {
+                Some(a) if a.per_unit == 0.0 => {
+                    // the first round whose piece `⌈m / 2^k0⌉ <= a.last`: `m <= a.last 2^k0`
+                    let k0 = if m <= a.last {
+                        1
+                    } else if a.last == 0 {
+                        k
+                    } else {
+                        doublings_within(a.last, m - 1) + 1
+                    }
+                    .clamp(1, k);
+                    spacings.round(a.intercept, 0.0);
+                    spacings.total += f64::from(k - k0) * a.intercept.max(0.0);
+                    k = k0 - 1;
+                }
+                Some(a) => {
+                    spacings.round(a.at(piece), 0.0);
+                    k -= 1;
+                }
+                None => {
+                    let e = self.excess(piece);
+                    spacings.round(e, 0.0);
+                    k -= 1;
+                }
+            }
         }
         spacings.total
     }
@@ -1156,6 +1176,12 @@ pub(super) fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
                 .lag_line(m << (h - 2))
                 .filter(|a| a.last >= largest && a.per_unit == 0.0)
         {
+            if a.contains(m.saturating_mul(last)) {
+                // the last round on the same line too: every spacing max(0, E)
+                return rounds
+                    + f64::from(h - 1) * a.intercept.max(0.0)
+                    + pieces.p2p(m.saturating_mul(last));
+            }
             spacings.round(a.intercept, 0.0);
             spacings.total += f64::from(h - 2) * a.intercept.max(0.0);
         } else {

@@ -177,7 +177,8 @@ impl Algorithm for Allgather {
                     let lags = if steps == 0 || x.keeps_pace() {
                         0.0
                     } else {
-                        x.lag(m, 0.0).max(x.lag(two, 0.0)) + (steps - 1) as f64 * x.lag(two, 0.0)
+                        let lag_two = x.lag(two, 0.0);
+                        x.lag(m, 0.0).max(lag_two) + (steps - 1) as f64 * lag_two
                     };
                     x.p2p(m) + steps as f64 * x.p2p(two) + lags
                 }
