@@ -275,11 +275,21 @@ impl Pieces<'_> {
     /// `max(0, E - op(x_k))`, summed in closed form as in
     /// [`halving_lags`](Self::halving_lags), and only the first round of a run compares the
     /// sender's wait with the new `E`), the allgather's growing pieces by the same lines: two
-    /// model calls per range; a sloped line or none, round by round. 0 without a model call when the
-    /// model keeps pace.
+    /// model calls per range; a sloped line or none, round by round. When one constant line
+    /// holds every piece, the spacings are the lags of
+    /// [`halving_lags`](Self::halving_lags) (each reduce-scatter round `max(0, E - op(x_k))`,
+    /// each allgather round after the first `max(0, E)`): one model call. 0 without a model
+    /// call when the model keeps pace.
     pub(super) fn rabenseifner_spacings(&mut self, m: u64, n: u32) -> f64 {
         if self.keeps_pace || n == 0 {
             return 0.0;
+        }
+        // one constant line for every piece: the sums of lags (see above)
+        if let Some(a) = self.lag_line(ceil_shift(m, 1))
+            && a.per_unit == 0.0
+            && a.contains(ceil_shift(m, n))
+        {
+            return self.halving_lags(m, n, 2);
         }
         let operator = self.problem.operator;
         let mut spacings = Spacings::default();
