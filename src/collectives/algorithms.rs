@@ -466,17 +466,18 @@ impl Pieces<'_> {
 /// R_{k+1} = max(s_{k+1} + max(T_{k+1}, os_{k+1} + or_{k+1}), R_k + I_{k+1})
 /// ```
 ///
-/// so that, with `T >= os + or` (every model of the crate), the sender's wait `w_k = s_{k+1}
-/// - F_k` and `E_k = I_k - T_k`:
+/// so that, with `T >= os + or` (as on every model kind the cross-checks run), the sender's
+/// wait `w_k = s_{k+1} - F_k` and `E_k = I_k - T_k`:
 ///
 /// ```text
+/// F_0     = T_0 + op_0                                   (s_0 = 0, R_0 = T_0)
 /// F_{k+1} = F_k + T_{k+1} + op_{k+1} + max(w_k, E_{k+1} - op_k, 0)
 /// w_0     = max(0, E_0 - op_0)
 /// w_{k+1} = max(0, min(E_{k+1} - op_{k+1}, w_k + op_k - op_{k+1}))
 /// ```
 ///
 /// The spacing `max(w_k, E_{k+1} - op_k, 0)` is the sender's own lag or the receiver's NIC
-/// taking the next, larger message in for its interval `I_{k+1}` after the previous receive,
+/// taking the next message in for its own interval `I_{k+1}` after the previous receive,
 /// whichever is later. Without an operator `w_k = max(0, min_{j<=k} E_j)`: the pieces of
 /// growing size on a transport whose interval exceeds its time at large sizes only (Open
 /// MPI/openib) are spaced by the lag of the larger one, `max(0, E_{k+1})`, where summing
