@@ -14,7 +14,9 @@
 //! keep pace, against the same model with its lag lines hidden (the library then compares
 //! `I` and `T` round by round), to a relative 1e-12 — including a model whose lag lines slope
 //! and change sign between two ranges; and every lag line against `max(0, I - T - e)` at sizes
-//! across its range.
+//! across its range. The lock-step rounds of changing size (Bruck's allgather and all-to-all,
+//! the recursive-doubling allgather and Rabenseifner at powers of two) are written out from
+//! the send and receive constraints themselves (`lock_step`), not as a sum of lags.
 
 use std::sync::Arc;
 
@@ -62,6 +64,33 @@ fn ceil_log2(p: u64) -> u32 {
     64 - (p - 1).leading_zeros()
 }
 
+/// The end of lock-step rounds `(bytes, operator)` in which every process sends and receives
+/// one piece, straight from the LogGOPS constraints (`T >= os + or`): a send starts after the
+/// previous round and its predecessor's interval, `s_{k+1} = max(F_k, s_k + I_k)`; a receive
+/// completes after its message, `T` after the send, and after the previous receive and the
+/// message's own interval, `R_{k+1} = max(s_{k+1} + T_{k+1}, R_k + I_{k+1})`; the round ends
+/// after the operator, `F = R + op`.
+fn lock_step(model: &dyn CommModel, rounds: &[(u64, f64)]) -> f64 {
+    let q = |bytes: u64| {
+        let msg = Message::contiguous(bytes);
+        (model.p2p(&msg), model.send_interval(&msg))
+    };
+    let Some(&(first, op)) = rounds.first() else {
+        return 0.0;
+    };
+    let (t, mut interval) = q(first);
+    let (mut send, mut recv) = (0.0f64, t);
+    let mut end = recv + op;
+    for &(bytes, op) in &rounds[1..] {
+        let (t, i) = q(bytes);
+        send = end.max(send + interval);
+        recv = (send + t).max(recv + i);
+        end = recv + op;
+        interval = i;
+    }
+    end
+}
+
 /// Round-by-round costs from the published round structures (contiguous messages).
 fn by_rounds(model: &dyn CommModel, name: &str, p: u64, m: u64, op: Operator) -> f64 {
     let t = |bytes: u64| model.p2p(&Message::contiguous(bytes));
@@ -90,6 +119,16 @@ fn by_rounds(model: &dyn CommModel, name: &str, p: u64, m: u64, op: Operator) ->
             scatter_rounds(c) + (f64::from(h) - 1.0) * g(c) + (p - 1) as f64 * (t(c) + lag(c, 0.0))
         }
         "scatter" | "gather" => scatter_rounds(m) + (f64::from(h) - 1.0) * g(m),
+        "rabenseifner" if pow2 => {
+            // the reduce-scatter's rounds with the operator, the allgather's back without
+            let pieces = (1..=hp).map(|k| m.div_ceil(1u64 << k));
+            let rounds: Vec<(u64, f64)> = pieces
+                .clone()
+                .map(|c| (c, op.cost(c)))
+                .chain(pieces.rev().map(|c| (c, 0.0)))
+                .collect();
+            lock_step(model, &rounds)
+        }
         "rabenseifner" => {
             let extra = if pow2 { 0.0 } else { 1.0 };
             let halving: f64 = (1..=hp)
@@ -109,6 +148,12 @@ fn by_rounds(model: &dyn CommModel, name: &str, p: u64, m: u64, op: Operator) ->
                 .sum();
             extra * (t(m) + op.cost(m)) + halving + extra * t(m) + lags
         }
+        "allgather-doubling" if pow2 => {
+            let rounds: Vec<(u64, f64)> = (0..hp)
+                .map(|k| (m.saturating_mul(1u64 << k), 0.0))
+                .collect();
+            lock_step(model, &rounds)
+        }
         "allgather-doubling" => {
             let c = m.saturating_mul(p.div_ceil(1u64 << hp));
             let doubling: f64 = (0..hp).map(|k| t(c.saturating_mul(1u64 << k))).sum();
@@ -122,24 +167,24 @@ fn by_rounds(model: &dyn CommModel, name: &str, p: u64, m: u64, op: Operator) ->
                 t(m) + doubling + t(m.saturating_mul(p)) + lags
             }
         }
-        "allgather-bruck" => (0..h)
-            .map(|k| {
-                let piece = m.saturating_mul((1u64 << k).min(p - (1u64 << k)));
-                t(piece) + if k + 1 < h { lag(piece, 0.0) } else { 0.0 }
-            })
-            .sum(),
-        "alltoall-bruck" => (0..h)
-            .map(|k| {
-                // blocks whose index j < P has bit k set, counted one by one for small P and
-                // by periods of 2^(k+1) otherwise
-                let period = 1u128 << (k + 1);
-                let n = (u128::from(p) / period) * (period / 2)
-                    + (u128::from(p) % period).saturating_sub(period / 2);
-                let piece = m.saturating_mul(n as u64);
-                // the last round is the top bit's; every earlier one is followed by another
-                t(piece) + if k + 1 < h { lag(piece, 0.0) } else { 0.0 }
-            })
-            .sum(),
+        "allgather-bruck" => {
+            let rounds: Vec<(u64, f64)> = (0..h)
+                .map(|k| (m.saturating_mul((1u64 << k).min(p - (1u64 << k))), 0.0))
+                .collect();
+            lock_step(model, &rounds)
+        }
+        "alltoall-bruck" => {
+            let rounds: Vec<(u64, f64)> = (0..h)
+                .map(|k| {
+                    // blocks whose index j < P has bit k set, counted by periods of 2^(k+1)
+                    let period = 1u128 << (k + 1);
+                    let n = (u128::from(p) / period) * (period / 2)
+                        + (u128::from(p) % period).saturating_sub(period / 2);
+                    (m.saturating_mul(n as u64), 0.0)
+                })
+                .collect();
+            lock_step(model, &rounds)
+        }
         _ => unreachable!("unknown algorithm {name}"),
     }
 }

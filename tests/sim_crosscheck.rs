@@ -24,7 +24,13 @@
 //! * **A sender slower than the network** (`I(m) > T(m)`, LogGP with `g > 2o + L`): a rank
 //!   cannot start sends closer than `I`, so the rounds of a process that sends in every round
 //!   are spaced `max(T, I)`; the closed forms add that lag and agree with the simulation
-//!   (`sender_slower_than_network`, and two published transports).
+//!   (`sender_slower_than_network`, and two published transports). Where the interval exceeds
+//!   the time at some sizes only (Open MPI/openib, NMPI/SCI, or two ranges the other way
+//!   round), the lock-step rounds of changing size (Bruck's allgather and all-to-all, the
+//!   recursive-doubling allgather and Rabenseifner at powers of two) are spaced by the
+//!   receiver's interval of the next piece or the sender's lag, whichever is later, and are
+//!   exact too (`rounds_of_changing_size_on_two_range_models`, and a 4-process recursive
+//!   doubling by hand).
 //!
 //! `cargo test` runs `P = 1 … 64` exhaustively and a few random `P` up to 2^12 (quadratic
 //! schedules up to 201); set `COMMCOST_SIM_LONG=1` (best with `--release`) for twelve random `P`
@@ -386,6 +392,131 @@ fn sender_slower_than_network() {
                 o.sim,
                 o.closed
             );
+        }
+    }
+}
+
+/// Two LogGP ranges (`Protocols`), `L = 3 µs`, `o = 1 µs`, `G = 1 ns/B` in both, switching at
+/// `start` bytes from a gap `g_small` to `g_large`.
+fn two_ranges(start: u64, g_small: f64, g_large: f64) -> commcost::Protocols<LogGP> {
+    commcost::Protocols::from_starts(vec![
+        (1, LogGP::new(3e-6, 1e-6, g_small, 1e-9, 8).unwrap()),
+        (start, LogGP::new(3e-6, 1e-6, g_large, 1e-9, 8).unwrap()),
+    ])
+    .unwrap()
+}
+
+/// Hand calculation: the recursive-doubling allgather of 1000 bytes per process on 4
+/// processes, on two LogGP ranges (`L = 3`, `o = 1` µs, `G = 1 ns/B`; `g = 2` µs below 2000
+/// bytes, `g = 12` µs from 2000 bytes on, where the sender is slower than the network).
+///
+/// * Round 0, 1000 B: `T = 2o + L + 999 G = 5.999` µs, `I = g + 999 G = 2.999` µs. Every
+///   process sends at 0; the message arrives at `T - or = 4.999`, the receive completes at
+///   `5.999` µs.
+/// * Round 1, 2000 B: `T = 5 + 1.999 = 6.999` µs, `I = 12 + 1.999 = 13.999` µs. The send starts
+///   at `max(5.999, 0 + 2.999) = 5.999` (the sender's lag after 1000 bytes is 0) and arrives at
+///   `5.999 + 5.999 = 11.998`; but the receiving NIC takes the 2000 bytes in during the last
+///   `I = 13.999` µs before the receive completes, after the previous receive: the receive
+///   completes at `5.999 + 13.999 = 19.998` µs, not at `11.998 + or = 12.998`.
+///
+/// Makespan `19.998` µs. Bruck's allgather (rounds of 1000 and 2000 bytes at `P = 4`) and Open
+/// MPI's neighbor exchange (one exchange of 1000 bytes, then one of 2000) run the same rounds.
+#[test]
+fn recursive_doubling_allgather_on_two_ranges_by_hand() {
+    let model = two_ranges(2000, 2e-6, 12e-6);
+    let problem = Problem::new(4, Message::contiguous(1000));
+    let hand = 19.998e-6;
+    for (name, o) in [
+        (
+            "recursive doubling",
+            run(Allgather::RecursiveDoubling, &model, &problem),
+        ),
+        ("bruck", run(Allgather::Bruck, &model, &problem)),
+        (
+            "open mpi neighbor",
+            run(
+                commcost::collectives::ompi::Allgather::Neighbor,
+                &model,
+                &problem,
+            ),
+        ),
+        (
+            "open mpi recursive doubling",
+            run(
+                commcost::collectives::ompi::Allgather::RecursiveDoubling,
+                &model,
+                &problem,
+            ),
+        ),
+    ] {
+        for (what, value) in [("simulated", o.sim), ("closed form", o.closed)] {
+            assert!(
+                (value - hand).abs() <= common::HAND_RELATIVE * hand,
+                "{name}: {what} {value:e}, by hand {hand:e}"
+            );
+        }
+    }
+}
+
+/// Rounds of changing size on transports whose sender is slower than the network at some sizes
+/// only: Open MPI/openib and NMPI/SCI (Hoefler, Lichei & Rehm, IPDPS 2007, Table 2; the
+/// interval exceeds the time more in the rendezvous range), and two ranges the other way round
+/// (slow below 4097 bytes, keeping pace above), at sizes whose doubling or halving pieces cross
+/// the switch. A process that sends and receives in every round starts a round after its
+/// previous round and its own send interval, and its receiving NIC takes each message in for
+/// that message's interval after the previous one: the closed forms of the lock-step
+/// schedules equal the simulation.
+#[test]
+fn rounds_of_changing_size_on_two_range_models() {
+    let models: Vec<(&str, Box<dyn CommModel>)> = vec![
+        ("open mpi/openib", Box::new(presets::open_mpi_openib())),
+        ("nmpi/sci", Box::new(presets::nmpi_sci())),
+        ("slow small", Box::new(two_ranges(4097, 9e-6, 2e-6))),
+        (
+            "slow sender",
+            Box::new(LogGP::new(1e-6, 1e-6, 9e-6, 1e-8, 8).unwrap()),
+        ),
+    ];
+    for p in 1..=64u64 {
+        for m in [1000u64, 2049, 3000, 4097, 6145, 12289, 50_000] {
+            let problem = Problem::new(p, Message::contiguous(m)).with_operator(operator());
+            let pow2 = p.is_power_of_two();
+            for (mname, model) in &models {
+                let model = model.as_ref();
+                let mut exact = vec![
+                    ("Allgather::Bruck", run(Allgather::Bruck, model, &problem)),
+                    ("Alltoall::Bruck", run(Alltoall::Bruck, model, &problem)),
+                ];
+                let mut bound = Vec::new();
+                let o = run(Allgather::RecursiveDoubling, model, &problem);
+                if pow2 {
+                    exact.push(("Allgather::RecursiveDoubling", o));
+                } else {
+                    bound.push(("Allgather::RecursiveDoubling", o));
+                }
+                let o = run(Allreduce::Rabenseifner, model, &problem);
+                if pow2 {
+                    exact.push(("Allreduce::Rabenseifner", o));
+                } else {
+                    bound.push(("Allreduce::Rabenseifner", o));
+                }
+                for (name, o) in exact {
+                    assert!(
+                        close(o.sim, o.closed),
+                        "{name} on {mname}, P {p}, m {m}: sim {:e} vs closed {:e}",
+                        o.sim,
+                        o.closed
+                    );
+                }
+                for (name, o) in bound {
+                    assert!(
+                        o.sim <= o.closed * (1.0 + REL),
+                        "{name} on {mname}, P {p}, m {m}: sim {:e} above closed {:e}",
+                        o.sim,
+                        o.closed
+                    );
+                }
+            }
         }
     }
 }

@@ -220,6 +220,154 @@ impl Pieces<'_> {
         }
         total
     }
+    /// `E(x)` with `max(0, I(x) - T(x) - e) = max(0, E(x) - e)` for every `e >= 0`: the
+    /// model's lag line at `x` ([`CommModel::send_lag_affine`], asked for once per range and
+    /// remembered), else `I(x) - T(x)` from one `quantities` call.
+    fn excess(&mut self, bytes: u64) -> f64 {
+        if let Some(line) = self.lag_line(bytes) {
+            return line.at(bytes);
+        }
+        let q = self.quantities(bytes);
+        q.send_interval - q.p2p
+    }
+
+    /// Feeds the rounds `x_k = unit 2^k`, `k < n` (pieces saturate at `u64::MAX`), without an
+    /// operator, to `spacings` ([`Spacings`]). Over the rounds whose pieces share one constant
+    /// lag line `E` of the model, the first round is fed and each further one adds `max(0, E)`
+    /// (its wait `w <= max(0, E)` stays): one model call per range; a sloped line is fed round
+    /// by round without model calls. Nothing (no model call) when the model keeps pace.
+    pub(super) fn doubling_spacings(&mut self, unit: u64, n: u32, spacings: &mut Spacings) {
+        if self.keeps_pace {
+            return;
+        }
+        let fits = n == 0 || unit == 0 || unit.leading_zeros() >= n - 1;
+        let mut j = 0;
+        while j < n {
+            let piece = unit.saturating_mul(1u64 << j.min(63));
+            let line = if fits { self.lag_line(piece) } else { None };
+            let Some(a) = line else {
+                let e = self.excess(piece);
+                spacings.round(e, 0.0);
+                j += 1;
+                continue;
+            };
+            let j1 = if unit == 0 {
+                n - 1
+            } else {
+                doublings_within(unit, a.last).min(n - 1)
+            };
+            if a.per_unit == 0.0 {
+                spacings.round(a.intercept, 0.0);
+                spacings.total += f64::from(j1 - j) * a.intercept.max(0.0);
+            } else {
+                for i in j..=j1 {
+                    spacings.round(a.at(unit << i), 0.0);
+                }
+            }
+            j = j1 + 1;
+        }
+    }
+
+    /// The spacings ([`Spacings`]) of Rabenseifner's rounds at `P = 2^n` (`n < 64`): the
+    /// reduce-scatter's `x_k = ⌈m / 2^k⌉`, `k = 1 … n`, each followed by the operator, then the
+    /// allgather's `x_k`, `k = n … 1`. The rounds are walked by runs that share one constant
+    /// lag line `E` of the model ([`Spacings::run`]: inside a run the spacings are the lags
+    /// `max(0, E - op(x_k))`, summed in closed form as in
+    /// [`halving_lags`](Self::halving_lags), and only the first round of a run compares the
+    /// sender's wait with the new `E`), the allgather's growing pieces by the same lines: two
+    /// model calls per range; a sloped line or none, round by round. When one constant line
+    /// holds every piece, the spacings are the lags of
+    /// [`halving_lags`](Self::halving_lags) (each reduce-scatter round `max(0, E - op(x_k))`,
+    /// each allgather round after the first `max(0, E)`): one model call. 0 without a model
+    /// call when the model keeps pace.
+    pub(super) fn rabenseifner_spacings(&mut self, m: u64, n: u32) -> f64 {
+        if self.keeps_pace || n == 0 {
+            return 0.0;
+        }
+        // one constant line for every piece: the sums of lags (see above)
+        if let Some(a) = self.lag_line(ceil_shift(m, 1))
+            && a.per_unit == 0.0
+            && a.contains(ceil_shift(m, n))
+        {
+            return self.halving_lags(m, n, 2);
+        }
+        let operator = self.problem.operator;
+        let mut spacings = Spacings::default();
+        let mut k = 1;
+        while k <= n {
+            let piece = ceil_shift(m, k);
+            let (k1, e) = match self.lag_line(piece) {
+                Some(a) if a.per_unit == 0.0 => {
+                    // the last round whose piece `⌈m / 2^k1⌉ >= a.first`, as in `halving_sum`
+                    let k1 = if m == 0 || a.first <= 1 {
+                        n
+                    } else {
+                        doublings_within(a.first - 1, m - 1).min(n)
+                    };
+                    (k1.max(k), a.intercept)
+                }
+                Some(a) => (k, a.at(piece)),
+                None => (k, self.excess(piece)),
+            };
+            let first = operator.cost(piece);
+            if k1 == k {
+                spacings.round(e, first);
+            } else {
+                let second = operator.cost(ceil_shift(m, k + 1));
+                let last = operator.cost(ceil_shift(m, k1));
+                let lags = constant_lag_of_halvings(
+                    m,
+                    k,
+                    k1 - 1,
+                    e - operator.per_call,
+                    operator.per_byte,
+                );
+                spacings.run(e, (first, second, last), k1 - k + 1, lags);
+            }
+            k = k1 + 1;
+        }
+        // the allgather: the same pieces back, growing, no operator; inside a constant line
+        // each further round max(0, E) after the one before
+        let mut k = n;
+        while k >= 1 {
+            let piece = ceil_shift(m, k);
+            match self.lag_line(piece) {
+                Some(a) if a.per_unit == 0.0 => {
+                    // the first round whose piece `⌈m / 2^k0⌉ <= a.last`: `m <= a.last 2^k0`
+                    let k0 = if m <= a.last {
+                        1
+                    } else if a.last == 0 {
+                        k
+                    } else {
+                        doublings_within(a.last, m - 1) + 1
+                    }
+                    .clamp(1, k);
+                    spacings.round(a.intercept, 0.0);
+                    spacings.total += f64::from(k - k0) * a.intercept.max(0.0);
+                    k = k0 - 1;
+                }
+                Some(a) => {
+                    spacings.round(a.at(piece), 0.0);
+                    k -= 1;
+                }
+                None => {
+                    let e = self.excess(piece);
+                    spacings.round(e, 0.0);
+                    k -= 1;
+                }
+            }
+        }
+        spacings.total
+    }
+
+    /// Feeds one round of `bytes` followed by the operator `op` to `spacings` (nothing, no
+    /// model call, when the model keeps pace).
+    pub(super) fn spaced_round(&mut self, bytes: u64, op: f64, spacings: &mut Spacings) {
+        if !self.keeps_pace {
+            let e = self.excess(bytes);
+            spacings.round(e, op);
+        }
+    }
     pub(super) fn gap(&self, bytes: u64) -> f64 {
         self.model.gap(&self.problem.piece(bytes))
     }
@@ -295,6 +443,88 @@ impl Pieces<'_> {
             k = k1 + 1;
         }
         (total, sum_of_halvings(m, n))
+    }
+}
+
+/// The spacing of consecutive rounds of a process that sends and receives one piece in every
+/// round (a lock-step exchange: Bruck, recursive doubling and halving, neighbor exchange) and
+/// then may apply the operator, under LogGOPS semantics (a send holds the sender's NIC for
+/// `I` after its start; a receive's receiving-NIC window is the last `I` of its message before
+/// it completes and must not overlap the previous one's).
+///
+/// # Formula
+///
+/// Round `k` sends and receives `x_k` bytes, then applies `op_k` (0 for none); `T_k`, `I_k`,
+/// `os_k`, `or_k` are the model's quantities of `x_k`. Every process runs the same times (`P`
+/// a power of two, or Bruck's rotation); round `k`'s send starts at `s_k`, its receive
+/// completes at `R_k`, the round (with its operator) ends at `F_k = R_k + op_k`. The send
+/// waits for the round before and for the sender's NIC, the receive for the message, for
+/// the CPU after the send's overhead, and for the receiving NIC:
+///
+/// ```text
+/// s_{k+1} = max(F_k, s_k + I_k)
+/// R_{k+1} = max(s_{k+1} + max(T_{k+1}, os_{k+1} + or_{k+1}), R_k + I_{k+1})
+/// ```
+///
+/// so that, with `T >= os + or` (as on every model kind the cross-checks run), the sender's
+/// wait `w_k = s_{k+1} - F_k` and `E_k = I_k - T_k`:
+///
+/// ```text
+/// F_0     = T_0 + op_0                                   (s_0 = 0, R_0 = T_0)
+/// F_{k+1} = F_k + T_{k+1} + op_{k+1} + max(w_k, E_{k+1} - op_k, 0)
+/// w_0     = max(0, E_0 - op_0)
+/// w_{k+1} = max(0, min(E_{k+1} - op_{k+1}, w_k + op_k - op_{k+1}))
+/// ```
+///
+/// The spacing `max(w_k, E_{k+1} - op_k, 0)` is the sender's own lag or the receiver's NIC
+/// taking the next message in for its own interval `I_{k+1}` after the previous receive,
+/// whichever is later. Without an operator `w_k = max(0, min_{j<=k} E_j)`: the pieces of
+/// growing size on a transport whose interval exceeds its time at large sizes only (Open
+/// MPI/openib) are spaced by the lag of the larger one, `max(0, E_{k+1})`, where summing
+/// `max(0, E_k)` (the sender's lag after the smaller one) fell short. With one constant `E`
+/// (LogGP) every spacing is `max(0, E - op)`, the sum of lags as before.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Spacings {
+    /// `Σ max(w_k, E_{k+1} - op_k, 0)` over the rounds fed so far.
+    pub(super) total: f64,
+    /// `(w_k, op_k)` of the latest round.
+    last: Option<(f64, f64)>,
+}
+
+impl Spacings {
+    /// The next round: `excess = E` of its piece, `op` its operator.
+    #[inline]
+    pub(super) fn round(&mut self, excess: f64, op: f64) {
+        let wait = match self.last {
+            None => (excess - op).max(0.0),
+            Some((wait, op_prev)) => {
+                self.total += wait.max(excess - op_prev).max(0.0);
+                (excess - op).min(wait + op_prev - op).max(0.0)
+            }
+        };
+        self.last = Some((wait, op));
+    }
+
+    /// `count >= 1` rounds with one excess `E` and non-increasing operators (`ops`: the first
+    /// round's, the second's, the last's), `lags = Σ max(0, E - op_i)` over all rounds but the
+    /// last (`lags` ignored for one round): the first round as [`round`](Self::round); inside
+    /// the run `w_i <= max(0, E - op_i)` so each further spacing is `max(0, E - op_i)`, and
+    /// `v_i = w_i + op_i` follows `v_{i+1} = max(op_{i+1}, min(E, v_i))`, so that
+    /// `v_last = max(op_last, min(E, max(op_second, v_first)))` (`op_second` left out for two
+    /// rounds, where it is `op_last`).
+    pub(super) fn run(&mut self, excess: f64, ops: (f64, f64, f64), count: u32, lags: f64) {
+        self.round(excess, ops.0);
+        if count < 2 {
+            return;
+        }
+        self.total += lags;
+        let Some((wait, op)) = self.last else {
+            return;
+        };
+        let v = wait + op;
+        let v = if count == 2 { v } else { v.max(ops.1) };
+        let v_last = ops.2.max(excess.min(v));
+        self.last = Some(((v_last - ops.2).max(0.0), ops.2));
     }
 }
 
@@ -441,6 +671,20 @@ pub(super) fn binomial_blocks(pieces: &mut Pieces<'_>, unit: u64, p: u64) -> f64
     // already described
     let doubling = pieces.doubling_sum(unit, h - 1);
     doubling + pieces.p2p(unit.saturating_mul(p - (1u64 << (h - 1))))
+}
+
+/// The spacings ([`Spacings`]) of Bruck's allgather rounds `m min(2^k, P - 2^k)`, `k < h`: the
+/// doubling rounds `m 2^k`, `k <= h - 2`, then the last one of `m (P - 2^(h-1))` blocks. 0
+/// without a model call when the model keeps pace.
+pub(super) fn bruck_spacings(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
+    if pieces.keeps_pace() {
+        return 0.0;
+    }
+    let h = ceil_log2(p);
+    let mut spacings = Spacings::default();
+    pieces.doubling_spacings(m, h - 1, &mut spacings);
+    pieces.spaced_round(m.saturating_mul(p - (1u64 << (h - 1))), 0.0, &mut spacings);
+    spacings.total
 }
 
 /// A binomial scatter or gather of `unit`-byte blocks: the rounds of [`binomial_blocks`] and a
@@ -646,7 +890,11 @@ pub enum Allreduce {
     /// `(P - 1) (2 T(c) + op(c))`.
     Ring,
     /// Rabenseifner: reduce-scatter by recursive halving, allgather by recursive doubling:
-    /// `[np2] (T(m) + op(m)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(m)`.
+    /// `[np2] (T(m) + op(m)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(m)`; when the
+    /// sender is slower than the network, at `P` a power of two the exact spacing of its `2 h'`
+    /// lock-step rounds of changing size (the sender's lag or the receiver's interval of the
+    /// next piece, as for [`Allgather::Bruck`], with the operator), otherwise the sum of the
+    /// rounds' lags `max(0, I - T - op)`.
     Rabenseifner,
 }
 algorithm_list!(Allreduce [RecursiveDoubling, Ring, Rabenseifner]);
@@ -689,11 +937,10 @@ impl Algorithm for Allreduce {
                 // a remaining process sends in every round: after each reduce-scatter round
                 // (⌈m / 2^k⌉ bytes, k = 1 … hp) and after each allgather round but the last
                 // (k = hp … 2; and the last too when it then sends back to a folded process)
-                let last_allgather = u32::from(!p.is_power_of_two());
-                let lags = x.halving_lags(m, hp, 2 - last_allgather);
                 if p.is_power_of_two() {
-                    halving + lags
+                    halving + x.rabenseifner_spacings(m, hp)
                 } else {
+                    let lags = x.halving_lags(m, hp, 1);
                     (x.p2p(m) + x.op(m)) + halving + x.p2p(m) + lags
                 }
             }
@@ -714,9 +961,15 @@ pub enum Allgather {
     Ring,
     /// Recursive doubling: `Σ_{k=0}^{h'-1} T(c 2^k)` with `c = m ⌈P/p'⌉`, plus for `P` not a
     /// power of two a first step `T(m)` (the extra processes fold into partners) and a last
-    /// step `T(P m)` (they get the result).
+    /// step `T(P m)` (they get the result). When the sender is slower than the network, the
+    /// spacings of the rounds (below).
     RecursiveDoubling,
-    /// Bruck: `Σ_{k=0}^{h-1} T(m · min(2^k, P - 2^k))`, any `P`.
+    /// Bruck: `Σ_{k=0}^{h-1} T(m · min(2^k, P - 2^k))`, any `P`, plus the spacings of the
+    /// rounds when the sender is slower than the network: with `E(x) = I(x) - T(x)`, round
+    /// `k + 1` starts `max(0, min_{j<=k} E(x_j), E(x_{k+1}))` later than its data arrived —
+    /// the sender's lag after its earlier rounds or the receiver's NIC taking the next, larger
+    /// piece in for its own interval `I(x_{k+1})`, whichever is later (exact under LogGOPS;
+    /// summing `max(0, E(x_k))` of the smaller piece fell short on Open MPI/openib).
     Bruck,
 }
 algorithm_list!(Allgather [Ring, RecursiveDoubling, Bruck]);
@@ -743,15 +996,18 @@ impl Algorithm for Allgather {
                 let c = m.saturating_mul(folded);
                 let doubling = x.doubling_sum(c, hp);
                 if p.is_power_of_two() {
-                    doubling + x.doubling_lag(c, hp - 1)
+                    // every process sends and receives in every round ([`Spacings`])
+                    let mut spacings = Spacings::default();
+                    x.doubling_spacings(c, hp, &mut spacings);
+                    doubling + spacings.total
                 } else {
                     // the last doubling send is followed by the send to the folded process
                     x.p2p(m) + doubling + x.p2p(m.saturating_mul(p)) + x.doubling_lag(c, hp)
                 }
             }
-            // Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k)): the binomial rounds in reverse order
-            // every process sends in every round: each but the last spaced max(T, I)
-            Self::Bruck => binomial_blocks(&mut x, m, p) + x.doubling_lag(m, ceil_log2(p) - 1),
+            // Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k)): the binomial rounds in reverse order;
+            // every process sends and receives in every round ([`Spacings`])
+            Self::Bruck => binomial_blocks(&mut x, m, p) + bruck_spacings(&mut x, m, p),
         })
     }
 
@@ -872,7 +1128,8 @@ pub enum Alltoall {
     /// Pairwise exchange: `(P - 1) T(m)`.
     PairwiseExchange,
     /// Bruck: `Σ_{k=0}^{h-1} T(m · n_k)` where `n_k` counts the indices `j < P` with bit `k`
-    /// set (the blocks forwarded in round `k`).
+    /// set (the blocks forwarded in round `k`), plus the spacings of the rounds when the sender
+    /// is slower than the network (as for [`Allgather::Bruck`]).
     Bruck,
 }
 algorithm_list!(Alltoall [PairwiseExchange, Bruck]);
@@ -917,21 +1174,35 @@ pub(super) fn bruck_alltoall(pieces: &mut Pieces<'_>, m: u64, p: u64) -> f64 {
             .map(|k| pieces.p2p(m.saturating_mul(blocks_with_bit(p, k))))
             .sum::<f64>()
     };
-    // every process sends in every round: each but the last spaced max(T, I); over the same
-    // pieces, one constant lag line of the model gives (h - 1) max(0, E)
+    // every process sends and receives in every round ([`Spacings`]); over the same pieces,
+    // one constant lag line `E` of the model spaces the first h - 1 rounds max(0, E) apart,
+    // and the last round, max(w, E(last), 0) after them
     let lags: f64 = if pieces.keeps_pace() {
         0.0
-    } else if h >= 2
-        && let Some(largest) = m.checked_mul(p / 2)
-        && let Some(a) = pieces
-            .lag_line(m << (h - 2))
-            .filter(|a| a.last >= largest && a.per_unit == 0.0)
-    {
-        f64::from(h - 1) * a.intercept.max(0.0)
     } else {
-        (0..h - 1)
-            .map(|k| pieces.lag(m.saturating_mul(blocks_with_bit(p, k)), 0.0))
-            .sum()
+        let mut spacings = Spacings::default();
+        if h >= 2
+            && let Some(largest) = m.checked_mul(p / 2)
+            && let Some(a) = pieces
+                .lag_line(m << (h - 2))
+                .filter(|a| a.last >= largest && a.per_unit == 0.0)
+        {
+            if a.contains(m.saturating_mul(last)) {
+                // the last round on the same line too: every spacing max(0, E)
+                return rounds
+                    + f64::from(h - 1) * a.intercept.max(0.0)
+                    + pieces.p2p(m.saturating_mul(last));
+            }
+            spacings.round(a.intercept, 0.0);
+            spacings.total += f64::from(h - 2) * a.intercept.max(0.0);
+        } else {
+            for k in 0..h - 1 {
+                let piece = m.saturating_mul(blocks_with_bit(p, k));
+                pieces.spaced_round(piece, 0.0, &mut spacings);
+            }
+        }
+        pieces.spaced_round(m.saturating_mul(last), 0.0, &mut spacings);
+        spacings.total
     };
     rounds + lags + pieces.p2p(m.saturating_mul(last))
 }
@@ -982,6 +1253,160 @@ impl Algorithm for Alltoall {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collectives::{Allgather, Allreduce, Alltoall};
+    use crate::{Message, presets};
+
+    /// The rounds' times straight from the send and receive constraints (a second formulation
+    /// of [`Spacings`]): `s_{k+1} = max(F_k, s_k + I_k)`, `R_{k+1} = max(s_{k+1} + T_{k+1},
+    /// R_k + I_{k+1})`, `F_k = R_k + op_k`, from `s_0 = 0`, `R_0 = T_0`.
+    fn finish_by_constraints(rounds: &[(f64, f64, f64)]) -> f64 {
+        let (t0, _, op0) = rounds[0];
+        let (mut s, mut r, mut f) = (0.0f64, t0, t0 + op0);
+        for w in rounds.windows(2) {
+            let ((_, i, _), (t, i_next, op)) = (w[0], w[1]);
+            let send = f.max(s + i);
+            r = (send + t).max(r + i_next);
+            f = r + op;
+            s = send;
+        }
+        f
+    }
+
+    #[test]
+    fn spacings_follow_the_send_and_receive_constraints() {
+        // a SplitMix64 stream: times in [0, 10), operators 0 in a third of the cases
+        let mut state = 0x5eed_u64;
+        let mut next = move || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 10.0
+        };
+        for case in 0..2000 {
+            let n = 1 + case % 9;
+            let rounds: Vec<(f64, f64, f64)> = (0..n)
+                .map(|_| {
+                    let (t, i, op) = (next(), next(), next());
+                    (t, i, if op < 3.3 { 0.0 } else { op })
+                })
+                .collect();
+            let mut spacings = Spacings::default();
+            for &(t, i, op) in &rounds {
+                spacings.round(i - t, op);
+            }
+            let sum: f64 = rounds.iter().map(|&(t, _, op)| t + op).sum();
+            let expected = finish_by_constraints(&rounds);
+            let got = sum + spacings.total;
+            assert!(
+                (got - expected).abs() <= 1e-12 * expected,
+                "{rounds:?}: {got} vs {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_run_of_one_excess_equals_its_rounds() {
+        let mut state = 0x0a11_u64;
+        let mut next = move || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 10.0 - 3.0
+        };
+        for case in 0..3000u32 {
+            // a round before the run (its excess and operator), then a run of E
+            let (e0, op0, e) = (next(), next().max(0.0), next());
+            let count = 1 + case % 6;
+            let mut ops: Vec<f64> = (0..count).map(|_| next().max(0.0)).collect();
+            ops.sort_by(|a, b| b.total_cmp(a));
+            let mut rounds = Spacings::default();
+            rounds.round(e0, op0);
+            for &op in &ops {
+                rounds.round(e, op);
+            }
+            let mut run = Spacings::default();
+            run.round(e0, op0);
+            let lags: f64 = ops[..ops.len() - 1]
+                .iter()
+                .map(|op| (e - op).max(0.0))
+                .sum();
+            let second = ops[1.min(ops.len() - 1)];
+            run.run(e, (ops[0], second, ops[ops.len() - 1]), count, lags);
+            // and one more round after it
+            let (e2, op2) = (next(), next().max(0.0));
+            rounds.round(e2, op2);
+            run.round(e2, op2);
+            assert!(
+                (rounds.total - run.total).abs() <= 1e-12 * rounds.total.max(1.0),
+                "{e0} {op0} {e} {ops:?} {e2}: {} vs {}",
+                rounds.total,
+                run.total
+            );
+        }
+    }
+
+    /// A model's five quantities without its affine and lag lines: the closed forms then
+    /// evaluate every round (a second path through `Pieces`).
+    #[derive(Debug)]
+    struct NoLines<M>(M);
+
+    impl<M: CommModel> CommModel for NoLines<M> {
+        fn p2p(&self, msg: &Message) -> f64 {
+            self.0.p2p(msg)
+        }
+        fn send_overhead(&self, msg: &Message) -> f64 {
+            self.0.send_overhead(msg)
+        }
+        fn recv_overhead(&self, msg: &Message) -> f64 {
+            self.0.recv_overhead(msg)
+        }
+        fn send_interval(&self, msg: &Message) -> f64 {
+            self.0.send_interval(msg)
+        }
+        fn gap(&self, msg: &Message) -> f64 {
+            self.0.gap(msg)
+        }
+    }
+
+    #[test]
+    fn lag_lines_give_the_round_by_round_spacings() {
+        let slow_small = crate::Protocols::from_starts(vec![
+            (1, crate::LogGP::new(3e-6, 1e-6, 9e-6, 1e-9, 8).unwrap()),
+            (4097, crate::LogGP::new(3e-6, 1e-6, 2e-6, 1e-9, 8).unwrap()),
+        ])
+        .unwrap();
+        let slow = crate::LogGP::new(1e-6, 1e-6, 9e-6, 1e-8, 8).unwrap();
+        let models: [&dyn CommModel; 3] = [&presets::open_mpi_openib(), &slow_small, &slow];
+        for model in models {
+            let bare = NoLines(model);
+            type Cost = fn(&dyn CommModel, &Problem) -> Result<f64, CollectiveError>;
+            let pairs: [(Cost, &str); 4] = [
+                (
+                    |m, p| Allgather::RecursiveDoubling.cost(m, p),
+                    "allgather rd",
+                ),
+                (|m, p| Allgather::Bruck.cost(m, p), "allgather bruck"),
+                (|m, p| Allreduce::Rabenseifner.cost(m, p), "rabenseifner"),
+                (|m, p| Alltoall::Bruck.cost(m, p), "alltoall bruck"),
+            ];
+            for p in (1..70u64).chain([1 << 20, (1 << 30) + 3, 1 << 40]) {
+                for m in [1u64, 1000, 3000, 6145, 12289, 1 << 20] {
+                    let problem = Problem::new(p, Message::contiguous(m))
+                        .with_operator(crate::collectives::Operator::new(1e-7, 1e-10).unwrap());
+                    for (alg, name) in pairs {
+                        let lines = alg(model, &problem).unwrap();
+                        let rounds = alg(&bare, &problem).unwrap();
+                        assert!(
+                            (lines - rounds).abs() <= 1e-9 * rounds,
+                            "{name}, P {p}, m {m}: {lines} vs {rounds}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn ceil_shift_is_ceiling_division() {

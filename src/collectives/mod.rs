@@ -28,7 +28,12 @@
 //! that comparison; one that describes the lag as a line per size range
 //! ([`CommModel::send_lag_affine`]: LogGP's `g - 2o - L`, LogP's `max(g, o) - 2o - L`) has the
 //! lags of all rounds inside a range summed with one model call; LogGOPS simulation of every
-//! schedule (`commcost::sim`) agrees.
+//! schedule (`commcost::sim`) agrees. Where consecutive rounds carry pieces of different sizes
+//! (Bruck, recursive doubling and halving, Rabenseifner, neighbor exchange), the receiver's NIC
+//! also takes each piece in for its own interval after the previous one: round `k + 1` starts
+//! `max(0, w_k, I(x_{k+1}) - T(x_{k+1}) - op_k)` after round `k`'s data arrived, `w_k` the
+//! sender's own wait (the lag of round 0, then `max(0, min(E_{k+1} - op_{k+1}, w_k + op_k -
+//! op_{k+1}))`); with one lag for all sizes this is the sum of lags.
 //!
 //! Algorithms are values — one enum per collective ([`Broadcast`], [`Scan`], [`Reduce`],
 //! [`Allreduce`], [`Allgather`], [`Gather`], [`Scatter`], [`Barrier`], [`Alltoall`]) implementing

@@ -205,13 +205,10 @@ impl ExactClosedForm for ompi::Reduce {
 }
 
 impl ExactClosedForm for ompi::Allgather {
-    fn closed_form_exact(&self, model: &dyn CommModel, problem: &Problem) -> bool {
-        problem.processes <= 1
-            || match self {
-                Self::Linear | Self::Ring | Self::TwoProc => true,
-                // rounds of different sizes: exact when the sender keeps pace
-                Self::Bruck | Self::RecursiveDoubling | Self::Neighbor => model.sender_keeps_pace(),
-            }
+    fn closed_form_exact(&self, _: &dyn CommModel, _: &Problem) -> bool {
+        // every form, also with rounds of growing size on a slow sender (the spacing of
+        // lock-step rounds, `collectives::algorithms::Spacings`)
+        true
     }
 }
 
@@ -301,12 +298,11 @@ impl ExactClosedForm for textbook::Allreduce {
 }
 
 impl ExactClosedForm for textbook::Allgather {
-    fn closed_form_exact(&self, model: &dyn CommModel, problem: &Problem) -> bool {
+    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
         problem.processes <= 1
             || match self {
-                Self::Ring => true,
-                Self::Bruck => model.sender_keeps_pace(),
-                Self::RecursiveDoubling => pow2_exact(problem) && model.sender_keeps_pace(),
+                Self::Ring | Self::Bruck => true,
+                Self::RecursiveDoubling => pow2_exact(problem),
             }
     }
 }

@@ -3,7 +3,7 @@
 use super::parse_plain;
 use super::{Bcast, OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_in};
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
+use crate::collectives::algorithms::{Spacings, setup};
 use crate::collectives::{Algorithm, Allgather as Textbook, Problem, ceil_log2};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
@@ -16,22 +16,23 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// |---|---|---|
 /// | 1 | `Linear` | linear gather to rank 0, `T(m) + (P-2) max(I(m), or(m))`, then a broadcast of `P m`, priced as Open MPI's binomial tree ([`Bcast::Binomial`], unsegmented) |
 /// | 2 | `Bruck` | `Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k))` (the final local shift, a memory copy, is not priced) |
-/// | 3 | `RecursiveDoubling` | `Σ_{k=0}^{h-1} T(m 2^k) + Σ_{k<h-1} lag(m 2^k)`; `Bruck` when `P` is not a power of two |
+/// | 3 | `RecursiveDoubling` | `Σ_{k=0}^{h-1} T(m 2^k) + Σ_{k<h-1} max(lag(m 2^(k+1)), min_{j<=k} lag(m 2^j))`; `Bruck` when `P` is not a power of two |
 /// | 4 | `Ring` | `(P-1) T(m)` |
-/// | 5 | `Neighbor` | `T(m) + (P/2 - 1) T(2m) + lag(m) + (P/2 - 2) lag(2m)`; `Ring` when `P` is odd |
+/// | 5 | `Neighbor` | `T(m) + (P/2 - 1) T(2m) + max(lag(m), lag(2m)) + (P/2 - 2) lag(2m)`; `Ring` when `P` is odd |
 /// | 6 | `TwoProc` | `T(m)`; only `P = 2` ([`CollectiveError::NotApplicable`] otherwise) |
 ///
 /// Bruck, recursive doubling and ring as in Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005;
 /// neighbor exchange after Chen et al. as in `coll_base_allgather.c`. `lag(x) = max(0, I(x) -
 /// T(x))` (0 when the sender keeps pace, [`CommModel::sender_keeps_pace`]): a process sending in
-/// consecutive rounds sends them `max(T, I)` apart.
+/// consecutive rounds sends them `max(T, I)` apart, and its receiving NIC takes the next piece
+/// in for that piece's interval after the previous one, so that round `k + 1` follows round `k`
+/// by `T(x_{k+1}) + max(lag(x_{k+1}), min_{j<=k} lag(x_j))` (see
+/// [`Allgather::Bruck`](crate::collectives::Allgather::Bruck)).
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): every form is exact when the sender keeps
-/// pace; when it does not, 1, 4 and 6 stay exact, while on a transport whose interval exceeds its
-/// time at some sizes only (Open MPI/openib) the rounds of growing size of 2, 3 and 5 are up to 30
-/// % slower in the simulation: the receiver's next, larger message streams in for its own interval,
-/// which the lag of the smaller one does not cover.
+/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): every form is exact, also when the
+/// sender does not keep pace at some sizes only (Open MPI/openib, whose rounds of growing size
+/// in 2, 3 and 5 are spaced by the larger piece's interval).
 ///
 /// # Examples
 ///
@@ -154,9 +155,11 @@ impl Algorithm for Allgather {
             Self::Bruck => Textbook::Bruck.cost(model, problem)?,
             Self::RecursiveDoubling => {
                 if p.is_power_of_two() {
-                    // every process sends in every round: spaced max(T, I)
+                    // every process sends and receives in every round ([`Spacings`])
                     let h = ceil_log2(p);
-                    x.doubling_sum(m, h) + x.doubling_lag(m, h - 1)
+                    let mut spacings = Spacings::default();
+                    x.doubling_spacings(m, h, &mut spacings);
+                    x.doubling_sum(m, h) + spacings.total
                 } else {
                     Textbook::Bruck.cost(model, problem)?
                 }
@@ -166,13 +169,16 @@ impl Algorithm for Allgather {
                 if p % 2 == 1 {
                     Textbook::Ring.cost(model, problem)?
                 } else {
-                    // every process sends in every step: spaced max(T, I)
+                    // every process sends and receives in every step ([`Spacings`]): after
+                    // the first, of m bytes, the receiver takes 2m in for I(2m) and the sender
+                    // waits max(0, E(m)); later steps max(0, E(2m))
                     let two = m.saturating_mul(2);
                     let steps = p / 2 - 1;
-                    let lags = if steps == 0 {
+                    let lags = if steps == 0 || x.keeps_pace() {
                         0.0
                     } else {
-                        x.lag(m, 0.0) + (steps - 1) as f64 * x.lag(two, 0.0)
+                        let lag_two = x.lag(two, 0.0);
+                        x.lag(m, 0.0).max(lag_two) + (steps - 1) as f64 * lag_two
                     };
                     x.p2p(m) + steps as f64 * x.p2p(two) + lags
                 }

@@ -17,7 +17,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// |---|---|---|
 /// | 1 | `Linear` | all sends and receives posted at once: `T(m) + (P-2) max(I(m), or(m))` |
 /// | 2 | `Pairwise` | `(P-1) T(m) + (P-2) lag(m)`, `lag(m) = max(0, I(m) - T(m))` (0 when the sender keeps pace) |
-/// | 3 | `ModifiedBruck` | `Σ_{k=0}^{h-1} T(m n_k)`, `n_k` = indices below `P` with bit `k` set (the local rotations are not priced) |
+/// | 3 | `ModifiedBruck` | `Σ_{k=0}^{h-1} T(m n_k)`, `n_k` = indices below `P` with bit `k` set (the local rotations are not priced), plus the spacings of the rounds when the sender is slower than the network (as [`crate::collectives::Alltoall::Bruck`]) |
 /// | 4 | `LinearSync` | batches of `r` requests (`r = P - 1` when `max_requests` is 0 or at least `P`): `⌈(P-1)/r⌉ (T(m) + (r-1) max(I(m), or(m)))` |
 /// | 5 | `TwoProc` | `T(m)`; only `P = 2` |
 ///

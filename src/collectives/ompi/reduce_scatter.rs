@@ -3,7 +3,7 @@
 use super::parse_plain;
 use super::{OmpiAlgorithm, OmpiCollective, Reduce, display_from_str, linear_fan_out};
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
+use crate::collectives::algorithms::{Spacings, setup};
 use crate::collectives::{Algorithm, Problem, floor_log2};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
@@ -16,7 +16,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// | ID | variant | cost |
 /// |---|---|---|
 /// | 1 | `NonOverlapping` | reduce to rank 0 (priced as Open MPI's binomial tree, [`Reduce::Binomial`] unsegmented), then linear scatter `T(c) + (P-2) I(c)` |
-/// | 2 | `RecursiveHalving` | `[np2](T(m) + op(m)) + Σ_{k=1}^{h'} (T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(c) + Σ_{k=1}^{h'-1+[np2]} lag(⌈m/2^k⌉, op)` |
+/// | 2 | `RecursiveHalving` | `[np2](T(m) + op(m)) + Σ_{k=1}^{h'} (T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(c) + Σ_{k=1}^{h'-1+[np2]} lag(⌈m/2^k⌉, op)`; at `P` a power of two the lags are the exact spacings of the lock-step rounds (the sender's wait or the receiver's interval of the next, smaller piece, whichever is later; see [`Allgather::Bruck`](crate::collectives::Allgather::Bruck)) |
 /// | 3 | `Ring` | `(P-1)(T(c) + op(c)) + (P-2) lag(c, op(c))` |
 /// | 4 | `Butterfly` | as `RecursiveHalving` (same rounds and pieces) |
 ///
@@ -122,6 +122,17 @@ impl Algorithm for ReduceScatter {
                 let np2 = !p.is_power_of_two();
                 let lags: f64 = if x.keeps_pace() {
                     0.0
+                } else if !np2 {
+                    // every process sends and receives in every round ([`Spacings`]): the
+                    // receiver's NIC takes a smaller piece in for its own interval, which may
+                    // exceed the sender's lag after the larger one
+                    let mut spacings = Spacings::default();
+                    for k in 1..=hp {
+                        let piece = m.div_ceil(1u64 << k);
+                        let op = x.op(piece);
+                        x.spaced_round(piece, op, &mut spacings);
+                    }
+                    spacings.total
                 } else {
                     (1..hp + u32::from(np2))
                         .map(|k| {
