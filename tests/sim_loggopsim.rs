@@ -16,6 +16,9 @@
 //!   LogGOPSim's result.
 //! * rendezvous: LogGOPSim completes a rendezvous send when the receiver matches the message's
 //!   first byte; we complete it with the receive, `o + (k - 1) G` later for an idle receiver.
+//! * a receive posted after its message arrived (a hand-written schedule; Schedgen posts every
+//!   receive at 0): LogGOPSim takes the message on arrival, we after the posting, and move a
+//!   rendezvous message only then; ours is later, by amounts derived by hand.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -338,4 +341,61 @@ fn schedgen_recursive_doubling_on_seven_ranks_is_refused() {
         matches!(&error, GoalError::Syntax { line: 76, message } if message.contains("peer 7")),
         "{error:?}"
     );
+}
+
+/// A hand-written schedule (`hand/late_post.goal`, not Schedgen's: every Schedgen pattern above
+/// posts its receives at 0) where a message arrives before its receive is posted: rank 0 sends
+/// to 1 at 0 (arrival of the first byte at `o + L` = 4 µs); rank 1 posts that receive only
+/// after its receive from rank 2, whose send follows a 10 µs calc (first byte at 14 µs).
+/// `o = 1`, `g = 2`, `L = 3` µs, 1000 bytes.
+///
+/// * LogGOPSim takes a message (receive overhead `o + (k - 1) G` on the CPU, receiving NIC for
+///   `g + (k - 1) G`) when it arrives and both are free, posted or not: rank 1 takes the early
+///   message at 4 µs, the other at 14 µs, and ends at `15 + 999 G`; posting the receive later
+///   costs nothing. We take it once the receive is posted, and its receiving-NIC window (the
+///   last `I = max(o, g + (k - 1) G)` before `r + o`) in posting order, after the window of
+///   the message from rank 2, which ends at 15 µs (`15 + 999 G`): `r = 15 + I − o`, rank 1
+///   ends at `15 + I` (`15.999 + I`): 17 µs at `G = 0`, 18.998 µs at `G = 1 ns/B`.
+/// * Rendezvous (`S = 0`): LogGOPSim moves the data before the receive is posted and only
+///   holds the sender until the match (rank 0 ends at the posting, `15 + 999 G`; rank 2 at the
+///   match of its message's first byte, 14 µs). We send the data at the posting: rank 1
+///   receives at `15.999 + T` = `15.999 + 5.999` µs (the NIC window, ending at 15.999 + 2.999,
+///   is free by then), rank 0's send completes with it, rank 2's with its receive, 15.999 µs.
+#[test]
+fn late_posted_receive() {
+    let text = std::fs::read_to_string(dir().join("hand/late_post.goal")).expect("fixture");
+    let schedule = parse_goal(&text, NS).expect("parses");
+    // (set, LogGOPSim per rank from the fixture, ours derived by hand above)
+    let cases: [(&Set, [u64; 3], [f64; 3]); 3] = [
+        (&SETS[0], [1000, 15000, 11000], [1000.0, 17000.0, 11000.0]),
+        (&SETS[1], [1000, 15999, 11000], [1000.0, 18998.0, 11000.0]),
+        (&SETS[4], [15999, 15999, 14000], [21998.0, 21998.0, 15999.0]),
+    ];
+    for (set, theirs_by_hand, ours_by_hand) in cases {
+        let path = dir().join(format!("hand/late_post.{}.txt", set.name));
+        let out = std::fs::read_to_string(&path).expect("LogGOPSim output");
+        let theirs: Vec<u64> = out
+            .lines()
+            .filter_map(|l| l.strip_prefix("Host "))
+            .map(|l| {
+                l.split_once(": ")
+                    .expect("Host i: t")
+                    .1
+                    .parse()
+                    .expect("ns")
+            })
+            .collect();
+        assert_eq!(theirs, theirs_by_hand, "{path:?}");
+        let ours = run(set, &schedule, 0.0);
+        for (rank, &t) in ours_by_hand.iter().enumerate() {
+            assert!(
+                (ns(ours.rank_finish[rank]) - t).abs() <= AGREE_NS,
+                "{} rank {rank}: {}",
+                set.name,
+                ns(ours.rank_finish[rank])
+            );
+            // later, never earlier
+            assert!(ns(ours.rank_finish[rank]) >= theirs[rank] as f64 - AGREE_NS);
+        }
+    }
 }
