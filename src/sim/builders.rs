@@ -161,10 +161,10 @@ struct Writer<'a> {
     b: ScheduleBuilder,
     problem: &'a Problem,
     rank: u64,
-    /// The operations of the rank's previous step.
-    prev: Vec<OpId>,
-    /// The operations of the step being written.
-    step: Vec<OpId>,
+    /// The operations of the rank's previous step (consecutive indices).
+    prev: std::ops::Range<OpId>,
+    /// The operations of the step being written (consecutive indices).
+    step: std::ops::Range<OpId>,
 }
 
 impl<'a> Writer<'a> {
@@ -174,8 +174,8 @@ impl<'a> Writer<'a> {
             b: sized_builder(problem.processes, ops_per_rank)?,
             problem,
             rank: 0,
-            prev: Vec::new(),
-            step: Vec::new(),
+            prev: OpId(0)..OpId(0),
+            step: OpId(0)..OpId(0),
         })
     }
 
@@ -185,23 +185,33 @@ impl<'a> Writer<'a> {
 
     /// Starts the program of rank `r`.
     fn rank(&mut self, r: u64) {
+        self.flush();
         self.rank = r;
-        self.prev.clear();
-        self.step.clear();
+        self.prev = OpId(0)..OpId(0);
+        self.step = OpId(0)..OpId(0);
     }
 
+    /// The dependencies of the step being written: each of its operations requires every
+    /// operation of the previous step, stored once for the step.
+    fn flush(&mut self) {
+        self.b.requires_all(self.step.clone(), self.prev.clone());
+    }
+
+    /// Adds `op` to the step being written. The operations of a step are created one after
+    /// another (every caller makes each just before adding it), so the step is a range.
     fn add(&mut self, op: OpId) {
-        for &d in &self.prev {
-            self.b.requires(op, d);
+        if self.step.is_empty() {
+            self.step = op..op;
         }
-        self.step.push(op);
+        self.step.end = OpId(op.0.saturating_add(1));
     }
 
     /// Ends the current step: the next step's operations require all of its operations.
     fn end_step(&mut self) {
         if !self.step.is_empty() {
-            std::mem::swap(&mut self.prev, &mut self.step);
-            self.step.clear();
+            self.flush();
+            self.prev = self.step.clone();
+            self.step = OpId(0)..OpId(0);
         }
     }
 
@@ -246,7 +256,8 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn finish(self) -> Result<Schedule, SimError> {
+    fn finish(mut self) -> Result<Schedule, SimError> {
+        self.flush();
         self.b.build()
     }
 }

@@ -135,12 +135,15 @@ impl SimResult {
 const EV_READY: u64 = 0;
 const EV_ARRIVE: u64 = 1;
 
-const POSTED: u32 = 1;
-const ARRIVED: u32 = 2;
+// flags in the top four bits of a node's `state`, the pending dependencies below them
+const POSTED: u32 = 1 << 28;
+const ARRIVED: u32 = 1 << 29;
 /// A rendezvous send that started and waits for its receive to be posted.
-const WAITING: u32 = 4;
+const WAITING: u32 = 1 << 30;
 /// The operation completed.
-const DONE: u32 = 8;
+const DONE: u32 = 1 << 31;
+/// The pending dependencies in a node's `state` (at most `2^28 - 1`).
+const PENDING: u32 = (1 << 28) - 1;
 
 /// A monotone priority queue of `(key, code)`: a radix heap, entries in buckets by the highest
 /// bit in which their key differs from the last minimum (R. K. Ahuja,
@@ -200,14 +203,15 @@ impl RadixQueue {
     }
 }
 
-/// One operation's simulation state (16 bytes; its static data is read from the schedule).
+/// One operation's simulation state (12 bytes; its static data is read from the schedule).
 #[derive(Clone, Copy, Default)]
+#[repr(C, packed(4))]
 struct Node {
     /// Before the operation starts: the latest time a dependency was satisfied; then its start.
     start: f64,
-    /// Dependencies not yet satisfied.
-    pending: u32,
-    flags: u32,
+    /// Dependencies not yet satisfied (`state & PENDING`) and the flags (`POSTED`, `ARRIVED`,
+    /// `WAITING`, `DONE`).
+    state: u32,
 }
 
 /// One rank's resources.
@@ -241,7 +245,7 @@ struct Engine<'a> {
     /// the order they became ready, without a trip through the heap.
     now_ready: std::collections::VecDeque<u32>,
     now: f64,
-    /// Per operation, the state an event touches, in one 16-byte record.
+    /// Per operation, the state an event touches, in one 12-byte record.
     node: Vec<Node>,
     /// Per operation, its kind and message class as an index into `signatures`.
     sig: &'a [u32],
@@ -327,8 +331,8 @@ impl<'a> Engine<'a> {
                 self.node[d].start = t;
                 self.note_cause(d, op as u32);
             }
-            self.node[d].pending -= 1;
-            if self.node[d].pending == 0 {
+            self.node[d].state -= 1;
+            if self.node[d].state & PENDING == 0 {
                 let ready = self.node[d].start;
                 if ready <= self.now {
                     self.now_ready.push_back(d as u32);
@@ -348,7 +352,7 @@ impl<'a> Engine<'a> {
         if !self.end.is_empty() {
             self.end[op] = t;
         }
-        self.node[op].flags |= DONE;
+        self.node[op].state |= DONE;
         let r = self.rank[op] as usize;
         if t > self.ranks[r].finish {
             self.ranks[r].finish = t;
@@ -389,11 +393,11 @@ impl<'a> Engine<'a> {
                 let partner = self.partner[op] as usize;
                 let flight = (q.p2p - q.recv_overhead).max(0.0);
                 if self.rendezvous[class] {
-                    if self.node[partner].flags & POSTED != 0 {
+                    if self.node[partner].state & POSTED != 0 {
                         let go = s.max(self.node[partner].start);
                         self.push(go + flight, partner as u32, EV_ARRIVE);
                     } else {
-                        self.node[op].flags |= WAITING;
+                        self.node[op].state |= WAITING;
                     }
                 } else {
                     self.push(s + flight, partner as u32, EV_ARRIVE);
@@ -402,11 +406,11 @@ impl<'a> Engine<'a> {
             }
             RECV => {
                 self.node[op].start = t;
-                self.node[op].flags |= POSTED;
+                self.node[op].state |= POSTED;
                 self.satisfy(op, t, true);
                 let partner = self.partner[op] as usize;
-                if self.node[partner].flags & WAITING != 0 {
-                    self.node[partner].flags &= !WAITING;
+                if self.node[partner].state & WAITING != 0 {
+                    self.node[partner].state &= !WAITING;
                     let q = self.q[class];
                     let go = t.max(self.node[partner].start);
                     self.push(
@@ -415,7 +419,7 @@ impl<'a> Engine<'a> {
                         EV_ARRIVE,
                     );
                 }
-                if self.node[op].flags & ARRIVED != 0 {
+                if self.node[op].state & ARRIVED != 0 {
                     self.receive(op, t);
                 }
             }
@@ -438,8 +442,8 @@ impl<'a> Engine<'a> {
     }
 
     fn arrive(&mut self, op: usize, t: f64) {
-        self.node[op].flags |= ARRIVED;
-        if self.node[op].flags & POSTED != 0 {
+        self.node[op].state |= ARRIVED;
+        if self.node[op].state & POSTED != 0 {
             // the message, not the posting, is what this receive waited for
             if t > self.node[op].start {
                 self.note_cause(op, self.partner[op]);
@@ -499,7 +503,7 @@ fn check_time(name: &'static str, value: f64) -> Result<f64, SimError> {
 ///
 /// [`SimError::InvalidTime`] when the model returns a negative or non-finite quantity for one
 /// of the schedule's messages, [`SimError::Deadlock`] when operations wait on each other and
-/// never run.
+/// never run, [`SimError::TooLarge`] when one operation has `2^28` or more dependencies.
 ///
 /// # Examples
 ///
@@ -590,7 +594,15 @@ pub fn simulate(
         done: 0,
     };
     for &e in schedule.raw_successors() {
-        engine.node[(e & !START_EDGE) as usize].pending += 1;
+        let pending = &mut engine.node[(e & !START_EDGE) as usize].state;
+        if *pending == PENDING {
+            return Err(SimError::TooLarge {
+                what: "dependencies of one operation",
+                count: u64::from(PENDING) + 1,
+                limit: u64::from(PENDING),
+            });
+        }
+        *pending += 1;
     }
     // operations without dependencies are ready at 0, in operation order
     engine
@@ -621,7 +633,7 @@ pub fn simulate(
     if engine.done < n as u64 {
         // the first operation (in operation order) that never completed
         let i = (0..n)
-            .filter(|&i| engine.node[i].flags & DONE == 0)
+            .filter(|&i| engine.node[i].state & DONE == 0)
             .min_by_key(|&i| engine.ext(i))
             .unwrap_or(0);
         return Err(SimError::Deadlock {
