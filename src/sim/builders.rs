@@ -165,6 +165,9 @@ struct Writer<'a> {
     prev: std::ops::Range<OpId>,
     /// The operations of the step being written (consecutive indices).
     step: std::ops::Range<OpId>,
+    /// Per rank, the operations of its last step, when the ranks' programs are written
+    /// interleaved ([`at`](Self::at)).
+    prevs: Vec<std::ops::Range<OpId>>,
 }
 
 impl<'a> Writer<'a> {
@@ -176,7 +179,32 @@ impl<'a> Writer<'a> {
             rank: 0,
             prev: OpId(0)..OpId(0),
             step: OpId(0)..OpId(0),
+            prevs: Vec::new(),
         })
+    }
+
+    /// Like [`new`](Self::new), for a builder that writes the ranks' programs interleaved,
+    /// round by round ([`at`](Self::at)): the schedule keeps that order.
+    fn interleaved(problem: &'a Problem, ops_per_rank: u64) -> Result<Self, SimError> {
+        let mut w = Self::new(problem, ops_per_rank)?;
+        w.b.keep_order();
+        w.prevs = vec![OpId(0)..OpId(0); problem.processes as usize];
+        Ok(w)
+    }
+
+    /// Continues the program of rank `r` where it was left (interleaved writing): the current
+    /// step ends.
+    fn at(&mut self, r: u64) {
+        self.end_step();
+        if let Some(slot) = self.prevs.get_mut(self.rank as usize) {
+            *slot = self.prev.clone();
+        }
+        self.rank = r;
+        self.prev = self
+            .prevs
+            .get(r as usize)
+            .cloned()
+            .unwrap_or(OpId(0)..OpId(0));
     }
 
     fn m(&self) -> u64 {
@@ -268,11 +296,21 @@ impl ToSchedule for Broadcast {
         match *self {
             Self::Linear => linear_out(problem, problem.message.bytes()),
             Self::Binomial => {
-                let mut w = Writer::new(problem, 2)?;
+                // the programs of `binomial_down`, written round by round: in round `t` every
+                // rank that is a multiple of `2 mask` (`mask = 2^(h-1-t)`) sends to
+                // `r + mask`, which receives, so one round lies together
+                let mut w = Writer::interleaved(problem, 2)?;
                 let m = w.m();
-                for r in 0..p {
-                    w.rank(r);
-                    binomial_down(&mut w, r, p, |_| m);
+                for t in 0..ceil_log2(p) {
+                    let mask = 1u64 << (ceil_log2(p) - 1 - t);
+                    let mut r = 0;
+                    while r + mask < p {
+                        w.at(r);
+                        w.send_step(r + mask, 0, m);
+                        w.at(r + mask);
+                        w.recv_step(r, 0, m);
+                        r += 2 * mask;
+                    }
                 }
                 w.finish()
             }
@@ -483,6 +521,9 @@ impl ToSchedule for Allreduce {
             Self::Ring => 6 * p.saturating_sub(1),
             _ => 6 * u64::from(hp) + 4,
         };
+        if *self == Self::RecursiveDoubling {
+            return recursive_doubling_allreduce(problem, per_rank);
+        }
         let mut w = Writer::new(problem, per_rank)?;
         let m = w.m();
         for r in 0..p {
@@ -493,7 +534,9 @@ impl ToSchedule for Allreduce {
                     ring(&mut w, r, p, c, 1, true);
                     ring(&mut w, r, p, c, 2, false);
                 }
-                Self::RecursiveDoubling | Self::Rabenseifner => {
+                // written by recursive_doubling_allreduce
+                Self::RecursiveDoubling => {}
+                Self::Rabenseifner => {
                     let (rem, pp, new) = fold(p, r);
                     if r < 2 * rem && r % 2 == 0 {
                         w.send_step(r + 1, 0, m);
@@ -505,26 +548,18 @@ impl ToSchedule for Allreduce {
                         w.op(m);
                     }
                     let new = new.unwrap_or(0);
-                    if *self == Self::RecursiveDoubling {
-                        for k in 0..hp {
-                            let partner = unfold(rem, new ^ (1 << k));
-                            w.sendrecv(partner, partner, 1, m, m);
-                            w.op(m);
-                        }
-                    } else {
-                        // recursive halving: round k exchanges ⌈m/2^k⌉ with newrank ^ p'/2^k
-                        for k in 1..=hp {
-                            let piece = m.div_ceil(1 << k);
-                            let partner = unfold(rem, new ^ (pp >> k));
-                            w.sendrecv(partner, partner, 1, piece, piece);
-                            w.op(piece);
-                        }
-                        // recursive doubling back, the same pieces in reverse
-                        for k in (1..=hp).rev() {
-                            let piece = m.div_ceil(1 << k);
-                            let partner = unfold(rem, new ^ (pp >> k));
-                            w.sendrecv(partner, partner, 2, piece, piece);
-                        }
+                    // recursive halving: round k exchanges ⌈m/2^k⌉ with newrank ^ p'/2^k
+                    for k in 1..=hp {
+                        let piece = m.div_ceil(1 << k);
+                        let partner = unfold(rem, new ^ (pp >> k));
+                        w.sendrecv(partner, partner, 1, piece, piece);
+                        w.op(piece);
+                    }
+                    // recursive doubling back, the same pieces in reverse
+                    for k in (1..=hp).rev() {
+                        let piece = m.div_ceil(1 << k);
+                        let partner = unfold(rem, new ^ (pp >> k));
+                        w.sendrecv(partner, partner, 2, piece, piece);
                     }
                     if r < 2 * rem {
                         w.send_step(r - 1, 3, m);
@@ -534,6 +569,52 @@ impl ToSchedule for Allreduce {
         }
         w.finish()
     }
+}
+
+/// The recursive-doubling allreduce, written round by round (every rank's step of one round
+/// together): the even ranks below `2 rem` hand their data to the odd ones, which reduce; the
+/// `p'` remaining ranks exchange with `newrank XOR 2^k` and reduce in round `k`; the result
+/// goes back to the even ranks. Each rank's program is that of the per-rank description on
+/// [`ToSchedule`].
+fn recursive_doubling_allreduce(problem: &Problem, per_rank: u64) -> Result<Schedule, SimError> {
+    let p = problem.processes;
+    let mut w = Writer::interleaved(problem, per_rank)?;
+    let m = w.m();
+    let (rem, _, _) = fold(p, 0);
+    for r in 0..2 * rem {
+        w.at(r);
+        if r % 2 == 0 {
+            w.send_step(r + 1, 0, m);
+        } else {
+            w.recv_step(r - 1, 0, m);
+            w.op(m);
+        }
+    }
+    // the result goes back with the last round, so that the operations that end the
+    // schedule keep the ranks' order among themselves
+    let hp = floor_log2(p);
+    for k in 0..hp {
+        let last = k + 1 == hp;
+        for r in 0..p {
+            match fold(p, r).2 {
+                Some(new) => {
+                    w.at(r);
+                    let partner = unfold(rem, new ^ (1 << k));
+                    w.sendrecv(partner, partner, 1, m, m);
+                    w.op(m);
+                    if last && r < 2 * rem {
+                        w.send_step(r - 1, 3, m);
+                    }
+                }
+                None if last => {
+                    w.at(r);
+                    w.recv_step(r + 1, 3, m);
+                }
+                None => {}
+            }
+        }
+    }
+    w.finish()
 }
 
 impl ToSchedule for Allgather {

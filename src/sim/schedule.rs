@@ -123,6 +123,9 @@ pub struct ScheduleBuilder {
     deps: Vec<(u32, u32)>,
     /// Number of dependencies (a group counts each of its pairs).
     dep_count: u64,
+    /// Keep the operations in the order they were added (the builder wrote them round by
+    /// round) instead of reordering them time-major.
+    keep_order: bool,
     last_message: Option<(Message, u32)>,
     /// The first out-of-range value seen while adding (reported by `build`).
     error: Option<SimError>,
@@ -149,6 +152,7 @@ impl ScheduleBuilder {
             calc_index: std::collections::HashMap::new(),
             deps: Vec::new(),
             dep_count: 0,
+            keep_order: false,
             last_message: None,
             error: None,
         }
@@ -160,6 +164,13 @@ impl ScheduleBuilder {
         self.rank.reserve(ops);
         self.peer.reserve(ops);
         self.deps.reserve(deps);
+    }
+
+    /// Keeps the operations in the order they are added: a collective builder that writes its
+    /// operations round by round (all ranks' operations of one time step together) already
+    /// has the order the simulator reads best.
+    pub(crate) fn keep_order(&mut self) {
+        self.keep_order = true;
     }
 
     /// Number of operations added so far.
@@ -346,6 +357,17 @@ impl ScheduleBuilder {
             return;
         }
         let clamp = |x: OpId| x.0.min(NONE >> 1);
+        if u64::from(clamp(ops.end) - clamp(ops.start)) * u64::from(clamp(on.end) - clamp(on.start))
+            <= 2
+        {
+            // one or two pairs take no more room than the group
+            for op in ops.start.0..ops.end.0 {
+                for o in on.start.0..on.end.0 {
+                    self.requires(OpId(op), OpId(o));
+                }
+            }
+            return;
+        }
         self.deps.push((GROUP | clamp(ops.start), clamp(ops.end)));
         self.deps.push((GROUP | clamp(on.start), clamp(on.end)));
         self.dep_count = self.dep_count.saturating_add(
@@ -405,6 +427,7 @@ impl ScheduleBuilder {
             calcs,
             deps,
             dep_count,
+            keep_order,
             ..
         } = self;
         // every dependency on an earlier operation (the collective builders): no cycle
@@ -432,7 +455,11 @@ impl ScheduleBuilder {
             }
             Ok(())
         })?;
-        let index = time_major(&rank, ranks as usize);
+        let index = if keep_order {
+            Vec::new()
+        } else {
+            time_major(&rank, ranks as usize)
+        };
         let orig = invert(&index);
         // from here on every per-operation array is in internal order (one gathered at a time)
         let sig = permute(sig, &orig);
