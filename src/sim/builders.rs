@@ -6,6 +6,12 @@
 //! operation of the rank's previous step. Root is rank 0. Message sizes are those of the
 //! closed forms in [`collectives`](crate::collectives) (pieces keep the problem's layout,
 //! [`Problem::piece`]); the structure of each schedule is described on [`ToSchedule`].
+//!
+//! Operations are numbered rank by rank (rank 0's program, then rank 1's, …), except in the
+//! recursive-doubling allreduce and the binomial broadcast, which are written round by round
+//! (every rank's step of round 0, then of round 1, …; each rank's operations keep their
+//! order): their schedules then need no reordering for the simulator, and one round lies
+//! together in memory.
 
 use super::schedule::{OpId, Schedule, ScheduleBuilder};
 use crate::collectives::{
@@ -765,6 +771,122 @@ impl ToSchedule for Alltoall {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Message;
+    use crate::collectives::Operator;
+    use crate::sim::{SimOptions, simulate};
+
+    /// Rank `r`'s program as blocking steps, each `(kind, peer, tag)` with `kind` 0 send, 1
+    /// receive, 2 operator: the rank-by-rank description of the two round-by-round builders.
+    fn program(allreduce: bool, p: u64, r: u64) -> Vec<Vec<(u8, u64, u32)>> {
+        let mut steps = Vec::new();
+        if allreduce {
+            let (rem, _, new) = fold(p, r);
+            if r < 2 * rem && r % 2 == 0 {
+                return vec![vec![(0, r + 1, 0)], vec![(1, r + 1, 3)]];
+            }
+            if r < 2 * rem {
+                steps.extend([vec![(1, r - 1, 0)], vec![(2, 0, 0)]]);
+            }
+            for k in 0..floor_log2(p) {
+                let partner = unfold(rem, new.unwrap_or(0) ^ (1 << k));
+                steps.extend([vec![(0, partner, 1), (1, partner, 1)], vec![(2, 0, 0)]]);
+            }
+            if r < 2 * rem {
+                steps.push(vec![(0, r - 1, 3)]);
+            }
+        } else {
+            let top = if r == 0 {
+                1u64 << ceil_log2(p)
+            } else {
+                steps.push(vec![(1, r - lowbit(r), 0)]);
+                lowbit(r)
+            };
+            let mut mask = top >> 1;
+            while mask > 0 {
+                if r + mask < p {
+                    steps.push(vec![(0, r + mask, 0)]);
+                }
+                mask >>= 1;
+            }
+        }
+        steps
+    }
+
+    /// The recursive-doubling allreduce and the binomial broadcast, written round by round,
+    /// simulate exactly (makespan, finish times, events, timeline in each rank's order) as
+    /// their programs written rank by rank with one `requires` per pair (the oracle).
+    #[test]
+    fn round_by_round_schedules_simulate_as_rank_by_rank() {
+        let model = crate::presets::open_mpi_openib();
+        let operator = Operator::new(1e-7, 1e-10).unwrap();
+        let options = SimOptions {
+            timeline: true,
+            ..SimOptions::default()
+        };
+        for p in [1u64, 2, 3, 5, 6, 8, 13, 16, 33] {
+            for (m, with_operator) in [(8u64, false), (1000, true), (100_000, false)] {
+                let mut problem = Problem::new(p, Message::contiguous(m));
+                if with_operator {
+                    problem = problem.with_operator(operator);
+                }
+                for allreduce in [true, false] {
+                    let built = if allreduce {
+                        Allreduce::RecursiveDoubling.schedule(&problem).unwrap()
+                    } else {
+                        Broadcast::Binomial.schedule(&problem).unwrap()
+                    };
+                    let mut b = ScheduleBuilder::new(p);
+                    for r in 0..p {
+                        let mut prev: Vec<OpId> = Vec::new();
+                        for step in program(allreduce, p, r) {
+                            let mut ops = Vec::new();
+                            for (kind, peer, tag) in step {
+                                let op = match kind {
+                                    0 => b.send(r, peer, tag, m),
+                                    1 => b.recv(r, peer, tag, m),
+                                    _ if with_operator => b.calc(r, operator.cost(m)),
+                                    _ => continue,
+                                };
+                                for &d in &prev {
+                                    b.requires(op, d);
+                                }
+                                ops.push(op);
+                            }
+                            if !ops.is_empty() {
+                                prev = ops;
+                            }
+                        }
+                    }
+                    let oracle = b.build().unwrap();
+                    assert_eq!(built.len(), oracle.len());
+                    assert_eq!(built.dependencies(), oracle.dependencies());
+                    let x = simulate(&built, &model, &options).unwrap();
+                    let y = simulate(&oracle, &model, &options).unwrap();
+                    let what = format!("allreduce {allreduce}, P {p}, m {m}");
+                    assert_eq!(x.makespan.to_bits(), y.makespan.to_bits(), "{what}");
+                    assert_eq!(x.rank_finish, y.rank_finish, "{what}");
+                    assert_eq!(x.events, y.events, "{what}");
+                    // each rank's operations in order: (kind, peer, start, end)
+                    let per_rank = |s: &Schedule, run: &crate::sim::SimResult| {
+                        let (starts, ends) =
+                            (run.starts.clone().unwrap(), run.ends.clone().unwrap());
+                        let mut out = vec![Vec::new(); p as usize];
+                        for i in 0..s.len() {
+                            let op = OpId(i as u32);
+                            out[s.rank(op).unwrap() as usize].push((
+                                s.kind(op),
+                                s.peer(op),
+                                starts[i].to_bits(),
+                                ends[i].to_bits(),
+                            ));
+                        }
+                        out
+                    };
+                    assert_eq!(per_rank(&built, &x), per_rank(&oracle, &y), "{what}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn blocks_with_bit_counts_indices() {

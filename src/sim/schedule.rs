@@ -582,10 +582,7 @@ fn for_each_entry(deps: &[(u32, u32)], reverse: bool, mut f: impl FnMut(Entry)) 
         let (a, b) = deps[i];
         if a & GROUP != 0 {
             let (c, d) = deps[i + 1];
-            (
-                Entry::Group(a & !GROUP..b, c & !GROUP..d),
-                2,
-            )
+            (Entry::Group(a & !GROUP..b, c & !GROUP..d), 2)
         } else {
             (Entry::Pair(a, b), 1)
         }
@@ -594,7 +591,11 @@ fn for_each_entry(deps: &[(u32, u32)], reverse: bool, mut f: impl FnMut(Entry)) 
         let mut i = deps.len();
         while i > 0 {
             // the second entry of a group is marked too: its first is the one before
-            let start = if deps[i - 1].0 & GROUP != 0 { i - 2 } else { i - 1 };
+            let start = if deps[i - 1].0 & GROUP != 0 {
+                i - 2
+            } else {
+                i - 1
+            };
             f(entry(start).0);
             i = start;
         }
@@ -878,7 +879,8 @@ fn match_messages(
 ///
 /// Inside, the operations are stored in time-major order (by position in their rank's program,
 /// then by index), so that the operations of one round of a lock-step collective lie next to
-/// each other in memory; every method takes and returns the operations' own indices
+/// each other in memory — or in the order they were added, for the collective builders that
+/// write them round by round; every method takes and returns the operations' own indices
 /// ([`OpId`]).
 #[derive(Debug, Clone)]
 pub struct Schedule {
@@ -1148,6 +1150,41 @@ mod tests {
         assert_eq!(deps(r2), vec![(s2, Dependency::Requires)]);
         assert!(deps(r0).is_empty());
         assert_eq!(s.kind(OpId(7)), None);
+    }
+
+    /// A group of dependencies is the same as its pairs added one by one (the oracle): the
+    /// same successor lists, in the same order, mixed with single pairs and `irequires`.
+    #[test]
+    fn requires_all_equals_its_pairs() {
+        let build = |grouped: bool| {
+            let mut b = ScheduleBuilder::new(2);
+            let ops: Vec<OpId> = (0..9).map(|_| b.calc(0, 1e-6)).collect();
+            b.irequires(ops[4], ops[0]);
+            if grouped {
+                b.requires_all(ops[3]..ops[6], ops[0]..ops[3]);
+                b.requires_all(ops[6]..ops[7], ops[5]..ops[6]);
+                b.requires_all(ops[7]..OpId(9), ops[3]..ops[6]);
+                b.requires_all(ops[8]..ops[8], ops[0]..ops[3]);
+            } else {
+                for (a, b_, c, d) in [(3, 6, 0, 3), (6, 7, 5, 6), (7, 9, 3, 6)] {
+                    for op in a..b_ {
+                        for on in c..d {
+                            b.requires(ops[op], ops[on]);
+                        }
+                    }
+                }
+            }
+            b.requires(ops[8], ops[1]);
+            b.calc(1, 0.0);
+            b.build().unwrap()
+        };
+        let (g, p) = (build(true), build(false));
+        assert_eq!(g.dependencies(), p.dependencies());
+        assert_eq!(g.dependencies(), 1 + 9 + 1 + 6 + 1);
+        for i in 0..g.len() as u32 {
+            let deps = |s: &Schedule| s.dependents(OpId(i)).collect::<Vec<_>>();
+            assert_eq!(deps(&g), deps(&p), "op {i}");
+        }
     }
 
     /// Errors found after the reordering name the operation by its own index.
