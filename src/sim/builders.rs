@@ -781,7 +781,7 @@ mod tests {
         let mut steps = Vec::new();
         if allreduce {
             let (rem, _, new) = fold(p, r);
-            if r < 2 * rem && r % 2 == 0 {
+            if r < 2 * rem && r.is_multiple_of(2) {
                 return vec![vec![(0, r + 1, 0)], vec![(1, r + 1, 3)]];
             }
             if r < 2 * rem {

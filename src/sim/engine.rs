@@ -662,7 +662,9 @@ pub fn simulate(
     while let Some(t) = engine.queue.pop_batch(&mut batch) {
         let t = f64::from_bits(t);
         engine.now = t;
-        if !batch.is_sorted() && !(orig.is_empty() && sort_by_bitmap(&mut batch, &mut bits)) {
+        let sorted =
+            batch.is_sorted() || (orig.is_empty() && sort_by_bitmap(&mut batch, &mut bits));
+        if !sorted {
             batch.sort_unstable();
         }
         for &(_, code) in &batch {
