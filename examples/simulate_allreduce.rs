@@ -4,8 +4,10 @@
 //! makespan, the closed form and a summary of the critical path.
 //!
 //! ```text
-//! cargo run --release --example simulate_allreduce [P]
+//! cargo run --release --example simulate_allreduce [P] [plain]
 //! ```
+//!
+//! With `plain`, the critical path is not recorded (the simulation's own memory and time only).
 
 use std::time::Instant;
 
@@ -20,10 +22,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|a| a.parse())
         .transpose()?
         .unwrap_or(1 << 20);
+    let plain = std::env::args().nth(2).is_some_and(|a| a == "plain");
     let model = presets::open_mpi_openib();
     // 8 bytes (one double); the operator's cost is left out (Operator::FREE), which keeps the
-    // schedule at 40 operations per rank (2^20 ranks: 42 million operations; 2.7 GB resident
-    // and 9.6 s on the 2-core machine of docs/PERFORMANCE.md, building included)
+    // schedule at 40 operations per rank (2^20 ranks: 42 million operations; 2.3 GB resident
+    // and 7.2 s on the 2-core machine of docs/PERFORMANCE.md, building included)
     let problem = Problem::new(p, Message::contiguous(8)).with_operator(Operator::FREE);
     let algorithm = Allreduce::RecursiveDoubling;
 
@@ -32,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let build_time = built.elapsed();
     let started = Instant::now();
     let options = SimOptions {
-        critical_path: true,
+        critical_path: !plain,
         ..SimOptions::default()
     };
     let run = simulate(&schedule, &model, &options)?;

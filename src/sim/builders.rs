@@ -6,6 +6,12 @@
 //! operation of the rank's previous step. Root is rank 0. Message sizes are those of the
 //! closed forms in [`collectives`](crate::collectives) (pieces keep the problem's layout,
 //! [`Problem::piece`]); the structure of each schedule is described on [`ToSchedule`].
+//!
+//! Operations are numbered rank by rank (rank 0's program, then rank 1's, …), except in the
+//! recursive-doubling allreduce and the binomial broadcast, which are written round by round
+//! (every rank's step of round 0, then of round 1, …; each rank's operations keep their
+//! order): their schedules then need no reordering for the simulator, and one round lies
+//! together in memory.
 
 use super::schedule::{OpId, Schedule, ScheduleBuilder};
 use crate::collectives::{
@@ -161,10 +167,13 @@ struct Writer<'a> {
     b: ScheduleBuilder,
     problem: &'a Problem,
     rank: u64,
-    /// The operations of the rank's previous step.
-    prev: Vec<OpId>,
-    /// The operations of the step being written.
-    step: Vec<OpId>,
+    /// The operations of the rank's previous step (consecutive indices).
+    prev: std::ops::Range<OpId>,
+    /// The operations of the step being written (consecutive indices).
+    step: std::ops::Range<OpId>,
+    /// Per rank, the operations of its last step, when the ranks' programs are written
+    /// interleaved ([`at`](Self::at)).
+    prevs: Vec<std::ops::Range<OpId>>,
 }
 
 impl<'a> Writer<'a> {
@@ -174,9 +183,34 @@ impl<'a> Writer<'a> {
             b: sized_builder(problem.processes, ops_per_rank)?,
             problem,
             rank: 0,
-            prev: Vec::new(),
-            step: Vec::new(),
+            prev: OpId(0)..OpId(0),
+            step: OpId(0)..OpId(0),
+            prevs: Vec::new(),
         })
+    }
+
+    /// Like [`new`](Self::new), for a builder that writes the ranks' programs interleaved,
+    /// round by round ([`at`](Self::at)): the schedule keeps that order.
+    fn interleaved(problem: &'a Problem, ops_per_rank: u64) -> Result<Self, SimError> {
+        let mut w = Self::new(problem, ops_per_rank)?;
+        w.b.keep_order();
+        w.prevs = vec![OpId(0)..OpId(0); problem.processes as usize];
+        Ok(w)
+    }
+
+    /// Continues the program of rank `r` where it was left (interleaved writing): the current
+    /// step ends.
+    fn at(&mut self, r: u64) {
+        self.end_step();
+        if let Some(slot) = self.prevs.get_mut(self.rank as usize) {
+            *slot = self.prev.clone();
+        }
+        self.rank = r;
+        self.prev = self
+            .prevs
+            .get(r as usize)
+            .cloned()
+            .unwrap_or(OpId(0)..OpId(0));
     }
 
     fn m(&self) -> u64 {
@@ -185,23 +219,33 @@ impl<'a> Writer<'a> {
 
     /// Starts the program of rank `r`.
     fn rank(&mut self, r: u64) {
+        self.flush();
         self.rank = r;
-        self.prev.clear();
-        self.step.clear();
+        self.prev = OpId(0)..OpId(0);
+        self.step = OpId(0)..OpId(0);
     }
 
+    /// The dependencies of the step being written: each of its operations requires every
+    /// operation of the previous step, stored once for the step.
+    fn flush(&mut self) {
+        self.b.requires_all(self.step.clone(), self.prev.clone());
+    }
+
+    /// Adds `op` to the step being written. The operations of a step are created one after
+    /// another (every caller makes each just before adding it), so the step is a range.
     fn add(&mut self, op: OpId) {
-        for &d in &self.prev {
-            self.b.requires(op, d);
+        if self.step.is_empty() {
+            self.step = op..op;
         }
-        self.step.push(op);
+        self.step.end = OpId(op.0.saturating_add(1));
     }
 
     /// Ends the current step: the next step's operations require all of its operations.
     fn end_step(&mut self) {
         if !self.step.is_empty() {
-            std::mem::swap(&mut self.prev, &mut self.step);
-            self.step.clear();
+            self.flush();
+            self.prev = self.step.clone();
+            self.step = OpId(0)..OpId(0);
         }
     }
 
@@ -246,7 +290,8 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn finish(self) -> Result<Schedule, SimError> {
+    fn finish(mut self) -> Result<Schedule, SimError> {
+        self.flush();
         self.b.build()
     }
 }
@@ -257,11 +302,21 @@ impl ToSchedule for Broadcast {
         match *self {
             Self::Linear => linear_out(problem, problem.message.bytes()),
             Self::Binomial => {
-                let mut w = Writer::new(problem, 2)?;
+                // the programs of `binomial_down`, written round by round: in round `t` every
+                // rank that is a multiple of `2 mask` (`mask = 2^(h-1-t)`) sends to
+                // `r + mask`, which receives, so one round lies together
+                let mut w = Writer::interleaved(problem, 2)?;
                 let m = w.m();
-                for r in 0..p {
-                    w.rank(r);
-                    binomial_down(&mut w, r, p, |_| m);
+                for t in 0..ceil_log2(p) {
+                    let mask = 1u64 << (ceil_log2(p) - 1 - t);
+                    let mut r = 0;
+                    while r + mask < p {
+                        w.at(r);
+                        w.send_step(r + mask, 0, m);
+                        w.at(r + mask);
+                        w.recv_step(r, 0, m);
+                        r += 2 * mask;
+                    }
                 }
                 w.finish()
             }
@@ -472,6 +527,9 @@ impl ToSchedule for Allreduce {
             Self::Ring => 6 * p.saturating_sub(1),
             _ => 6 * u64::from(hp) + 4,
         };
+        if *self == Self::RecursiveDoubling {
+            return recursive_doubling_allreduce(problem, per_rank);
+        }
         let mut w = Writer::new(problem, per_rank)?;
         let m = w.m();
         for r in 0..p {
@@ -482,7 +540,9 @@ impl ToSchedule for Allreduce {
                     ring(&mut w, r, p, c, 1, true);
                     ring(&mut w, r, p, c, 2, false);
                 }
-                Self::RecursiveDoubling | Self::Rabenseifner => {
+                // written by recursive_doubling_allreduce
+                Self::RecursiveDoubling => {}
+                Self::Rabenseifner => {
                     let (rem, pp, new) = fold(p, r);
                     if r < 2 * rem && r % 2 == 0 {
                         w.send_step(r + 1, 0, m);
@@ -494,26 +554,18 @@ impl ToSchedule for Allreduce {
                         w.op(m);
                     }
                     let new = new.unwrap_or(0);
-                    if *self == Self::RecursiveDoubling {
-                        for k in 0..hp {
-                            let partner = unfold(rem, new ^ (1 << k));
-                            w.sendrecv(partner, partner, 1, m, m);
-                            w.op(m);
-                        }
-                    } else {
-                        // recursive halving: round k exchanges ⌈m/2^k⌉ with newrank ^ p'/2^k
-                        for k in 1..=hp {
-                            let piece = m.div_ceil(1 << k);
-                            let partner = unfold(rem, new ^ (pp >> k));
-                            w.sendrecv(partner, partner, 1, piece, piece);
-                            w.op(piece);
-                        }
-                        // recursive doubling back, the same pieces in reverse
-                        for k in (1..=hp).rev() {
-                            let piece = m.div_ceil(1 << k);
-                            let partner = unfold(rem, new ^ (pp >> k));
-                            w.sendrecv(partner, partner, 2, piece, piece);
-                        }
+                    // recursive halving: round k exchanges ⌈m/2^k⌉ with newrank ^ p'/2^k
+                    for k in 1..=hp {
+                        let piece = m.div_ceil(1 << k);
+                        let partner = unfold(rem, new ^ (pp >> k));
+                        w.sendrecv(partner, partner, 1, piece, piece);
+                        w.op(piece);
+                    }
+                    // recursive doubling back, the same pieces in reverse
+                    for k in (1..=hp).rev() {
+                        let piece = m.div_ceil(1 << k);
+                        let partner = unfold(rem, new ^ (pp >> k));
+                        w.sendrecv(partner, partner, 2, piece, piece);
                     }
                     if r < 2 * rem {
                         w.send_step(r - 1, 3, m);
@@ -523,6 +575,52 @@ impl ToSchedule for Allreduce {
         }
         w.finish()
     }
+}
+
+/// The recursive-doubling allreduce, written round by round (every rank's step of one round
+/// together): the even ranks below `2 rem` hand their data to the odd ones, which reduce; the
+/// `p'` remaining ranks exchange with `newrank XOR 2^k` and reduce in round `k`; the result
+/// goes back to the even ranks. Each rank's program is that of the per-rank description on
+/// [`ToSchedule`].
+fn recursive_doubling_allreduce(problem: &Problem, per_rank: u64) -> Result<Schedule, SimError> {
+    let p = problem.processes;
+    let mut w = Writer::interleaved(problem, per_rank)?;
+    let m = w.m();
+    let (rem, _, _) = fold(p, 0);
+    for r in 0..2 * rem {
+        w.at(r);
+        if r % 2 == 0 {
+            w.send_step(r + 1, 0, m);
+        } else {
+            w.recv_step(r - 1, 0, m);
+            w.op(m);
+        }
+    }
+    // the result goes back with the last round, so that the operations that end the
+    // schedule keep the ranks' order among themselves
+    let hp = floor_log2(p);
+    for k in 0..hp {
+        let last = k + 1 == hp;
+        for r in 0..p {
+            match fold(p, r).2 {
+                Some(new) => {
+                    w.at(r);
+                    let partner = unfold(rem, new ^ (1 << k));
+                    w.sendrecv(partner, partner, 1, m, m);
+                    w.op(m);
+                    if last && r < 2 * rem {
+                        w.send_step(r - 1, 3, m);
+                    }
+                }
+                None if last => {
+                    w.at(r);
+                    w.recv_step(r + 1, 3, m);
+                }
+                None => {}
+            }
+        }
+    }
+    w.finish()
 }
 
 impl ToSchedule for Allgather {
@@ -673,6 +771,122 @@ impl ToSchedule for Alltoall {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Message;
+    use crate::collectives::Operator;
+    use crate::sim::{SimOptions, simulate};
+
+    /// Rank `r`'s program as blocking steps, each `(kind, peer, tag)` with `kind` 0 send, 1
+    /// receive, 2 operator: the rank-by-rank description of the two round-by-round builders.
+    fn program(allreduce: bool, p: u64, r: u64) -> Vec<Vec<(u8, u64, u32)>> {
+        let mut steps = Vec::new();
+        if allreduce {
+            let (rem, _, new) = fold(p, r);
+            if r < 2 * rem && r.is_multiple_of(2) {
+                return vec![vec![(0, r + 1, 0)], vec![(1, r + 1, 3)]];
+            }
+            if r < 2 * rem {
+                steps.extend([vec![(1, r - 1, 0)], vec![(2, 0, 0)]]);
+            }
+            for k in 0..floor_log2(p) {
+                let partner = unfold(rem, new.unwrap_or(0) ^ (1 << k));
+                steps.extend([vec![(0, partner, 1), (1, partner, 1)], vec![(2, 0, 0)]]);
+            }
+            if r < 2 * rem {
+                steps.push(vec![(0, r - 1, 3)]);
+            }
+        } else {
+            let top = if r == 0 {
+                1u64 << ceil_log2(p)
+            } else {
+                steps.push(vec![(1, r - lowbit(r), 0)]);
+                lowbit(r)
+            };
+            let mut mask = top >> 1;
+            while mask > 0 {
+                if r + mask < p {
+                    steps.push(vec![(0, r + mask, 0)]);
+                }
+                mask >>= 1;
+            }
+        }
+        steps
+    }
+
+    /// The recursive-doubling allreduce and the binomial broadcast, written round by round,
+    /// simulate exactly (makespan, finish times, events, timeline in each rank's order) as
+    /// their programs written rank by rank with one `requires` per pair (the oracle).
+    #[test]
+    fn round_by_round_schedules_simulate_as_rank_by_rank() {
+        let model = crate::presets::open_mpi_openib();
+        let operator = Operator::new(1e-7, 1e-10).unwrap();
+        let options = SimOptions {
+            timeline: true,
+            ..SimOptions::default()
+        };
+        for p in [1u64, 2, 3, 5, 6, 8, 13, 16, 33] {
+            for (m, with_operator) in [(8u64, false), (1000, true), (100_000, false)] {
+                let mut problem = Problem::new(p, Message::contiguous(m));
+                if with_operator {
+                    problem = problem.with_operator(operator);
+                }
+                for allreduce in [true, false] {
+                    let built = if allreduce {
+                        Allreduce::RecursiveDoubling.schedule(&problem).unwrap()
+                    } else {
+                        Broadcast::Binomial.schedule(&problem).unwrap()
+                    };
+                    let mut b = ScheduleBuilder::new(p);
+                    for r in 0..p {
+                        let mut prev: Vec<OpId> = Vec::new();
+                        for step in program(allreduce, p, r) {
+                            let mut ops = Vec::new();
+                            for (kind, peer, tag) in step {
+                                let op = match kind {
+                                    0 => b.send(r, peer, tag, m),
+                                    1 => b.recv(r, peer, tag, m),
+                                    _ if with_operator => b.calc(r, operator.cost(m)),
+                                    _ => continue,
+                                };
+                                for &d in &prev {
+                                    b.requires(op, d);
+                                }
+                                ops.push(op);
+                            }
+                            if !ops.is_empty() {
+                                prev = ops;
+                            }
+                        }
+                    }
+                    let oracle = b.build().unwrap();
+                    assert_eq!(built.len(), oracle.len());
+                    assert_eq!(built.dependencies(), oracle.dependencies());
+                    let x = simulate(&built, &model, &options).unwrap();
+                    let y = simulate(&oracle, &model, &options).unwrap();
+                    let what = format!("allreduce {allreduce}, P {p}, m {m}");
+                    assert_eq!(x.makespan.to_bits(), y.makespan.to_bits(), "{what}");
+                    assert_eq!(x.rank_finish, y.rank_finish, "{what}");
+                    assert_eq!(x.events, y.events, "{what}");
+                    // each rank's operations in order: (kind, peer, start, end)
+                    let per_rank = |s: &Schedule, run: &crate::sim::SimResult| {
+                        let (starts, ends) =
+                            (run.starts.clone().unwrap(), run.ends.clone().unwrap());
+                        let mut out = vec![Vec::new(); p as usize];
+                        for i in 0..s.len() {
+                            let op = OpId(i as u32);
+                            out[s.rank(op).unwrap() as usize].push((
+                                s.kind(op),
+                                s.peer(op),
+                                starts[i].to_bits(),
+                                ends[i].to_bits(),
+                            ));
+                        }
+                        out
+                    };
+                    assert_eq!(per_rank(&built, &x), per_rank(&oracle, &y), "{what}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn blocks_with_bit_counts_indices() {

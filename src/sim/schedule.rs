@@ -104,37 +104,55 @@ pub const MAX_RANKS: u64 = 1 << 24;
 #[derive(Debug, Clone)]
 pub struct ScheduleBuilder {
     ranks: u64,
-    kind: Vec<u8>,
+    /// Kind, tag and message class of each operation, interned as it is added (an index into
+    /// `signatures`).
+    sig: Vec<u32>,
+    signatures: Vec<Signature>,
+    signature_index: std::collections::HashMap<Signature, u32>,
+    /// The last two signatures found (schedules alternate between a few): no hash lookup.
+    recent: [Option<(Signature, u32)>; 2],
     rank: Vec<u32>,
     peer: Vec<u32>,
-    tag: Vec<u32>,
-    class: Vec<u32>,
     messages: Vec<Message>,
     message_index: std::collections::HashMap<Message, u32>,
     calcs: Vec<f64>,
     calc_index: std::collections::HashMap<u64, u32>,
-    /// `(op, on | START_EDGE if irequires)`.
+    /// The dependencies in the order they were added: `(op, on | START_EDGE if irequires)`,
+    /// or a group ([`requires_all`](Self::requires_all)) as two entries
+    /// `(GROUP | ops.start, ops.end), (GROUP | on.start, on.end)`.
     deps: Vec<(u32, u32)>,
+    /// Number of dependencies (a group counts each of its pairs).
+    dep_count: u64,
+    /// Keep the operations in the order they were added (the builder wrote them round by
+    /// round) instead of reordering them time-major.
+    keep_order: bool,
     last_message: Option<(Message, u32)>,
     /// The first out-of-range value seen while adding (reported by `build`).
     error: Option<SimError>,
 }
+
+/// Marks the two entries of a group of dependencies in the builder's list (operation indices
+/// stay below `2^31`).
+const GROUP: u32 = 1 << 31;
 
 impl ScheduleBuilder {
     /// An empty schedule for `ranks` ranks.
     pub fn new(ranks: u64) -> Self {
         Self {
             ranks,
-            kind: Vec::new(),
+            sig: Vec::new(),
+            signatures: Vec::new(),
+            signature_index: std::collections::HashMap::new(),
+            recent: [None, None],
             rank: Vec::new(),
             peer: Vec::new(),
-            tag: Vec::new(),
-            class: Vec::new(),
             messages: Vec::new(),
             message_index: std::collections::HashMap::new(),
             calcs: Vec::new(),
             calc_index: std::collections::HashMap::new(),
             deps: Vec::new(),
+            dep_count: 0,
+            keep_order: false,
             last_message: None,
             error: None,
         }
@@ -142,22 +160,27 @@ impl ScheduleBuilder {
 
     /// Reserves room for `ops` more operations and `deps` more dependencies.
     pub fn reserve(&mut self, ops: usize, deps: usize) {
-        self.kind.reserve(ops);
+        self.sig.reserve(ops);
         self.rank.reserve(ops);
         self.peer.reserve(ops);
-        self.tag.reserve(ops);
-        self.class.reserve(ops);
         self.deps.reserve(deps);
+    }
+
+    /// Keeps the operations in the order they are added: a collective builder that writes its
+    /// operations round by round (all ranks' operations of one time step together) already
+    /// has the order the simulator reads best.
+    pub(crate) fn keep_order(&mut self) {
+        self.keep_order = true;
     }
 
     /// Number of operations added so far.
     pub fn len(&self) -> usize {
-        self.kind.len()
+        self.sig.len()
     }
 
     /// Whether no operation was added yet.
     pub fn is_empty(&self) -> bool {
-        self.kind.is_empty()
+        self.sig.is_empty()
     }
 
     fn fail(&mut self, e: SimError) {
@@ -180,7 +203,7 @@ impl ScheduleBuilder {
 
     fn push(&mut self, kind: u8, rank: u64, peer: u32, tag: u32, class: u32) -> OpId {
         let r = self.rank_u32("rank", rank);
-        let id = self.kind.len() as u64;
+        let id = self.sig.len() as u64;
         if id >= MAX_OPERATIONS {
             self.fail(SimError::TooLarge {
                 what: "operations",
@@ -189,12 +212,33 @@ impl ScheduleBuilder {
             });
             return OpId(NONE);
         }
-        self.kind.push(kind);
+        let x = Signature { kind, tag, class };
+        let s = self.intern(x);
+        self.sig.push(s);
         self.rank.push(r);
         self.peer.push(peer);
-        self.tag.push(tag);
-        self.class.push(class);
         OpId(id as u32)
+    }
+
+    /// The index of signature `x` in the table of distinct ones.
+    #[inline]
+    fn intern(&mut self, x: Signature) -> u32 {
+        match self.recent {
+            [Some((a, id)), _] if a == x => id,
+            [_, Some((b, id))] if b == x => {
+                self.recent.swap(0, 1);
+                id
+            }
+            _ => {
+                let table = &mut self.signatures;
+                let id = *self.signature_index.entry(x).or_insert_with(|| {
+                    table.push(x);
+                    (table.len() - 1) as u32
+                });
+                self.recent = [Some((x, id)), self.recent[0]];
+                id
+            }
+        }
     }
 
     fn message_class(&mut self, message: Message) -> u32 {
@@ -277,7 +321,59 @@ impl ScheduleBuilder {
             0
         };
         // an id with the top bit set is out of range either way (UnknownOperation)
-        self.deps.push((op.0, on.0.min(NONE >> 1) | flag));
+        self.deps
+            .push((op.0.min(NONE >> 1), on.0.min(NONE >> 1) | flag));
+        self.dep_count += 1;
+    }
+
+    /// Every operation of `ops` requires every operation of `on` (the blocking step of a
+    /// collective: a step's operations all wait for the rank's previous step), stored once
+    /// for the group. The same as `requires(op, o)` for each `op` in `ops` and, for each, each
+    /// `o` in `on`, in that order; an empty range adds nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::sim::{OpId, ScheduleBuilder};
+    ///
+    /// // rank 0 exchanges with rank 1 twice; the second exchange waits for the first
+    /// let mut b = ScheduleBuilder::new(2);
+    /// let first = b.send(0, 1, 0, 8);
+    /// b.recv(0, 1, 0, 8);
+    /// let second = b.send(0, 1, 1, 8);
+    /// let last = b.recv(0, 1, 1, 8);
+    /// b.requires_all(second..OpId(last.0 + 1), first..second);
+    /// for tag in [0, 1] {
+    ///     b.recv(1, 0, tag, 8);
+    ///     b.send(1, 0, tag, 8);
+    /// }
+    /// let s = b.build()?;
+    /// assert_eq!(s.dependencies(), 4);
+    /// assert_eq!(s.dependents(first).count(), 2);
+    /// # Ok::<(), commcost::SimError>(())
+    /// ```
+    pub fn requires_all(&mut self, ops: std::ops::Range<OpId>, on: std::ops::Range<OpId>) {
+        if ops.start >= ops.end || on.start >= on.end {
+            return;
+        }
+        let clamp = |x: OpId| x.0.min(NONE >> 1);
+        if u64::from(clamp(ops.end) - clamp(ops.start)) * u64::from(clamp(on.end) - clamp(on.start))
+            <= 2
+        {
+            // one or two pairs take no more room than the group
+            for op in ops.start.0..ops.end.0 {
+                for o in on.start.0..on.end.0 {
+                    self.requires(OpId(op), OpId(o));
+                }
+            }
+            return;
+        }
+        self.deps.push((GROUP | clamp(ops.start), clamp(ops.end)));
+        self.deps.push((GROUP | clamp(on.start), clamp(on.end)));
+        self.dep_count = self.dep_count.saturating_add(
+            u64::from(clamp(ops.end) - clamp(ops.start))
+                * u64::from(clamp(on.end) - clamp(on.start)),
+        );
     }
 
     /// `op requires on`: `op` starts after `on` completes.
@@ -313,29 +409,30 @@ impl ScheduleBuilder {
         if let Some(e) = self.error {
             return Err(e);
         }
-        let n = self.kind.len();
-        if self.deps.len() as u64 >= u64::from(NONE) {
+        let n = self.sig.len();
+        if self.dep_count >= u64::from(NONE) {
             return Err(SimError::TooLarge {
                 what: "dependencies",
-                count: self.deps.len() as u64,
+                count: self.dep_count,
                 limit: u64::from(NONE) - 1,
             });
         }
         let ScheduleBuilder {
             ranks,
-            kind,
+            sig,
+            signatures,
             rank,
             peer,
-            tag,
-            class,
             messages,
             calcs,
-            mut deps,
+            deps,
+            dep_count,
+            keep_order,
             ..
         } = self;
         // every dependency on an earlier operation (the collective builders): no cycle
         let mut forward = true;
-        for &(op, on) in &deps {
+        each_dependency(&deps, |op, on| {
             let on = on & !START_EDGE;
             forward &= on < op;
             for id in [op, on] {
@@ -356,13 +453,36 @@ impl ScheduleBuilder {
                     other_rank: u64::from(r2),
                 });
             }
-        }
-        let index = time_major(&rank, ranks as usize);
+            Ok(())
+        })?;
+        let index = if keep_order {
+            Vec::new()
+        } else {
+            time_major(&rank, ranks as usize)
+        };
         let orig = invert(&index);
-        // from here on every per-operation array is in internal order
-        let (sig, signatures) = intern(&kind, &tag, &class);
-        drop((kind, tag, class));
-        let (sig, rank, peer) = permute3(sig, rank, peer, &orig);
+        // from here on every per-operation array is in internal order (one gathered at a time)
+        let sig = permute(sig, &orig);
+        let rank = permute(rank, &orig);
+        let peer = permute(peer, &orig);
+        let matched = |peer: Vec<u32>| {
+            match_messages(
+                &sig,
+                &signatures,
+                &rank,
+                &peer,
+                &messages,
+                &orig,
+                ranks as usize,
+            )
+        };
+        // without a possible cycle, messages are matched first and the peers dropped before
+        // the successor lists are made (less memory at once); else the cycle is reported first
+        let (mut partner, mut peer) = if forward {
+            (matched(peer)?, Vec::new())
+        } else {
+            (Vec::new(), peer)
+        };
         let to_int = |i: u32| -> u32 {
             if index.is_empty() {
                 i
@@ -370,17 +490,25 @@ impl ScheduleBuilder {
                 index[i as usize]
             }
         };
-        // one pass over the dependencies: rename them to internal positions (in the order
-        // they were added), note which operations have any, and count the successors of each
-        // operation (CSR, internal order: edge on -> op) in `offsets[on + 1]`
+        // one pass over the dependencies: note which operations have any, and count the
+        // successors of each operation (CSR, internal order: edge on -> op) in
+        // `offsets[on + 1]`
         let mut offsets = vec![0u32; n + 1];
         let mut has_pred = vec![false; n];
-        for d in deps.iter_mut() {
-            has_pred[d.0 as usize] = true;
-            let on = to_int(d.1 & !START_EDGE);
-            offsets[on as usize + 1] += 1;
-            *d = (to_int(d.0), on | (d.1 & START_EDGE));
-        }
+        for_each_entry(&deps, false, |entry| match entry {
+            Entry::Pair(op, on) => {
+                has_pred[op as usize] = true;
+                offsets[to_int(on & !START_EDGE) as usize + 1] += 1;
+            }
+            Entry::Group(ops, on) => {
+                for op in ops.clone() {
+                    has_pred[op as usize] = true;
+                }
+                for o in on {
+                    offsets[to_int(o) as usize + 1] += ops.len() as u32;
+                }
+            }
+        });
         // the operations without dependencies, ready at the start, in operation order
         let roots: Vec<u32> = (0..n as u32)
             .filter(|&e| !has_pred[e as usize])
@@ -393,28 +521,32 @@ impl ScheduleBuilder {
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
-        let mut successors = vec![0u32; deps.len()];
-        for &(op, on) in deps.iter().rev() {
-            let slot = &mut offsets[(on & !START_EDGE) as usize + 1];
-            *slot -= 1;
-            successors[*slot as usize] = op | (on & START_EDGE);
-        }
+        let mut successors = vec![0u32; dep_count as usize];
+        for_each_entry(&deps, true, |entry| match entry {
+            Entry::Pair(op, on) => {
+                let slot = &mut offsets[to_int(on & !START_EDGE) as usize + 1];
+                *slot -= 1;
+                successors[*slot as usize] = to_int(op) | (on & START_EDGE);
+            }
+            Entry::Group(ops, on) => {
+                for op in ops.rev() {
+                    let op = to_int(op);
+                    for o in on.clone().rev() {
+                        let slot = &mut offsets[to_int(o) as usize + 1];
+                        *slot -= 1;
+                        successors[*slot as usize] = op;
+                    }
+                }
+            }
+        });
         offsets.rotate_left(1);
-        offsets[n] = deps.len() as u32;
+        offsets[n] = dep_count as u32;
         drop(deps);
+        drop(index);
         if !forward {
             check_acyclic(&offsets, &successors, &rank, &orig)?;
+            partner = matched(std::mem::take(&mut peer))?;
         }
-        let partner = match_messages(
-            &sig,
-            &signatures,
-            &rank,
-            &peer,
-            &messages,
-            &orig,
-            ranks as usize,
-        )?;
-        drop(peer);
 
         Ok(Schedule {
             ranks,
@@ -435,38 +567,67 @@ impl ScheduleBuilder {
     }
 }
 
-/// Each operation's kind, tag and message class as an index into a table of the distinct
-/// combinations (a collective has a handful).
-fn intern(kind: &[u8], tag: &[u32], class: &[u32]) -> (Vec<u32>, Vec<Signature>) {
-    let mut table: Vec<Signature> = Vec::new();
-    let mut seen: std::collections::HashMap<Signature, u32> = std::collections::HashMap::new();
-    // schedules alternate between a few combinations: the last two found skip the hash lookup
-    let mut recent: [Option<(Signature, u32)>; 2] = [None, None];
-    let mut sig = Vec::with_capacity(kind.len());
-    for i in 0..kind.len() {
-        let x = Signature {
-            kind: kind[i],
-            tag: tag[i],
-            class: class[i],
-        };
-        let id = match recent {
-            [Some((a, id)), _] if a == x => id,
-            [_, Some((b, id))] if b == x => {
-                recent.swap(0, 1);
-                id
-            }
-            _ => {
-                let id = *seen.entry(x).or_insert_with(|| {
-                    table.push(x);
-                    (table.len() - 1) as u32
-                });
-                recent = [Some((x, id)), recent[0]];
-                id
-            }
-        };
-        sig.push(id);
+/// One entry of the builder's list of dependencies: a pair `(op, on | START_EDGE if
+/// irequires)`, or a group (every operation of the first range requires every one of the
+/// second).
+enum Entry {
+    Pair(u32, u32),
+    Group(std::ops::Range<u32>, std::ops::Range<u32>),
+}
+
+/// Calls `f` on each entry of the builder's list of dependencies, in the order they were
+/// added (`reverse`: the opposite order).
+fn for_each_entry(deps: &[(u32, u32)], reverse: bool, mut f: impl FnMut(Entry)) {
+    let entry = |i: usize| -> (Entry, usize) {
+        let (a, b) = deps[i];
+        if a & GROUP != 0 {
+            let (c, d) = deps[i + 1];
+            (Entry::Group(a & !GROUP..b, c & !GROUP..d), 2)
+        } else {
+            (Entry::Pair(a, b), 1)
+        }
+    };
+    if reverse {
+        let mut i = deps.len();
+        while i > 0 {
+            // the second entry of a group is marked too: its first is the one before
+            let start = if deps[i - 1].0 & GROUP != 0 {
+                i - 2
+            } else {
+                i - 1
+            };
+            f(entry(start).0);
+            i = start;
+        }
+    } else {
+        let mut i = 0;
+        while i < deps.len() {
+            let (e, len) = entry(i);
+            f(e);
+            i += len;
+        }
     }
-    (sig, table)
+}
+
+/// Calls `f(op, on | START_EDGE if irequires)` on every dependency, groups expanded, in the
+/// order they were added; stops at the first error.
+fn each_dependency(
+    deps: &[(u32, u32)],
+    mut f: impl FnMut(u32, u32) -> Result<(), SimError>,
+) -> Result<(), SimError> {
+    let mut result = Ok(());
+    for_each_entry(deps, false, |e| {
+        if result.is_err() {
+            return;
+        }
+        result = match e {
+            Entry::Pair(op, on) => f(op, on),
+            Entry::Group(ops, on) => ops
+                .flat_map(|op| on.clone().map(move |o| (op, o)))
+                .try_for_each(|(op, o)| f(op, o)),
+        };
+    });
+    result
 }
 
 /// The time-major order of the operations: by position in their rank's program, then by
@@ -517,25 +678,13 @@ fn invert(index: &[u32]) -> Vec<u32> {
     orig
 }
 
-/// Three arrays in internal order (`out[i] = v[orig[i]]`; themselves for the identity), in
-/// one pass that writes in order (gathers are cheaper than scatters).
-fn permute3(a: Vec<u32>, b: Vec<u32>, c: Vec<u32>, orig: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+/// An array in internal order (`out[i] = v[orig[i]]`; itself for the identity): a gather,
+/// which writes in order (cheaper than a scatter).
+fn permute(v: Vec<u32>, orig: &[u32]) -> Vec<u32> {
     if orig.is_empty() {
-        return (a, b, c);
+        return v;
     }
-    let n = a.len();
-    let (mut x, mut y, mut z) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-    );
-    for &e in orig {
-        let e = e as usize;
-        x.push(a[e]);
-        y.push(b[e]);
-        z.push(c[e]);
-    }
-    (x, y, z)
+    orig.iter().map(|&e| v[e as usize]).collect()
 }
 
 /// Kahn's algorithm over all operations: every operation must be reachable in a topological
@@ -730,7 +879,8 @@ fn match_messages(
 ///
 /// Inside, the operations are stored in time-major order (by position in their rank's program,
 /// then by index), so that the operations of one round of a lock-step collective lie next to
-/// each other in memory; every method takes and returns the operations' own indices
+/// each other in memory — or in the order they were added, for the collective builders that
+/// write them round by round; every method takes and returns the operations' own indices
 /// ([`OpId`]).
 #[derive(Debug, Clone)]
 pub struct Schedule {
@@ -1000,6 +1150,41 @@ mod tests {
         assert_eq!(deps(r2), vec![(s2, Dependency::Requires)]);
         assert!(deps(r0).is_empty());
         assert_eq!(s.kind(OpId(7)), None);
+    }
+
+    /// A group of dependencies is the same as its pairs added one by one (the oracle): the
+    /// same successor lists, in the same order, mixed with single pairs and `irequires`.
+    #[test]
+    fn requires_all_equals_its_pairs() {
+        let build = |grouped: bool| {
+            let mut b = ScheduleBuilder::new(2);
+            let ops: Vec<OpId> = (0..9).map(|_| b.calc(0, 1e-6)).collect();
+            b.irequires(ops[4], ops[0]);
+            if grouped {
+                b.requires_all(ops[3]..ops[6], ops[0]..ops[3]);
+                b.requires_all(ops[6]..ops[7], ops[5]..ops[6]);
+                b.requires_all(ops[7]..OpId(9), ops[3]..ops[6]);
+                b.requires_all(ops[8]..ops[8], ops[0]..ops[3]);
+            } else {
+                for (a, b_, c, d) in [(3, 6, 0, 3), (6, 7, 5, 6), (7, 9, 3, 6)] {
+                    for op in a..b_ {
+                        for on in c..d {
+                            b.requires(ops[op], ops[on]);
+                        }
+                    }
+                }
+            }
+            b.requires(ops[8], ops[1]);
+            b.calc(1, 0.0);
+            b.build().unwrap()
+        };
+        let (g, p) = (build(true), build(false));
+        assert_eq!(g.dependencies(), p.dependencies());
+        assert_eq!(g.dependencies(), 1 + 9 + 1 + 6 + 1);
+        for i in 0..g.len() as u32 {
+            let deps = |s: &Schedule| s.dependents(OpId(i)).collect::<Vec<_>>();
+            assert_eq!(deps(&g), deps(&p), "op {i}");
+        }
     }
 
     /// Errors found after the reordering name the operation by its own index.
