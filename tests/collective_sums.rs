@@ -18,6 +18,8 @@
 //! the recursive-doubling allgather and Rabenseifner at powers of two) are written out from
 //! the send and receive constraints themselves (`lock_step`), not as a sum of lags.
 
+mod common;
+
 use std::sync::Arc;
 
 use commcost::collectives::{
@@ -27,34 +29,9 @@ use commcost::collectives::{
 use commcost::{
     AffineCost, CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism,
     MemoryLogP, MemoryNetworkLogP, Message, MlinesModel, ModelSpec, PLogP, Pram, Progress,
-    ProtocolRange, Protocols, Quantities, Stage, Table1D, presets,
+    ProtocolRange, Protocols, Stage, Table1D, presets,
 };
 use proptest::prelude::*;
-
-/// A model that forwards everything but `p2p_affine` (so it has the default `None`).
-#[derive(Debug)]
-struct Opaque<'a>(&'a dyn CommModel);
-
-impl CommModel for Opaque<'_> {
-    fn p2p(&self, msg: &Message) -> f64 {
-        self.0.p2p(msg)
-    }
-    fn send_overhead(&self, msg: &Message) -> f64 {
-        self.0.send_overhead(msg)
-    }
-    fn recv_overhead(&self, msg: &Message) -> f64 {
-        self.0.recv_overhead(msg)
-    }
-    fn send_interval(&self, msg: &Message) -> f64 {
-        self.0.send_interval(msg)
-    }
-    fn gap(&self, msg: &Message) -> f64 {
-        self.0.gap(msg)
-    }
-    fn quantities(&self, msg: &Message) -> Quantities {
-        self.0.quantities(msg)
-    }
-}
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()) + 1e-300
@@ -277,7 +254,7 @@ proptest! {
         for name in NAMES {
             let fast = library(&model, name, &problem);
             let rounds = by_rounds(&model, name, p, m, op);
-            let opaque = library(&Opaque(&model), name, &problem);
+            let opaque = library(&common::Forwarding::quantities_only(&model), name, &problem);
             prop_assert!(close(fast, rounds), "{name} P {p} m {m}: {fast} vs rounds {rounds}");
             prop_assert!(close(fast, opaque), "{name} P {p} m {m}: {fast} vs opaque {opaque}");
         }
@@ -403,44 +380,8 @@ fn strided_pieces_are_evaluated_round_by_round() {
     let problem = Problem::new(1 << 20, Message::vector(2048, 8, 1024).unwrap());
     for name in NAMES {
         let fast = library(&model, name, &problem);
-        let opaque = library(&Opaque(&model), name, &problem);
+        let opaque = library(&common::Forwarding::quantities_only(&model), name, &problem);
         assert!(close(fast, opaque), "{name}: {fast} vs {opaque}");
-    }
-}
-
-/// A model that forwards everything but `send_lag_affine` (so it has the default `None` and
-/// the collectives compare `I` and `T` round by round), keeping its affine `p2p` description
-/// and its promise to keep pace.
-#[derive(Debug)]
-struct LagHidden<'a>(&'a dyn CommModel);
-
-impl CommModel for LagHidden<'_> {
-    fn p2p(&self, msg: &Message) -> f64 {
-        self.0.p2p(msg)
-    }
-    fn send_overhead(&self, msg: &Message) -> f64 {
-        self.0.send_overhead(msg)
-    }
-    fn recv_overhead(&self, msg: &Message) -> f64 {
-        self.0.recv_overhead(msg)
-    }
-    fn send_interval(&self, msg: &Message) -> f64 {
-        self.0.send_interval(msg)
-    }
-    fn gap(&self, msg: &Message) -> f64 {
-        self.0.gap(msg)
-    }
-    fn quantities(&self, msg: &Message) -> Quantities {
-        self.0.quantities(msg)
-    }
-    fn size_breakpoints(&self) -> Vec<u64> {
-        self.0.size_breakpoints()
-    }
-    fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
-        self.0.p2p_affine(bytes)
-    }
-    fn sender_keeps_pace(&self) -> bool {
-        self.0.sender_keeps_pace()
     }
 }
 
@@ -482,10 +423,20 @@ fn every_algorithm(model: &dyn CommModel, problem: &Problem) -> Vec<(String, f64
     out
 }
 
-/// Every algorithm on `model` equals the same on [`LagHidden`] to a relative 1e-12.
+/// Every algorithm on `model` equals the same with the model's lag lines hidden (the
+/// collectives then compare `I` and `T` round by round) to a relative 1e-12.
 fn lags_match_the_rounds(model: &dyn CommModel, problem: &Problem) -> Result<(), String> {
     let fast = every_algorithm(model, problem);
-    let rounds = every_algorithm(&LagHidden(model), problem);
+    let lag_hidden = common::Forwarding {
+        lag_lines: false,
+        ..common::Forwarding {
+            model,
+            affine: true,
+            keeps_pace: true,
+            lag_lines: true,
+        }
+    };
+    let rounds = every_algorithm(&lag_hidden, problem);
     for ((name, f), (_, r)) in fast.iter().zip(&rounds) {
         if !very_close(*f, *r) {
             return Err(format!(

@@ -9,7 +9,7 @@ use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Operator, Problem,
     Reduce, Scan, Scatter,
 };
-use commcost::{CommModel, Message, Quantities};
+use commcost::{CommModel, Message};
 
 /// Contiguous sizes from 0 to 2^24 bytes and a few strided layouts.
 fn messages() -> Vec<Message> {
@@ -47,37 +47,6 @@ fn the_promise_holds_for_every_message() {
     }
     // memory logP, Mlines, both copy-transfer compositions, PRAM, LogP and LogGP at least
     assert!(promising >= 7, "only {promising} models promise I <= T");
-}
-
-/// A model without the promise: every question goes to the wrapped model except that one.
-#[derive(Debug)]
-struct NoPromise<'a>(&'a dyn CommModel);
-
-impl CommModel for NoPromise<'_> {
-    fn p2p(&self, msg: &Message) -> f64 {
-        self.0.p2p(msg)
-    }
-    fn send_overhead(&self, msg: &Message) -> f64 {
-        self.0.send_overhead(msg)
-    }
-    fn recv_overhead(&self, msg: &Message) -> f64 {
-        self.0.recv_overhead(msg)
-    }
-    fn send_interval(&self, msg: &Message) -> f64 {
-        self.0.send_interval(msg)
-    }
-    fn gap(&self, msg: &Message) -> f64 {
-        self.0.gap(msg)
-    }
-    fn quantities(&self, msg: &Message) -> Quantities {
-        self.0.quantities(msg)
-    }
-    fn size_breakpoints(&self) -> Vec<u64> {
-        self.0.size_breakpoints()
-    }
-    fn p2p_affine(&self, bytes: u64) -> Option<commcost::AffineCost> {
-        self.0.p2p_affine(bytes)
-    }
 }
 
 fn costs<A: Algorithm>(algorithms: &[A], model: &dyn CommModel, problem: &Problem) -> Vec<f64> {
@@ -120,7 +89,15 @@ fn the_promise_changes_no_collective_cost() {
             for bytes in [0u64, 8, 1000, 65_536, 1 << 20] {
                 let problem = Problem::new(p, Message::contiguous(bytes)).with_operator(operator);
                 let kept = every_cost(model.as_ref(), &problem);
-                let checked = every_cost(&NoPromise(model.as_ref()), &problem);
+                let checked = every_cost(
+                    &common::Forwarding {
+                        model: model.as_ref(),
+                        affine: true,
+                        keeps_pace: false,
+                        lag_lines: false,
+                    },
+                    &problem,
+                );
                 for (k, c) in kept.iter().zip(&checked) {
                     assert!(
                         (k - c).abs() <= 1e-12 * k.abs().max(c.abs()),

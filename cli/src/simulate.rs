@@ -169,7 +169,7 @@ pub fn parse_noise(text: &str) -> Result<Noise, Failure> {
     };
     let seed: u64 = seed.trim().parse().map_err(|_| {
         Failure(format!(
-            "--noise `{text}`: the seed `{seed}` is not a whole number"
+            "--noise `{text}`: the random seed `{seed}` is not a whole number"
         ))
     })?;
     let mean = units::parse_seconds(mean).map_err(|e| Failure(format!("--noise: {e}")))?;

@@ -134,3 +134,69 @@ pub fn model_kinds() -> Vec<(&'static str, Box<dyn commcost::CommModel>)> {
         ("lognp of logp", Box::new(LogNP::from(logp()))),
     ]
 }
+
+/// A model that forwards every question to `model` except the optional descriptions it is told
+/// not to forward, which then get the trait's defaults (no affine line, no breakpoints, no
+/// promise to keep pace, no lag line): the collectives must price the same without them.
+#[derive(Debug, Clone, Copy)]
+pub struct Forwarding<'a> {
+    /// The model asked.
+    pub model: &'a dyn commcost::CommModel,
+    /// Forward `p2p_affine` and `size_breakpoints`.
+    pub affine: bool,
+    /// Forward `sender_keeps_pace`.
+    pub keeps_pace: bool,
+    /// Forward `send_lag_affine`.
+    pub lag_lines: bool,
+}
+
+impl<'a> Forwarding<'a> {
+    /// Forwards the five quantities only.
+    pub fn quantities_only(model: &'a dyn commcost::CommModel) -> Self {
+        Self {
+            model,
+            affine: false,
+            keeps_pace: false,
+            lag_lines: false,
+        }
+    }
+}
+
+impl commcost::CommModel for Forwarding<'_> {
+    fn p2p(&self, msg: &commcost::Message) -> f64 {
+        self.model.p2p(msg)
+    }
+    fn send_overhead(&self, msg: &commcost::Message) -> f64 {
+        self.model.send_overhead(msg)
+    }
+    fn recv_overhead(&self, msg: &commcost::Message) -> f64 {
+        self.model.recv_overhead(msg)
+    }
+    fn send_interval(&self, msg: &commcost::Message) -> f64 {
+        self.model.send_interval(msg)
+    }
+    fn gap(&self, msg: &commcost::Message) -> f64 {
+        self.model.gap(msg)
+    }
+    fn quantities(&self, msg: &commcost::Message) -> commcost::Quantities {
+        self.model.quantities(msg)
+    }
+    fn size_breakpoints(&self) -> Vec<u64> {
+        if self.affine {
+            self.model.size_breakpoints()
+        } else {
+            Vec::new()
+        }
+    }
+    fn p2p_affine(&self, bytes: u64) -> Option<commcost::AffineCost> {
+        self.affine.then(|| self.model.p2p_affine(bytes)).flatten()
+    }
+    fn sender_keeps_pace(&self) -> bool {
+        self.keeps_pace && self.model.sender_keeps_pace()
+    }
+    fn send_lag_affine(&self, bytes: u64) -> Option<commcost::AffineCost> {
+        self.lag_lines
+            .then(|| self.model.send_lag_affine(bytes))
+            .flatten()
+    }
+}
