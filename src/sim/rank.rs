@@ -135,9 +135,11 @@ where
             None
         } else {
             match algorithm.schedule(problem) {
-                Ok(s) if (s.len() as u64) <= limits.max_operations => {
-                    Some(simulator.simulate(&s, model, &SimOptions::default())?.makespan)
-                }
+                Ok(s) if (s.len() as u64) <= limits.max_operations => Some(
+                    simulator
+                        .simulate(&s, model, &SimOptions::default())?
+                        .makespan,
+                ),
                 Ok(_) | Err(SimError::TooLarge { .. }) => None,
                 Err(e) => return Err(e),
             }
