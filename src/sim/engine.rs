@@ -277,15 +277,14 @@ impl RadixQueue {
             return;
         }
         self.spare.push(items);
-        if self.spare.len() > SPARES {
-            if let Some((k, _)) = self
+        if self.spare.len() > SPARES
+            && let Some((k, _)) = self
                 .spare
                 .iter()
                 .enumerate()
                 .min_by_key(|(_, v)| v.capacity())
-            {
-                self.spare.swap_remove(k);
-            }
+        {
+            self.spare.swap_remove(k);
         }
     }
 
