@@ -1010,6 +1010,54 @@ impl Engine<'_> {
 mod tests {
     use super::*;
 
+    /// One `Simulator` over a sequence of different schedules, options and an error gives
+    /// what a fresh simulation of each gives (the oracle: `simulate`, which starts from empty
+    /// memory every time), so nothing of one call leaks into the next.
+    #[test]
+    fn a_reused_simulator_matches_fresh_simulations() {
+        use crate::collectives::{Allreduce, Broadcast, Problem};
+        use crate::sim::{ScheduleBuilder, ToSchedule};
+        use crate::{Message, presets};
+        let openib = presets::open_mpi_openib();
+        let tcp = presets::mpich2_tcp();
+        let big = Problem::new(64, Message::contiguous(100_000));
+        let small = Problem::new(5, Message::contiguous(8));
+        let mut deadlock = ScheduleBuilder::new(2);
+        let a = deadlock.recv(0, 1, 0, 8);
+        let x = deadlock.send(0, 1, 0, 8);
+        let c = deadlock.recv(1, 0, 0, 8);
+        let d = deadlock.send(1, 0, 0, 8);
+        deadlock.requires(x, a);
+        deadlock.requires(d, c);
+        let schedules = [
+            Allreduce::RecursiveDoubling.schedule(&big).unwrap(),
+            Broadcast::Binomial.schedule(&small).unwrap(),
+            deadlock.build().unwrap(),
+            Allreduce::Ring.schedule(&big).unwrap(),
+            Allreduce::RecursiveDoubling.schedule(&small).unwrap(),
+        ];
+        let all = SimOptions {
+            timeline: true,
+            critical_path: true,
+            rendezvous_above: Some(1024),
+            noise: Some(Noise::exponential(3, 1e-6).unwrap()),
+        };
+        let mut simulator = Simulator::new();
+        for round in 0..2 {
+            for (i, schedule) in schedules.iter().enumerate() {
+                let model: &dyn CommModel = if (i + round) % 2 == 0 { &openib } else { &tcp };
+                let options = if (i + round) % 3 == 0 {
+                    all
+                } else {
+                    SimOptions::default()
+                };
+                let reused = simulator.simulate(schedule, model, &options);
+                let fresh = simulate(schedule, model, &options);
+                assert_eq!(reused, fresh, "schedule {i}, round {round}");
+            }
+        }
+    }
+
     /// The bitmap sort orders a batch as the standard sort does (the oracle), and declines
     /// small, sparse or repeated batches.
     #[test]
