@@ -1,5 +1,7 @@
 //! Simulator speed: events per second for a binomial broadcast and a recursive-doubling
-//! allreduce at P = 2^10, 2^16 and 2^20 (schedules built outside the timed loop).
+//! allreduce at P = 2^10, 2^16 and 2^20 (schedules built outside the timed loop). Group `sim`:
+//! `sim::simulate`, a fresh simulator per call; group `reused`: one `sim::Simulator` whose
+//! memory is kept between the calls.
 //!
 //! ```text
 //! flock /tmp/measure.lock cargo bench --bench sim
@@ -10,41 +12,51 @@ use std::time::Duration;
 use commcost::Message;
 use commcost::collectives::{Allreduce, Broadcast, Problem};
 use commcost::presets;
-use commcost::sim::{Schedule, SimOptions, ToSchedule, simulate};
+use commcost::sim::{Schedule, SimOptions, Simulator, ToSchedule, simulate};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+/// The two schedules at `P = 2^log_p`, 8 bytes, no operator cost (2 h operations per rank in
+/// the allreduce).
+fn schedules(log_p: u32) -> [(&'static str, Schedule); 2] {
+    let problem = Problem::new(1 << log_p, Message::contiguous(8));
+    [
+        (
+            "binomial_bcast",
+            Broadcast::Binomial.schedule(&problem).unwrap(),
+        ),
+        (
+            "recursive_doubling_allreduce",
+            Allreduce::RecursiveDoubling.schedule(&problem).unwrap(),
+        ),
+    ]
+}
 
 fn bench(c: &mut Criterion) {
     let model = presets::open_mpi_openib();
-    let mut group = c.benchmark_group("sim");
-    for log_p in [10u32, 16, 20] {
-        // no operator cost: 2 h operations per rank in the allreduce
-        let problem = Problem::new(1 << log_p, Message::contiguous(8));
-        let schedules: [(&str, Schedule); 2] = [
-            (
-                "binomial_bcast",
-                Broadcast::Binomial.schedule(&problem).unwrap(),
-            ),
-            (
-                "recursive_doubling_allreduce",
-                Allreduce::RecursiveDoubling.schedule(&problem).unwrap(),
-            ),
-        ];
-        if log_p >= 16 {
-            group.sample_size(10);
-            group.measurement_time(Duration::from_secs(if log_p >= 20 { 20 } else { 5 }));
-            group.warm_up_time(Duration::from_secs(1));
+    let options = SimOptions::default();
+    for reused in [false, true] {
+        let mut group = c.benchmark_group(if reused { "reused" } else { "sim" });
+        let mut simulator = Simulator::new();
+        for log_p in [10u32, 16, 20] {
+            if log_p >= 16 {
+                group.sample_size(10);
+                group.measurement_time(Duration::from_secs(if log_p >= 20 { 20 } else { 5 }));
+                group.warm_up_time(Duration::from_secs(1));
+            }
+            for (name, schedule) in &schedules(log_p) {
+                let events = simulate(schedule, &model, &options).unwrap().events;
+                group.throughput(Throughput::Elements(events));
+                group.bench_function(format!("{name}/P=2^{log_p}"), |b| {
+                    if reused {
+                        b.iter(|| simulator.simulate(schedule, &model, &options).unwrap())
+                    } else {
+                        b.iter(|| simulate(schedule, &model, &options).unwrap())
+                    }
+                });
+            }
         }
-        for (name, schedule) in &schedules {
-            let events = simulate(schedule, &model, &SimOptions::default())
-                .unwrap()
-                .events;
-            group.throughput(Throughput::Elements(events));
-            group.bench_function(format!("{name}/P=2^{log_p}"), |b| {
-                b.iter(|| simulate(schedule, &model, &SimOptions::default()).unwrap())
-            });
-        }
+        group.finish();
     }
-    group.finish();
 }
 
 criterion_group!(benches, bench);

@@ -155,8 +155,8 @@ impl SimResult {
     }
 }
 
-const EV_READY: u64 = 0;
-const EV_ARRIVE: u64 = 1;
+const EV_READY: u32 = 0;
+const EV_ARRIVE: u32 = 1;
 
 // flags in the top four bits of a node's `state`, the pending dependencies below them
 const POSTED: u32 = 1 << 28;
@@ -173,21 +173,56 @@ const PENDING: u32 = (1 << 28) - 1;
 /// K. Mehlhorn, J. B. Orlin, R. E. Tarjan, "Faster algorithms for the shortest path problem",
 /// JACM 37(2), 1990). Keys never decrease below the last popped one, which holds for event
 /// times; push is O(1), a pop moves each entry at most 64 times over its life, and entries live
-/// in a few reused vectors.
-#[derive(Debug)]
+/// in a few reused vectors. Entries are 12 bytes; those whose key is the last minimum (bucket 0)
+/// keep only their 4-byte code.
+#[derive(Default)]
 struct RadixQueue {
     last: u64,
     len: usize,
-    buckets: Vec<Vec<(u64, u64)>>,
+    /// Bucket 0: the codes of the entries whose key is `last`.
+    current: Vec<u32>,
+    /// Buckets 1 to 64 (index `i - 1`).
+    buckets: Vec<Vec<Entry>>,
+    /// The storage of large buckets that were emptied (at most [`SPARES`]), lent to the next
+    /// bucket that outgrows its own: the queue holds room for the events in flight, not for
+    /// the largest size every bucket ever had.
+    spare: Vec<Vec<Entry>>,
+}
+
+/// How many emptied bucket vectors the queue keeps for reuse.
+const SPARES: usize = 2;
+/// Emptied bucket vectors with room for at least this many entries go to the spares.
+const LARGE_BUCKET: usize = 1 << 12;
+
+/// One pending event: its time's bits and its code (12 bytes).
+#[derive(Clone, Copy)]
+#[repr(C, packed(4))]
+struct Entry {
+    key: u64,
+    code: u32,
 }
 
 impl RadixQueue {
-    fn new() -> Self {
-        Self {
-            last: 0,
-            len: 0,
-            buckets: (0..65).map(|_| Vec::new()).collect(),
+    /// Empties the queue, keeping its vectors.
+    fn reset(&mut self) {
+        self.last = 0;
+        self.len = 0;
+        self.current.clear();
+        self.buckets.resize_with(64, Vec::new);
+        for b in &mut self.buckets {
+            b.clear();
         }
+    }
+
+    /// The entries the queue's vectors hold room for.
+    fn capacity(&self) -> usize {
+        self.current.capacity()
+            + self
+                .buckets
+                .iter()
+                .chain(&self.spare)
+                .map(Vec::capacity)
+                .sum::<usize>()
     }
 
     #[inline]
@@ -197,30 +232,86 @@ impl RadixQueue {
 
     /// `key >= ` the last popped key.
     #[inline]
-    fn push(&mut self, key: u64, code: u64) {
-        self.buckets[Self::bucket(key ^ self.last)].push((key, code));
+    fn push(&mut self, key: u64, code: u32) {
+        match Self::bucket(key ^ self.last) {
+            0 => self.current.push(code),
+            i => self.put(i - 1, Entry { key, code }),
+        }
         self.len += 1;
     }
 
-    /// Moves every entry with the smallest key into `out` (cleared first; its storage becomes
-    /// the queue's, nothing is copied), in the order they were pushed; returns that key.
-    fn pop_batch(&mut self, out: &mut Vec<(u64, u64)>) -> Option<u64> {
+    /// Appends `entry` to `buckets[j]`, first moving the bucket into the largest spare vector
+    /// when it is full and the spare is larger.
+    #[inline]
+    fn put(&mut self, j: usize, entry: Entry) {
+        let b = &self.buckets[j];
+        if b.len() == b.capacity() && !self.spare.is_empty() {
+            self.lend(j);
+        }
+        self.buckets[j].push(entry);
+    }
+
+    #[cold]
+    fn lend(&mut self, j: usize) {
+        let Some((k, _)) = self
+            .spare
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, v)| v.capacity())
+        else {
+            return;
+        };
+        if self.spare[k].capacity() > self.buckets[j].capacity() {
+            let mut v = self.spare.swap_remove(k);
+            v.extend_from_slice(&self.buckets[j]);
+            // the smaller vector is freed
+            self.buckets[j] = v;
+        }
+    }
+
+    /// Keeps an emptied bucket vector: large ones as spares (the smallest freed when there are
+    /// more than [`SPARES`]), others in bucket `i` again.
+    fn stash(&mut self, i: usize, items: Vec<Entry>) {
+        if items.capacity() < LARGE_BUCKET {
+            self.buckets[i] = items;
+            return;
+        }
+        self.spare.push(items);
+        if self.spare.len() > SPARES
+            && let Some((k, _)) = self
+                .spare
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, v)| v.capacity())
+        {
+            self.spare.swap_remove(k);
+        }
+    }
+
+    /// Moves the codes of every entry with the smallest key into `out` (cleared first; its
+    /// storage becomes the queue's, nothing is copied), in the order they were pushed; returns
+    /// that key.
+    fn pop_batch(&mut self, out: &mut Vec<u32>) -> Option<u64> {
         if self.len == 0 {
             return None;
         }
-        if self.buckets[0].is_empty() {
-            let i = (1..65).find(|&i| !self.buckets[i].is_empty())?;
+        if self.current.is_empty() {
+            let i = (0..64).find(|&i| !self.buckets[i].is_empty())?;
             let mut items = std::mem::take(&mut self.buckets[i]);
-            let min = items.iter().map(|e| e.0).min()?;
+            let min = items.iter().map(|e| e.key).min()?;
             self.last = min;
-            for &(k, c) in &items {
-                self.buckets[Self::bucket(k ^ min)].push((k, c));
+            for e in &items {
+                let (k, c) = (e.key, e.code);
+                match Self::bucket(k ^ min) {
+                    0 => self.current.push(c),
+                    j => self.put(j - 1, Entry { key: k, code: c }),
+                }
             }
             items.clear();
-            self.buckets[i] = items;
+            self.stash(i, items);
         }
         out.clear();
-        std::mem::swap(out, &mut self.buckets[0]);
+        std::mem::swap(out, &mut self.current);
         self.len -= out.len();
         Some(self.last)
     }
@@ -255,20 +346,39 @@ struct Holders {
     nic_recv: u32,
 }
 
-struct Engine<'a> {
+/// The working memory of a simulation, kept between the calls of a [`Simulator`].
+#[derive(Default)]
+struct Work {
     /// The model's quantities per distinct message, evaluated once per simulation.
     q: Vec<Quantities>,
     rendezvous: Vec<bool>,
-    noise: Option<Noise>,
-    /// Pending events: `(time bits, op << 32 | position << 1 | kind)`, where `op` is the
-    /// operation's index (the order events of one time run in) and `position` its internal
-    /// position.
+    /// Pending events: `(time bits, position << 1 | kind)`, where `position` is the
+    /// operation's internal position.
     queue: RadixQueue,
     /// Operations that became ready at the time of the event being processed: run next, in
     /// the order they became ready, without a trip through the heap.
     now_ready: std::collections::VecDeque<u32>,
-    now: f64,
     /// Per operation, the state an event touches, in one 12-byte record.
+    node: Vec<Node>,
+    end: Vec<f64>,
+    /// The operation that held this one back (critical path), if recorded.
+    cause: Vec<u32>,
+    ranks: Vec<RankState>,
+    /// Per rank, if the critical path is recorded.
+    holders: Vec<Holders>,
+    /// The events of one time.
+    batch: Vec<u32>,
+    /// The bitmap of [`sort_by_bitmap`].
+    bits: Vec<u64>,
+}
+
+struct Engine<'a> {
+    q: Vec<Quantities>,
+    rendezvous: Vec<bool>,
+    noise: Option<Noise>,
+    queue: RadixQueue,
+    now_ready: std::collections::VecDeque<u32>,
+    now: f64,
     node: Vec<Node>,
     /// Per operation, its kind and message class as an index into `signatures`.
     sig: &'a [u32],
@@ -281,10 +391,8 @@ struct Engine<'a> {
     /// Internal position to operation index (empty: the same).
     orig: &'a [u32],
     end: Vec<f64>,
-    /// The operation that held this one back (critical path), if recorded.
     cause: Vec<u32>,
     ranks: Vec<RankState>,
-    /// Per rank, if the critical path is recorded.
     holders: Vec<Holders>,
     makespan: f64,
     /// The operation that completed last (the end of the critical path).
@@ -313,9 +421,8 @@ impl<'a> Engine<'a> {
     }
 
     #[inline]
-    fn push(&mut self, t: f64, op: u32, kind: u64) {
-        let code = (self.ext(op as usize) << 32) | (u64::from(op) << 1) | kind;
-        self.queue.push(key(t), code);
+    fn push(&mut self, t: f64, op: u32, kind: u32) {
+        self.queue.push(key(t), (op << 1) | kind);
     }
 
     fn run_ready_now(&mut self) {
@@ -526,45 +633,42 @@ impl<'a> Engine<'a> {
     }
 }
 
-/// Sorts a large batch of events of one time by a bitmap over their codes, when the schedule
-/// keeps the operations' own order (an event's code is then `p << 32 | p << 1 | kind` for
-/// its operation `p`, so the low half alone orders and restores it) and the codes are dense
+/// Sorts a large batch of event codes of one time by a bitmap over them, when they are dense
 /// enough; returns whether it did. An operation has at most one event of each kind at one
 /// time, so the codes are distinct and the result is that of sorting them.
-fn sort_by_bitmap(batch: &mut [(u64, u64)], bits: &mut Vec<u64>) -> bool {
-    const LOW: u64 = 0xFFFF_FFFF;
+fn sort_by_bitmap(batch: &mut [u32], bits: &mut Vec<u64>) -> bool {
     if batch.len() < 4096 {
         return false;
     }
-    let (mut lo, mut hi) = (u64::MAX, 0);
-    for &(_, code) in batch.iter() {
-        lo = lo.min(code & LOW);
-        hi = hi.max(code & LOW);
+    let (mut lo, mut hi) = (u32::MAX, 0);
+    for &code in batch.iter() {
+        lo = lo.min(code);
+        hi = hi.max(code);
     }
-    let span = hi - lo + 1;
+    let span = u64::from(hi - lo) + 1;
     if span > 64 * batch.len() as u64 {
         return false;
     }
     let words = span.div_ceil(64) as usize;
     bits.clear();
     bits.resize(words, 0);
-    for &(_, code) in batch.iter() {
-        let i = (code & LOW) - lo;
+    for &code in batch.iter() {
+        let i = code - lo;
         bits[(i / 64) as usize] |= 1 << (i % 64);
     }
     // (distinct codes, so this holds; checked rather than trusted)
     if bits.iter().map(|w| w.count_ones() as usize).sum::<usize>() != batch.len() {
         return false;
     }
-    let key = batch[0].0;
     let mut slots = batch.iter_mut();
     for (w, &word) in bits.iter().enumerate() {
         let mut word = word;
         while word != 0 {
-            let low = lo + 64 * w as u64 + u64::from(word.trailing_zeros());
+            // below `hi + 1`, so within u32
+            let code = lo + 64 * w as u32 + word.trailing_zeros();
             word &= word - 1;
             if let Some(slot) = slots.next() {
-                *slot = (key, ((low >> 1) << 32) | low);
+                *slot = code;
             }
         }
     }
@@ -611,179 +715,348 @@ pub fn simulate(
     model: &dyn CommModel,
     options: &SimOptions,
 ) -> Result<SimResult, SimError> {
-    let n = schedule.len();
-    let p = schedule.ranks() as usize;
-    let mut q = Vec::with_capacity(schedule.messages().len());
-    let mut rendezvous = Vec::with_capacity(schedule.messages().len());
-    for m in schedule.messages() {
-        let x = model.quantities(m);
-        q.push(Quantities {
-            p2p: check_time("p2p", x.p2p)?,
-            send_overhead: check_time("send_overhead", x.send_overhead)?,
-            recv_overhead: check_time("recv_overhead", x.recv_overhead)?,
-            send_interval: check_time("send_interval", x.send_interval)?,
-            gap: x.gap,
-        });
-        rendezvous.push(options.rendezvous_above.is_some_and(|s| m.bytes() > s));
+    Simulator::new().simulate(schedule, model, options)
+}
+
+/// A simulator that keeps its working memory (per-operation and per-rank state, event queue)
+/// between simulations: [`simulate`] for programs that simulate many schedules one after
+/// another, such as a runtime choosing among collectives or [`rank_simulated`](super::rank_simulated).
+///
+/// Each call gives the result [`simulate`] gives, bit for bit; what is saved is allocating and
+/// first touching the memory (at 2^20 processes and 42 million operations, about a sixth of
+/// the time). The memory stays allocated, at the size of the largest schedule simulated, until
+/// the simulator is dropped.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::{Allreduce, Problem};
+/// use commcost::sim::{SimOptions, Simulator, ToSchedule, simulate};
+/// use commcost::{Message, presets};
+///
+/// let model = presets::open_mpi_openib();
+/// let mut simulator = Simulator::new();
+/// for p in [4, 64, 16] {
+///     let problem = Problem::new(p, Message::contiguous(8));
+///     let schedule = Allreduce::RecursiveDoubling.schedule(&problem)?;
+///     let run = simulator.simulate(&schedule, &model, &SimOptions::default())?;
+///     assert_eq!(run, simulate(&schedule, &model, &SimOptions::default())?);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Default)]
+pub struct Simulator {
+    work: Work,
+}
+
+impl std::fmt::Debug for Simulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulator")
+            .field("operations", &self.work.node.capacity())
+            .field("ranks", &self.work.ranks.capacity())
+            .field("queued_events", &self.work.queue.capacity())
+            .finish_non_exhaustive()
     }
-    let mut engine = Engine {
-        q,
-        rendezvous,
-        noise: options.noise,
-        queue: RadixQueue::new(),
-        now_ready: std::collections::VecDeque::new(),
-        now: 0.0,
-        node: vec![Node::default(); n],
-        sig: schedule.raw_sig(),
-        signatures: schedule.raw_signatures(),
-        rank: schedule.raw_rank(),
-        partner: schedule.raw_partner(),
-        offsets: schedule.raw_offsets(),
-        successors: schedule.raw_successors(),
-        calcs: schedule.raw_calcs(),
-        orig: schedule.raw_orig(),
-        end: if options.timeline || options.critical_path {
-            vec![f64::NAN; n]
-        } else {
-            Vec::new()
-        },
-        cause: if options.critical_path {
-            vec![NONE; n]
-        } else {
-            Vec::new()
-        },
-        ranks: vec![
+}
+
+impl Simulator {
+    /// A simulator without any memory yet.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let simulator = commcost::sim::Simulator::new();
+    /// assert!(format!("{simulator:?}").starts_with("Simulator"));
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Simulates `schedule` on `model`, as [`simulate`] does, reusing the memory of earlier
+    /// calls.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`simulate`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::sim::{ScheduleBuilder, SimOptions, Simulator};
+    /// use commcost::{CommModel, LogGP, Message};
+    ///
+    /// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+    /// let mut b = ScheduleBuilder::new(2);
+    /// b.send(0, 1, 0, 1001);
+    /// b.recv(1, 0, 0, 1001);
+    /// let schedule = b.build()?;
+    /// let mut simulator = Simulator::new();
+    /// for _ in 0..2 {
+    ///     let run = simulator.simulate(&schedule, &model, &SimOptions::default())?;
+    ///     assert!((run.makespan - model.p2p(&Message::contiguous(1001))).abs() < 1e-18);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn simulate(
+        &mut self,
+        schedule: &Schedule,
+        model: &dyn CommModel,
+        options: &SimOptions,
+    ) -> Result<SimResult, SimError> {
+        let n = schedule.len();
+        let p = schedule.ranks() as usize;
+        let w = &mut self.work;
+        w.q.clear();
+        w.rendezvous.clear();
+        for m in schedule.messages() {
+            let x = model.quantities(m);
+            w.q.push(Quantities {
+                p2p: check_time("p2p", x.p2p)?,
+                send_overhead: check_time("send_overhead", x.send_overhead)?,
+                recv_overhead: check_time("recv_overhead", x.recv_overhead)?,
+                send_interval: check_time("send_interval", x.send_interval)?,
+                gap: x.gap,
+            });
+            w.rendezvous
+                .push(options.rendezvous_above.is_some_and(|s| m.bytes() > s));
+        }
+        w.queue.reset();
+        w.now_ready.clear();
+        w.node.clear();
+        w.node.resize(n, Node::default());
+        w.end.clear();
+        if options.timeline || options.critical_path {
+            w.end.resize(n, f64::NAN);
+        }
+        w.cause.clear();
+        if options.critical_path {
+            w.cause.resize(n, NONE);
+        }
+        w.ranks.clear();
+        w.ranks.resize(
+            p,
             RankState {
                 cpu_free: 0.0,
                 nic_send_free: 0.0,
                 // no message before the first: its window may start at any time
                 nic_recv_free: f64::NEG_INFINITY,
                 finish: 0.0,
-            };
-            p
-        ],
-        holders: if options.critical_path {
-            vec![
+            },
+        );
+        w.holders.clear();
+        if options.critical_path {
+            w.holders.resize(
+                p,
                 Holders {
                     cpu: NONE,
                     nic_send: NONE,
                     nic_recv: NONE,
-                };
-                p
-            ]
-        } else {
-            Vec::new()
-        },
-        makespan: 0.0,
-        last: NONE,
-        events: 0,
-        retries: 0,
-        done: 0,
-    };
-    for &e in schedule.raw_successors() {
-        let pending = &mut engine.node[(e & !START_EDGE) as usize].state;
-        if *pending == PENDING {
-            return Err(SimError::TooLarge {
-                what: "dependencies of one operation",
-                count: u64::from(PENDING) + 1,
-                limit: u64::from(PENDING),
-            });
+                },
+            );
         }
-        *pending += 1;
+        let mut engine = Engine {
+            q: std::mem::take(&mut w.q),
+            rendezvous: std::mem::take(&mut w.rendezvous),
+            noise: options.noise,
+            queue: std::mem::take(&mut w.queue),
+            now_ready: std::mem::take(&mut w.now_ready),
+            now: 0.0,
+            node: std::mem::take(&mut w.node),
+            sig: schedule.raw_sig(),
+            signatures: schedule.raw_signatures(),
+            rank: schedule.raw_rank(),
+            partner: schedule.raw_partner(),
+            offsets: schedule.raw_offsets(),
+            successors: schedule.raw_successors(),
+            calcs: schedule.raw_calcs(),
+            orig: schedule.raw_orig(),
+            end: std::mem::take(&mut w.end),
+            cause: std::mem::take(&mut w.cause),
+            ranks: std::mem::take(&mut w.ranks),
+            holders: std::mem::take(&mut w.holders),
+            makespan: 0.0,
+            last: NONE,
+            events: 0,
+            retries: 0,
+            done: 0,
+        };
+        let result = engine.run(schedule, options, &mut w.batch, &mut w.bits);
+        // the memory back, for the next call
+        w.q = engine.q;
+        w.rendezvous = engine.rendezvous;
+        w.queue = engine.queue;
+        w.now_ready = engine.now_ready;
+        w.node = engine.node;
+        w.end = engine.end;
+        w.cause = engine.cause;
+        w.ranks = engine.ranks;
+        w.holders = engine.holders;
+        result
     }
-    // operations without dependencies are ready at 0, in operation order
-    engine
-        .now_ready
-        .extend(schedule.raw_roots().iter().copied());
-    let orig = schedule.raw_orig();
-    engine.run_ready_now();
-    // events of one time in order of operation (then kind), as a heap ordered by
-    // (time, op, kind) would deliver them
-    let mut batch = Vec::new();
-    let mut bits = Vec::new();
-    while let Some(t) = engine.queue.pop_batch(&mut batch) {
-        let t = f64::from_bits(t);
-        engine.now = t;
-        let sorted =
-            batch.is_sorted() || (orig.is_empty() && sort_by_bitmap(&mut batch, &mut bits));
-        if !sorted {
-            batch.sort_unstable();
-        }
-        for &(_, code) in &batch {
-            engine.events += 1;
-            let op = ((code >> 1) & u64::from(NONE >> 1)) as usize;
-            if code & 1 == EV_READY {
-                engine.ready(op, t);
-            } else {
-                engine.arrive(op, t);
+}
+
+impl Engine<'_> {
+    /// Runs the simulation on the state set up by [`Simulator::simulate`].
+    fn run(
+        &mut self,
+        schedule: &Schedule,
+        options: &SimOptions,
+        batch: &mut Vec<u32>,
+        bits: &mut Vec<u64>,
+    ) -> Result<SimResult, SimError> {
+        let n = schedule.len();
+        for &e in schedule.raw_successors() {
+            let pending = &mut self.node[(e & !START_EDGE) as usize].state;
+            if *pending == PENDING {
+                return Err(SimError::TooLarge {
+                    what: "dependencies of one operation",
+                    count: u64::from(PENDING) + 1,
+                    limit: u64::from(PENDING),
+                });
             }
-            engine.run_ready_now();
+            *pending += 1;
         }
-    }
-    if engine.done < n as u64 {
-        // the first operation (in operation order) that never completed
-        let i = (0..n)
-            .filter(|&i| engine.node[i].state & DONE == 0)
-            .min_by_key(|&i| engine.ext(i))
-            .unwrap_or(0);
-        return Err(SimError::Deadlock {
-            stuck: n as u64 - engine.done,
-            op: engine.ext(i),
-            rank: u64::from(schedule.raw_rank()[i]),
-        });
-    }
-    let last = (engine.last != NONE).then_some(engine.last as usize);
-    let makespan = engine.makespan;
-    let critical_path = options.critical_path.then(|| {
-        let mut steps = Vec::new();
-        let mut cur = last.map_or(NONE, |i| i as u32);
-        while cur != NONE && steps.len() < n {
-            let i = cur as usize;
-            let op = OpId(schedule.ext(i));
-            steps.push(CriticalStep {
-                op,
+        // operations without dependencies are ready at 0, in operation order
+        self.now_ready.extend(schedule.raw_roots().iter().copied());
+        let orig = schedule.raw_orig();
+        self.run_ready_now();
+        // events of one time in order of operation (then kind), as a heap ordered by
+        // (time, op, kind) would deliver them
+        let order = |code: &u32| (orig[(code >> 1) as usize], code & 1);
+        while let Some(t) = self.queue.pop_batch(batch) {
+            let t = f64::from_bits(t);
+            self.now = t;
+            if orig.is_empty() {
+                if !batch.is_sorted() && !sort_by_bitmap(batch, bits) {
+                    batch.sort_unstable();
+                }
+            } else if !batch.is_sorted_by_key(order) {
+                batch.sort_unstable_by_key(order);
+            }
+            for &code in batch.iter() {
+                self.events += 1;
+                let op = (code >> 1) as usize;
+                if code & 1 == EV_READY {
+                    self.ready(op, t);
+                } else {
+                    self.arrive(op, t);
+                }
+                self.run_ready_now();
+            }
+        }
+        if self.done < n as u64 {
+            // the first operation (in operation order) that never completed
+            let i = (0..n)
+                .filter(|&i| self.node[i].state & DONE == 0)
+                .min_by_key(|&i| self.ext(i))
+                .unwrap_or(0);
+            return Err(SimError::Deadlock {
+                stuck: n as u64 - self.done,
+                op: self.ext(i),
                 rank: u64::from(schedule.raw_rank()[i]),
-                kind: schedule.kind_at(i),
-                start: engine.node[i].start,
-                end: engine.end[i],
             });
-            cur = engine.cause[i];
         }
-        steps.reverse();
-        CriticalPath { steps }
-    });
-    let (starts, ends) = if options.timeline {
-        if orig.is_empty() {
-            (
-                Some(engine.node.iter().map(|x| x.start).collect()),
-                Some(engine.end),
-            )
-        } else {
-            // back to operation order
-            let mut starts = vec![0.0; n];
-            let mut ends = vec![0.0; n];
-            for (i, &e) in orig.iter().enumerate() {
-                starts[e as usize] = engine.node[i].start;
-                ends[e as usize] = engine.end[i];
+        let last = (self.last != NONE).then_some(self.last as usize);
+        let critical_path = options.critical_path.then(|| {
+            let mut steps = Vec::new();
+            let mut cur = last.map_or(NONE, |i| i as u32);
+            while cur != NONE && steps.len() < n {
+                let i = cur as usize;
+                let op = OpId(schedule.ext(i));
+                steps.push(CriticalStep {
+                    op,
+                    rank: u64::from(schedule.raw_rank()[i]),
+                    kind: schedule.kind_at(i),
+                    start: self.node[i].start,
+                    end: self.end[i],
+                });
+                cur = self.cause[i];
             }
-            (Some(starts), Some(ends))
-        }
-    } else {
-        (None, None)
-    };
-    Ok(SimResult {
-        rank_finish: engine.ranks.iter().map(|r| r.finish).collect(),
-        makespan,
-        events: engine.events - engine.retries,
-        critical_path,
-        starts,
-        ends,
-    })
+            steps.reverse();
+            CriticalPath { steps }
+        });
+        let (starts, ends) = if options.timeline {
+            if orig.is_empty() {
+                (
+                    Some(self.node.iter().map(|x| x.start).collect()),
+                    Some(self.end.clone()),
+                )
+            } else {
+                // back to operation order
+                let mut starts = vec![0.0; n];
+                let mut ends = vec![0.0; n];
+                for (i, &e) in orig.iter().enumerate() {
+                    starts[e as usize] = self.node[i].start;
+                    ends[e as usize] = self.end[i];
+                }
+                (Some(starts), Some(ends))
+            }
+        } else {
+            (None, None)
+        };
+        Ok(SimResult {
+            rank_finish: self.ranks.iter().map(|r| r.finish).collect(),
+            makespan: self.makespan,
+            events: self.events - self.retries,
+            critical_path,
+            starts,
+            ends,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One `Simulator` over a sequence of different schedules, options and an error gives
+    /// what a fresh simulation of each gives (the oracle: `simulate`, which starts from empty
+    /// memory every time), so nothing of one call leaks into the next.
+    #[test]
+    fn a_reused_simulator_matches_fresh_simulations() {
+        use crate::collectives::{Allreduce, Broadcast, Problem};
+        use crate::sim::{ScheduleBuilder, ToSchedule};
+        use crate::{Message, presets};
+        let openib = presets::open_mpi_openib();
+        let tcp = presets::mpich2_tcp();
+        let big = Problem::new(64, Message::contiguous(100_000));
+        let small = Problem::new(5, Message::contiguous(8));
+        let mut deadlock = ScheduleBuilder::new(2);
+        let a = deadlock.recv(0, 1, 0, 8);
+        let x = deadlock.send(0, 1, 0, 8);
+        let c = deadlock.recv(1, 0, 0, 8);
+        let d = deadlock.send(1, 0, 0, 8);
+        deadlock.requires(x, a);
+        deadlock.requires(d, c);
+        let schedules = [
+            Allreduce::RecursiveDoubling.schedule(&big).unwrap(),
+            Broadcast::Binomial.schedule(&small).unwrap(),
+            deadlock.build().unwrap(),
+            Allreduce::Ring.schedule(&big).unwrap(),
+            Allreduce::RecursiveDoubling.schedule(&small).unwrap(),
+        ];
+        let all = SimOptions {
+            timeline: true,
+            critical_path: true,
+            rendezvous_above: Some(1024),
+            noise: Some(Noise::exponential(3, 1e-6).unwrap()),
+        };
+        let mut simulator = Simulator::new();
+        for round in 0..2 {
+            for (i, schedule) in schedules.iter().enumerate() {
+                let model: &dyn CommModel = if (i + round) % 2 == 0 { &openib } else { &tcp };
+                let options = if (i + round) % 3 == 0 {
+                    all
+                } else {
+                    SimOptions::default()
+                };
+                let reused = simulator.simulate(schedule, model, &options);
+                let fresh = simulate(schedule, model, &options);
+                assert_eq!(reused, fresh, "schedule {i}, round {round}");
+            }
+        }
+    }
 
     /// The bitmap sort orders a batch as the standard sort does (the oracle), and declines
     /// small, sparse or repeated batches.
@@ -796,16 +1069,11 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let code = |p: u64, kind: u64| (p << 32) | (p << 1) | kind;
+        let code = |p: u64, kind: u64| ((p << 1) | kind) as u32;
         let mut bits = Vec::new();
         for (n, stride) in [(5000u64, 1u64), (10_000, 3), (4096, 2)] {
-            let mut batch: Vec<(u64, u64)> = (0..n)
-                .flat_map(|i| {
-                    [
-                        (7, code(100 + i * stride, 0)),
-                        (7, code(100 + i * stride, 1)),
-                    ]
-                })
+            let mut batch: Vec<u32> = (0..n)
+                .flat_map(|i| [code(100 + i * stride, 0), code(100 + i * stride, 1)])
                 .filter(|_| next() % 3 != 0)
                 .collect();
             for i in (1..batch.len()).rev() {
@@ -816,11 +1084,11 @@ mod tests {
             assert!(sort_by_bitmap(&mut batch, &mut bits));
             assert_eq!(batch, expected);
         }
-        let mut small = vec![(1, code(5, 0)), (1, code(3, 1))];
+        let mut small = vec![code(5, 0), code(3, 1)];
         assert!(!sort_by_bitmap(&mut small, &mut bits));
-        let mut sparse: Vec<(u64, u64)> = (0..5000).map(|i| (1, code(i * 1000, 0))).collect();
+        let mut sparse: Vec<u32> = (0..5000).map(|i| code(i * 1000, 0)).collect();
         assert!(!sort_by_bitmap(&mut sparse, &mut bits));
-        let mut repeated: Vec<(u64, u64)> = (0..5000).map(|i| (1, code(i % 10, 0))).collect();
+        let mut repeated: Vec<u32> = (0..5000).map(|i| code(i % 10, 0)).collect();
         assert!(!sort_by_bitmap(&mut repeated, &mut bits));
     }
 }

@@ -19,6 +19,8 @@
 //!   Open MPI's ([`collectives::ompi`](crate::collectives::ompi)) as `coll_base_*.c` runs them.
 //! * [`simulate`]: the discrete-event simulator, [`SimResult`] (finish time per rank, makespan,
 //!   critical path, timeline as CSV).
+//! * [`Simulator`]: the same simulation, keeping its memory between calls (for programs that
+//!   simulate many schedules).
 //! * [`parse_goal`], [`write_goal`]: LogGOPSim's GOAL text format.
 //! * [`Noise`]: seeded CPU noise.
 //! * [`rank_simulated`]: the candidates of a collective ranked by the simulated makespan where
@@ -104,7 +106,7 @@ mod rank;
 mod schedule;
 
 pub use builders::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
-pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, simulate};
+pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, Simulator, simulate};
 pub use goal::{parse_goal, write_goal};
 pub use noise::Noise;
 pub use rank::{CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated};

@@ -10,7 +10,7 @@
 //! which cost it carries ([`CostSource`]).
 
 use super::builders::ToSchedule;
-use super::engine::{SimOptions, simulate};
+use super::engine::{SimOptions, Simulator};
 use crate::CommModel;
 use crate::collectives::{self as textbook, Algorithm, Problem, ompi};
 use crate::error::SimError;
@@ -125,6 +125,8 @@ where
     A: Algorithm + ToSchedule + ExactClosedForm,
 {
     let mut ranked = Vec::new();
+    // one simulator for every candidate: its memory is allocated once
+    let mut simulator = Simulator::new();
     for algorithm in A::candidates(model, problem) {
         let closed_form = algorithm.cost(model, problem)?;
         let simulated = if algorithm.closed_form_exact(model, problem)
@@ -133,9 +135,11 @@ where
             None
         } else {
             match algorithm.schedule(problem) {
-                Ok(s) if (s.len() as u64) <= limits.max_operations => {
-                    Some(simulate(&s, model, &SimOptions::default())?.makespan)
-                }
+                Ok(s) if (s.len() as u64) <= limits.max_operations => Some(
+                    simulator
+                        .simulate(&s, model, &SimOptions::default())?
+                        .makespan,
+                ),
                 Ok(_) | Err(SimError::TooLarge { .. }) => None,
                 Err(e) => return Err(e),
             }
