@@ -74,58 +74,6 @@ macro_rules! dispatch {
 }
 pub(crate) use dispatch;
 
-pub fn select(
-    c: Collective,
-    loaded: &Loaded,
-    procs: u64,
-    bytes: u64,
-    json: bool,
-) -> Result<(), Failure> {
-    if procs == 0 {
-        return fail("--procs must be at least 1");
-    }
-    let ranked = dispatch!(c, ranked(&loaded.spec, procs, bytes))?;
-    let best = ranked.first().map_or(0.0, |r| r.1);
-    let ratio = |cost: f64| if best > 0.0 { cost / best } else { 1.0 };
-    if json {
-        let rows: Vec<serde_json::Value> = ranked
-            .iter()
-            .map(|(label, cost)| {
-                serde_json::json!({"algorithm": label, "seconds": cost, "ratio_to_best": ratio(*cost)})
-            })
-            .collect();
-        let out = serde_json::json!({
-            "model": loaded.name, "collective": format!("{c:?}").to_ascii_lowercase(),
-            "processes": procs, "bytes": bytes, "ranking": rows,
-        });
-        outln!("{}", serde_json::to_string_pretty(&out)?);
-    } else {
-        outln!(
-            "{:?} of {} bytes on {procs} processes, model {}:",
-            c,
-            bytes,
-            loaded.name
-        );
-        outln!(
-            "  {:<4} {:<36} {:>14} {:>8}",
-            "rank",
-            "algorithm",
-            "time",
-            "× best"
-        );
-        for (i, (label, cost)) in ranked.iter().enumerate() {
-            outln!(
-                "  {:<4} {:<36} {:>14} {:>8.3}",
-                i + 1,
-                label,
-                human_time(*cost),
-                ratio(*cost)
-            );
-        }
-    }
-    Ok(())
-}
-
 fn ranked<A: Algorithm + std::fmt::Display>(
     model: &dyn CommModel,
     procs: u64,
@@ -242,44 +190,66 @@ fn source_name(source: CostSource) -> &'static str {
     }
 }
 
-/// `select --simulate`: the ranking of [`rank_simulated`], each entry with its cost, its
-/// closed form and where the cost comes from.
-pub fn select_simulated(
+/// `select`: every algorithm of the collective ranked by its closed form, or with `simulate`
+/// by [`rank_simulated`] (each entry then also shows its closed form and where the cost comes
+/// from).
+pub fn select(
     c: Collective,
     loaded: &Loaded,
     procs: u64,
     bytes: u64,
     json: bool,
+    simulate: bool,
 ) -> Result<(), Failure> {
     if procs == 0 {
         return fail("--procs must be at least 1");
     }
-    let ranked = dispatch!(c, ranked_simulated(&loaded.spec, procs, bytes))?;
+    let ranked: Vec<SimulatedRow> = if simulate {
+        dispatch!(c, ranked_simulated(&loaded.spec, procs, bytes))?
+    } else {
+        dispatch!(c, ranked(&loaded.spec, procs, bytes))?
+            .into_iter()
+            .map(|(label, cost)| (label, cost, cost, CostSource::ClosedForm))
+            .collect()
+    };
     let best = ranked.first().map_or(0.0, |r| r.1);
     let ratio = |cost: f64| if best > 0.0 { cost / best } else { 1.0 };
     if json {
         let rows: Vec<serde_json::Value> = ranked
             .iter()
             .map(|(label, cost, closed, source)| {
-                serde_json::json!({
+                let mut row = serde_json::json!({
                     "algorithm": label, "seconds": cost, "ratio_to_best": ratio(*cost),
-                    "closed_form_seconds": closed, "source": source_name(*source),
-                })
+                });
+                if simulate {
+                    row["closed_form_seconds"] = serde_json::json!(closed);
+                    row["source"] = serde_json::json!(source_name(*source));
+                }
+                row
             })
             .collect();
-        let out = serde_json::json!({
+        let mut out = serde_json::json!({
             "model": loaded.name, "collective": format!("{c:?}").to_ascii_lowercase(),
-            "processes": procs, "bytes": bytes, "simulated": true, "ranking": rows,
+            "processes": procs, "bytes": bytes, "ranking": rows,
         });
+        if simulate {
+            out["simulated"] = serde_json::json!(true);
+        }
         outln!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    let how = if simulate {
+        " (simulated where the closed form is not exact)"
     } else {
-        outln!(
-            "{:?} of {} bytes on {procs} processes, model {} \
-             (simulated where the closed form is not exact):",
-            c,
-            bytes,
-            loaded.name
-        );
+        ""
+    };
+    outln!(
+        "{:?} of {} bytes on {procs} processes, model {}{how}:",
+        c,
+        bytes,
+        loaded.name
+    );
+    if simulate {
         outln!(
             "  {:<4} {:<36} {:>14} {:>8} {:>14}  {}",
             "rank",
@@ -289,7 +259,17 @@ pub fn select_simulated(
             "closed form",
             "source"
         );
-        for (i, (label, cost, closed, source)) in ranked.iter().enumerate() {
+    } else {
+        outln!(
+            "  {:<4} {:<36} {:>14} {:>8}",
+            "rank",
+            "algorithm",
+            "time",
+            "× best"
+        );
+    }
+    for (i, (label, cost, closed, source)) in ranked.iter().enumerate() {
+        if simulate {
             outln!(
                 "  {:<4} {:<36} {:>14} {:>8.3} {:>14}  {}",
                 i + 1,
@@ -298,6 +278,14 @@ pub fn select_simulated(
                 ratio(*cost),
                 human_time(*closed),
                 source_name(*source)
+            );
+        } else {
+            outln!(
+                "  {:<4} {:<36} {:>14} {:>8.3}",
+                i + 1,
+                label,
+                human_time(*cost),
+                ratio(*cost)
             );
         }
     }

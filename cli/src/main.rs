@@ -209,11 +209,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             simulate,
         } => {
             let loaded = model::load(&source)?;
-            if simulate {
-                collective::select_simulated(collective, &loaded, procs, bytes, json)
-            } else {
-                collective::select(collective, &loaded, procs, bytes, json)
-            }
+            collective::select(collective, &loaded, procs, bytes, json, simulate)
         }
         Command::Table {
             collective,
