@@ -497,6 +497,43 @@ impl<'a> Engine<'a> {
         self.satisfy(op, t, false);
     }
 
+    /// When `op`, ready at `t`, gets rank `r`'s CPU: at `t` or when the CPU is free, in the
+    /// order operations asked for it (noting the CPU's holder as the cause when it waits).
+    #[inline]
+    fn cpu_start(&mut self, op: usize, r: usize, t: f64) -> f64 {
+        let free = self.ranks[r].cpu_free;
+        if free > t {
+            self.note_holder(op, r, |h| h.cpu);
+            free
+        } else {
+            t
+        }
+    }
+
+    /// Whether `op`, ready at `t`, is held back by a NIC of rank `r` alone (the NIC frees at
+    /// `nic_free`, after `t` and after the CPU): it then leaves the CPU to other operations and
+    /// tries again at `nic_free` as an event of `kind` (LogGOPSim re-inserts such an operation
+    /// at max(next o, next g)).
+    #[inline]
+    fn waits_for_nic(
+        &mut self,
+        op: usize,
+        r: usize,
+        t: f64,
+        nic_free: f64,
+        which: fn(&Holders) -> u32,
+        kind: u32,
+    ) -> bool {
+        if nic_free > t && nic_free > self.ranks[r].cpu_free {
+            self.note_holder(op, r, which);
+            self.push(nic_free, op as u32, kind);
+            self.retries += 1;
+            true
+        } else {
+            false
+        }
+    }
+
     fn ready(&mut self, op: usize, t: f64) {
         let r = self.rank[op] as usize;
         let x = self.signatures[self.sig[op] as usize];
@@ -505,20 +542,10 @@ impl<'a> Engine<'a> {
             SEND => {
                 let q = self.q[class];
                 let nic_free = self.ranks[r].nic_send_free;
-                if nic_free > t && nic_free > self.ranks[r].cpu_free {
-                    // the NIC, not the CPU, holds the send back: the CPU stays free for other
-                    // operations meanwhile, and the send tries again when the NIC is free
-                    // (LogGOPSim re-inserts it at max(next o, next g))
-                    self.note_holder(op, r, |h| h.nic_send);
-                    self.push(nic_free, op as u32, EV_READY);
-                    self.retries += 1;
+                if self.waits_for_nic(op, r, t, nic_free, |h| h.nic_send, EV_READY) {
                     return;
                 }
-                let mut s = t;
-                if self.ranks[r].cpu_free > s {
-                    s = self.ranks[r].cpu_free;
-                    self.note_holder(op, r, |h| h.cpu);
-                }
+                let s = self.cpu_start(op, r, t);
                 self.node[op].start = s;
                 let overhead_end = s + q.send_overhead + self.cpu_noise(op, 0);
                 self.ranks[r].cpu_free = overhead_end;
@@ -562,11 +589,7 @@ impl<'a> Engine<'a> {
                 }
             }
             _ => {
-                let mut s = t;
-                if self.ranks[r].cpu_free > s {
-                    s = self.ranks[r].cpu_free;
-                    self.note_holder(op, r, |h| h.cpu);
-                }
+                let s = self.cpu_start(op, r, t);
                 self.node[op].start = s;
                 let e = s + self.calcs[class] + self.cpu_noise(op, 2);
                 self.ranks[r].cpu_free = e;
@@ -604,20 +627,10 @@ impl<'a> Engine<'a> {
         // the receiving NIC streams the message in during the last `I` before the receive
         // completes: that window must not overlap the previous message's
         let nic = self.ranks[r].nic_recv_free + q.send_interval - q.recv_overhead;
-        if nic > t && nic > self.ranks[r].cpu_free {
-            // the NIC, not the CPU, holds the receive back: the CPU stays free meanwhile and
-            // the receive tries again when the NIC is (LogGOPSim re-inserts the message at
-            // max(next o, next g))
-            self.note_holder(op, r, |h| h.nic_recv);
-            self.push(nic, op as u32, EV_ARRIVE);
-            self.retries += 1;
+        if self.waits_for_nic(op, r, t, nic, |h| h.nic_recv, EV_ARRIVE) {
             return;
         }
-        let mut s = t;
-        if self.ranks[r].cpu_free > s {
-            s = self.ranks[r].cpu_free;
-            self.note_holder(op, r, |h| h.cpu);
-        }
+        let s = self.cpu_start(op, r, t);
         let e = s + q.recv_overhead + self.cpu_noise(op, 1);
         self.ranks[r].cpu_free = e;
         self.ranks[r].nic_recv_free = e;
