@@ -8,10 +8,12 @@
 //! [`Problem::piece`]); the structure of each schedule is described on [`ToSchedule`].
 //!
 //! Operations are numbered rank by rank (rank 0's program, then rank 1's, …), except in the
-//! recursive-doubling allreduce and the binomial broadcast, which are written round by round
-//! (every rank's step of round 0, then of round 1, …; each rank's operations keep their
-//! order): their schedules then need no reordering for the simulator, and one round lies
-//! together in memory.
+//! recursive-doubling allreduce, which is written round by round (every rank's step of round
+//! 0, then of round 1, …), and the binomial broadcast, written message by message with the
+//! receivers grouped by depth and lowest set bit (the ranks that receive at one time on a
+//! homogeneous model; each rank's operations keep their order): their schedules need no
+//! reordering for the simulator, and the operations of one round, or of one time, lie together
+//! in memory.
 
 use super::schedule::{OpId, Schedule, ScheduleBuilder};
 use crate::collectives::{
@@ -302,21 +304,39 @@ impl ToSchedule for Broadcast {
         match *self {
             Self::Linear => linear_out(problem, problem.message.bytes()),
             Self::Binomial => {
-                // the programs of `binomial_down`, written round by round: in round `t` every
-                // rank that is a multiple of `2 mask` (`mask = 2^(h-1-t)`) sends to
-                // `r + mask`, which receives, so one round lies together
+                // the programs of `binomial_down`, written by the receiving rank's class: rank
+                // `c > 0` receives from `c - lowbit(c)`; on a homogeneous model every hop costs
+                // the same, so a rank's receive time depends only on its depth (the number of
+                // set bits, `k`) and the position of its lowest set bit `b` — ranks of one class
+                // receive together. Classes are written by depth, then by descending `b`, so a
+                // parent's receive precedes its sends and its sends keep their order
+                // (descending masks); the events of one time then lie together in memory
                 let mut w = Writer::interleaved(problem, 2)?;
                 let m = w.m();
-                for t in 0..ceil_log2(p) {
-                    let mask = 1u64 << (ceil_log2(p) - 1 - t);
-                    let mut r = 0;
-                    while r + mask < p {
-                        w.at(r);
-                        w.send_step(r + mask, 0, m);
-                        w.at(r + mask);
-                        w.recv_step(r, 0, m);
-                        r += 2 * mask;
-                    }
+                let h = ceil_log2(p) as usize;
+                let class = |c: u64| {
+                    (c.count_ones() as usize - 1) * h + (h - 1) - c.trailing_zeros() as usize
+                };
+                let mut start = vec![0u32; h * h + 1];
+                for c in 1..p {
+                    start[class(c) + 1] += 1;
+                }
+                for i in 0..h * h {
+                    start[i + 1] += start[i];
+                }
+                let mut order = vec![0u32; p.saturating_sub(1) as usize];
+                for c in 1..p {
+                    let slot = &mut start[class(c)];
+                    order[*slot as usize] = c as u32;
+                    *slot += 1;
+                }
+                for c in order {
+                    let c = u64::from(c);
+                    let parent = c - lowbit(c);
+                    w.at(parent);
+                    w.send_step(c, 0, m);
+                    w.at(c);
+                    w.recv_step(parent, 0, m);
                 }
                 w.finish()
             }
@@ -812,9 +832,10 @@ mod tests {
         steps
     }
 
-    /// The recursive-doubling allreduce and the binomial broadcast, written round by round,
-    /// simulate exactly (makespan, finish times, events, timeline in each rank's order) as
-    /// their programs written rank by rank with one `requires` per pair (the oracle).
+    /// The recursive-doubling allreduce and the binomial broadcast, written round by round or
+    /// by receiver class, simulate exactly (makespan, finish times, events, timeline in each
+    /// rank's order) as their programs written rank by rank with one `requires` per pair (the
+    /// oracle).
     #[test]
     fn round_by_round_schedules_simulate_as_rank_by_rank() {
         let model = crate::presets::open_mpi_openib();

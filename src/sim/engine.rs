@@ -967,7 +967,7 @@ impl Engine<'_> {
             return Err(SimError::Deadlock {
                 stuck: n as u64 - self.done,
                 op: self.ext(i),
-                rank: u64::from(schedule.raw_rank()[i]),
+                rank: schedule.rank_named(schedule.raw_rank()[i]),
             });
         }
         let last = (self.last != NONE).then_some(self.last as usize);
@@ -979,7 +979,7 @@ impl Engine<'_> {
                 let op = OpId(schedule.ext(i));
                 steps.push(CriticalStep {
                     op,
-                    rank: u64::from(schedule.raw_rank()[i]),
+                    rank: schedule.rank_named(schedule.raw_rank()[i]),
                     kind: schedule.kind_at(i),
                     start: self.node[i].start,
                     end: self.end[i],
@@ -1008,8 +1008,18 @@ impl Engine<'_> {
         } else {
             (None, None)
         };
+        let rank_of = schedule.raw_rank_of();
+        let rank_finish = if rank_of.is_empty() {
+            self.ranks.iter().map(|r| r.finish).collect()
+        } else {
+            let mut finish = vec![0.0; self.ranks.len()];
+            for (x, r) in self.ranks.iter().enumerate() {
+                finish[rank_of[x] as usize] = r.finish;
+            }
+            finish
+        };
         Ok(SimResult {
-            rank_finish: self.ranks.iter().map(|r| r.finish).collect(),
+            rank_finish,
             makespan: self.makespan,
             events: self.events - self.retries,
             critical_path,

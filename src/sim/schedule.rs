@@ -547,12 +547,14 @@ impl ScheduleBuilder {
             check_acyclic(&offsets, &successors, &rank, &orig)?;
             partner = matched(std::mem::take(&mut peer))?;
         }
+        let (rank, rank_of) = renumber_ranks(rank, ranks as usize);
 
         Ok(Schedule {
             ranks,
             sig,
             signatures,
             rank,
+            rank_of,
             roots,
             partner,
             messages,
@@ -565,6 +567,40 @@ impl ScheduleBuilder {
             orig,
         })
     }
+}
+
+/// Numbers the ranks in the order their first operation appears in internal order (ranks
+/// without operations last), so that the ranks whose operations lie together in memory have
+/// their simulation state together too; returns the operations' ranks so numbered and the map
+/// from that number to the rank (empty when it is the identity, as for every schedule whose
+/// first round visits the ranks in order).
+fn renumber_ranks(mut rank: Vec<u32>, ranks: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut number = vec![NONE; ranks];
+    let mut next = 0u32;
+    for &r in &rank {
+        let x = &mut number[r as usize];
+        if *x == NONE {
+            *x = next;
+            next += 1;
+        }
+    }
+    for x in &mut number {
+        if *x == NONE {
+            *x = next;
+            next += 1;
+        }
+    }
+    if number.iter().enumerate().all(|(r, &x)| x as usize == r) {
+        return (rank, Vec::new());
+    }
+    for r in &mut rank {
+        *r = number[*r as usize];
+    }
+    let mut rank_of = vec![0u32; ranks];
+    for (r, &x) in number.iter().enumerate() {
+        rank_of[x as usize] = r as u32;
+    }
+    (rank, rank_of)
 }
 
 /// One entry of the builder's list of dependencies: a pair `(op, on | START_EDGE if
@@ -888,7 +924,11 @@ pub struct Schedule {
     // per operation, in internal order
     /// Kind, tag and message class: an index into `signatures`.
     sig: Vec<u32>,
+    /// The rank of each operation, numbered in the order the ranks first appear in internal
+    /// order (see `rank_of`).
     rank: Vec<u32>,
+    /// `rank_of[x]`: the rank numbered `x` in `rank`; empty when the numbers are the ranks.
+    rank_of: Vec<u32>,
     /// The operations without dependencies, in operation order.
     roots: Vec<u32>,
     /// The internal position of the matched operation of a send or receive (its rank is the
@@ -933,6 +973,21 @@ impl Schedule {
         }
     }
 
+    /// The rank numbered `x` internally.
+    #[inline]
+    pub(crate) fn rank_named(&self, x: u32) -> u64 {
+        if self.rank_of.is_empty() {
+            u64::from(x)
+        } else {
+            u64::from(self.rank_of[x as usize])
+        }
+    }
+
+    /// Internal rank number to rank (empty: the same).
+    pub(crate) fn raw_rank_of(&self) -> &[u32] {
+        &self.rank_of
+    }
+
     /// Number of ranks.
     pub fn ranks(&self) -> u64 {
         self.ranks
@@ -960,14 +1015,14 @@ impl Schedule {
 
     /// The rank that executes `op`.
     pub fn rank(&self, op: OpId) -> Option<u64> {
-        self.int(op).map(|i| u64::from(self.rank[i]))
+        self.int(op).map(|i| self.rank_named(self.rank[i]))
     }
 
     /// The peer of a send or receive (`None` for a calc).
     pub fn peer(&self, op: OpId) -> Option<u64> {
         let i = self.int(op)?;
         let p = self.partner[i];
-        (p != NONE).then(|| u64::from(self.rank[p as usize]))
+        (p != NONE).then(|| self.rank_named(self.rank[p as usize]))
     }
 
     /// The tag of a send or receive (0 for a calc).
@@ -1185,6 +1240,65 @@ mod tests {
             let deps = |s: &Schedule| s.dependents(OpId(i)).collect::<Vec<_>>();
             assert_eq!(deps(&g), deps(&p), "op {i}");
         }
+    }
+
+    /// Ranks whose first operations come out of order are numbered internally in the order
+    /// they appear; everything a schedule or a simulation reports still names the ranks
+    /// themselves: accessors, per-rank finish times (rank 1 only computes, for exactly 5 µs),
+    /// the critical path and a deadlock.
+    #[test]
+    fn ranks_are_reported_by_their_own_numbers() {
+        use crate::sim::{SimOptions, simulate};
+        use crate::{CommModel, presets};
+        let mut b = ScheduleBuilder::new(3);
+        let c2 = b.calc(2, 3e-6); // 0: rank 2 appears first
+        let s2 = b.send(2, 0, 0, 8); // 1
+        let r0 = b.recv(0, 2, 0, 8); // 2: then rank 0
+        let c0 = b.calc(0, 1e-6); // 3
+        let c1 = b.calc(1, 5e-6); // 4: then rank 1
+        b.requires(s2, c2);
+        b.requires(c0, r0);
+        let s = b.build().unwrap();
+        assert!(
+            !s.raw_rank_of().is_empty(),
+            "the numbering must differ here"
+        );
+        assert_eq!(s.rank(c2), Some(2));
+        assert_eq!(s.rank(r0), Some(0));
+        assert_eq!(s.rank(c1), Some(1));
+        assert_eq!((s.peer(s2), s.peer(r0)), (Some(0), Some(2)));
+        let model = presets::open_mpi_openib();
+        let options = SimOptions {
+            critical_path: true,
+            ..SimOptions::default()
+        };
+        let run = simulate(&s, &model, &options).unwrap();
+        assert_eq!(run.rank_finish[1].to_bits(), 5e-6f64.to_bits());
+        // rank 2 computes 3 µs, then sends for its send overhead
+        let o = model
+            .quantities(&crate::Message::contiguous(8))
+            .send_overhead;
+        assert_eq!(run.rank_finish[2].to_bits(), (3e-6 + o).to_bits());
+        assert!(run.rank_finish[0] > run.rank_finish[2]);
+        let path = run.critical_path.unwrap();
+        let ranks: Vec<u64> = path.steps.iter().map(|x| x.rank).collect();
+        assert_eq!(ranks, vec![2, 2, 0, 0]);
+        // ranks 1 and 2 each wait for the other's message first
+        let mut b = ScheduleBuilder::new(3);
+        b.calc(2, 1e-6); // 0
+        let r2 = b.recv(2, 1, 6, 8); // 1: the first operation that never completes
+        let s2 = b.send(2, 1, 5, 8); // 2
+        b.calc(0, 1e-6); // 3
+        let r1 = b.recv(1, 2, 5, 8); // 4
+        let s1 = b.send(1, 2, 6, 8); // 5
+        b.requires(s2, r2);
+        b.requires(s1, r1);
+        let s = b.build().unwrap();
+        assert!(!s.raw_rank_of().is_empty());
+        assert!(matches!(
+            simulate(&s, &model, &SimOptions::default()),
+            Err(SimError::Deadlock { rank: 2, op: 1, .. })
+        ));
     }
 
     /// Errors found after the reordering name the operation by its own index.
