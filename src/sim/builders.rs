@@ -15,6 +15,7 @@
 //! reordering for the simulator, and the operations of one round, or of one time, lie together
 //! in memory.
 
+use super::implicit::RecursiveDoublingAllreduce;
 use super::schedule::{OpId, Schedule, ScheduleBuilder};
 use crate::collectives::{
     Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Problem, Reduce, Scan, Scatter,
@@ -597,12 +598,48 @@ impl ToSchedule for Allreduce {
     }
 }
 
-/// The recursive-doubling allreduce, written round by round (every rank's step of one round
-/// together): the even ranks below `2 rem` hand their data to the odd ones, which reduce; the
-/// `p'` remaining ranks exchange with `newrank XOR 2^k` and reduce in round `k`; the result
-/// goes back to the even ranks. Each rank's program is that of the per-rank description on
-/// [`ToSchedule`].
+/// The recursive-doubling allreduce: the even ranks below `2 rem` hand their data to the odd
+/// ones, which reduce; the `p'` remaining ranks exchange with `newrank XOR 2^k` and reduce in
+/// round `k`; the result goes back to the even ranks. Each rank's program is that of the
+/// per-rank description on [`ToSchedule`]. For `P >= 2` the schedule is computed from this
+/// structure rather than stored ([`RecursiveDoublingAllreduce`]), with the operations
+/// numbered as [`recursive_doubling_allreduce_stored`] writes them.
 fn recursive_doubling_allreduce(problem: &Problem, per_rank: u64) -> Result<Schedule, SimError> {
+    let p = problem.processes;
+    check_ranks(p)?;
+    let ops = p.saturating_mul(per_rank.max(1));
+    if ops > MAX_BUILT_OPERATIONS {
+        return Err(SimError::TooLarge {
+            what: "operations",
+            count: ops,
+            limit: MAX_BUILT_OPERATIONS,
+        });
+    }
+    let m = problem.message.bytes();
+    let cost = problem.operator.cost(m);
+    if !(cost >= 0.0 && cost.is_finite()) {
+        return Err(SimError::InvalidTime {
+            name: "calc seconds",
+            value: cost,
+        });
+    }
+    match RecursiveDoublingAllreduce::new(p, cost > 0.0) {
+        Some(layout) => Ok(Schedule::computed(
+            p,
+            layout,
+            problem.piece(m),
+            (cost > 0.0).then_some(cost),
+        )),
+        None => recursive_doubling_allreduce_stored(problem, per_rank),
+    }
+}
+
+/// The recursive-doubling allreduce stored operation by operation, written round by round
+/// (every rank's step of one round together).
+fn recursive_doubling_allreduce_stored(
+    problem: &Problem,
+    per_rank: u64,
+) -> Result<Schedule, SimError> {
     let p = problem.processes;
     let mut w = Writer::interleaved(problem, per_rank)?;
     let m = w.m();
@@ -830,6 +867,79 @@ mod tests {
             }
         }
         steps
+    }
+
+    /// The computed recursive-doubling allreduce is the stored one (the oracle, written round
+    /// by round through `ScheduleBuilder`): every accessor of every operation, the dependency
+    /// count, and the simulation bit for bit — makespan, finish times, events, timeline,
+    /// critical path, with noise and with rendezvous (operation numbers are the same, so the
+    /// noise draws are too).
+    #[test]
+    fn computed_allreduce_is_the_stored_one() {
+        use crate::sim::{Dependency, Noise};
+        let openib = crate::presets::open_mpi_openib();
+        let tcp = crate::presets::mpich2_tcp();
+        let operator = Operator::new(1e-7, 1e-10).unwrap();
+        let sizes: Vec<u64> = (2..=40)
+            .chain([63, 64, 65, 96, 127, 128, 129, 200])
+            .collect();
+        for p in sizes {
+            for (m, with_operator) in [(8u64, false), (8, true), (100_000, true)] {
+                let mut problem = Problem::new(p, Message::contiguous(m));
+                if with_operator {
+                    problem = problem.with_operator(operator);
+                }
+                let per_rank = 6 * u64::from(floor_log2(p)) + 4;
+                let computed = recursive_doubling_allreduce(&problem, per_rank).unwrap();
+                let stored = recursive_doubling_allreduce_stored(&problem, per_rank).unwrap();
+                assert!(computed.computed_layout().is_some());
+                assert!(stored.computed_layout().is_none());
+                let what = format!("P {p}, m {m}, operator {with_operator}");
+                assert_eq!(computed.len(), stored.len(), "{what}");
+                assert_eq!(computed.dependencies(), stored.dependencies(), "{what}");
+                assert_eq!(computed.ranks(), stored.ranks(), "{what}");
+                for i in 0..=stored.len() as u32 {
+                    let op = OpId(i);
+                    let deps = |s: &Schedule| s.dependents(op).collect::<Vec<(OpId, Dependency)>>();
+                    assert_eq!(computed.kind(op), stored.kind(op), "{what}, op {i}");
+                    assert_eq!(computed.rank(op), stored.rank(op), "{what}, op {i}");
+                    assert_eq!(computed.peer(op), stored.peer(op), "{what}, op {i}");
+                    assert_eq!(computed.tag(op), stored.tag(op), "{what}, op {i}");
+                    assert_eq!(computed.message(op), stored.message(op), "{what}, op {i}");
+                    assert_eq!(
+                        computed.calc_seconds(op).map(f64::to_bits),
+                        stored.calc_seconds(op).map(f64::to_bits),
+                        "{what}, op {i}"
+                    );
+                    assert_eq!(computed.partner(op), stored.partner(op), "{what}, op {i}");
+                    assert_eq!(deps(&computed), deps(&stored), "{what}, op {i}");
+                }
+                for (model, options) in [
+                    (
+                        &openib,
+                        SimOptions {
+                            timeline: true,
+                            critical_path: true,
+                            ..SimOptions::default()
+                        },
+                    ),
+                    (
+                        &tcp,
+                        SimOptions {
+                            critical_path: true,
+                            rendezvous_above: Some(1000),
+                            noise: Some(Noise::exponential(7, 2e-7).unwrap()),
+                            ..SimOptions::default()
+                        },
+                    ),
+                ] {
+                    let x = simulate(&computed, model, &options).unwrap();
+                    let y = simulate(&stored, model, &options).unwrap();
+                    assert_eq!(x, y, "{what}");
+                    assert_eq!(x.makespan.to_bits(), y.makespan.to_bits(), "{what}");
+                }
+            }
+        }
     }
 
     /// The recursive-doubling allreduce and the binomial broadcast, written round by round or

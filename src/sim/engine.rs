@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use super::implicit::RecursiveDoublingAllreduce;
 use super::noise::Noise;
 use super::schedule::{NONE, OpId, OpKind, RECV, SEND, START_EDGE, Schedule, Signature};
 use crate::error::SimError;
@@ -372,7 +373,114 @@ struct Work {
     bits: Vec<u64>,
 }
 
-struct Engine<'a> {
+/// The engine's view of a schedule's operations, by internal position: stored arrays, or a
+/// layout that computes them.
+trait Layout {
+    /// Kind, tag and message class of operation `i`.
+    fn signature(&self, i: usize) -> Signature;
+    /// The rank of operation `i` (internal number).
+    fn rank(&self, i: usize) -> u32;
+    /// The matched operation of a send or receive, `NONE` for a calc.
+    fn partner(&self, i: usize) -> u32;
+    /// `(signature, rank, partner)` of operation `i`.
+    #[inline]
+    fn describe(&self, i: usize) -> (Signature, u32, u32) {
+        (self.signature(i), self.rank(i), self.partner(i))
+    }
+    /// Calls `f` with each successor entry of `i` (position, `START_EDGE` set for an
+    /// `irequires`), in order.
+    fn for_each_successor(&self, i: usize, f: impl FnMut(u32));
+    /// Calls `f(i, d)` so that the `d`s of each operation `i` sum to its number of
+    /// dependencies.
+    fn dependency_counts(&self, f: impl FnMut(usize, u32));
+    /// The positions of the operations without dependencies in operation order, if stored
+    /// (else the engine finds them).
+    fn roots(&self) -> Option<&[u32]>;
+}
+
+/// A schedule's stored arrays.
+struct Stored<'a> {
+    sig: &'a [u32],
+    signatures: &'a [Signature],
+    rank: &'a [u32],
+    partner: &'a [u32],
+    offsets: &'a [u32],
+    successors: &'a [u32],
+    roots: &'a [u32],
+}
+
+impl Layout for Stored<'_> {
+    #[inline]
+    fn signature(&self, i: usize) -> Signature {
+        self.signatures[self.sig[i] as usize]
+    }
+    #[inline]
+    fn rank(&self, i: usize) -> u32 {
+        self.rank[i]
+    }
+    #[inline]
+    fn partner(&self, i: usize) -> u32 {
+        self.partner[i]
+    }
+    #[inline]
+    fn for_each_successor(&self, i: usize, mut f: impl FnMut(u32)) {
+        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+        for &e in &self.successors[a..b] {
+            f(e);
+        }
+    }
+    fn dependency_counts(&self, mut f: impl FnMut(usize, u32)) {
+        for &e in self.successors {
+            f((e & !START_EDGE) as usize, 1);
+        }
+    }
+    fn roots(&self) -> Option<&[u32]> {
+        Some(self.roots)
+    }
+}
+
+/// The recursive-doubling allreduce's computed layout.
+struct Computed<'a> {
+    layout: &'a RecursiveDoublingAllreduce,
+    signatures: &'a [Signature],
+}
+
+impl Layout for Computed<'_> {
+    #[inline(always)]
+    fn signature(&self, i: usize) -> Signature {
+        self.signatures[self.layout.signature(i) as usize]
+    }
+    #[inline(always)]
+    fn rank(&self, i: usize) -> u32 {
+        self.layout.rank(i)
+    }
+    #[inline(always)]
+    fn partner(&self, i: usize) -> u32 {
+        self.layout.partner(i)
+    }
+    #[inline(always)]
+    fn describe(&self, i: usize) -> (Signature, u32, u32) {
+        let (sig, rank, partner) = self.layout.describe(i);
+        (self.signatures[sig as usize], rank, partner)
+    }
+    #[inline(always)]
+    fn for_each_successor(&self, i: usize, mut f: impl FnMut(u32)) {
+        let range = self.layout.successors(i);
+        let mut s = range.start;
+        while s < range.end {
+            f(s);
+            s += 1;
+        }
+    }
+    fn dependency_counts(&self, f: impl FnMut(usize, u32)) {
+        self.layout.dependency_counts(f);
+    }
+    fn roots(&self) -> Option<&[u32]> {
+        None
+    }
+}
+
+struct Engine<'a, L: Layout> {
     q: Vec<Quantities>,
     rendezvous: Vec<bool>,
     noise: Option<Noise>,
@@ -380,13 +488,10 @@ struct Engine<'a> {
     now_ready: std::collections::VecDeque<u32>,
     now: f64,
     node: Vec<Node>,
-    /// Per operation, its kind and message class as an index into `signatures`.
-    sig: &'a [u32],
-    signatures: &'a [Signature],
-    rank: &'a [u32],
-    partner: &'a [u32],
-    offsets: &'a [u32],
-    successors: &'a [u32],
+    /// Per operation, its kind, message class, rank, partner and successors.
+    l: &'a L,
+    /// Whether any dependency is an `irequires` (else nothing waits for a start).
+    start_edges: bool,
     calcs: &'a [f64],
     /// Internal position to operation index (empty: the same).
     orig: &'a [u32],
@@ -409,7 +514,7 @@ fn key(t: f64) -> u64 {
     t.to_bits()
 }
 
-impl<'a> Engine<'a> {
+impl<'a, L: Layout> Engine<'a, L> {
     /// The operation index of internal position `i`.
     #[inline]
     fn ext(&self, i: usize) -> u64 {
@@ -452,11 +557,13 @@ impl<'a> Engine<'a> {
     /// its end) at time `t`.
     #[inline]
     fn satisfy(&mut self, op: usize, t: f64, started: bool) {
-        let (a, b) = (self.offsets[op] as usize, self.offsets[op + 1] as usize);
-        let successors: &'a [u32] = self.successors;
-        for &e in &successors[a..b] {
+        if started && !self.start_edges {
+            return;
+        }
+        let l: &'a L = self.l;
+        l.for_each_successor(op, |e| {
             if (e & START_EDGE != 0) != started {
-                continue;
+                return;
             }
             let d = (e & !START_EDGE) as usize;
             if t > self.node[d].start {
@@ -472,7 +579,7 @@ impl<'a> Engine<'a> {
                     self.push(ready, d as u32, EV_READY);
                 }
             }
-        }
+        });
     }
 
     #[inline]
@@ -480,12 +587,12 @@ impl<'a> Engine<'a> {
         self.noise.map_or(0.0, |n| n.delay(self.ext(op), which))
     }
 
-    fn complete(&mut self, op: usize, t: f64) {
+    /// Operation `op` of rank `r` completes at `t`.
+    fn complete(&mut self, op: usize, r: usize, t: f64) {
         if !self.end.is_empty() {
             self.end[op] = t;
         }
         self.node[op].state |= DONE;
-        let r = self.rank[op] as usize;
         if t > self.ranks[r].finish {
             self.ranks[r].finish = t;
         }
@@ -535,8 +642,8 @@ impl<'a> Engine<'a> {
     }
 
     fn ready(&mut self, op: usize, t: f64) {
-        let r = self.rank[op] as usize;
-        let x = self.signatures[self.sig[op] as usize];
+        let (x, r, partner) = self.l.describe(op);
+        let (r, partner) = (r as usize, partner as usize);
         let class = x.class as usize;
         match x.kind {
             SEND => {
@@ -555,7 +662,6 @@ impl<'a> Engine<'a> {
                     self.holders[r].nic_send = op as u32;
                 }
                 self.satisfy(op, s, true);
-                let partner = self.partner[op] as usize;
                 let flight = (q.p2p - q.recv_overhead).max(0.0);
                 if self.rendezvous[class] {
                     if self.node[partner].state & POSTED != 0 {
@@ -566,14 +672,13 @@ impl<'a> Engine<'a> {
                     }
                 } else {
                     self.push(s + flight, partner as u32, EV_ARRIVE);
-                    self.complete(op, overhead_end);
+                    self.complete(op, r, overhead_end);
                 }
             }
             RECV => {
                 self.node[op].start = t;
                 self.node[op].state |= POSTED;
                 self.satisfy(op, t, true);
-                let partner = self.partner[op] as usize;
                 if self.node[partner].state & WAITING != 0 {
                     self.node[partner].state &= !WAITING;
                     let q = self.q[class];
@@ -585,7 +690,7 @@ impl<'a> Engine<'a> {
                     );
                 }
                 if self.node[op].state & ARRIVED != 0 {
-                    self.receive(op, t);
+                    self.receive_at(op, t, x, r, partner);
                 }
             }
             _ => {
@@ -597,7 +702,7 @@ impl<'a> Engine<'a> {
                     self.holders[r].cpu = op as u32;
                 }
                 self.satisfy(op, s, true);
-                self.complete(op, e);
+                self.complete(op, r, e);
             }
         }
     }
@@ -611,8 +716,8 @@ impl<'a> Engine<'a> {
         self.node[op].state |= ARRIVED;
         if self.node[op].state & POSTED != 0 {
             // the message, not the posting, is what this receive waited for
-            if t > self.node[op].start {
-                self.note_cause(op, self.partner[op]);
+            if t > self.node[op].start && !self.cause.is_empty() {
+                self.note_cause(op, self.l.partner(op));
             }
             self.receive(op, t);
         }
@@ -621,8 +726,13 @@ impl<'a> Engine<'a> {
     /// The message of receive `op` is there and the receive is posted: the receiver's CPU pays
     /// its overhead once it and the receiving NIC are free.
     fn receive(&mut self, op: usize, t: f64) {
-        let r = self.rank[op] as usize;
-        let class = self.signatures[self.sig[op] as usize].class as usize;
+        let (x, r, partner) = self.l.describe(op);
+        self.receive_at(op, t, x, r as usize, partner as usize);
+    }
+
+    /// [`receive`](Self::receive) of `op`, whose signature, rank and partner are known.
+    fn receive_at(&mut self, op: usize, t: f64, x: Signature, r: usize, partner: usize) {
+        let class = x.class as usize;
         let q = self.q[class];
         // the receiving NIC streams the message in during the last `I` before the receive
         // completes: that window must not overlap the previous message's
@@ -638,10 +748,10 @@ impl<'a> Engine<'a> {
             self.holders[r].cpu = op as u32;
             self.holders[r].nic_recv = op as u32;
         }
-        self.complete(op, e);
+        self.complete(op, r, e);
         if self.rendezvous[class] {
-            let partner = self.partner[op] as usize;
-            self.complete(partner, e);
+            let sender = self.l.rank(partner) as usize;
+            self.complete(partner, sender, e);
         }
     }
 }
@@ -868,48 +978,79 @@ impl Simulator {
                 },
             );
         }
-        let mut engine = Engine {
-            q: std::mem::take(&mut w.q),
-            rendezvous: std::mem::take(&mut w.rendezvous),
-            noise: options.noise,
-            queue: std::mem::take(&mut w.queue),
-            now_ready: std::mem::take(&mut w.now_ready),
-            now: 0.0,
-            node: std::mem::take(&mut w.node),
-            sig: schedule.raw_sig(),
-            signatures: schedule.raw_signatures(),
-            rank: schedule.raw_rank(),
-            partner: schedule.raw_partner(),
-            offsets: schedule.raw_offsets(),
-            successors: schedule.raw_successors(),
-            calcs: schedule.raw_calcs(),
-            orig: schedule.raw_orig(),
-            end: std::mem::take(&mut w.end),
-            cause: std::mem::take(&mut w.cause),
-            ranks: std::mem::take(&mut w.ranks),
-            holders: std::mem::take(&mut w.holders),
-            makespan: 0.0,
-            last: NONE,
-            events: 0,
-            retries: 0,
-            done: 0,
-        };
-        let result = engine.run(schedule, options, &mut w.batch, &mut w.bits);
-        // the memory back, for the next call
-        w.q = engine.q;
-        w.rendezvous = engine.rendezvous;
-        w.queue = engine.queue;
-        w.now_ready = engine.now_ready;
-        w.node = engine.node;
-        w.end = engine.end;
-        w.cause = engine.cause;
-        w.ranks = engine.ranks;
-        w.holders = engine.holders;
-        result
+        match schedule.computed_layout() {
+            Some(layout) => run_on(
+                w,
+                schedule,
+                &Computed {
+                    layout,
+                    signatures: schedule.raw_signatures(),
+                },
+                options,
+            ),
+            None => run_on(
+                w,
+                schedule,
+                &Stored {
+                    sig: schedule.raw_sig(),
+                    signatures: schedule.raw_signatures(),
+                    rank: schedule.raw_rank(),
+                    partner: schedule.raw_partner(),
+                    offsets: schedule.raw_offsets(),
+                    successors: schedule.raw_successors(),
+                    roots: schedule.raw_roots(),
+                },
+                options,
+            ),
+        }
     }
 }
 
-impl Engine<'_> {
+/// Runs the simulation of `schedule` (seen through `l`) on the state prepared in `w`, and
+/// gives the memory back to `w`.
+fn run_on<L: Layout>(
+    w: &mut Work,
+    schedule: &Schedule,
+    l: &L,
+    options: &SimOptions,
+) -> Result<SimResult, SimError> {
+    let mut engine = Engine {
+        q: std::mem::take(&mut w.q),
+        rendezvous: std::mem::take(&mut w.rendezvous),
+        noise: options.noise,
+        queue: std::mem::take(&mut w.queue),
+        now_ready: std::mem::take(&mut w.now_ready),
+        now: 0.0,
+        node: std::mem::take(&mut w.node),
+        l,
+        start_edges: schedule.has_start_edges(),
+        calcs: schedule.raw_calcs(),
+        orig: schedule.raw_orig(),
+        end: std::mem::take(&mut w.end),
+        cause: std::mem::take(&mut w.cause),
+        ranks: std::mem::take(&mut w.ranks),
+        holders: std::mem::take(&mut w.holders),
+        makespan: 0.0,
+        last: NONE,
+        events: 0,
+        retries: 0,
+        done: 0,
+    };
+    let result = engine.run(schedule, options, &mut w.batch, &mut w.bits);
+    // the memory back, for the next call
+    w.q = engine.q;
+    w.rendezvous = engine.rendezvous;
+    w.queue = engine.queue;
+    w.now_ready = engine.now_ready;
+    w.node = engine.node;
+    w.end = engine.end;
+    w.cause = engine.cause;
+    w.ranks = engine.ranks;
+    w.holders = engine.holders;
+    result
+}
+
+impl<L: Layout> Engine<'_, L> {
     /// Runs the simulation on the state set up by [`Simulator::simulate`].
     fn run(
         &mut self,
@@ -919,19 +1060,31 @@ impl Engine<'_> {
         bits: &mut Vec<u64>,
     ) -> Result<SimResult, SimError> {
         let n = schedule.len();
-        for &e in schedule.raw_successors() {
-            let pending = &mut self.node[(e & !START_EDGE) as usize].state;
-            if *pending == PENDING {
-                return Err(SimError::TooLarge {
-                    what: "dependencies of one operation",
-                    count: u64::from(PENDING) + 1,
-                    limit: u64::from(PENDING),
-                });
+        let mut too_many = false;
+        let node = &mut self.node;
+        self.l.dependency_counts(|i, d| {
+            let pending = &mut node[i].state;
+            if PENDING - *pending < d {
+                too_many = true;
+            } else {
+                *pending += d;
             }
-            *pending += 1;
+        });
+        if too_many {
+            return Err(SimError::TooLarge {
+                what: "dependencies of one operation",
+                count: u64::from(PENDING) + 1,
+                limit: u64::from(PENDING),
+            });
         }
         // operations without dependencies are ready at 0, in operation order
-        self.now_ready.extend(schedule.raw_roots().iter().copied());
+        match self.l.roots() {
+            Some(roots) => self.now_ready.extend(roots.iter().copied()),
+            // (internal order is operation order when nothing is stored)
+            None => self
+                .now_ready
+                .extend((0..n as u32).filter(|&i| self.node[i as usize].state & PENDING == 0)),
+        }
         let orig = schedule.raw_orig();
         self.run_ready_now();
         // events of one time in order of operation (then kind), as a heap ordered by
@@ -967,7 +1120,7 @@ impl Engine<'_> {
             return Err(SimError::Deadlock {
                 stuck: n as u64 - self.done,
                 op: self.ext(i),
-                rank: schedule.rank_named(schedule.raw_rank()[i]),
+                rank: schedule.rank_named(self.l.rank(i)),
             });
         }
         let last = (self.last != NONE).then_some(self.last as usize);
@@ -979,7 +1132,7 @@ impl Engine<'_> {
                 let op = OpId(schedule.ext(i));
                 steps.push(CriticalStep {
                     op,
-                    rank: schedule.rank_named(schedule.raw_rank()[i]),
+                    rank: schedule.rank_named(self.l.rank(i)),
                     kind: schedule.kind_at(i),
                     start: self.node[i].start,
                     end: self.end[i],

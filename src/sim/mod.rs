@@ -100,6 +100,7 @@
 mod builders;
 mod engine;
 mod goal;
+mod implicit;
 mod noise;
 mod ompi_builders;
 mod rank;

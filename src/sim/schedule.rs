@@ -1,5 +1,6 @@
 //! Schedules as data: per rank a list of operations and the dependencies between them.
 
+use super::implicit::RecursiveDoublingAllreduce;
 use crate::Message;
 use crate::collectives::Operator;
 use crate::error::SimError;
@@ -548,6 +549,7 @@ impl ScheduleBuilder {
             partner = matched(std::mem::take(&mut peer))?;
         }
         let (rank, rank_of) = renumber_ranks(rank, ranks as usize);
+        let start_edges = successors.iter().any(|&e| e & START_EDGE != 0);
 
         Ok(Schedule {
             ranks,
@@ -565,6 +567,8 @@ impl ScheduleBuilder {
             // a simulation needs only `orig`
             index: std::sync::OnceLock::new(),
             orig,
+            computed: None,
+            start_edges,
         })
     }
 }
@@ -947,14 +951,56 @@ pub struct Schedule {
     /// `index[op]`: the internal position of operation `op` (the inverse of `orig`), made when
     /// first needed.
     index: std::sync::OnceLock<Vec<u32>>,
+    /// The layout that computes every operation's kind, rank, partner and successors, for a
+    /// schedule whose per-operation arrays are not stored (they are empty then).
+    computed: Option<RecursiveDoublingAllreduce>,
+    /// Whether any dependency is an `irequires`.
+    start_edges: bool,
 }
 
 impl Schedule {
+    /// The schedule of `ranks` ranks laid out by `layout`, whose messages are all `message`
+    /// and whose calcs (if any) take `calc_seconds`.
+    pub(crate) fn computed(
+        ranks: u64,
+        layout: RecursiveDoublingAllreduce,
+        message: Message,
+        calc_seconds: Option<f64>,
+    ) -> Self {
+        Self {
+            ranks,
+            sig: Vec::new(),
+            rank: Vec::new(),
+            rank_of: Vec::new(),
+            roots: Vec::new(),
+            partner: Vec::new(),
+            signatures: RecursiveDoublingAllreduce::signatures([KIND_SEND, KIND_RECV, KIND_CALC]),
+            messages: vec![message],
+            calcs: calc_seconds.into_iter().collect(),
+            offsets: Vec::new(),
+            successors: Vec::new(),
+            orig: Vec::new(),
+            index: std::sync::OnceLock::new(),
+            computed: Some(layout),
+            start_edges: false,
+        }
+    }
+
+    /// Whether any dependency is an `irequires`.
+    pub(crate) fn has_start_edges(&self) -> bool {
+        self.start_edges
+    }
+
+    /// The computing layout, if the schedule has one (its arrays are then empty).
+    pub(crate) fn computed_layout(&self) -> Option<&RecursiveDoublingAllreduce> {
+        self.computed.as_ref()
+    }
+
     /// The internal position of `op`, `None` if out of range.
     #[inline]
     fn int(&self, op: OpId) -> Option<usize> {
         let i = op.index();
-        if i >= self.sig.len() {
+        if i >= self.len() {
             None
         } else if self.orig.is_empty() {
             Some(i)
@@ -995,17 +1041,23 @@ impl Schedule {
 
     /// Number of operations.
     pub fn len(&self) -> usize {
-        self.sig.len()
+        match &self.computed {
+            Some(x) => x.len(),
+            None => self.sig.len(),
+        }
     }
 
     /// Whether the schedule has no operation.
     pub fn is_empty(&self) -> bool {
-        self.sig.is_empty()
+        self.len() == 0
     }
 
     /// Number of dependencies.
     pub fn dependencies(&self) -> usize {
-        self.successors.len()
+        match &self.computed {
+            Some(x) => x.dependencies(),
+            None => self.successors.len(),
+        }
     }
 
     /// The kind of operation `op` (`None` if out of range).
@@ -1015,14 +1067,32 @@ impl Schedule {
 
     /// The rank that executes `op`.
     pub fn rank(&self, op: OpId) -> Option<u64> {
-        self.int(op).map(|i| self.rank_named(self.rank[i]))
+        self.int(op).map(|i| self.rank_at(i))
+    }
+
+    /// The rank of the operation at internal position `i`.
+    #[inline]
+    fn rank_at(&self, i: usize) -> u64 {
+        match &self.computed {
+            Some(x) => u64::from(x.rank(i)),
+            None => self.rank_named(self.rank[i]),
+        }
+    }
+
+    /// The internal position of the partner of the operation at internal position `i`.
+    #[inline]
+    fn partner_at(&self, i: usize) -> u32 {
+        match &self.computed {
+            Some(x) => x.partner(i),
+            None => self.partner[i],
+        }
     }
 
     /// The peer of a send or receive (`None` for a calc).
     pub fn peer(&self, op: OpId) -> Option<u64> {
         let i = self.int(op)?;
-        let p = self.partner[i];
-        (p != NONE).then(|| self.rank_named(self.rank[p as usize]))
+        let p = self.partner_at(i);
+        (p != NONE).then(|| self.rank_at(p as usize))
     }
 
     /// The tag of a send or receive (0 for a calc).
@@ -1051,24 +1121,29 @@ impl Schedule {
     /// The receive a send matched, or the send a receive matched.
     pub fn partner(&self, op: OpId) -> Option<OpId> {
         let i = self.int(op)?;
-        let p = self.partner[i];
+        let p = self.partner_at(i);
         (p != NONE).then(|| OpId(self.ext(p as usize)))
     }
 
     /// The operations that depend on `op`, with the kind of each dependency.
     pub fn dependents(&self, op: OpId) -> impl Iterator<Item = (OpId, Dependency)> + '_ {
-        let range = match self.int(op) {
-            Some(i) => self.offsets[i] as usize..self.offsets[i + 1] as usize,
-            None => 0..0,
+        let (range, computed) = match (self.int(op), &self.computed) {
+            (Some(i), Some(x)) => (0..0, x.successors(i)),
+            (Some(i), None) => (self.offsets[i] as usize..self.offsets[i + 1] as usize, 0..0),
+            (None, _) => (0..0, 0..0),
         };
-        self.successors[range].iter().map(|&s| {
-            let kind = if s & START_EDGE != 0 {
-                Dependency::Irequires
-            } else {
-                Dependency::Requires
-            };
-            (OpId(self.ext((s & !START_EDGE) as usize)), kind)
-        })
+        self.successors[range]
+            .iter()
+            .copied()
+            .chain(computed)
+            .map(|s| {
+                let kind = if s & START_EDGE != 0 {
+                    Dependency::Irequires
+                } else {
+                    Dependency::Requires
+                };
+                (OpId(self.ext((s & !START_EDGE) as usize)), kind)
+            })
     }
 
     /// The distinct messages of the schedule (each send and receive refers to one).
@@ -1079,7 +1154,10 @@ impl Schedule {
     // crate-internal views for the engine, all in internal order
     #[inline]
     fn signature(&self, i: usize) -> Signature {
-        self.signatures[self.sig[i] as usize]
+        match &self.computed {
+            Some(x) => self.signatures[x.signature(i) as usize],
+            None => self.signatures[self.sig[i] as usize],
+        }
     }
     /// The kind of the operation at internal position `i`.
     pub(crate) fn kind_at(&self, i: usize) -> OpKind {
