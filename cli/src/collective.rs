@@ -3,6 +3,7 @@
 use commcost::collectives::{Algorithm, DecisionTable, Problem, crossover, rank};
 use commcost::sim::{CostSource, ExactClosedForm, SimLimits, ToSchedule, rank_simulated};
 use commcost::{CommModel, Message};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::model::Loaded;
 use crate::units::{human_bytes, human_time};
@@ -160,6 +161,171 @@ pub fn table(
                 last_p = Some(r.processes);
             }
             outln!("    {:>12} ..= {:<12} {}", r.first, r.last, r.algorithm);
+        }
+    }
+    Ok(())
+}
+
+/// One row of a simulated decision table: the sampled sizes `first..=last` on `processes` all
+/// have `algorithm` as winner; `simulated` when any of those winners was priced by the
+/// simulator (its closed form not exact there).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampledSpan {
+    pub processes: u64,
+    pub first: u64,
+    pub last: u64,
+    pub algorithm: String,
+    pub simulated: bool,
+}
+
+/// The winner of [`rank_simulated`] for `procs` processes and `bytes` bytes, and whether it was
+/// simulated. A candidate whose closed form is not exact here but whose schedule is beyond the
+/// [`SimLimits`] (the library then falls back to the closed form) is an error naming `P` and
+/// the size: a `--simulate` table does not silently rank by a bound.
+fn simulated_winner<A>(
+    model: &dyn CommModel,
+    procs: u64,
+    bytes: u64,
+    limits: SimLimits,
+) -> Result<(String, bool), Failure>
+where
+    A: Algorithm + ToSchedule + ExactClosedForm + std::fmt::Display,
+{
+    let at = || format!("P = {procs}, {bytes} bytes");
+    let problem = Problem::new(procs, Message::contiguous(bytes));
+    let ranking = rank_simulated::<A>(model, &problem, limits)
+        .map_err(|e| Failure(format!("{}: {e}", at())))?;
+    if let Some(refused) = ranking.iter().find(|e| {
+        e.source == CostSource::ClosedForm && !e.algorithm.closed_form_exact(model, &problem)
+    }) {
+        let why = if procs > limits.max_processes {
+            format!("more than {} processes", limits.max_processes)
+        } else {
+            format!(
+                "a schedule of more than {} operations",
+                limits.max_operations
+            )
+        };
+        return fail(format!(
+            "{}: `{}` cannot be simulated ({why}, the simulator's limit) and its closed form is \
+             not exact there; use fewer processes or sizes, or `table` without --simulate",
+            at(),
+            refused.algorithm
+        ));
+    }
+    match ranking.first() {
+        Some(best) => Ok((
+            best.algorithm.to_string(),
+            best.source == CostSource::Simulated,
+        )),
+        None => fail(format!("{}: the collective has no algorithm here", at())),
+    }
+}
+
+/// The decision table from [`rank_simulated`] at every `(P, size)` of the grid: consecutive
+/// sampled sizes with the same winner merged into one span, so a switch point is only known to
+/// lie between the last size of a span and the first of the next. Costs one schedule build and
+/// simulation per algorithm whose closed form is not exact, per grid point; `bar` counts the
+/// grid points.
+pub fn sampled_spans<A>(
+    model: &dyn CommModel,
+    procs: &[u64],
+    sizes: &[u64],
+    bar: &ProgressBar,
+) -> Result<Vec<SampledSpan>, Failure>
+where
+    A: Algorithm + ToSchedule + ExactClosedForm + std::fmt::Display,
+{
+    if procs.contains(&0) {
+        return fail("--procs: process counts must be at least 1");
+    }
+    let limits = SimLimits::default();
+    let mut out: Vec<SampledSpan> = Vec::new();
+    for &p in procs {
+        let mut current: Option<SampledSpan> = None;
+        for &bytes in sizes {
+            let (winner, simulated) = simulated_winner::<A>(model, p, bytes, limits)?;
+            bar.inc(1);
+            match current.as_mut() {
+                Some(span) if span.algorithm == winner => {
+                    span.last = bytes;
+                    span.simulated |= simulated;
+                }
+                _ => {
+                    out.extend(current.take());
+                    current = Some(SampledSpan {
+                        processes: p,
+                        first: bytes,
+                        last: bytes,
+                        algorithm: winner,
+                        simulated,
+                    });
+                }
+            }
+        }
+        out.extend(current);
+    }
+    Ok(out)
+}
+
+/// `table --simulate`: the decision table ranked by [`rank_simulated`] at the sampled sizes.
+pub fn table_simulated(
+    c: Collective,
+    loaded: &Loaded,
+    procs: &[u64],
+    sizes: &[u64],
+    csv: bool,
+) -> Result<(), Failure> {
+    let points = (procs.len() as u64).saturating_mul(sizes.len() as u64);
+    // drawn on standard error, and only when that is a terminal
+    let bar = ProgressBar::new(points);
+    if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} {elapsed}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message("simulating");
+    let rows = dispatch!(c, sampled_spans(&loaded.spec, procs, sizes, &bar));
+    bar.finish_and_clear();
+    let rows = rows?;
+    let source = |simulated: bool| {
+        source_name(if simulated {
+            CostSource::Simulated
+        } else {
+            CostSource::ClosedForm
+        })
+    };
+    if csv {
+        outln!("processes,first_bytes,last_bytes,algorithm,source");
+        for r in &rows {
+            outln!(
+                "{},{},{},\"{}\",{}",
+                r.processes,
+                r.first,
+                r.last,
+                r.algorithm,
+                source(r.simulated)
+            );
+        }
+    } else {
+        outln!(
+            "{c:?} decision table, model {}, sizes {}..{}, simulated where the closed form is \
+             not exact (switch points between sampled sizes):",
+            loaded.name,
+            human_bytes(sizes[0]),
+            human_bytes(*sizes.last().unwrap_or(&sizes[0]))
+        );
+        let mut last_p = None;
+        for r in &rows {
+            if last_p != Some(r.processes) {
+                outln!("  P = {}", r.processes);
+                last_p = Some(r.processes);
+            }
+            let mark = if r.simulated { " (simulated)" } else { "" };
+            outln!(
+                "    {:>12} ..= {:<12} {}{mark}",
+                r.first,
+                r.last,
+                r.algorithm
+            );
         }
     }
     Ok(())

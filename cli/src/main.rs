@@ -121,7 +121,8 @@ enum Command {
         after_help = "LIST is comma-separated (4,16,64) or a doubling range (2..1024); \
         RANGE is a doubling range of sizes (1..4M) or a list.\n\nExamples:\n  \
         commcost table allreduce --preset open-mpi-openib --procs 4,16,64 --bytes 8..4M\n  \
-        commcost table bcast --model my.json --procs 2..256 --bytes 1..1M --csv"
+        commcost table bcast --model my.json --procs 2..256 --bytes 1..1M --csv\n  \
+        commcost table gather --preset open-mpi-gm --procs 6,24,100 --bytes 1..1M --simulate"
     )]
     Table {
         /// The collective.
@@ -137,6 +138,16 @@ enum Command {
         /// CSV output: one line per size range (processes, first and last byte, algorithm).
         #[arg(long)]
         csv: bool,
+        /// Rank at every grid point with the simulator where an algorithm's closed form is not
+        /// exact (as `select --simulate`): spans of sampled sizes, switch points only known to
+        /// lie between two sampled sizes, each span marked `(simulated)` when any of its
+        /// winners was simulated. Costs one schedule build and simulation per inexact
+        /// algorithm per (P, size); an inexact algorithm beyond the simulator's limits (1024
+        /// processes, 2^20 operations) is an error. With --csv, first_bytes and last_bytes are
+        /// the first and last sampled sizes of the span (sizes between two rows are not
+        /// covered) and a fifth column `source` is `simulated` or `closed form`.
+        #[arg(long)]
+        simulate: bool,
     },
     /// Measure or import, fit, and write a model file with provenance.
     Calibrate(calibrate::CalibrateArgs),
@@ -217,9 +228,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             procs,
             bytes,
             csv,
+            simulate,
         } => {
             let loaded = model::load(&source)?;
-            collective::table(collective, &loaded, &procs.0, &bytes.0, csv)
+            if simulate {
+                collective::table_simulated(collective, &loaded, &procs.0, &bytes.0, csv)
+            } else {
+                collective::table(collective, &loaded, &procs.0, &bytes.0, csv)
+            }
         }
         Command::Calibrate(args) => calibrate::run(args),
         Command::Plot(args) => plot::run(args),

@@ -1254,3 +1254,210 @@ fn simulate_with_the_models_protocols() {
     ]);
     assert!(!out.status.success());
 }
+
+/// The rows of a `table --csv` output after its header, as fields with quotes removed.
+fn csv_rows(csv: &str) -> Vec<Vec<String>> {
+    csv.lines()
+        .skip(1)
+        .map(|line| {
+            line.split(',')
+                .map(|f| f.trim_matches('"').to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// `1, 2, 4, ..., hi`: the sizes `--bytes 1..hi` samples when `hi` is a power of two.
+fn doubling_sizes(hi: u64) -> Vec<u64> {
+    std::iter::successors(Some(1u64), |&s| (s < hi).then_some(2 * s)).collect()
+}
+
+/// Consecutive equal winners merged: `(first, last, winner)` per run.
+fn merge_runs(winners: &[(u64, String)]) -> Vec<(u64, u64, String)> {
+    let mut runs: Vec<(u64, u64, String)> = Vec::new();
+    for (size, winner) in winners {
+        match runs.last_mut() {
+            Some(run) if run.2 == *winner => run.1 = *size,
+            _ => runs.push((*size, *size, winner.clone())),
+        }
+    }
+    runs
+}
+
+#[test]
+fn table_simulate_agrees_with_the_exact_table_at_the_sampled_sizes() {
+    // every closed form is exact here (allgather on powers of two, alltoall on any P), so the
+    // simulated table must be the plain table's exact spans read at the sampled sizes
+    for (collective, preset, procs) in [
+        ("allgather", "open-mpi-openib", "4,16,64"),
+        ("alltoall", "open-mpi-gm", "5,24,100"),
+    ] {
+        let args = [
+            "table", collective, "--preset", preset, "--procs", procs, "--bytes", "1..4M", "--csv",
+        ];
+        let exact = csv_rows(&ok(&args));
+        let sampled_csv = ok(&[&args[..], &["--simulate"]].concat());
+        assert_eq!(
+            sampled_csv.lines().next(),
+            Some("processes,first_bytes,last_bytes,algorithm,source")
+        );
+        let mut expected = Vec::new();
+        for p in procs.split(',') {
+            let winners: Vec<(u64, String)> = doubling_sizes(4 << 20)
+                .into_iter()
+                .map(|s| {
+                    let row = exact
+                        .iter()
+                        .find(|r| {
+                            r[0] == p
+                                && r[1].parse::<u64>().unwrap() <= s
+                                && s <= r[2].parse::<u64>().unwrap()
+                        })
+                        .unwrap_or_else(|| panic!("no exact span holds P = {p}, {s} bytes"));
+                    (s, row[3].clone())
+                })
+                .collect();
+            for (first, last, winner) in merge_runs(&winners) {
+                expected.push(vec![
+                    p.to_string(),
+                    first.to_string(),
+                    last.to_string(),
+                    winner,
+                    "closed form".to_string(),
+                ]);
+            }
+        }
+        // the exact tables switch several times: the comparison is not between single rows
+        assert!(expected.len() >= 9, "{collective}: {expected:?}");
+        assert_eq!(csv_rows(&sampled_csv), expected, "{collective}");
+        let text = ok(&[&args[..args.len() - 1], &["--simulate"]].concat());
+        assert!(
+            text.contains("switch points between sampled sizes"),
+            "{text}"
+        );
+        assert!(!text.contains("(simulated)"), "{text}");
+    }
+}
+
+#[test]
+fn table_simulate_lets_the_simulator_decide_off_powers_of_two() {
+    // broadcast on 6 and 24 processes: the binomial tree's closed form charges the LogGP gap
+    // between rounds that its schedule does not have, so where it wins the simulator decided
+    let args = [
+        "table",
+        "bcast",
+        "--preset",
+        "mpich2-tcp",
+        "--procs",
+        "6,24",
+        "--bytes",
+        "1..4M",
+        "--simulate",
+    ];
+    let text = ok(&args);
+    assert!(text.contains("binomial (simulated)"), "{text}");
+    let rows = csv_rows(&ok(&[&args[..], &["--csv"]].concat()));
+    assert!(rows.iter().any(|r| r[4] == "simulated"), "{rows:?}");
+    // an independent path: `select --simulate` at every sampled size of every span
+    let sizes = doubling_sizes(4 << 20);
+    for row in &rows {
+        let (first, last) = (
+            row[1].parse::<u64>().unwrap(),
+            row[2].parse::<u64>().unwrap(),
+        );
+        let mut any_simulated = false;
+        for s in sizes.iter().filter(|&&s| first <= s && s <= last) {
+            let j = json(&ok(&[
+                "select",
+                "bcast",
+                "--preset",
+                "mpich2-tcp",
+                "--procs",
+                &row[0],
+                "--bytes",
+                &s.to_string(),
+                "--simulate",
+                "--json",
+            ]));
+            assert_eq!(
+                j["ranking"][0]["algorithm"],
+                row[3].as_str(),
+                "P = {}, {s}",
+                row[0]
+            );
+            any_simulated |= j["ranking"][0]["source"] == "simulated";
+        }
+        assert_eq!(row[4] == "simulated", any_simulated, "{row:?}");
+    }
+    // the gather on 6 processes: the closed forms pick the linear gather for one byte, the
+    // simulated binomial tree beats it
+    let gather = |simulate: &[&str]| {
+        let out = ok(&[
+            &[
+                "table",
+                "gather",
+                "--preset",
+                "open-mpi-gm",
+                "--procs",
+                "6",
+                "--bytes",
+                "1",
+                "--csv",
+            ][..],
+            simulate,
+        ]
+        .concat());
+        csv_rows(&out)[0][3].clone()
+    };
+    assert_eq!(gather(&[]), "linear");
+    assert_eq!(gather(&["--simulate"]), "binomial");
+}
+
+#[test]
+fn table_simulate_beyond_the_simulator_limits_is_a_clean_error() {
+    let refused = |collective: &str, procs: &str| {
+        let args = [
+            "table",
+            collective,
+            "--preset",
+            "mpich2-tcp",
+            "--procs",
+            procs,
+            "--bytes",
+            "1,8",
+            "--simulate",
+        ];
+        let out = commcost(&args);
+        assert!(out.stdout.is_empty(), "no partial table");
+        user_error(&args)
+    };
+    // more processes than the simulator takes: the binomial broadcast is not exact there
+    let err = refused("bcast", "4,2000");
+    assert!(
+        err.contains("P = 2000, 1 bytes") && err.contains("1024 processes"),
+        "{err}"
+    );
+    let err = refused("allreduce", "18446744073709551615");
+    assert!(err.contains("P = 18446744073709551615, 1 bytes"), "{err}");
+    // 768 processes, but the scatter-allgather broadcast's schedule has more than 2^20
+    // operations: its allgather ring alone has 768 · 767 sends and as many receives
+    let err = refused("bcast", "768");
+    assert!(
+        err.contains("P = 768, 1 bytes") && err.contains("1048576 operations"),
+        "{err}"
+    );
+    assert!(refused("bcast", "0,4").contains("--procs"));
+    // exact closed forms need no simulation: any P is fine
+    let out = ok(&[
+        "table",
+        "alltoall",
+        "--preset",
+        "mpich2-tcp",
+        "--procs",
+        "18446744073709551615",
+        "--bytes",
+        "1",
+        "--simulate",
+    ]);
+    assert!(out.contains("bruck"), "{out}");
+}
