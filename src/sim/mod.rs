@@ -76,9 +76,14 @@
 //! Operations live in flat arrays (`u32` indices) in time-major order (by position in their
 //! rank's program, so that one round of a lock-step collective is contiguous in memory; every
 //! method still names operations by their own index), dependencies in successor lists, events
-//! in a radix heap of 16-byte entries in 65 reused vectors (event times never decrease below
+//! in a radix heap of 12-byte entries in 65 reused vectors (event times never decrease below
 //! the current one); all events of one time are taken out together and run in operation order.
-//! Nothing is allocated per event.
+//! Nothing is allocated per event. Ranks are numbered internally in the order their first
+//! operations lie in memory, so that the state of ranks active together lies together. The
+//! recursive-doubling allreduce's schedule stores nothing per operation: it computes each
+//! operation's kind, rank, partner and successors from its index, the same as the stored
+//! schedule would hold them (at `P = 2^20`, 42 million operations, its simulation needs about
+//! 0.6 GB in all).
 //!
 //! # Examples
 //!
