@@ -148,20 +148,39 @@ pub fn table(
             outln!("{},{},{},\"{}\"", r.processes, r.first, r.last, r.algorithm);
         }
     } else {
-        outln!(
-            "{c:?} decision table, model {}, sizes {}..{} (switch points exact):",
-            loaded.name,
-            human_bytes(sizes[0]),
-            human_bytes(*sizes.last().unwrap_or(&sizes[0]))
-        );
-        let mut last_p = None;
-        for r in &rows {
-            if last_p != Some(r.processes) {
-                outln!("  P = {}", r.processes);
-                last_p = Some(r.processes);
-            }
-            outln!("    {:>12} ..= {:<12} {}", r.first, r.last, r.algorithm);
+        print_spans(
+            &format!("{c:?} decision table, model {}", loaded.name),
+            " (switch points exact)",
+            sizes,
+            rows.iter()
+                .map(|r| (r.processes, r.first, r.last, r.algorithm.as_str(), "")),
+        )?;
+    }
+    Ok(())
+}
+
+/// Prints a decision table as text: `{title}, sizes A..B{note}:`, then per process count its
+/// spans `(P, first, last, algorithm, mark)`.
+fn print_spans<'a>(
+    title: &str,
+    note: &str,
+    sizes: &[u64],
+    rows: impl Iterator<Item = (u64, u64, u64, &'a str, &'a str)>,
+) -> Result<(), Failure> {
+    let first = sizes.first().copied().unwrap_or(0);
+    let last = sizes.last().copied().unwrap_or(first);
+    outln!(
+        "{title}, sizes {}..{}{note}:",
+        human_bytes(first),
+        human_bytes(last)
+    );
+    let mut last_p = None;
+    for (processes, first, last, algorithm, mark) in rows {
+        if last_p != Some(processes) {
+            outln!("  P = {processes}");
+            last_p = Some(processes);
         }
+        outln!("    {first:>12} ..= {last:<12} {algorithm}{mark}");
     }
     Ok(())
 }
@@ -306,27 +325,15 @@ pub fn table_simulated(
             );
         }
     } else {
-        outln!(
-            "{c:?} decision table, model {}, sizes {}..{}, simulated where the closed form is \
-             not exact (switch points between sampled sizes):",
-            loaded.name,
-            human_bytes(sizes[0]),
-            human_bytes(*sizes.last().unwrap_or(&sizes[0]))
-        );
-        let mut last_p = None;
-        for r in &rows {
-            if last_p != Some(r.processes) {
-                outln!("  P = {}", r.processes);
-                last_p = Some(r.processes);
-            }
-            let mark = if r.simulated { " (simulated)" } else { "" };
-            outln!(
-                "    {:>12} ..= {:<12} {}{mark}",
-                r.first,
-                r.last,
-                r.algorithm
-            );
-        }
+        print_spans(
+            &format!("{c:?} decision table, model {}", loaded.name),
+            ", simulated where the closed form is not exact (switch points between sampled sizes)",
+            sizes,
+            rows.iter().map(|r| {
+                let mark = if r.simulated { " (simulated)" } else { "" };
+                (r.processes, r.first, r.last, r.algorithm.as_str(), mark)
+            }),
+        )?;
     }
     Ok(())
 }

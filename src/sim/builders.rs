@@ -146,10 +146,9 @@ pub(super) fn check_ranks(p: u64) -> Result<(), SimError> {
     Ok(())
 }
 
-/// A builder for `p` ranks of about `ops_per_rank` operations each (an upper bound): `P` is
-/// checked, more than [`MAX_BUILT_OPERATIONS`] operations in all are refused, and room for at
-/// most [`RESERVE_LIMIT`] operations is reserved up front (the arrays grow beyond).
-pub(super) fn sized_builder(p: u64, ops_per_rank: u64) -> Result<ScheduleBuilder, SimError> {
+/// Checks `P` and refuses more than [`MAX_BUILT_OPERATIONS`] operations in all (`p` ranks of
+/// about `ops_per_rank` operations each, an upper bound); returns that estimate.
+fn check_size(p: u64, ops_per_rank: u64) -> Result<u64, SimError> {
     check_ranks(p)?;
     let ops = p.saturating_mul(ops_per_rank.max(1));
     if ops > MAX_BUILT_OPERATIONS {
@@ -159,6 +158,14 @@ pub(super) fn sized_builder(p: u64, ops_per_rank: u64) -> Result<ScheduleBuilder
             limit: MAX_BUILT_OPERATIONS,
         });
     }
+    Ok(ops)
+}
+
+/// A builder for `p` ranks of about `ops_per_rank` operations each (an upper bound): `P` is
+/// checked, more than [`MAX_BUILT_OPERATIONS`] operations in all are refused, and room for at
+/// most [`RESERVE_LIMIT`] operations is reserved up front (the arrays grow beyond).
+pub(super) fn sized_builder(p: u64, ops_per_rank: u64) -> Result<ScheduleBuilder, SimError> {
+    let ops = check_size(p, ops_per_rank)?;
     let mut b = ScheduleBuilder::new(p);
     let reserved = ops.min(RESERVE_LIMIT) as usize;
     b.reserve(reserved, reserved * 2);
@@ -606,15 +613,7 @@ impl ToSchedule for Allreduce {
 /// numbered as [`recursive_doubling_allreduce_stored`] writes them.
 fn recursive_doubling_allreduce(problem: &Problem, per_rank: u64) -> Result<Schedule, SimError> {
     let p = problem.processes;
-    check_ranks(p)?;
-    let ops = p.saturating_mul(per_rank.max(1));
-    if ops > MAX_BUILT_OPERATIONS {
-        return Err(SimError::TooLarge {
-            what: "operations",
-            count: ops,
-            limit: MAX_BUILT_OPERATIONS,
-        });
-    }
+    check_size(p, per_rank)?;
     let m = problem.message.bytes();
     let cost = problem.operator.cost(m);
     if !(cost >= 0.0 && cost.is_finite()) {
