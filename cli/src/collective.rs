@@ -338,8 +338,9 @@ pub fn table_simulated(
     Ok(())
 }
 
-/// One entry of a ranking with the simulator: algorithm, cost, closed form, simulated or not.
-type SimulatedRow = (String, f64, f64, CostSource);
+/// One entry of a ranking with the simulator: algorithm, cost, closed form, simulated or not,
+/// whether the closed form is exact for this model and problem.
+type SimulatedRow = (String, f64, f64, CostSource, bool);
 
 fn ranked_simulated<A>(
     model: &dyn CommModel,
@@ -352,7 +353,16 @@ where
     let problem = Problem::new(procs, Message::contiguous(bytes));
     let r = rank_simulated::<A>(model, &problem, SimLimits::default())?;
     Ok(r.into_iter()
-        .map(|e| (e.algorithm.to_string(), e.cost, e.closed_form, e.source))
+        .map(|e| {
+            let exact = e.algorithm.closed_form_exact(model, &problem);
+            (
+                e.algorithm.to_string(),
+                e.cost,
+                e.closed_form,
+                e.source,
+                exact,
+            )
+        })
         .collect())
 }
 
@@ -382,7 +392,7 @@ pub fn select(
     } else {
         dispatch!(c, ranked(&loaded.spec, procs, bytes))?
             .into_iter()
-            .map(|(label, cost)| (label, cost, cost, CostSource::ClosedForm))
+            .map(|(label, cost)| (label, cost, cost, CostSource::ClosedForm, true))
             .collect()
     };
     let best = ranked.first().map_or(0.0, |r| r.1);
@@ -390,13 +400,14 @@ pub fn select(
     if json {
         let rows: Vec<serde_json::Value> = ranked
             .iter()
-            .map(|(label, cost, closed, source)| {
+            .map(|(label, cost, closed, source, exact)| {
                 let mut row = serde_json::json!({
                     "algorithm": label, "seconds": cost, "ratio_to_best": ratio(*cost),
                 });
                 if simulate {
                     row["closed_form_seconds"] = serde_json::json!(closed);
                     row["source"] = serde_json::json!(source_name(*source));
+                    row["closed_form_exact"] = serde_json::json!(exact);
                 }
                 row
             })
@@ -441,7 +452,7 @@ pub fn select(
             "× best"
         );
     }
-    for (i, (label, cost, closed, source)) in ranked.iter().enumerate() {
+    for (i, (label, cost, closed, source, _)) in ranked.iter().enumerate() {
         if simulate {
             outln!(
                 "  {:<4} {:<36} {:>14} {:>8.3} {:>14}  {}",
@@ -459,6 +470,19 @@ pub fn select(
                 label,
                 human_time(*cost),
                 ratio(*cost)
+            );
+        }
+    }
+    // a closed form that is only a bound here, kept because the schedule is beyond the
+    // simulator's limits: say so rather than rank by it silently
+    let limits = SimLimits::default();
+    for (label, _, _, source, exact) in &ranked {
+        if simulate && *source == CostSource::ClosedForm && !*exact {
+            outln!(
+                "note: `{label}` is ranked by its closed form, only an upper bound here: its \
+                 schedule is beyond the simulator's limits ({} processes, {} operations)",
+                limits.max_processes,
+                limits.max_operations
             );
         }
     }

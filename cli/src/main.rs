@@ -111,7 +111,8 @@ enum Command {
         json: bool,
         /// Rank by the simulated makespan where an algorithm's closed form is not exact for
         /// this model and problem (schedules of at most 1024 processes and 2^20 operations;
-        /// larger ones keep the closed form); each entry shows its closed form and its source.
+        /// larger ones keep the closed form, with a note where it is only an upper bound); each
+        /// entry shows its closed form and its source (JSON: also `closed_form_exact`).
         #[arg(long)]
         simulate: bool,
     },

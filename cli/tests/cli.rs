@@ -1076,6 +1076,49 @@ fn simulate_user_errors_are_one_line() {
     assert!(err.contains("--goal"), "{err}");
 }
 
+/// Beyond the simulator's limits (1024 processes by default) `select --simulate` keeps the
+/// closed forms; where one is only an upper bound (the binomial and scatter-allgather
+/// broadcasts at a `P` that is not a power of two, docs/SIMULATOR.md) it says so, in the text
+/// and as `closed_form_exact` in JSON; the linear broadcast's exact closed form gets no note,
+/// and a simulated ranking (P = 8) none at all.
+#[test]
+fn select_simulate_notes_closed_forms_that_are_only_bounds() {
+    let args = |p: &'static str, json: bool| {
+        let mut a = vec![
+            "select",
+            "bcast",
+            "--preset",
+            "mpich2-tcp",
+            "--procs",
+            p,
+            "--bytes",
+            "8",
+            "--simulate",
+        ];
+        if json {
+            a.push("--json");
+        }
+        a
+    };
+    let text = ok(&args("2000", false));
+    let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("note:")).collect();
+    assert_eq!(notes.len(), 2, "{text}");
+    assert!(
+        notes
+            .iter()
+            .any(|l| l.contains("`binomial`") && l.contains("upper bound"))
+    );
+    assert!(notes.iter().any(|l| l.contains("`scatter-allgather`")));
+    assert!(!text.contains("`linear`"), "{text}");
+    let j = json(&ok(&args("2000", true)));
+    for r in j["ranking"].as_array().unwrap() {
+        assert_eq!(r["source"], "closed form");
+        let bound = r["algorithm"] == "binomial" || r["algorithm"] == "scatter-allgather";
+        assert_eq!(r["closed_form_exact"], !bound, "{r}");
+    }
+    assert!(!ok(&args("8", false)).contains("note:"));
+}
+
 #[test]
 fn select_simulate_marks_simulated_entries() {
     let j = json(&ok(&[
