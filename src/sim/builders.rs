@@ -531,7 +531,7 @@ impl ToSchedule for Reduce {
 /// The folding of MPICH's recursive algorithms for `P` not a power of two: `(rem, p')` with
 /// `P = p' + rem`, and `newrank` of rank `r` (`None` for the even ranks below `2 rem`, which
 /// hand their data over and wait).
-fn fold(p: u64, r: u64) -> (u64, u64, Option<u64>) {
+pub(super) fn fold(p: u64, r: u64) -> (u64, u64, Option<u64>) {
     let pp = 1u64 << floor_log2(p);
     let rem = p - pp;
     let new = if r < 2 * rem {
@@ -543,7 +543,7 @@ fn fold(p: u64, r: u64) -> (u64, u64, Option<u64>) {
 }
 
 /// The real rank of `newrank`.
-fn unfold(rem: u64, new: u64) -> u64 {
+pub(super) fn unfold(rem: u64, new: u64) -> u64 {
     if new < rem { 2 * new + 1 } else { new + rem }
 }
 

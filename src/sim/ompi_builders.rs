@@ -18,7 +18,7 @@
 //! described on [`ToSchedule`](super::ToSchedule) and in `docs/SIMULATOR.md`.
 
 use super::builders::ToSchedule;
-use super::builders::{ceil_log2, check_ranks, floor_log2, lowbit, sized_builder};
+use super::builders::{ceil_log2, check_ranks, floor_log2, fold, lowbit, sized_builder, unfold};
 use super::schedule::{OpId, Schedule, ScheduleBuilder};
 use crate::collectives::ompi::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, MAX_TREE_FANOUT, Reduce, ReduceScatter,
@@ -472,23 +472,8 @@ fn ring(w: &mut Program<'_>, r: u64, p: u64, bytes: u64, tag: u32, reduce: bool)
     }
 }
 
-/// The folding of Open MPI's recursive algorithms for `P` not a power of two: `(rem, p')` with
-/// `P = p' + rem` and the `newrank` of `r` (`None` for the even ranks below `2 rem`).
-fn fold(p: u64, r: u64) -> (u64, u64, Option<u64>) {
-    let pp = 1u64 << floor_log2(p);
-    let rem = p - pp;
-    let new = if r < 2 * rem {
-        (r % 2 == 1).then_some(r / 2)
-    } else {
-        Some(r - rem)
-    };
-    (rem, pp, new)
-}
-
-/// The real rank of `newrank`.
-fn unfold(rem: u64, new: u64) -> u64 {
-    if new < rem { 2 * new + 1 } else { new + rem }
-}
+// Open MPI folds its recursive algorithms for `P` not a power of two as MPICH does (`fold`,
+// `unfold` of the textbook builders), but for Rabenseifner:
 
 /// The folding of Open MPI's Rabenseifner algorithms (`coll_base_allreduce.c`,
 /// `coll_base_reduce.c`): the *even* ranks below `2 rem` stay (`newrank = r/2`), the odd ones
@@ -843,13 +828,8 @@ impl ToSchedule for Allgather {
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
         check_ranks(p)?;
-        if *self == Self::TwoProc && p > 2 {
-            return Err(CollectiveError::NotApplicable {
-                algorithm: "two-proc",
-                processes: p,
-                requirement: "exactly 2 processes",
-            }
-            .into());
+        if *self == Self::TwoProc {
+            two_proc_only(p)?;
         }
         let m = problem.message.bytes();
         match self {
@@ -906,6 +886,19 @@ impl ToSchedule for Allgather {
     }
 }
 
+/// The `two_proc` algorithms (allgather, alltoall, barrier) exist for at most 2 processes.
+fn two_proc_only(p: u64) -> Result<(), SimError> {
+    if p > 2 {
+        return Err(CollectiveError::NotApplicable {
+            algorithm: "two-proc",
+            processes: p,
+            requirement: "exactly 2 processes",
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// The `two_proc` algorithms of allgather and alltoall: on 2 processes one `MPI_Sendrecv` of
 /// `m` bytes each way (on 1 process nothing).
 fn two_proc_exchange(problem: &Problem, m: u64) -> Result<Schedule, SimError> {
@@ -925,13 +918,8 @@ impl ToSchedule for Alltoall {
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
         check_ranks(p)?;
-        if *self == Self::TwoProc && p > 2 {
-            return Err(CollectiveError::NotApplicable {
-                algorithm: "two-proc",
-                processes: p,
-                requirement: "exactly 2 processes",
-            }
-            .into());
+        if *self == Self::TwoProc {
+            two_proc_only(p)?;
         }
         let m = problem.message.bytes();
         match *self {
@@ -975,13 +963,8 @@ impl ToSchedule for Barrier {
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
         check_ranks(p)?;
-        if *self == Self::TwoProc && p > 2 {
-            return Err(CollectiveError::NotApplicable {
-                algorithm: "two-proc",
-                processes: p,
-                requirement: "exactly 2 processes",
-            }
-            .into());
+        if *self == Self::TwoProc {
+            two_proc_only(p)?;
         }
         // a barrier's messages are empty, whatever the problem's message
         let problem = &problem.with_bytes(0);
