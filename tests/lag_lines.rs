@@ -384,6 +384,41 @@ fn every_lag_line_is_the_lag_on_its_whole_range() {
     }
 }
 
+/// pLogP and LogGPO describe `T` of contiguous messages as lines too
+/// (`CommModel::p2p_affine`): each must be `p2p` on its whole range.
+#[test]
+fn every_one_message_line_is_the_one_message_time_on_its_whole_range() {
+    let mut rng = common::SplitMix64(13);
+    let mut described = 0;
+    for case in plogp_cases().into_iter().chain(loggpo_cases()) {
+        let model = case.model.as_ref();
+        let sizes = probe_sizes(&case.breakpoints);
+        for &bytes in &sizes {
+            let line = model
+                .p2p_affine(bytes)
+                .unwrap_or_else(|| panic!("{}: no line at {bytes}", case.name));
+            described += 1;
+            assert!(line.contains(bytes), "{} at {bytes}: {line:?}", case.name);
+            let span = line.last - line.first;
+            let inside = (0..8).map(|_| line.first + rng.next_u64() % span.saturating_add(1));
+            let probes = [line.first, line.last, bytes]
+                .into_iter()
+                .chain(inside)
+                .chain(sizes.iter().copied().filter(|b| line.contains(*b)));
+            for b in probes {
+                let t = model.p2p(&Message::contiguous(b));
+                assert!(
+                    (line.at(b) - t).abs() <= 1e-12 * t,
+                    "{}, line around {bytes}: at {b}, T = {t:e}, line {:e} ({line:?})",
+                    case.name,
+                    line.at(b)
+                );
+            }
+        }
+    }
+    assert!(described > 1000, "{described}");
+}
+
 #[test]
 fn the_lag_lines_cover_every_size_in_a_few_ranges() {
     for case in every_case() {
@@ -478,14 +513,10 @@ fn the_promises_change_no_collective_cost() {
     let mut compared = 0usize;
     for case in every_case() {
         let model = case.model.as_ref();
-        // hidden: no promise and no lag line (round by round); lines only (the promise hidden)
-        let hidden = common::Forwarding {
-            model,
-            affine: true,
-            keeps_pace: false,
-            lag_lines: false,
-        };
+        // hidden: no promise and no line (round by round); lines only (the promise hidden)
+        let hidden = common::Forwarding::quantities_only(model);
         let lines_only = common::Forwarding {
+            affine: true,
             lag_lines: true,
             ..hidden
         };

@@ -631,6 +631,35 @@ impl CommModel for LogGpo {
         ))
     }
 
+    /// Balanced `Tc` as a line on the sizes of one protocol where the tables' segments around
+    /// `bytes` apply (and stay non-negative, as the model clamps them): eager
+    /// `Oi(K) + Oc(K) + L - G + G K` for `1 <= K <= S`, rendezvous `Oi(K) + 4O' + 3L - G + G K`
+    /// for `K > S`; a 0-byte message on its own (`G (K - 1)` is 0 there). `None` where a
+    /// table's segment turns negative.
+    fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
+        if bytes == 0 {
+            let t = self.p2p(&Message::contiguous(0));
+            return AffineCost::everywhere(t, 0.0).within(0, 0);
+        }
+        let per_byte = self.gap_per_byte;
+        let transfer = AffineCost::everywhere(-per_byte, per_byte).within(1, u64::MAX)?;
+        let line = self
+            .init_overhead
+            .non_negative_affine_piece(bytes)?
+            .plus(transfer)?;
+        match self.protocol(bytes) {
+            Protocol::Eager => line
+                .plus(self.copy_overhead.non_negative_affine_piece(bytes)?)?
+                .plus(AffineCost::everywhere(self.latency, 0.0))?
+                .within(1, self.eager_limit),
+            Protocol::Rendezvous => {
+                let handshake = 4.0 * self.control_overhead + 3.0 * self.latency;
+                line.plus(AffineCost::everywhere(handshake, 0.0))?
+                    .within(self.eager_limit.saturating_add(1), u64::MAX)
+            }
+        }
+    }
+
     /// `S + 1`, the first rendezvous size.
     fn size_breakpoints(&self) -> Vec<u64> {
         self.eager_limit.checked_add(1).into_iter().collect()

@@ -180,20 +180,34 @@ impl PLogP {
     /// elsewhere. Where `g(m) < 0` (`g⁺ = 0`, a table extrapolated below 0) the line is
     /// `o_s - L`: `I - T` where `o_s >= 0`, below `I - T = -L` where not.
     fn lag_line(&self, bytes: u64) -> AffineCost {
-        let gap = self.gap.affine_piece(bytes);
+        let gap = self.clamped_gap_piece(bytes);
         let overhead = self.send_overhead.affine_piece(bytes);
-        let (mut first, mut last) = (gap.first.max(overhead.first), gap.last.min(overhead.last));
+        AffineCost {
+            intercept: overhead.intercept - gap.intercept - self.latency,
+            first: gap.first.max(overhead.first),
+            per_unit: overhead.per_unit - gap.per_unit,
+            last: gap.last.min(overhead.last),
+            unit: 1,
+        }
+    }
+
+    /// `g⁺(m) = max(0, g(m))`, the gap as the model uses it, as a line on the sizes around
+    /// `bytes` where the gap table's segment that holds `bytes` applies and keeps the sign it
+    /// has at `bytes`: the segment where `g(bytes) >= 0`, the constant 0 where not.
+    fn clamped_gap_piece(&self, bytes: u64) -> AffineCost {
+        let gap = self.gap.affine_piece(bytes);
+        let (mut first, mut last) = (gap.first, gap.last);
         // the side of g's root that `bytes` is on, as the model evaluates it; the root
         // `-intercept / slope` bounds the range on the integers where the line has that sign
         // (an integer next to the root may differ in sign between the line and the table's
-        // evaluation only where both are within rounding of 0, and so are the two lines)
-        let gap_counts = self.gap.eval(bytes as f64) >= 0.0;
+        // evaluation only where both are within rounding of 0, and so are the two pieces)
+        let counts = self.gap.eval(bytes as f64) >= 0.0;
         if gap.per_unit != 0.0 {
             // f64 -> u64 casts saturate: a root below 0 or above u64::MAX bounds nothing
             let root = -gap.intercept / gap.per_unit;
-            if (gap.per_unit > 0.0) == gap_counts {
+            if (gap.per_unit > 0.0) == counts {
                 // the sign holds above the root: g rising and >= 0, or falling and < 0
-                let above = if gap_counts {
+                let above = if counts {
                     root.ceil() as u64
                 } else {
                     (root.floor() as u64).saturating_add(1)
@@ -201,7 +215,7 @@ impl PLogP {
                 first = first.max(above.min(bytes));
             } else {
                 // the sign holds below the root: g falling and >= 0, or rising and < 0
-                let below = if gap_counts {
+                let below = if counts {
                     root.floor() as u64
                 } else {
                     (root.ceil() as u64).saturating_sub(1)
@@ -209,17 +223,15 @@ impl PLogP {
                 last = last.min(below.max(bytes));
             }
         }
-        let (gap_intercept, gap_slope) = if gap_counts {
-            (gap.intercept, gap.per_unit)
+        let line = if counts {
+            gap
         } else {
-            (0.0, 0.0)
+            AffineCost::everywhere(0.0, 0.0)
         };
         AffineCost {
-            intercept: overhead.intercept - gap_intercept - self.latency,
             first,
-            per_unit: overhead.per_unit - gap_slope,
             last,
-            unit: 1,
+            ..line
         }
     }
 
@@ -310,6 +322,16 @@ impl CommModel for PLogP {
     /// ```
     fn send_lag_affine(&self, bytes: u64) -> Option<AffineCost> {
         Some(self.lag_line(bytes))
+    }
+
+    /// `T(m) = L + g⁺(m)` as a line: `L` plus the gap table's segment around `bytes`, cut to
+    /// where `g(m)` keeps its sign (`L` alone where the table extrapolates below 0).
+    fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
+        let gap = self.clamped_gap_piece(bytes);
+        Some(AffineCost {
+            intercept: gap.intercept + self.latency,
+            ..gap
+        })
     }
 
     /// The sizes where the gap table's slope changes (its inner points).
