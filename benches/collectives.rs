@@ -10,7 +10,10 @@ use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, DecisionTable, Gather, Operator,
     Problem, Reduce, Scan, Scatter, rank,
 };
-use commcost::{CommModel, LogP, Message, export, presets};
+use commcost::{
+    CommModel, LogGP, LogGpo, LogNP, LogP, Mechanism, Message, PLogP, Progress, Table1D, export,
+    presets,
+};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 fn evaluation(c: &mut Criterion) {
@@ -79,6 +82,47 @@ fn every_algorithm(c: &mut Criterion, label: &str, model: &dyn CommModel) {
     each::<Barrier>(&mut group, "barrier", model, &problem);
     each::<Alltoall>(&mut group, "alltoall", model, &problem);
     group.finish();
+}
+
+/// Every algorithm of every collective at P = 2^32 (64 KiB messages) on the models whose lag
+/// the collectives had to compare round by round before they described it (pLogP, LogGPO,
+/// log_n P, log_3 P).
+fn evaluation_software_models(c: &mut Criterion) {
+    // L = 5 µs; g(m) = 2 µs + 1 ns/B up to 64 KiB, 0.5 ns/B beyond; o_s(m) below g(m)
+    let plogp = PLogP::new(
+        5e-6,
+        Table1D::new(vec![0.0, 65536.0], vec![1e-6, 33.768e-6]).unwrap(),
+        Table1D::constant(1e-6).unwrap(),
+        Table1D::new(
+            vec![0.0, 65536.0, 1048576.0],
+            vec![2e-6, 67.536e-6, 559.056e-6],
+        )
+        .unwrap(),
+        2,
+    )
+    .unwrap();
+    let loggpo = LogGpo::new(
+        5e-6,
+        1e-9,
+        16384,
+        Progress::Independent,
+        Mechanism::T,
+        Mechanism::Rta,
+        2e-6,
+        Table1D::linear(1e-6, 0.1e-9).unwrap(),
+        Table1D::linear(0.0, 0.5e-9).unwrap(),
+    )
+    .unwrap();
+    let lognp = LogNP::from(LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2).unwrap());
+    let log3p = presets::titan_log3p();
+    for (label, model) in [
+        ("plogp", &plogp as &dyn CommModel),
+        ("loggpo", &loggpo),
+        ("lognp", &lognp),
+        ("log3p", &log3p),
+    ] {
+        every_algorithm(c, label, model);
+    }
 }
 
 fn ranking(c: &mut Criterion) {
@@ -278,6 +322,7 @@ criterion_group! {
     name = benches;
     config = config();
     targets = evaluation, evaluation_every_algorithm, ranking, decision_table,
-        ompi_evaluation_every_algorithm, ompi_ranking, ompi_export
+        ompi_evaluation_every_algorithm, ompi_ranking, ompi_export,
+        evaluation_software_models
 }
 criterion_main!(benches);

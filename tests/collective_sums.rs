@@ -547,9 +547,9 @@ fn lag_line_holds(model: &dyn CommModel, line: &AffineCost, b: u64, extra: f64) 
 }
 
 /// One model of every kind, plain and in a `ModelSpec`: fast and slow LogGP and LogP, the
-/// Table 2 presets (the openib one does not keep pace), protocol ranges of LogP, and the
-/// models that describe no lag (pLogP, LogGPO, log_n P, log_3 P, memory logP, Mlines,
-/// copy-transfer), whose collectives must not change either.
+/// Table 2 presets (the openib one does not keep pace), protocol ranges of LogP, the models
+/// whose lag lines came later (pLogP, LogGPO, log_n P, log_3 P) and those that describe no lag
+/// (memory logP, Mlines, copy-transfer), whose collectives must not change either.
 fn every_kind() -> Vec<(String, Box<dyn CommModel>)> {
     let us = 1e-6;
     let memory = MemoryLogP::new(
@@ -687,8 +687,8 @@ fn every_kind_of_model_prices_its_lags_as_before() {
             }
         }
     }
-    // most of these models cannot promise I <= T
-    assert!(slow >= 15, "{slow}");
+    // half of these models cannot promise I <= T
+    assert!(slow >= 11, "{slow}");
 }
 
 #[test]
@@ -715,8 +715,9 @@ fn every_lag_line_keeps_its_promise() {
             }
         }
     }
-    // LogGP, LogP, their protocols and PRAM: 13 models here (plain and in a ModelSpec)
-    assert_eq!(described, 13 * 126);
+    // LogGP, LogP, their protocols and PRAM: 13 models here (plain and in a ModelSpec); pLogP,
+    // LogGPO, log_n P and log_3 P: 4
+    assert_eq!(described, 17 * 126);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! eager and rendezvous protocols, progress strategies and transfer mechanisms.
 
 use crate::error::{ParameterError, TimelineError};
-use crate::{CommModel, Message, Table1D};
+use crate::{AffineCost, CommModel, Message, Table1D};
 
 /// How an MPI library makes progress on a message (LogGPO's `Scp`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -589,6 +589,75 @@ impl CommModel for LogGpo {
     fn send_interval(&self, msg: &Message) -> f64 {
         let overlap = self.balanced(msg);
         (overlap.total - self.latency + self.gap_per_byte).max(overlap.send_overhead)
+    }
+
+    /// `G <= L`: the lag `I - T` is `G - L` on every size (see
+    /// [`send_lag_affine`](Self::send_lag_affine)), so the sender keeps pace exactly when the
+    /// time per byte does not exceed the latency — the usual case (`G` is nanoseconds per byte,
+    /// `L` microseconds); a sender whose next message must wait for more than the latency
+    /// (`G > L`) lags on every size.
+    fn sender_keeps_pace(&self) -> bool {
+        self.gap_per_byte <= self.latency
+    }
+
+    /// The constant `G - L` on every size. With the balanced timeline the interval is
+    /// `I = max(Tc - L + G, Os)`, so `I - T = max(G - L, Os - Tc)` (Chen, Zhai, Zhang & Zheng,
+    /// Science in China F 52(10), 2009, §2): eager `Os - Tc = -(G (K - 1) + L + Oc) <= -L`,
+    /// rendezvous with independent progress `Os - Tc = -(2O' + 3L + Oi + G (K - 1)) <= -L`,
+    /// both at most `G - L`, so `I - T = G - L`; rendezvous with dependent progress (case (b)
+    /// on the balanced timeline) `Os - Tc = -O' - 2L <= 0`, so `I - T = G - L` wherever it is
+    /// positive and `<= 0` wherever `G - L` is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, LogGpo, Mechanism, Message, Progress, Table1D};
+    /// // G = 2 ns/B above L = 1 ns: the sender lags 1 ns on every size
+    /// let model = LogGpo::new(
+    ///     1e-9, 2e-9, 16384, Progress::Dependent, Mechanism::T, Mechanism::Rat, 2e-6,
+    ///     Table1D::constant(1e-6)?, Table1D::constant(1e-6)?,
+    /// )?;
+    /// assert!(!model.sender_keeps_pace());
+    /// let m = Message::contiguous(1000);
+    /// let lag = model.send_interval(&m) - model.p2p(&m);
+    /// assert!((model.send_lag_affine(1000).unwrap().at(1000) - lag).abs() < 1e-18);
+    /// assert!((lag - 1e-9).abs() < 1e-18);
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    fn send_lag_affine(&self, _bytes: u64) -> Option<AffineCost> {
+        Some(AffineCost::everywhere(
+            self.gap_per_byte - self.latency,
+            0.0,
+        ))
+    }
+
+    /// Balanced `Tc` as a line on the sizes of one protocol where the tables' segments around
+    /// `bytes` apply (and stay non-negative, as the model clamps them): eager
+    /// `Oi(K) + Oc(K) + L - G + G K` for `1 <= K <= S`, rendezvous `Oi(K) + 4O' + 3L - G + G K`
+    /// for `K > S`; a 0-byte message on its own (`G (K - 1)` is 0 there). `None` where a
+    /// table's segment turns negative.
+    fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
+        if bytes == 0 {
+            let t = self.p2p(&Message::contiguous(0));
+            return AffineCost::everywhere(t, 0.0).within(0, 0);
+        }
+        let per_byte = self.gap_per_byte;
+        let transfer = AffineCost::everywhere(-per_byte, per_byte).within(1, u64::MAX)?;
+        let line = self
+            .init_overhead
+            .non_negative_affine_piece(bytes)?
+            .plus(transfer)?;
+        match self.protocol(bytes) {
+            Protocol::Eager => line
+                .plus(self.copy_overhead.non_negative_affine_piece(bytes)?)?
+                .plus(AffineCost::everywhere(self.latency, 0.0))?
+                .within(1, self.eager_limit),
+            Protocol::Rendezvous => {
+                let handshake = 4.0 * self.control_overhead + 3.0 * self.latency;
+                line.plus(AffineCost::everywhere(handshake, 0.0))?
+                    .within(self.eager_limit.saturating_add(1), u64::MAX)
+            }
+        }
     }
 
     /// `S + 1`, the first rendezvous size.

@@ -542,6 +542,21 @@ impl CommModel for LogNP {
             .fold(0.0, f64::max)
     }
 
+    /// Always: the interval is the slowest hop, `max_i c_i`, and `T = Σ_i c_i` sums the same
+    /// hop costs `c_i = max(o_i, g_i) + l_i`, none negative (Cameron, Ge & Sun, IEEE TC 2007,
+    /// eq. (1)), so `I <= T` for every message, gapped or not, strided or not. In floating
+    /// point too: a sum of non-negative numbers rounds to no less than any of its terms.
+    fn sender_keeps_pace(&self) -> bool {
+        true
+    }
+
+    /// The constant 0 on every size: the lag `I - T` is never positive
+    /// ([`sender_keeps_pace`](Self::sender_keeps_pace)), and a line `<= 0` wherever `I - T`
+    /// is `<= 0` is all the contract asks there.
+    fn send_lag_affine(&self, _bytes: u64) -> Option<crate::AffineCost> {
+        Some(crate::AffineCost::everywhere(0.0, 0.0))
+    }
+
     /// A contiguous message pays `Σ o_i(s)`: the sum of the hops' affine pieces, on the sizes
     /// they share. `None` when a hop has a gap (`max(o_i, g_i)` is not one line in general) or a
     /// cost form without a line.
@@ -897,6 +912,20 @@ impl CommModel for Log3P {
     /// `(o_mw + l_mw) / 2`.
     fn recv_overhead(&self, msg: &Message) -> f64 {
         self.breakdown(msg).middleware() / 2.0
+    }
+
+    /// Always: the interval is the send overhead `(o_mw + l_mw) / 2` (the trait's default), at
+    /// most `T = o_mw + l_mw + o_net` with every term non-negative (Cameron, Ge & Sun, IEEE TC
+    /// 2007, eq. (5)-(6)); halving and adding non-negative numbers keep that order in floating
+    /// point.
+    fn sender_keeps_pace(&self) -> bool {
+        true
+    }
+
+    /// The constant 0 on every size: the lag `I - T = -(o_mw + l_mw) / 2 - o_net` is never
+    /// positive, and a line `<= 0` wherever `I - T` is `<= 0` is all the contract asks there.
+    fn send_lag_affine(&self, _bytes: u64) -> Option<crate::AffineCost> {
+        Some(crate::AffineCost::everywhere(0.0, 0.0))
     }
 
     /// A contiguous message pays `o_mw(s) + o_net(s)` (no strided latency): the sum of the two

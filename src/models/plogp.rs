@@ -1,7 +1,7 @@
 //! pLogP (Kielmann, Bal, Verstoep 2000): LogP with size-dependent overheads and gap.
 
 use crate::error::ParameterError;
-use crate::{CommModel, Message, Table1D};
+use crate::{AffineCost, CommModel, Message, Table1D};
 
 /// The parameterised LogP model: a latency `L` and, per message size `m`, a send overhead
 /// `o_s(m)`, a receive overhead `o_r(m)` and a gap `g(m)`, each a measured function of the size
@@ -64,6 +64,11 @@ pub struct PLogP {
     recv_overhead: Table1D,
     gap: Table1D,
     processors: u64,
+    /// Whether `max(g(m), o_s(m)) <= L + g(m)` on every size, worked out once by
+    /// [`new`](Self::new) from the lag lines ([`CommModel::sender_keeps_pace`]); derived from
+    /// the fields above, so not serialised.
+    #[cfg_attr(feature = "serde", serde(skip_serializing))]
+    keeps_pace: bool,
 }
 
 #[cfg(feature = "serde")]
@@ -122,13 +127,16 @@ impl PLogP {
         send_overhead.check_non_negative("send_overhead")?;
         recv_overhead.check_non_negative("recv_overhead")?;
         gap.check_non_negative("gap")?;
-        Ok(Self {
+        let mut model = Self {
             latency,
             send_overhead,
             recv_overhead,
             gap,
             processors: ParameterError::at_least("processors", processors, 1)?,
-        })
+            keeps_pace: false,
+        };
+        model.keeps_pace = model.lag_never_positive();
+        Ok(model)
     }
 
     /// `L`: the latency of a message without the sender's share `g(m)`, seconds.
@@ -162,6 +170,95 @@ impl PLogP {
     }
 }
 
+impl PLogP {
+    /// The lag `E(m)` ([`CommModel::send_lag_affine`]) on the sizes around `bytes` where the
+    /// segments of `g` and `o_s` that hold `bytes` both apply and `g(m)` keeps one sign.
+    ///
+    /// `I(m) - T(m) = max(g⁺, o_s⁺) - L - g⁺ = max(0, o_s⁺ - g⁺) - L` with `x⁺ = max(0, x)`
+    /// the clamped table values. Where `g(m) >= 0` the line is `o_s - g - L`: it is `I - T`
+    /// where `o_s >= g` (then `o_s >= 0` too) and below `-L`, where `I - T = -L <= 0`,
+    /// elsewhere. Where `g(m) < 0` (`g⁺ = 0`, a table extrapolated below 0) the line is
+    /// `o_s - L`: `I - T` where `o_s >= 0`, below `I - T = -L` where not.
+    fn lag_line(&self, bytes: u64) -> AffineCost {
+        let gap = self.clamped_gap_piece(bytes);
+        let overhead = self.send_overhead.affine_piece(bytes);
+        AffineCost {
+            intercept: overhead.intercept - gap.intercept - self.latency,
+            first: gap.first.max(overhead.first),
+            per_unit: overhead.per_unit - gap.per_unit,
+            last: gap.last.min(overhead.last),
+            unit: 1,
+        }
+    }
+
+    /// `g⁺(m) = max(0, g(m))`, the gap as the model uses it, as a line on the sizes around
+    /// `bytes` where the gap table's segment that holds `bytes` applies and keeps the sign it
+    /// has at `bytes`: the segment where `g(bytes) >= 0`, the constant 0 where not.
+    fn clamped_gap_piece(&self, bytes: u64) -> AffineCost {
+        let gap = self.gap.affine_piece(bytes);
+        let (mut first, mut last) = (gap.first, gap.last);
+        // the side of g's root that `bytes` is on, as the model evaluates it; the root
+        // `-intercept / slope` bounds the range on the integers where the line has that sign
+        // (an integer next to the root may differ in sign between the line and the table's
+        // evaluation only where both are within rounding of 0, and so are the two pieces)
+        let counts = self.gap.eval(bytes as f64) >= 0.0;
+        if gap.per_unit != 0.0 {
+            // f64 -> u64 casts saturate: a root below 0 or above u64::MAX bounds nothing
+            let root = -gap.intercept / gap.per_unit;
+            if (gap.per_unit > 0.0) == counts {
+                // the sign holds above the root: g rising and >= 0, or falling and < 0
+                let above = if counts {
+                    root.ceil() as u64
+                } else {
+                    (root.floor() as u64).saturating_add(1)
+                };
+                first = first.max(above.min(bytes));
+            } else {
+                // the sign holds below the root: g falling and >= 0, or rising and < 0
+                let below = if counts {
+                    root.floor() as u64
+                } else {
+                    (root.ceil() as u64).saturating_sub(1)
+                };
+                last = last.min(below.max(bytes));
+            }
+        }
+        let line = if counts {
+            gap
+        } else {
+            AffineCost::everywhere(0.0, 0.0)
+        };
+        AffineCost {
+            first,
+            last,
+            ..line
+        }
+    }
+
+    /// Whether every lag line stays `<= 0` over its range (a line is at most its larger end):
+    /// then `I(m) <= T(m)` on every size. The lines are walked from 0 bytes to `u64::MAX`;
+    /// there are at most two per pair of table segments (`g`'s root splits one), so the walk
+    /// is bounded, and a walk that would take longer answers `false` (no promise).
+    fn lag_never_positive(&self) -> bool {
+        let pieces = self
+            .gap
+            .num_points()
+            .saturating_add(self.send_overhead.num_points());
+        let mut bytes = 0u64;
+        for _ in 0..pieces.saturating_mul(2).saturating_add(4) {
+            let line = self.lag_line(bytes);
+            if line.at(line.first) > 0.0 || line.at(line.last) > 0.0 {
+                return false;
+            }
+            match line.last.checked_add(1) {
+                Some(next) => bytes = next,
+                None => return true,
+            }
+        }
+        false
+    }
+}
+
 impl CommModel for PLogP {
     /// `T(m) = L + g(m)`.
     fn p2p(&self, msg: &Message) -> f64 {
@@ -186,6 +283,55 @@ impl CommModel for PLogP {
     /// 0: the gap `g(m)` is part of `T(m)` and of the send interval already.
     fn gap(&self, _msg: &Message) -> f64 {
         0.0
+    }
+
+    /// `o_s(m) <= L + g(m)` on every size (`max(g(m), o_s(m)) <= L + g(m)`, with the tables'
+    /// values clamped at 0 as everywhere): decided once at construction, exactly, from the lag
+    /// lines ([`send_lag_affine`](Self::send_lag_affine)) — a line is `<= 0` on its range
+    /// when it is at both ends. True in particular when `o_s(m) <= g(m)`, as Kielmann, Bal &
+    /// Verstoep (2000, §2) measure it; false when the sender's overhead outgrows the network,
+    /// e.g. `o_s(m) > L + g(m)` from some size on.
+    fn sender_keeps_pace(&self) -> bool {
+        self.keeps_pace
+    }
+
+    /// The lag `I(m) - T(m) = max(0, o_s(m) - g(m)) - L` as a line on the sizes where the
+    /// segments of both tables that hold `bytes` apply and `g(m)` keeps its sign:
+    /// `o_s - g - L` where `g(m) >= 0`, `o_s - L` where the gap table extrapolates below 0
+    /// (clamped to 0). Where `o_s(m) >= g(m)` the line is the lag; where not, `I - T = -L` and
+    /// the line is below it, `<= 0` as the contract asks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, Message, PLogP, Table1D};
+    /// // L = 1 µs, o_s(m) = 8 µs, g(m) = 2 µs + 1 ns/B: the sender lags by 5 µs - 1 ns/B
+    /// let model = PLogP::new(
+    ///     1e-6,
+    ///     Table1D::constant(8e-6)?,
+    ///     Table1D::constant(1e-6)?,
+    ///     Table1D::linear(2e-6, 1e-9)?,
+    ///     2,
+    /// )?;
+    /// assert!(!model.sender_keeps_pace());
+    /// let line = model.send_lag_affine(1000).unwrap();
+    /// let m = Message::contiguous(1000);
+    /// let lag = model.send_interval(&m) - model.p2p(&m); // 8 - (1 + 3) = 4 µs
+    /// assert!((line.at(1000) - lag).abs() < 1e-18 && (lag - 4e-6).abs() < 1e-18);
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    fn send_lag_affine(&self, bytes: u64) -> Option<AffineCost> {
+        Some(self.lag_line(bytes))
+    }
+
+    /// `T(m) = L + g⁺(m)` as a line: `L` plus the gap table's segment around `bytes`, cut to
+    /// where `g(m)` keeps its sign (`L` alone where the table extrapolates below 0).
+    fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
+        let gap = self.clamped_gap_piece(bytes);
+        Some(AffineCost {
+            intercept: gap.intercept + self.latency,
+            ..gap
+        })
     }
 
     /// The sizes where the gap table's slope changes (its inner points).
