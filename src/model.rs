@@ -192,7 +192,8 @@ pub trait CommModel: Debug + Send + Sync {
     /// constant `max(0, g - 2o - L)` on every size (Alexandrov, Ionescu, Schauser & Scheiman,
     /// "LogGP", SPAA 1995: `I(s) = max(o, g + (s - 1) G)` against `T(s) = 2o + L + (s - 1) G`),
     /// LogP's `max(0, max(g, o) - 2o - L)` (`m` words sent `max(g, o)` apart against
-    /// `2o + L + (m - 1) max(g, o)`).
+    /// `2o + L + (m - 1) max(g, o)`). pLogP, LogGPO, log_n P and log_3 P describe theirs too
+    /// (each type's documentation derives it).
     ///
     /// Default: `None` (the model makes no such promise; callers compare `I` and `T` for every
     /// round).

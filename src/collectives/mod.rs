@@ -26,7 +26,8 @@
 //! rounds are spaced `max(T + op, I)`, and every such form adds the lag `max(0, I - T - op)` to
 //! its rounds of `T`. A model that promises `I <= T` ([`CommModel::sender_keeps_pace`]) skips
 //! that comparison; one that describes the lag as a line per size range
-//! ([`CommModel::send_lag_affine`]: LogGP's `g - 2o - L`, LogP's `max(g, o) - 2o - L`) has the
+//! ([`CommModel::send_lag_affine`]: LogGP's `g - 2o - L`, LogP's `max(g, o) - 2o - L`, LogGPO's
+//! `G - L`, pLogP's `o_s(m) - g(m) - L` per table segment) has the
 //! lags of all rounds inside a range summed with one model call; LogGOPS simulation of every
 //! schedule (`commcost::sim`) agrees. Where consecutive rounds carry pieces of different sizes
 //! (Bruck, recursive doubling and halving, Rabenseifner, neighbor exchange), the receiver's NIC
