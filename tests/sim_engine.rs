@@ -465,3 +465,37 @@ fn the_model_says_which_messages_are_rendezvous() {
     assert_rel(r.rank_finish[1], 102.98 * US, 1e-12);
     assert_rel(r.rank_finish[0], 2.98 * US, 1e-12);
 }
+
+/// A message that arrives before its receive is posted is received once the receive is posted,
+/// its receiving-NIC window placed then, after the previous reception's. Ranks 1 and 2 each
+/// send 1 byte to rank 0 at 0, both arriving at `T - o` = 4 µs (`slow_nic`: `T = 5`, `o = 1`,
+/// `I = 10` µs). X's receive is posted at 0: received [4, 5], its window ends at 5. Y's
+/// receive is posted after a calc of `d` µs that follows X's receive; Y's window must end no
+/// earlier than `5 + I` = 15, so it can be received from 14 at the earliest.
+///
+/// * `d = 5`: posted at 10; it waits for the NIC, the CPU free, and is received [14, 15].
+/// * `d = 15`: posted at 20, when the NIC is long free: received [20, 21].
+#[test]
+fn a_late_posted_receive_waits_for_a_busy_nic() {
+    for (d, y_end) in [(5.0, 15.0), (15.0, 21.0)] {
+        let mut b = ScheduleBuilder::new(3);
+        b.send(1, 0, 0, 1);
+        b.send(2, 0, 0, 1);
+        let recv_x = b.recv(0, 1, 0, 1);
+        let work = b.calc(0, d * US);
+        let recv_y = b.recv(0, 2, 0, 1);
+        b.requires(work, recv_x);
+        b.requires(recv_y, work);
+        let options = SimOptions {
+            timeline: true,
+            ..SimOptions::default()
+        };
+        let r = simulate(&b.build().unwrap(), &slow_nic(), &options).unwrap();
+        let (starts, ends) = (r.starts.unwrap(), r.ends.unwrap());
+        assert_rel(ends[recv_x.index()], 5.0 * US, 1e-12);
+        assert_rel(starts[recv_y.index()], (5.0 + d) * US, 1e-12);
+        assert_rel(ends[recv_y.index()], y_end * US, 1e-12);
+        // five operations made ready, two messages delivered; a second try is no event
+        assert_eq!(r.events, 7, "d = {d}");
+    }
+}

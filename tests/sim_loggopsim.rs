@@ -508,6 +508,52 @@ fn late_posted_receive() {
     }
 }
 
+/// Why the receiving NIC is charged in posting order for a message that arrives before its
+/// receive is posted (the difference `late_posted_receive` shows): charging it at our arrival
+/// time instead serialises an early message with a later one whose data streams in at the
+/// same time, in the order their streams END, where LogGOPSim serves them in the order their
+/// FIRST bytes arrive. Rabenseifner's allreduce at `P = 3`, 1000 bytes (our schedule, as
+/// `write_goal(&schedule, 1e-9)` prints it), `L = 5000`, `o = 1000`, `g = 3000` ns,
+/// `G = 10` ns/B, all eager; LogGOPSim (`spcl/LogGOPSim` at `76451de`, as built in
+/// `fixtures/loggopsim/NOTE.md`, `LogGOPSim -L 5000 -o 1000 -g 3000 -G 10 -O 0 -S 2000000000`,
+/// run on 2026-11-23) prints hosts 0, 1, 2 at 57960, 41970, 36970 ns.
+///
+/// By hand (µs; `T(k) = 2o + L + (k - 1) G`: `T(1000) = 16.99`, `T(500) = 11.99`;
+/// `I(500) = g + 499 G = 7.99`): rank 2 sends its 500-byte half to rank 1 at 0 (there at
+/// 10.99, before rank 1 posts that receive); rank 1 receives rank 0's 1000 bytes at 16.99,
+/// sends its half to rank 2 (CPU until 17.99; rank 2 has it at 16.99 + 11.99 = 28.98), takes
+/// rank 2's half after its window (`r + o - I(500) >= 16.99`: done at 24.98), sends its
+/// doubling half at 24.98 (rank 2 has it at 36.97, rank 2's last operation); rank 2 sends its
+/// own at 28.98 (rank 1 has it at 40.97), rank 1 sends the result to rank 0 at 40.97 (done
+/// 41.97), rank 0 has it at 57.96 — LogGOPSim's three times, and the closed form's 57.96.
+/// An engine charging the NIC at arrival takes rank 2's half first (its stream ends at 11.99)
+/// and rank 0's message only after it, at `11.99 + I(1000) = 24.98`: every later step 7.99
+/// µs later, rank 0 at 65.95 µs.
+#[test]
+fn an_early_unexpected_message_does_not_hold_back_a_concurrent_one() {
+    use commcost::Message;
+    use commcost::collectives::{Algorithm, Allreduce, Problem};
+    use commcost::sim::{ToSchedule, write_goal};
+    let problem = Problem::new(3, Message::contiguous(1000));
+    let schedule = Allreduce::Rabenseifner.schedule(&problem).expect("builds");
+    // the GOAL text LogGOPSim ran: rank 1 posts the receive of rank 2's half after the fold
+    let goal = write_goal(&schedule, NS);
+    assert!(goal.contains("l1: recv 1000b from 0 tag 0\nl2: send 500b to 2 tag 1"));
+    let model = LogGP::new(5000.0 * NS, 1000.0 * NS, 3000.0 * NS, 10.0 * NS, 3).expect("model");
+    let ours = simulate(&schedule, &model, &SimOptions::default()).expect("simulates");
+    for (rank, theirs) in [57960.0, 41970.0, 36970.0].into_iter().enumerate() {
+        assert!(
+            (ns(ours.rank_finish[rank]) - theirs).abs() <= AGREE_NS,
+            "rank {rank}: {}",
+            ns(ours.rank_finish[rank])
+        );
+    }
+    let closed = Allreduce::Rabenseifner
+        .cost(&model, &problem)
+        .expect("closed form");
+    assert!((ns(closed) - 57960.0).abs() <= AGREE_NS, "{}", ns(closed));
+}
+
 /// `COMMCOST_LGS_REPORT=1 cargo test --test sim_loggopsim -- --nocapture` prints every
 /// comparison: LogGOPSim's makespan, ours, and the ranks that differ (rank, theirs, ours; ns).
 #[test]
