@@ -5,10 +5,7 @@
 
 mod common;
 
-use commcost::collectives::{
-    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Operator, Problem,
-    Reduce, Scan, Scatter,
-};
+use commcost::collectives::{Operator, Problem};
 use commcost::{CommModel, Message};
 
 /// Contiguous sizes from 0 to 2^24 bytes and a few strided layouts.
@@ -49,35 +46,6 @@ fn the_promise_holds_for_every_message() {
     assert!(promising >= 7, "only {promising} models promise I <= T");
 }
 
-fn costs<A: Algorithm>(algorithms: &[A], model: &dyn CommModel, problem: &Problem) -> Vec<f64> {
-    algorithms
-        .iter()
-        .map(|a| a.cost(model, problem).unwrap())
-        .collect()
-}
-
-fn every_cost(model: &dyn CommModel, problem: &Problem) -> Vec<f64> {
-    let mut out = costs(
-        &[
-            Broadcast::Linear,
-            Broadcast::Binomial,
-            Broadcast::ScatterAllgather,
-            Broadcast::Pipelined { segment: 4096 },
-        ],
-        model,
-        problem,
-    );
-    out.extend(costs(Scan::ALL, model, problem));
-    out.extend(costs(Reduce::ALL, model, problem));
-    out.extend(costs(Allreduce::ALL, model, problem));
-    out.extend(costs(Allgather::ALL, model, problem));
-    out.extend(costs(Gather::ALL, model, problem));
-    out.extend(costs(Scatter::ALL, model, problem));
-    out.extend(costs(Barrier::ALL, model, problem));
-    out.extend(costs(Alltoall::ALL, model, problem));
-    out
-}
-
 #[test]
 fn the_promise_changes_no_collective_cost() {
     let operator = Operator::new(1e-7, 1e-10).unwrap();
@@ -88,8 +56,8 @@ fn the_promise_changes_no_collective_cost() {
         for p in [2u64, 3, 7, 8, 33, 1000] {
             for bytes in [0u64, 8, 1000, 65_536, 1 << 20] {
                 let problem = Problem::new(p, Message::contiguous(bytes)).with_operator(operator);
-                let kept = every_cost(model.as_ref(), &problem);
-                let checked = every_cost(
+                let kept = common::every_cost(model.as_ref(), &problem);
+                let checked = common::every_cost(
                     &common::Forwarding {
                         model: model.as_ref(),
                         affine: true,

@@ -14,10 +14,7 @@
 
 mod common;
 
-use commcost::collectives::{
-    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Operator, Problem,
-    Reduce, Scan, Scatter,
-};
+use commcost::collectives::{Algorithm, Allgather, Allreduce, Operator, Problem};
 use commcost::{
     AffineCost, CommModel, Hop, Log3P, LogGP, LogGpo, LogNP, LogP, Mechanism, Message, PLogP,
     Progress, SizeCost, Table1D, Table2D, presets,
@@ -478,35 +475,6 @@ fn the_promise_to_keep_pace_is_given_exactly_where_the_hand_analysis_says() {
     assert!(kept >= 10 && lagged >= 10, "{kept} keep pace, {lagged} lag");
 }
 
-fn costs<A: Algorithm>(algorithms: &[A], model: &dyn CommModel, problem: &Problem) -> Vec<f64> {
-    algorithms
-        .iter()
-        .map(|a| a.cost(model, problem).unwrap())
-        .collect()
-}
-
-fn every_cost(model: &dyn CommModel, problem: &Problem) -> Vec<f64> {
-    let mut out = costs(
-        &[
-            Broadcast::Linear,
-            Broadcast::Binomial,
-            Broadcast::ScatterAllgather,
-            Broadcast::Pipelined { segment: 4096 },
-        ],
-        model,
-        problem,
-    );
-    out.extend(costs(Scan::ALL, model, problem));
-    out.extend(costs(Reduce::ALL, model, problem));
-    out.extend(costs(Allreduce::ALL, model, problem));
-    out.extend(costs(Allgather::ALL, model, problem));
-    out.extend(costs(Gather::ALL, model, problem));
-    out.extend(costs(Scatter::ALL, model, problem));
-    out.extend(costs(Barrier::ALL, model, problem));
-    out.extend(costs(Alltoall::ALL, model, problem));
-    out
-}
-
 #[test]
 fn the_promises_change_no_collective_cost() {
     let operator = Operator::new(1e-7, 1e-10).unwrap();
@@ -524,9 +492,9 @@ fn the_promises_change_no_collective_cost() {
             for bytes in [0u64, 1, 8, 1000, 7000, 12289, 65_536, 1 << 20, 1 << 30] {
                 for op in [Operator::FREE, operator] {
                     let problem = Problem::new(p, Message::contiguous(bytes)).with_operator(op);
-                    let promised = every_cost(model, &problem);
-                    let reference = every_cost(&hidden, &problem);
-                    let by_lines = every_cost(&lines_only, &problem);
+                    let promised = common::every_cost(model, &problem);
+                    let reference = common::every_cost(&hidden, &problem);
+                    let by_lines = common::every_cost(&lines_only, &problem);
                     for ((a, c), l) in promised.iter().zip(&reference).zip(&by_lines) {
                         for (what, x) in [("promises", a), ("lag lines", l)] {
                             assert!(

@@ -200,3 +200,45 @@ impl commcost::CommModel for Forwarding<'_> {
             .flatten()
     }
 }
+
+/// The cost of every algorithm of `algorithms` (each must price the problem).
+pub fn costs<A: commcost::collectives::Algorithm>(
+    algorithms: &[A],
+    model: &dyn commcost::CommModel,
+    problem: &commcost::collectives::Problem,
+) -> Vec<f64> {
+    algorithms
+        .iter()
+        .map(|a| a.cost(model, problem).unwrap())
+        .collect()
+}
+
+/// The cost of every algorithm of every textbook collective (the pipelined broadcast at one
+/// segment size), in a fixed order: two models agree on every collective when these agree.
+pub fn every_cost(
+    model: &dyn commcost::CommModel,
+    problem: &commcost::collectives::Problem,
+) -> Vec<f64> {
+    use commcost::collectives::{
+        Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
+    };
+    let mut out = costs(
+        &[
+            Broadcast::Linear,
+            Broadcast::Binomial,
+            Broadcast::ScatterAllgather,
+            Broadcast::Pipelined { segment: 4096 },
+        ],
+        model,
+        problem,
+    );
+    out.extend(costs(Scan::ALL, model, problem));
+    out.extend(costs(Reduce::ALL, model, problem));
+    out.extend(costs(Allreduce::ALL, model, problem));
+    out.extend(costs(Allgather::ALL, model, problem));
+    out.extend(costs(Gather::ALL, model, problem));
+    out.extend(costs(Scatter::ALL, model, problem));
+    out.extend(costs(Barrier::ALL, model, problem));
+    out.extend(costs(Alltoall::ALL, model, problem));
+    out
+}
