@@ -1,5 +1,6 @@
 //! The discrete-event simulator: LogGOPS semantics over any [`CommModel`].
 
+use std::collections::VecDeque;
 use std::io::Write;
 
 use super::implicit::RecursiveDoublingAllreduce;
@@ -390,12 +391,10 @@ trait Layout {
     /// Calls `f` with each successor entry of `i` (position, `START_EDGE` set for an
     /// `irequires`), in order.
     fn for_each_successor(&self, i: usize, f: impl FnMut(u32));
-    /// Calls `f(i, d)` so that the `d`s of each operation `i` sum to its number of
-    /// dependencies.
-    fn dependency_counts(&self, f: impl FnMut(usize, u32));
-    /// The positions of the operations without dependencies in operation order, if stored
-    /// (else the engine finds them).
-    fn roots(&self) -> Option<&[u32]>;
+    /// Sets `node` to the `n` operations' initial states (their numbers of dependencies, no
+    /// flags) and appends the operations without dependencies to `ready`, in operation order;
+    /// `false` if an operation has more than `PENDING` dependencies.
+    fn initial_state(&self, n: usize, node: &mut Vec<Node>, ready: &mut VecDeque<u32>) -> bool;
 }
 
 /// A schedule's stored arrays.
@@ -429,13 +428,18 @@ impl Layout for Stored<'_> {
             f(e);
         }
     }
-    fn dependency_counts(&self, mut f: impl FnMut(usize, u32)) {
+    fn initial_state(&self, n: usize, node: &mut Vec<Node>, ready: &mut VecDeque<u32>) -> bool {
+        node.clear();
+        node.resize(n, Node::default());
         for &e in self.successors {
-            f((e & !START_EDGE) as usize, 1);
+            let pending = &mut node[(e & !START_EDGE) as usize].state;
+            if *pending == PENDING {
+                return false;
+            }
+            *pending += 1;
         }
-    }
-    fn roots(&self) -> Option<&[u32]> {
-        Some(self.roots)
+        ready.extend(self.roots.iter().copied());
+        true
     }
 }
 
@@ -472,11 +476,23 @@ impl Layout for Computed<'_> {
             s += 1;
         }
     }
-    fn dependency_counts(&self, f: impl FnMut(usize, u32)) {
-        self.layout.dependency_counts(f);
-    }
-    fn roots(&self) -> Option<&[u32]> {
-        None
+    fn initial_state(&self, n: usize, node: &mut Vec<Node>, ready: &mut VecDeque<u32>) -> bool {
+        // one count per operation, in order: each state written once (no zeroing pass first),
+        // the roots found on the way (internal order is operation order)
+        node.clear();
+        node.reserve(n);
+        let mut fits = true;
+        self.layout.dependency_counts(|i, d| {
+            fits &= d <= PENDING;
+            node.push(Node {
+                start: 0.0,
+                state: d.min(PENDING),
+            });
+            if d == 0 {
+                ready.push_back(i as u32);
+            }
+        });
+        fits && node.len() == n
     }
 }
 
@@ -946,8 +962,8 @@ impl Simulator {
         }
         w.queue.reset();
         w.now_ready.clear();
+        // (the per-operation state is set by the layout, `Layout::initial_state`)
         w.node.clear();
-        w.node.resize(n, Node::default());
         w.end.clear();
         if options.timeline || options.critical_path {
             w.end.resize(n, f64::NAN);
@@ -1060,30 +1076,13 @@ impl<L: Layout> Engine<'_, L> {
         bits: &mut Vec<u64>,
     ) -> Result<SimResult, SimError> {
         let n = schedule.len();
-        let mut too_many = false;
-        let node = &mut self.node;
-        self.l.dependency_counts(|i, d| {
-            let pending = &mut node[i].state;
-            if PENDING - *pending < d {
-                too_many = true;
-            } else {
-                *pending += d;
-            }
-        });
-        if too_many {
+        // operations without dependencies are ready at 0, in operation order
+        if !self.l.initial_state(n, &mut self.node, &mut self.now_ready) {
             return Err(SimError::TooLarge {
                 what: "dependencies of one operation",
                 count: u64::from(PENDING) + 1,
                 limit: u64::from(PENDING),
             });
-        }
-        // operations without dependencies are ready at 0, in operation order
-        match self.l.roots() {
-            Some(roots) => self.now_ready.extend(roots.iter().copied()),
-            // (internal order is operation order when nothing is stored)
-            None => self
-                .now_ready
-                .extend((0..n as u32).filter(|&i| self.node[i as usize].state & PENDING == 0)),
         }
         let orig = schedule.raw_orig();
         self.run_ready_now();
