@@ -1272,17 +1272,23 @@ mod tests {
         f
     }
 
-    #[test]
-    fn spacings_follow_the_send_and_receive_constraints() {
-        // a SplitMix64 stream: times in [0, 10), operators 0 in a third of the cases
-        let mut state = 0x5eed_u64;
-        let mut next = move || {
+    /// A SplitMix64 stream of uniform numbers in `[0, 1)` (53 bits each).
+    fn split_mix(seed: u64) -> impl FnMut() -> f64 {
+        let mut state = seed;
+        move || {
             state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
             let mut z = state;
             z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 10.0
-        };
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    #[test]
+    fn spacings_follow_the_send_and_receive_constraints() {
+        // a SplitMix64 stream: times in [0, 10), operators 0 in a third of the cases
+        let mut uniform = split_mix(0x5eed);
+        let mut next = move || uniform() * 10.0;
         for case in 0..2000 {
             let n = 1 + case % 9;
             let rounds: Vec<(f64, f64, f64)> = (0..n)
@@ -1307,14 +1313,8 @@ mod tests {
 
     #[test]
     fn a_run_of_one_excess_equals_its_rounds() {
-        let mut state = 0x0a11_u64;
-        let mut next = move || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 10.0 - 3.0
-        };
+        let mut uniform = split_mix(0x0a11);
+        let mut next = move || uniform() * 10.0 - 3.0;
         for case in 0..3000u32 {
             // a round before the run (its excess and operator), then a run of E
             let (e0, op0, e) = (next(), next().max(0.0), next());
