@@ -773,6 +773,21 @@ pub enum SimError {
     /// A collective problem the builder cannot express.
     #[error(transparent)]
     Collective(#[from] CollectiveError),
+    /// The schedule and its simulation would need more memory than the budget allows
+    /// ([`sim::DEFAULT_MAX_MEMORY`](crate::sim::DEFAULT_MAX_MEMORY) unless set otherwise);
+    /// nothing of that size was allocated.
+    #[error(
+        "the schedule and its simulation need about {needed} bytes, more than the memory \
+         budget of {budget} bytes (raise it with --max-memory on the command line, \
+         `max_memory` in the library: `ToSchedule::schedule_within`, \
+         `ScheduleBuilder::set_max_memory`, `parse_goal_within`, `Simulator::set_max_memory`)"
+    )]
+    MemoryBudget {
+        /// The bytes the schedule and its simulation would need (an upper bound).
+        needed: u64,
+        /// The budget, bytes.
+        budget: u64,
+    },
 }
 
 /// A GOAL schedule text that cannot be read ([`sim::parse_goal`](crate::sim::parse_goal)).
@@ -794,6 +809,16 @@ pub enum GoalError {
         line: usize,
         /// What is not supported.
         message: String,
+    },
+    /// The dependencies of a rank form a cycle through the operation at this line.
+    #[error("line {line}: the dependencies of rank {rank} form a cycle through {}", if label.is_empty() { "this operation".to_string() } else { format!("`{label}`") })]
+    Cycle {
+        /// The rank.
+        rank: u64,
+        /// 1-based line of an operation on the cycle.
+        line: usize,
+        /// Its label (empty if it has none).
+        label: String,
     },
     /// The parsed schedule fails validation.
     #[error("{0}")]

@@ -79,6 +79,33 @@ pub trait ToSchedule {
     /// [`MAX_RANKS`](super::MAX_RANKS) = 2^24 processes or
     /// [`MAX_OPERATIONS`](super::MAX_OPERATIONS) operations).
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError>;
+
+    /// [`schedule`](Self::schedule) within a memory budget of `max_memory` bytes instead of
+    /// [`DEFAULT_MAX_MEMORY`](super::DEFAULT_MAX_MEMORY): a schedule that, with its
+    /// simulation, would need more ([`stored_schedule_memory`](super::stored_schedule_memory))
+    /// is [`SimError::MemoryBudget`] before its arrays grow beyond the budget.
+    ///
+    /// # Errors
+    ///
+    /// As [`schedule`](Self::schedule), and [`SimError::MemoryBudget`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::collectives::{Broadcast, Problem};
+    /// use commcost::sim::ToSchedule;
+    /// use commcost::{Message, SimError};
+    ///
+    /// let problem = Problem::new(1 << 16, Message::contiguous(8));
+    /// assert!(Broadcast::Linear.schedule_within(&problem, 1 << 30).is_ok());
+    /// assert!(matches!(
+    ///     Broadcast::Linear.schedule_within(&problem, 1 << 20),
+    ///     Err(SimError::MemoryBudget { .. })
+    /// ));
+    /// ```
+    fn schedule_within(&self, problem: &Problem, max_memory: u64) -> Result<Schedule, SimError> {
+        super::memory::with_budget(max_memory, || self.schedule(problem))
+    }
 }
 
 /// The schedule of `algorithm` for `problem` ([`ToSchedule::schedule`]).
@@ -143,7 +170,10 @@ pub(super) fn check_ranks(p: u64) -> Result<(), SimError> {
             limit: super::schedule::MAX_RANKS,
         });
     }
-    Ok(())
+    super::memory::check(
+        super::memory::stored_schedule_memory(0, 0, 0, p),
+        super::memory::current_budget(),
+    )
 }
 
 /// Checks `P` and refuses more than [`MAX_BUILT_OPERATIONS`] operations in all (`p` ranks of
@@ -167,6 +197,8 @@ fn check_size(p: u64, ops_per_rank: u64) -> Result<u64, SimError> {
 pub(super) fn sized_builder(p: u64, ops_per_rank: u64) -> Result<ScheduleBuilder, SimError> {
     let ops = check_size(p, ops_per_rank)?;
     let mut b = ScheduleBuilder::new(p);
+    // the ranks alone (and the builders' per-rank bookkeeping) within the budget
+    b.check_fits()?;
     let reserved = ops.min(RESERVE_LIMIT) as usize;
     b.reserve(reserved, reserved * 2);
     Ok(b)

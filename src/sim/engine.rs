@@ -883,9 +883,19 @@ pub fn simulate(
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Default)]
 pub struct Simulator {
     work: Work,
+    /// The memory budget, bytes.
+    max_memory: u64,
+}
+
+impl Default for Simulator {
+    fn default() -> Self {
+        Self {
+            work: Work::default(),
+            max_memory: super::memory::DEFAULT_MAX_MEMORY,
+        }
+    }
 }
 
 impl std::fmt::Debug for Simulator {
@@ -910,6 +920,29 @@ impl Simulator {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Sets the memory budget, bytes (default
+    /// [`DEFAULT_MAX_MEMORY`](super::DEFAULT_MAX_MEMORY)): a simulation whose schedule and
+    /// state ([`simulation_memory`](super::simulation_memory)) would need more is
+    /// [`SimError::MemoryBudget`] before the state is allocated.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::collectives::{Broadcast, Problem};
+    /// use commcost::sim::{SimOptions, Simulator, ToSchedule};
+    /// use commcost::{Message, Pram, SimError};
+    ///
+    /// let schedule = Broadcast::Linear.schedule(&Problem::new(4096, Message::contiguous(8)))?;
+    /// let mut simulator = Simulator::new();
+    /// simulator.set_max_memory(1 << 16);
+    /// let run = simulator.simulate(&schedule, &Pram::new(1e-6)?, &SimOptions::default());
+    /// assert!(matches!(run, Err(SimError::MemoryBudget { budget: 65536, .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_max_memory(&mut self, bytes: u64) {
+        self.max_memory = bytes;
     }
 
     /// Simulates `schedule` on `model`, as [`simulate`] does, reusing the memory of earlier
@@ -945,6 +978,14 @@ impl Simulator {
     ) -> Result<SimResult, SimError> {
         let n = schedule.len();
         let p = schedule.ranks() as usize;
+        // the schedule's arrays and the simulation's state within the budget, before any of
+        // that state is allocated
+        super::memory::check(
+            schedule
+                .heap_bytes()
+                .saturating_add(super::memory::simulation_memory(n as u64, p as u64)),
+            self.max_memory,
+        )?;
         let w = &mut self.work;
         w.q.clear();
         w.rendezvous.clear();

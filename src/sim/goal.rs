@@ -22,19 +22,44 @@
 //! block). The tag defaults to 0. Departures from LogGOPSim, each reported as an error that
 //! names the line rather than guessed: wildcard sources and tags (`-1`) are
 //! [`GoalError::Unsupported`] (matching here is static, see the [module docs](super)); a label
-//! defined twice in one block is a syntax error. The `cpu` and `nic` fields are read and
-//! ignored: the simulator gives each rank one CPU and one NIC. `calc` times are integers in
-//! LogGOPSim's time unit; the caller gives its length in seconds.
+//! defined twice in one block is a syntax error; a second `rank r { … }` block for a rank that
+//! already had one is a syntax error naming both lines (LogGOPSim's reader would append the
+//! second block's operations to the first's, with labels local to each block; here each rank
+//! is one block, so that a label names one operation of its rank). The `cpu` and `nic` fields
+//! are read and ignored: the simulator gives each rank one CPU and one NIC. `calc` times are
+//! integers in LogGOPSim's time unit; the caller gives its length in seconds.
+//!
+//! Reading is linear in the text: tokens are read one at a time (never all at once) and
+//! labels are slices of the text, so the memory read needs is that of the schedule plus the
+//! labels of one rank block (about [`LABEL_BYTES`] bytes each), counted against the memory
+//! budget ([`parse_goal_within`]). A cycle of dependencies is reported with the label and line
+//! of an operation on it.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 
 use super::schedule::{OpId, OpKind, Schedule, ScheduleBuilder};
-use crate::error::GoalError;
+use crate::error::{GoalError, SimError};
 
-#[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Word(String),
+/// Bytes counted per label of the rank block being read (its entry in the block's label
+/// table: the slice of the text, the operation, the table's slack) and per pending dependency.
+pub const LABEL_BYTES: u64 = 48;
+
+/// The most characters of the input an error message repeats.
+const ECHO: usize = 40;
+
+/// `text`, cut to its first [`ECHO`] characters (`…` marks the cut).
+fn echo(text: &str) -> String {
+    match text.char_indices().nth(ECHO) {
+        None => text.to_string(),
+        Some((i, _)) => format!("{}…", &text[..i]),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tok<'a> {
+    Word(&'a str),
     Int(u64),
     MinusOne,
     Colon,
@@ -42,6 +67,24 @@ enum Tok {
     Close,
     /// End of a statement (a newline or `;`).
     End,
+    /// End of the text.
+    Eof,
+}
+
+impl std::fmt::Display for Tok<'_> {
+    /// What an error message says was found.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tok::Word(w) => write!(f, "`{}`", echo(w)),
+            Tok::Int(v) => write!(f, "the number {v}"),
+            Tok::MinusOne => f.write_str("`-1`"),
+            Tok::Colon => f.write_str("`:`"),
+            Tok::Open => f.write_str("`{`"),
+            Tok::Close => f.write_str("`}`"),
+            Tok::End => f.write_str("the end of the line"),
+            Tok::Eof => f.write_str("the end of the file"),
+        }
+    }
 }
 
 fn syntax(line: usize, message: impl Into<String>) -> GoalError {
@@ -51,119 +94,144 @@ fn syntax(line: usize, message: impl Into<String>) -> GoalError {
     }
 }
 
-/// Splits the text into tokens, each with its 1-based line.
-fn lex(text: &str) -> Result<Vec<(Tok, usize)>, GoalError> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut line = 1usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        match c {
-            b'\n' => {
-                out.push((Tok::End, line));
-                line += 1;
-                i += 1;
-            }
-            b';' => {
-                out.push((Tok::End, line));
-                i += 1;
-            }
-            b' ' | b'\t' | b'\r' => i += 1,
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
+/// Reads the text one token at a time, each with its 1-based line.
+struct Lexer<'a> {
+    text: &'a str,
+    i: usize,
+    line: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn next_token(&mut self) -> Result<(Tok<'a>, usize), GoalError> {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        loop {
+            let i = self.i;
+            let line = self.line;
+            let Some(&c) = bytes.get(i) else {
+                return Ok((Tok::Eof, line));
+            };
+            match c {
+                b'\n' => {
+                    self.line += 1;
+                    self.i += 1;
+                    return Ok((Tok::End, line));
                 }
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                let open = line;
-                i += 2;
-                loop {
-                    if i + 1 >= bytes.len() {
-                        return Err(syntax(open, "unterminated /* comment"));
+                b';' => {
+                    self.i += 1;
+                    return Ok((Tok::End, line));
+                }
+                b' ' | b'\t' | b'\r' => self.i += 1,
+                b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                    let rest = &bytes[i..];
+                    self.i += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+                }
+                b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                    let mut j = i + 2;
+                    loop {
+                        if j + 1 >= bytes.len() {
+                            return Err(syntax(line, "unterminated /* comment"));
+                        }
+                        if bytes[j] == b'*' && bytes[j + 1] == b'/' {
+                            j += 2;
+                            break;
+                        }
+                        if bytes[j] == b'\n' {
+                            self.line += 1;
+                        }
+                        j += 1;
                     }
-                    if bytes[i] == b'*' && bytes[i + 1] == b'/' {
-                        i += 2;
-                        break;
-                    }
-                    if bytes[i] == b'\n' {
-                        line += 1;
-                    }
-                    i += 1;
+                    self.i = j;
                 }
-            }
-            b':' => {
-                out.push((Tok::Colon, line));
-                i += 1;
-            }
-            b'{' => {
-                out.push((Tok::Open, line));
-                i += 1;
-            }
-            b'}' => {
-                out.push((Tok::Close, line));
-                i += 1;
-            }
-            b'-' if bytes.get(i + 1) == Some(&b'1')
-                && !bytes.get(i + 2).is_some_and(u8::is_ascii_alphanumeric) =>
-            {
-                out.push((Tok::MinusOne, line));
-                i += 2;
-            }
-            b'0'..=b'9' => {
-                let start = i;
-                while i < bytes.len() && bytes[i].is_ascii_digit() {
-                    i += 1;
+                b':' => {
+                    self.i += 1;
+                    return Ok((Tok::Colon, line));
                 }
-                let digits = &text[start..i];
-                let v = digits
-                    .parse::<u64>()
-                    .map_err(|_| syntax(line, format!("number `{digits}` does not fit in u64")))?;
-                out.push((Tok::Int(v), line));
-            }
-            c if c.is_ascii_alphabetic() => {
-                let start = i;
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                    i += 1;
+                b'{' => {
+                    self.i += 1;
+                    return Ok((Tok::Open, line));
                 }
-                out.push((Tok::Word(text[start..i].to_string()), line));
-            }
-            _ => {
-                let ch = text[i..].chars().next().unwrap_or('?');
-                return Err(syntax(line, format!("unexpected character `{ch}`")));
+                b'}' => {
+                    self.i += 1;
+                    return Ok((Tok::Close, line));
+                }
+                b'-' if bytes.get(i + 1) == Some(&b'1')
+                    && !bytes.get(i + 2).is_some_and(u8::is_ascii_alphanumeric) =>
+                {
+                    self.i += 2;
+                    return Ok((Tok::MinusOne, line));
+                }
+                b'0'..=b'9' => {
+                    let len = bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+                    self.i += len;
+                    let digits = &text[i..i + len];
+                    let v = digits.parse::<u64>().map_err(|_| {
+                        syntax(
+                            line,
+                            format!("number `{}` does not fit in 64 bits", echo(digits)),
+                        )
+                    })?;
+                    return Ok((Tok::Int(v), line));
+                }
+                c if c.is_ascii_alphabetic() => {
+                    let len = bytes[i..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                        .count();
+                    self.i += len;
+                    return Ok((Tok::Word(&text[i..i + len]), line));
+                }
+                _ => {
+                    let ch = text[i..].chars().next().unwrap_or('?');
+                    return Err(syntax(
+                        line,
+                        format!("unexpected character `{}`", ch.escape_debug()),
+                    ));
+                }
             }
         }
     }
-    out.push((Tok::End, line));
-    Ok(out)
 }
 
 /// A pending dependency of a rank block: `(op label, on label, irequires, line)`.
-type PendingDep = (String, String, bool, usize);
+type PendingDep<'a> = (&'a str, &'a str, bool, usize);
 
-struct Parser {
-    toks: Vec<(Tok, usize)>,
-    pos: usize,
+/// A parser with a lookahead of up to two tokens.
+struct Parser<'a> {
+    lexer: Lexer<'a>,
+    ahead: [Option<(Tok<'a>, usize)>; 2],
 }
 
-impl Parser {
-    fn peek(&self) -> &Tok {
-        self.toks.get(self.pos).map_or(&Tok::End, |t| &t.0)
+impl<'a> Parser<'a> {
+    fn fill(&mut self, k: usize) -> Result<(), GoalError> {
+        for j in 0..=k {
+            if self.ahead[j].is_none() {
+                self.ahead[j] = Some(self.lexer.next_token()?);
+            }
+        }
+        Ok(())
     }
-    fn line(&self) -> usize {
-        self.toks
-            .get(self.pos)
-            .or(self.toks.last())
-            .map_or(1, |t| t.1)
+    /// The token `k` (0 or 1) ahead.
+    fn peek_at(&mut self, k: usize) -> Result<Tok<'a>, GoalError> {
+        self.fill(k)?;
+        Ok(self.ahead[k].map_or(Tok::Eof, |t| t.0))
     }
-    fn next(&mut self) -> Tok {
-        let t = self.peek().clone();
-        self.pos += 1;
-        t
+    fn peek(&mut self) -> Result<Tok<'a>, GoalError> {
+        self.peek_at(0)
+    }
+    /// The line of the next token.
+    fn line(&mut self) -> Result<usize, GoalError> {
+        self.fill(0)?;
+        Ok(self.ahead[0].map_or(self.lexer.line, |t| t.1))
+    }
+    fn next(&mut self) -> Result<Tok<'a>, GoalError> {
+        let t = self.peek()?;
+        self.ahead = [self.ahead[1], None];
+        Ok(t)
     }
     fn int(&mut self, what: &str) -> Result<u64, GoalError> {
-        let line = self.line();
-        match self.next() {
+        let line = self.line()?;
+        match self.next()? {
             Tok::Int(v) => Ok(v),
             Tok::MinusOne => Err(GoalError::Unsupported {
                 line,
@@ -171,50 +239,50 @@ impl Parser {
             }),
             other => Err(syntax(
                 line,
-                format!("expected {what} (an integer), found {other:?}"),
+                format!("expected {what} (a whole number), found {other}"),
             )),
         }
     }
     fn word(&mut self, expected: &str) -> Result<(), GoalError> {
-        let line = self.line();
-        match self.next() {
+        let line = self.line()?;
+        match self.next()? {
             Tok::Word(w) if w == expected => Ok(()),
-            other => Err(syntax(
-                line,
-                format!("expected `{expected}`, found {other:?}"),
-            )),
+            other => Err(syntax(line, format!("expected `{expected}`, found {other}"))),
         }
     }
     fn end(&mut self) -> Result<(), GoalError> {
-        let line = self.line();
-        match self.peek() {
+        let line = self.line()?;
+        match self.peek()? {
             Tok::End => {
-                self.pos += 1;
+                self.next()?;
                 Ok(())
             }
             // a `}` may close the block right after a statement
-            Tok::Close => Ok(()),
+            Tok::Close | Tok::Eof => Ok(()),
             other => Err(syntax(
                 line,
-                format!("expected end of line, found {other:?}"),
+                format!("expected the end of the statement, found {other}"),
             )),
         }
     }
-    fn skip_ends(&mut self) {
-        while *self.peek() == Tok::End && self.pos < self.toks.len() {
-            self.pos += 1;
+    fn skip_ends(&mut self) -> Result<(), GoalError> {
+        while self.peek()? == Tok::End {
+            self.next()?;
         }
+        Ok(())
     }
 }
 
 /// Reads a GOAL schedule; `seconds_per_unit` is the length of one `calc` time unit in seconds
-/// (1e-9 when the GOAL file counts nanoseconds).
+/// (1e-9 when the GOAL file counts nanoseconds). The memory budget is
+/// [`DEFAULT_MAX_MEMORY`](super::DEFAULT_MAX_MEMORY) ([`parse_goal_within`] sets another).
 ///
 /// # Errors
 ///
 /// [`GoalError::Syntax`] and [`GoalError::Unsupported`] name the line;
-/// [`GoalError::Schedule`] when the parsed schedule fails validation (an unmatched send, a
-/// cycle, a peer out of range).
+/// [`GoalError::Cycle`] names the label and line of an operation on a cycle of dependencies;
+/// [`GoalError::Schedule`] when the parsed schedule fails validation otherwise (an unmatched
+/// send, a peer out of range, [`SimError::MemoryBudget`]).
 ///
 /// # Examples
 ///
@@ -241,19 +309,57 @@ impl Parser {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn parse_goal(text: &str, seconds_per_unit: f64) -> Result<Schedule, GoalError> {
-    if !(seconds_per_unit >= 0.0 && seconds_per_unit.is_finite()) {
-        return Err(crate::SimError::InvalidTime {
+    parse_goal_within(text, seconds_per_unit, super::memory::DEFAULT_MAX_MEMORY)
+}
+
+/// [`parse_goal`] within a memory budget of `max_memory` bytes: the schedule, its simulation
+/// ([`stored_schedule_memory`](super::stored_schedule_memory)) and the labels of the rank block
+/// being read ([`LABEL_BYTES`] each) must fit, else [`SimError::MemoryBudget`] before the
+/// arrays grow beyond it.
+///
+/// # Errors
+///
+/// As [`parse_goal`].
+///
+/// # Examples
+///
+/// ```
+/// use commcost::sim::parse_goal_within;
+/// use commcost::{GoalError, SimError};
+///
+/// let mut text = String::from("num_ranks 1\nrank 0 {\n");
+/// for i in 0..10_000 {
+///     text.push_str(&format!("l{i}: calc 1\n"));
+/// }
+/// text.push_str("}\n");
+/// assert!(parse_goal_within(&text, 1e-9, 1 << 30).is_ok());
+/// assert!(matches!(
+///     parse_goal_within(&text, 1e-9, 1 << 16),
+///     Err(GoalError::Schedule(SimError::MemoryBudget { budget: 65536, .. }))
+/// ));
+/// ```
+pub fn parse_goal_within(
+    text: &str,
+    seconds_per_unit: f64,
+    max_memory: u64,
+) -> Result<Schedule, GoalError> {
+    if !(seconds_per_unit >= 0.0 && seconds_per_unit <= crate::limits::MAX_SECONDS) {
+        return Err(SimError::InvalidTime {
             name: "seconds_per_unit",
             value: seconds_per_unit,
         }
         .into());
     }
     let mut p = Parser {
-        toks: lex(text)?,
-        pos: 0,
+        lexer: Lexer {
+            text,
+            i: 0,
+            line: 1,
+        },
+        ahead: [None, None],
     };
-    p.skip_ends();
-    let line = p.line();
+    p.skip_ends()?;
+    let line = p.line()?;
     p.word("num_ranks")
         .map_err(|_| syntax(line, "a GOAL file starts with `num_ranks <N>`"))?;
     let ranks = p.int("number of ranks")?;
@@ -262,92 +368,198 @@ pub fn parse_goal(text: &str, seconds_per_unit: f64) -> Result<Schedule, GoalErr
     }
     p.end()?;
     let mut b = ScheduleBuilder::new(ranks);
+    b.set_max_memory(max_memory);
+    // the line of each rank's block
+    let mut blocks: HashMap<u64, usize> = HashMap::new();
     loop {
-        p.skip_ends();
-        if p.pos >= p.toks.len() {
+        p.skip_ends()?;
+        if p.peek()? == Tok::Eof {
             break;
         }
-        let line = p.line();
+        let line = p.line()?;
         p.word("rank")?;
         let rank = p.int("rank")?;
         if rank >= ranks {
             return Err(syntax(line, format!("rank {rank} >= num_ranks {ranks}")));
         }
-        if p.next() != Tok::Open {
-            return Err(syntax(line, "expected `{` after the rank"));
+        match p.next()? {
+            Tok::Open => {}
+            other => {
+                return Err(syntax(
+                    line,
+                    format!("expected `{{` after the rank, found {other}"),
+                ));
+            }
+        }
+        if let Some(first) = blocks.insert(rank, line) {
+            return Err(syntax(
+                line,
+                format!(
+                    "a second block for rank {rank} (the first is at line {first}): give each \
+                     rank one block"
+                ),
+            ));
         }
         rank_block(&mut p, &mut b, rank, ranks, seconds_per_unit)?;
     }
-    Ok(b.build()?)
+    drop(blocks);
+    b.build().map_err(|e| match e {
+        SimError::Cycle { rank, op } => match locate(text, op) {
+            Some((line, label)) => GoalError::Cycle { rank, line, label },
+            None => GoalError::Schedule(e),
+        },
+        e => GoalError::Schedule(e),
+    })
 }
 
-fn rank_block(
-    p: &mut Parser,
+/// The line and label (empty if none) of operation `op` (counted in the order of the text):
+/// read again, only when an error names an operation. A statement is an operation when it is
+/// `<label>: <kind> …` or `<kind> …` (not `<kind> requires …`), as [`rank_block`] reads it.
+fn locate(text: &str, op: u64) -> Option<(usize, String)> {
+    let mut lexer = Lexer {
+        text,
+        i: 0,
+        line: 1,
+    };
+    let mut count = 0u64;
+    // the first three tokens of the statement being read
+    let mut first: Vec<(Tok, usize)> = Vec::with_capacity(3);
+    loop {
+        let (tok, line) = lexer.next_token().ok()?;
+        let boundary = matches!(tok, Tok::End | Tok::Open | Tok::Close | Tok::Eof);
+        if !boundary && first.len() < 3 {
+            first.push((tok, line));
+        }
+        if !boundary && first.len() < 3 {
+            continue;
+        }
+        let is_kind = |t: &Tok| matches!(t, Tok::Word("send" | "recv" | "calc"));
+        let found = match first.as_slice() {
+            [(Tok::Word(label), _), (Tok::Colon, _), (kind, line), ..] if is_kind(kind) => {
+                Some((*line, label.to_string()))
+            }
+            [(Tok::Word(_), _), (Tok::Colon, _), ..] => None,
+            [(Tok::Word(_), _), (Tok::Word("requires" | "irequires"), _), ..] => None,
+            [(kind, line), ..] if is_kind(kind) => Some((*line, String::new())),
+            _ => None,
+        };
+        if let Some(at) = found {
+            if count == op {
+                return Some(at);
+            }
+            count += 1;
+        }
+        // skip to the end of the statement
+        let mut end = tok;
+        while !matches!(end, Tok::End | Tok::Open | Tok::Close | Tok::Eof) {
+            end = lexer.next_token().ok()?.0;
+        }
+        if end == Tok::Eof {
+            return None;
+        }
+        first.clear();
+    }
+}
+
+fn rank_block<'a>(
+    p: &mut Parser<'a>,
     b: &mut ScheduleBuilder,
     rank: u64,
     ranks: u64,
     seconds_per_unit: f64,
 ) -> Result<(), GoalError> {
-    let mut labels: HashMap<String, OpId> = HashMap::new();
-    let mut deps: Vec<PendingDep> = Vec::new();
+    let mut labels: HashMap<&'a str, OpId> = HashMap::new();
+    let mut deps: Vec<PendingDep<'a>> = Vec::new();
+    // the labels and pending dependencies of this block, counted against the memory budget
+    // before their tables grow
+    let grow = |b: &mut ScheduleBuilder, labels: usize, deps: usize| {
+        let bytes = (labels as u64 + deps as u64).saturating_mul(LABEL_BYTES);
+        b.set_extra_memory(bytes).map_err(GoalError::Schedule)
+    };
     loop {
-        p.skip_ends();
-        let line = p.line();
-        if p.pos >= p.toks.len() {
-            return Err(syntax(line, format!("rank {rank}: missing `}}`")));
-        }
+        p.skip_ends()?;
+        let line = p.line()?;
         let mut label = None;
-        match p.next() {
-            Tok::Close => break,
-            Tok::Word(w) if p.peek() == &Tok::Colon => {
-                p.pos += 1;
+        match (p.peek()?, p.peek_at(1)?) {
+            (Tok::Eof, _) => {
+                return Err(syntax(line, format!("rank {rank}: missing `}}`")));
+            }
+            (Tok::Close, _) => {
+                p.next()?;
+                break;
+            }
+            (Tok::Word(w), Tok::Colon) => {
+                p.next()?;
+                p.next()?;
                 label = Some(w);
             }
-            Tok::Word(w) if matches!(p.peek(), Tok::Word(x) if x == "requires" || x == "irequires") =>
-            {
-                let start = p.next() == Tok::Word("irequires".to_string());
-                let on = match p.next() {
+            (Tok::Word(w), Tok::Word(x)) if x == "requires" || x == "irequires" => {
+                p.next()?;
+                p.next()?;
+                let on = match p.next()? {
                     Tok::Word(on) => on,
                     other => {
-                        return Err(syntax(line, format!("expected a label, found {other:?}")));
+                        return Err(syntax(line, format!("expected a label, found {other}")));
                     }
                 };
-                deps.push((w, on, start, line));
+                if deps.len() == deps.capacity() {
+                    let next = (deps.capacity() * 2).max(16);
+                    grow(b, labels.capacity(), next)?;
+                    deps.reserve_exact(next - deps.len());
+                }
+                deps.push((w, on, x == "irequires", line));
                 p.end()?;
                 continue;
             }
-            Tok::Word(w) => {
-                // an unlabelled operation: step back and read it below
-                p.pos -= 1;
-                let _ = w;
+            // an unlabelled operation: read below
+            (Tok::Word(_), _) => {}
+            (other, _) => {
+                return Err(syntax(
+                    line,
+                    format!("expected an operation, a dependency or `}}`, found {other}"),
+                ));
             }
-            other => return Err(syntax(line, format!("unexpected {other:?}"))),
         }
         let op = operation(p, b, rank, ranks, seconds_per_unit, line)?;
-        if let Some(l) = label
-            && labels.insert(l.clone(), op).is_some()
-        {
-            return Err(syntax(
-                line,
-                format!("label `{l}` defined twice in rank {rank}"),
-            ));
+        if let Some(l) = label {
+            if labels.len() == labels.capacity() {
+                let next = (labels.capacity() * 2).max(16);
+                grow(b, next, deps.capacity())?;
+                labels.reserve(next - labels.len());
+            }
+            match labels.entry(l) {
+                Entry::Occupied(_) => {
+                    return Err(syntax(
+                        line,
+                        format!("label `{}` defined twice in rank {rank}", echo(l)),
+                    ));
+                }
+                Entry::Vacant(v) => {
+                    v.insert(op);
+                }
+            }
         }
         p.end()?;
     }
-    for (op, on, start, line) in deps {
+    for &(op, on, start, line) in &deps {
         let find = |l: &str| {
-            labels
-                .get(l)
-                .copied()
-                .ok_or_else(|| syntax(line, format!("undefined label `{l}` in rank {rank}")))
+            labels.get(l).copied().ok_or_else(|| {
+                syntax(
+                    line,
+                    format!("undefined label `{}` in rank {rank}", echo(l)),
+                )
+            })
         };
-        let (a, c) = (find(&op)?, find(&on)?);
+        let (a, c) = (find(op)?, find(on)?);
         if start {
             b.irequires(a, c);
         } else {
             b.requires(a, c);
         }
     }
+    drop(labels);
+    drop(deps);
+    grow(b, 0, 0)?;
     Ok(())
 }
 
@@ -359,20 +571,31 @@ fn operation(
     seconds_per_unit: f64,
     line: usize,
 ) -> Result<OpId, GoalError> {
-    let kind = match p.next() {
+    let kind = match p.next()? {
         Tok::Word(w) => w,
         other => {
             return Err(syntax(
                 line,
-                format!("expected send, recv or calc, found {other:?}"),
+                format!("expected send, recv or calc, found {other}"),
             ));
         }
     };
-    match kind.as_str() {
+    match kind {
         "calc" => {
             let units = p.int("calc time")?;
             optional_fields(p, &["cpu"])?;
-            Ok(b.calc(rank, units as f64 * seconds_per_unit))
+            let seconds = units as f64 * seconds_per_unit;
+            if seconds > crate::limits::MAX_SECONDS {
+                return Err(syntax(
+                    line,
+                    format!(
+                        "calc {units} of {seconds_per_unit:e} s each is {seconds:e} s, more \
+                         than the {:e} s a time may be",
+                        crate::limits::MAX_SECONDS
+                    ),
+                ));
+            }
+            Ok(b.calc(rank, seconds))
         }
         "send" | "recv" => {
             let bytes = p.int("size")?;
@@ -392,7 +615,7 @@ fn operation(
         }
         other => Err(syntax(
             line,
-            format!("expected send, recv or calc, found `{other}`"),
+            format!("expected send, recv or calc, found `{}`", echo(other)),
         )),
     }
 }
@@ -401,13 +624,13 @@ fn operation(
 fn optional_fields(p: &mut Parser, allowed: &[&str]) -> Result<u64, GoalError> {
     let mut tag = 0;
     let mut next_allowed = 0;
-    while let Tok::Word(w) = p.peek().clone() {
-        let line = p.line();
+    while let Tok::Word(w) = p.peek()? {
+        let line = p.line()?;
         let Some(k) = allowed[next_allowed..].iter().position(|a| *a == w) else {
-            return Err(syntax(line, format!("unexpected `{w}`")));
+            return Err(syntax(line, format!("unexpected `{}`", echo(w))));
         };
-        p.pos += 1;
-        let v = p.int(&w)?;
+        p.next()?;
+        let v = p.int(w)?;
         if w == "tag" {
             tag = v;
         }

@@ -23,6 +23,9 @@
 //!   simulate many schedules).
 //! * [`parse_goal`], [`write_goal`]: LogGOPSim's GOAL text format.
 //! * [`Noise`]: seeded CPU noise.
+//! * A memory budget ([`DEFAULT_MAX_MEMORY`], [`stored_schedule_memory`]): a schedule and its
+//!   simulation that would need more are [`SimError::MemoryBudget`](crate::SimError::MemoryBudget)
+//!   before anything of that size is allocated.
 //! * [`rank_simulated`]: the candidates of a collective ranked by the simulated makespan where
 //!   a closed form is not exact ([`ExactClosedForm`]), bounded by [`SimLimits`].
 //!
@@ -106,6 +109,7 @@ mod builders;
 mod engine;
 mod goal;
 mod implicit;
+mod memory;
 mod noise;
 mod ompi_builders;
 mod rank;
@@ -113,7 +117,11 @@ mod schedule;
 
 pub use builders::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
 pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, Simulator, simulate};
-pub use goal::{parse_goal, write_goal};
+pub use goal::{LABEL_BYTES, parse_goal, parse_goal_within, write_goal};
+pub use memory::{
+    BYTES_PER_DEPENDENCY, BYTES_PER_DEPENDENCY_ENTRY, BYTES_PER_RANK, COMPUTED_BYTES_PER_OPERATION,
+    DEFAULT_MAX_MEMORY, STORED_BYTES_PER_OPERATION, simulation_memory, stored_schedule_memory,
+};
 pub use noise::Noise;
 pub use rank::{CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated};
 pub use schedule::{

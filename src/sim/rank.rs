@@ -140,7 +140,7 @@ where
                         .simulate(&s, model, &SimOptions::default())?
                         .makespan,
                 ),
-                Ok(_) | Err(SimError::TooLarge { .. }) => None,
+                Ok(_) | Err(SimError::TooLarge { .. } | SimError::MemoryBudget { .. }) => None,
                 Err(e) => return Err(e),
             }
         };

@@ -130,6 +130,13 @@ pub struct ScheduleBuilder {
     last_message: Option<(Message, u32)>,
     /// The first out-of-range value seen while adding (reported by `build`).
     error: Option<SimError>,
+    /// The memory budget, bytes ([`super::memory`]).
+    max_memory: u64,
+    /// Bytes the caller holds besides the builder (a GOAL reader's labels), counted against
+    /// the budget.
+    extra_memory: u64,
+    /// The budget was exceeded: nothing more is added.
+    over_budget: bool,
 }
 
 /// Marks the two entries of a group of dependencies in the builder's list (operation indices
@@ -156,11 +163,130 @@ impl ScheduleBuilder {
             keep_order: false,
             last_message: None,
             error: None,
+            max_memory: super::memory::current_budget(),
+            extra_memory: 0,
+            over_budget: false,
         }
     }
 
+    /// Sets the memory budget, bytes (default [`DEFAULT_MAX_MEMORY`](super::DEFAULT_MAX_MEMORY)):
+    /// before any of its arrays grows, the builder checks that the schedule and its simulation
+    /// ([`stored_schedule_memory`](super::stored_schedule_memory) of the grown capacity) fit;
+    /// if not, nothing more is added and [`build`](Self::build) returns
+    /// [`SimError::MemoryBudget`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::SimError;
+    /// use commcost::sim::ScheduleBuilder;
+    ///
+    /// let mut b = ScheduleBuilder::new(2);
+    /// b.set_max_memory(64 << 10);
+    /// for _ in 0..100_000 {
+    ///     b.send(0, 1, 0, 8);
+    ///     b.recv(1, 0, 0, 8);
+    /// }
+    /// assert!(matches!(b.build(), Err(SimError::MemoryBudget { budget: 65536, .. })));
+    /// ```
+    pub fn set_max_memory(&mut self, bytes: u64) {
+        self.max_memory = bytes;
+    }
+
+    /// The memory budget, bytes.
+    pub fn max_memory(&self) -> u64 {
+        self.max_memory
+    }
+
+    /// Whether the ranks and what was reserved so far fit the budget.
+    pub(crate) fn check_fits(&self) -> Result<(), SimError> {
+        self.check_memory(self.sig.capacity() as u64, self.deps.capacity() as u64)
+    }
+
+    /// Counts `bytes` the caller holds besides the builder against the budget (replacing the
+    /// previous amount); an error if the whole no longer fits.
+    pub(crate) fn set_extra_memory(&mut self, bytes: u64) -> Result<(), SimError> {
+        self.extra_memory = bytes;
+        self.check_memory(self.sig.capacity() as u64, self.deps.capacity() as u64)
+    }
+
+    /// The memory the schedule needs with room for `ops` operations and `entries` dependency
+    /// entries, checked against the budget.
+    fn check_memory(&self, ops: u64, entries: u64) -> Result<(), SimError> {
+        let needed = super::memory::stored_schedule_memory(ops, self.dep_count, entries, self.ranks)
+            .saturating_add(self.extra_memory);
+        super::memory::check(needed, self.max_memory)
+    }
+
+    /// Before the operation arrays grow (`len == capacity`): whether the grown ones fit.
+    #[inline]
+    fn room_for_operation(&mut self) -> bool {
+        if self.over_budget {
+            return false;
+        }
+        let (len, cap) = (self.sig.len(), self.sig.capacity());
+        if len < cap {
+            return true;
+        }
+        let next = (cap as u64).saturating_mul(2).max(8);
+        match self.check_memory(next, self.deps.capacity() as u64) {
+            Ok(()) => {
+                // grow all three to the checked capacity at once
+                let more = (next - len as u64) as usize;
+                self.sig.reserve_exact(more);
+                self.rank.reserve_exact(more);
+                self.peer.reserve_exact(more);
+                true
+            }
+            Err(e) => {
+                self.over_budget = true;
+                self.fail_first(e);
+                false
+            }
+        }
+    }
+
+    /// Before `add` more dependency entries: whether the grown list fits.
+    #[inline]
+    fn room_for_dependencies(&mut self, add: usize) -> bool {
+        if self.over_budget {
+            return false;
+        }
+        let (len, cap) = (self.deps.len(), self.deps.capacity());
+        if len + add <= cap {
+            return true;
+        }
+        let next = (cap as u64).saturating_mul(2).max(8).max((len + add) as u64);
+        match self.check_memory(self.sig.capacity() as u64, next) {
+            Ok(()) => {
+                self.deps.reserve_exact((next - len as u64) as usize);
+                true
+            }
+            Err(e) => {
+                self.over_budget = true;
+                self.fail_first(e);
+                false
+            }
+        }
+    }
+
+    /// Records `e`, replacing an earlier error: a budget exceeded is reported before the
+    /// validation of a schedule that was never completed.
+    fn fail_first(&mut self, e: SimError) {
+        self.error = Some(e);
+    }
+
     /// Reserves room for `ops` more operations and `deps` more dependencies.
+    /// Room beyond the memory budget is not reserved (the budget is checked again when the
+    /// arrays grow).
     pub fn reserve(&mut self, ops: usize, deps: usize) {
+        let (ops_after, deps_after) = (
+            (self.sig.len() as u64).saturating_add(ops as u64),
+            (self.deps.len() as u64).saturating_add(deps as u64),
+        );
+        if self.check_memory(ops_after, deps_after).is_err() {
+            return;
+        }
         self.sig.reserve(ops);
         self.rank.reserve(ops);
         self.peer.reserve(ops);
@@ -211,6 +337,9 @@ impl ScheduleBuilder {
                 count: id + 1,
                 limit: MAX_OPERATIONS,
             });
+            return OpId(NONE);
+        }
+        if !self.room_for_operation() {
             return OpId(NONE);
         }
         let x = Signature { kind, tag, class };
@@ -321,6 +450,9 @@ impl ScheduleBuilder {
         } else {
             0
         };
+        if !self.room_for_dependencies(1) {
+            return;
+        }
         // an id with the top bit set is out of range either way (UnknownOperation)
         self.deps
             .push((op.0.min(NONE >> 1), on.0.min(NONE >> 1) | flag));
@@ -369,6 +501,9 @@ impl ScheduleBuilder {
             }
             return;
         }
+        if !self.room_for_dependencies(2) {
+            return;
+        }
         self.deps.push((GROUP | clamp(ops.start), clamp(ops.end)));
         self.deps.push((GROUP | clamp(on.start), clamp(on.end)));
         self.dep_count = self.dep_count.saturating_add(
@@ -410,6 +545,7 @@ impl ScheduleBuilder {
         if let Some(e) = self.error {
             return Err(e);
         }
+        self.check_memory(self.sig.capacity() as u64, self.deps.capacity() as u64)?;
         let n = self.sig.len();
         if self.dep_count >= u64::from(NONE) {
             return Err(SimError::TooLarge {
@@ -984,6 +1120,23 @@ impl Schedule {
             computed: Some(layout),
             start_edges: false,
         }
+    }
+
+    /// The bytes its arrays hold (capacity, not length).
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        let words = self.sig.capacity()
+            + self.rank.capacity()
+            + self.rank_of.capacity()
+            + self.roots.capacity()
+            + self.partner.capacity()
+            + self.offsets.capacity()
+            + self.successors.capacity()
+            + self.orig.capacity();
+        let bytes = 4 * words as u128
+            + (self.signatures.capacity() * std::mem::size_of::<Signature>()) as u128
+            + (self.messages.capacity() * std::mem::size_of::<Message>()) as u128
+            + 8 * self.calcs.capacity() as u128;
+        u64::try_from(bytes).unwrap_or(u64::MAX)
     }
 
     /// Whether any dependency is an `irequires`.

@@ -1,0 +1,129 @@
+//! The simulator's memory budget: what a schedule and its simulation need, computed before
+//! anything is allocated, so that a schedule too large for the machine is an error
+//! ([`SimError::MemoryBudget`]) instead of a process the allocator aborts.
+//!
+//! The estimate is an upper bound of the heap a schedule needs from its first operation to
+//! the end of its simulation with every option on (timeline, critical path):
+//!
+//! ```text
+//! bytes = operations × bytes per operation (of the layout)
+//!       + dependency entries × BYTES_PER_DEPENDENCY_ENTRY + dependencies × BYTES_PER_DEPENDENCY
+//!       + ranks × BYTES_PER_RANK
+//! ```
+//!
+//! * [`ScheduleBuilder`](super::ScheduleBuilder) checks it each time one of its arrays is
+//!   about to grow (so the check sees the capacity the allocation asks for), the collective
+//!   builders ([`ToSchedule`](super::ToSchedule)) and [`parse_goal`](super::parse_goal)
+//!   through it; the GOAL reader adds the labels of the rank block it is reading.
+//! * [`Simulator`](super::Simulator) checks the schedule's own arrays plus its state before
+//!   it allocates that state.
+//!
+//! The default budget is [`DEFAULT_MAX_MEMORY`] (2 GiB);
+//! [`ToSchedule::schedule_within`](super::ToSchedule::schedule_within),
+//! [`ScheduleBuilder::set_max_memory`](super::ScheduleBuilder::set_max_memory),
+//! [`parse_goal_within`](super::parse_goal_within) and
+//! [`Simulator::set_max_memory`](super::Simulator::set_max_memory) set another
+//! (`commcost simulate --max-memory`).
+
+use std::cell::Cell;
+
+use crate::error::SimError;
+
+/// The memory budget used unless another is given: 2 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 2 << 30;
+
+/// Bytes per operation of a stored schedule (every operation in flat arrays, built by
+/// [`ScheduleBuilder`](super::ScheduleBuilder)), from the first operation added to the end of
+/// a simulation with timeline and critical path: the builder's arrays (12 bytes, up to twice
+/// that while they grow), the schedule's (kind and message, rank, partner, order, successor
+/// offsets, roots: 24 bytes, 8 more while messages are matched) and the simulation's (state,
+/// end, cause, event queue, timeline: up to 84 bytes).
+pub const STORED_BYTES_PER_OPERATION: u64 = 160;
+
+/// Bytes per operation of a computed schedule (the recursive-doubling allreduce: nothing
+/// stored per operation): the simulation's state, end, cause, event queue and timeline.
+pub const COMPUTED_BYTES_PER_OPERATION: u64 = 96;
+
+/// Bytes per dependency (`a requires b`): its entry in the schedule's successor lists.
+pub const BYTES_PER_DEPENDENCY: u64 = 4;
+
+/// Bytes per entry of a builder's dependency list (a single dependency, or half of a group of
+/// [`requires_all`](super::ScheduleBuilder::requires_all)): 8 bytes, up to twice that while
+/// the list grows.
+pub const BYTES_PER_DEPENDENCY_ENTRY: u64 = 16;
+
+/// Bytes per rank: the simulation's resources, holders and finish time, the schedule's rank
+/// numbering, the matching's buckets and a builder's per-rank bookkeeping.
+pub const BYTES_PER_RANK: u64 = 160;
+
+thread_local! {
+    /// The budget of the builders created on this thread (set for the duration of
+    /// [`ToSchedule::schedule_within`](super::ToSchedule::schedule_within)).
+    static BUDGET: Cell<u64> = const { Cell::new(DEFAULT_MAX_MEMORY) };
+}
+
+/// The budget a new builder starts with on this thread.
+pub(crate) fn current_budget() -> u64 {
+    BUDGET.with(Cell::get)
+}
+
+/// Runs `f` with `bytes` as the budget of the builders it creates, then restores the previous
+/// budget.
+pub(crate) fn with_budget<T>(bytes: u64, f: impl FnOnce() -> T) -> T {
+    let previous = BUDGET.with(|b| b.replace(bytes));
+    let out = f();
+    BUDGET.with(|b| b.set(previous));
+    out
+}
+
+/// The memory a stored schedule of `operations` operations, `dependencies` dependencies held
+/// in `entries` builder entries, and `ranks` ranks needs from building to the end of its
+/// simulation, bytes (saturating at `u64::MAX`).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::sim::{BYTES_PER_RANK, STORED_BYTES_PER_OPERATION, stored_schedule_memory};
+///
+/// // a linear broadcast from rank 0 to 2^20 ranks: 2 (2^20 - 1) operations, no dependencies
+/// let ops = 2 * ((1u64 << 20) - 1);
+/// assert_eq!(
+///     stored_schedule_memory(ops, 0, 0, 1 << 20),
+///     ops * STORED_BYTES_PER_OPERATION + (1 << 20) * BYTES_PER_RANK
+/// );
+/// ```
+#[must_use]
+pub fn stored_schedule_memory(operations: u64, dependencies: u64, entries: u64, ranks: u64) -> u64 {
+    let total = u128::from(operations) * u128::from(STORED_BYTES_PER_OPERATION)
+        + u128::from(dependencies) * u128::from(BYTES_PER_DEPENDENCY)
+        + u128::from(entries) * u128::from(BYTES_PER_DEPENDENCY_ENTRY)
+        + u128::from(ranks) * u128::from(BYTES_PER_RANK);
+    u64::try_from(total).unwrap_or(u64::MAX)
+}
+
+/// The memory a simulation needs on top of the schedule's own arrays, for `operations`
+/// operations of `ranks` ranks, bytes (saturating): the per-operation part of
+/// [`COMPUTED_BYTES_PER_OPERATION`] and the per-rank part of [`BYTES_PER_RANK`].
+///
+/// # Examples
+///
+/// ```
+/// use commcost::sim::{BYTES_PER_RANK, COMPUTED_BYTES_PER_OPERATION, simulation_memory};
+///
+/// assert_eq!(simulation_memory(10, 2), 10 * COMPUTED_BYTES_PER_OPERATION + 2 * BYTES_PER_RANK);
+/// ```
+#[must_use]
+pub fn simulation_memory(operations: u64, ranks: u64) -> u64 {
+    let total = u128::from(operations) * u128::from(COMPUTED_BYTES_PER_OPERATION)
+        + u128::from(ranks) * u128::from(BYTES_PER_RANK);
+    u64::try_from(total).unwrap_or(u64::MAX)
+}
+
+/// `Ok` when `needed <= budget`, else [`SimError::MemoryBudget`].
+pub(crate) fn check(needed: u64, budget: u64) -> Result<(), SimError> {
+    if needed > budget {
+        Err(SimError::MemoryBudget { needed, budget })
+    } else {
+        Ok(())
+    }
+}
