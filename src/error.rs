@@ -622,6 +622,48 @@ pub struct LoadError {
     pub message: String,
 }
 
+/// A text file that cannot be read within its bound
+/// ([`limits::read_text_file`](crate::limits::read_text_file)).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum FileError {
+    /// The file cannot be opened or read.
+    #[error("{path}: cannot read: {message}")]
+    Io {
+        /// The file, as given.
+        path: String,
+        /// The system's message.
+        message: String,
+    },
+    /// Not a regular file: a directory, a device (`/dev/zero`), a FIFO or a socket, which may
+    /// never end.
+    #[error("{path}: not a regular file ({kind}); give a file")]
+    NotRegular {
+        /// The file, as given.
+        path: String,
+        /// What it is instead.
+        kind: &'static str,
+    },
+    /// Larger than the bound for its kind of file.
+    #[error("{path}: larger than the {limit} bytes a {what} may have")]
+    TooLarge {
+        /// The file, as given.
+        path: String,
+        /// What kind of file (`"model file"`, `"GOAL file"`).
+        what: &'static str,
+        /// The bound, bytes.
+        limit: u64,
+    },
+    /// Not UTF-8 text.
+    #[error("{path}: line {line}: not UTF-8 text")]
+    NotText {
+        /// The file, as given.
+        path: String,
+        /// 1-based line of the first invalid byte.
+        line: usize,
+    },
+}
+
 /// Why a probe stopped.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
@@ -777,10 +819,11 @@ pub enum SimError {
     /// ([`sim::DEFAULT_MAX_MEMORY`](crate::sim::DEFAULT_MAX_MEMORY) unless set otherwise);
     /// nothing of that size was allocated.
     #[error(
-        "the schedule and its simulation need about {needed} bytes, more than the memory \
-         budget of {budget} bytes (raise it with --max-memory on the command line, \
-         `max_memory` in the library: `ToSchedule::schedule_within`, \
-         `ScheduleBuilder::set_max_memory`, `parse_goal_within`, `Simulator::set_max_memory`)"
+        "the schedule and its simulation need about {needed} bytes ({:.1} GiB), more than the \
+         memory budget of {budget} bytes ({:.1} GiB); raise it with --max-memory on the \
+         command line, `max_memory` in the library",
+        *needed as f64 / f64::from(1u32 << 30),
+        *budget as f64 / f64::from(1u32 << 30)
     )]
     MemoryBudget {
         /// The bytes the schedule and its simulation would need (an upper bound).

@@ -94,7 +94,7 @@ mod table;
 
 #[cfg(feature = "serde")]
 pub use error::LoadError;
-pub use error::{AlgorithmParseError, ExportError};
+pub use error::{AlgorithmParseError, ExportError, FileError};
 pub use error::{
     CalibrationError, CollectiveError, FitError, LinesError, MessageError, ParameterError,
     ProbeError, TimelineError,

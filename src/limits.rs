@@ -9,6 +9,9 @@
 //! over hops, protocol ranges and the rounds of a collective on `2^64` processes stay far below
 //! `f64::MAX ≈ 1.8e308`.
 //!
+//! Files are read with a bound on their size ([`read_text_file`]: [`MAX_MODEL_FILE_BYTES`],
+//! [`MAX_GOAL_FILE_BYTES`]); what never ends (`/dev/zero`, a FIFO) is refused before reading.
+//!
 //! Subnormal numbers (nonzero and below `f64::MIN_POSITIVE ≈ 2.2e-308`) are rejected wherever a
 //! real parameter is read: they are never a measurement, and a division by one overflows.
 //!
@@ -47,4 +50,103 @@ pub const MIN_AXIS_STEP: f64 = 1e-6;
 #[inline]
 pub(crate) fn zero_or_normal(value: f64) -> bool {
     value == 0.0 || value.is_normal()
+}
+
+/// Largest model file read: 16 MiB (a model file is a few kilobytes; a table model with
+/// thousands of points a few hundred).
+pub const MAX_MODEL_FILE_BYTES: u64 = 16 << 20;
+
+/// Largest GOAL file read: 1 GiB (about 30 million operations as Schedgen writes them; the
+/// schedule is bounded by the simulator's memory budget as well, see
+/// [`sim::DEFAULT_MAX_MEMORY`](crate::sim::DEFAULT_MAX_MEMORY)).
+pub const MAX_GOAL_FILE_BYTES: u64 = 1 << 30;
+
+/// Reads the text file `path` (a `what`, for the messages: `"model file"`) of at most
+/// `max_bytes` bytes: anything but a regular file (a directory, `/dev/zero`, a FIFO, a socket)
+/// is refused before reading, at most `max_bytes + 1` bytes are read, and a leading UTF-8
+/// byte-order mark is dropped.
+///
+/// # Errors
+///
+/// [`FileError`](crate::FileError), naming the file: it cannot be read, is not a regular file,
+/// is larger than `max_bytes`, or is not UTF-8 (with the line).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::{FileError, limits};
+///
+/// let path = std::env::temp_dir().join(format!("commcost-doc-{}.json", std::process::id()));
+/// std::fs::write(&path, "\u{feff}{\"model\": \"pram\", \"unit_cost\": 1e-6}")?;
+/// let text = limits::read_text_file(&path, "model file", limits::MAX_MODEL_FILE_BYTES)?;
+/// assert!(text.starts_with('{'));
+/// assert!(matches!(
+///     limits::read_text_file(&path, "model file", 8),
+///     Err(FileError::TooLarge { limit: 8, .. })
+/// ));
+/// std::fs::remove_file(&path)?;
+/// # #[cfg(unix)]
+/// assert!(matches!(
+///     limits::read_text_file("/dev/zero".as_ref(), "model file", 1 << 20),
+///     Err(FileError::NotRegular { .. })
+/// ));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_text_file(
+    path: &std::path::Path,
+    what: &'static str,
+    max_bytes: u64,
+) -> Result<String, crate::FileError> {
+    use std::io::Read as _;
+
+    use crate::FileError;
+
+    let shown = || path.display().to_string();
+    let io = |e: std::io::Error| FileError::Io {
+        path: shown(),
+        message: e.to_string(),
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            "a device, FIFO or socket"
+        };
+        return Err(FileError::NotRegular {
+            path: shown(),
+            kind,
+        });
+    }
+    let mut bytes = Vec::new();
+    // room for the size it says it has, within the bound (it may grow while it is read)
+    bytes
+        .try_reserve(meta.len().min(max_bytes).saturating_add(1) as usize)
+        .map_err(|e| FileError::Io {
+            path: shown(),
+            message: e.to_string(),
+        })?;
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(FileError::TooLarge {
+            path: shown(),
+            what,
+            limit: max_bytes,
+        });
+    }
+    let start = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    if start > 0 {
+        bytes.drain(..start);
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..valid].iter().filter(|&&b| b == b'\n').count();
+        FileError::NotText {
+            path: shown(),
+            line,
+        }
+    })
 }

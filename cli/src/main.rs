@@ -53,9 +53,11 @@ pub struct ModelSource {
 }
 
 #[derive(Debug, Subcommand)]
+// every subcommand: `--bytes -1` is a value its parser refuses as negative, not an unknown
+// option
 enum Command {
     /// List the embedded parameter sets.
-    #[command(after_help = "Examples:\n  commcost presets\n  commcost presets --json")]
+    #[command(allow_negative_numbers = true, after_help = "Examples:\n  commcost presets\n  commcost presets --json")]
     Presets {
         /// Machine-readable output.
         #[arg(long)]
@@ -63,6 +65,7 @@ enum Command {
     },
     /// Point-to-point cost of one message.
     #[command(
+        allow_negative_numbers = true,
         after_help = "Examples:\n  commcost predict --preset open-mpi-openib --bytes 65536\n  \
         commcost predict --model my.json --count 1000 --block 8 --stride 8000   # a matrix column\n  \
         commcost predict --preset mpich2-tcp --bytes 1M --json"
@@ -81,7 +84,7 @@ enum Command {
         #[arg(long, value_parser = units::parse_bytes, requires_all = ["stride", "count"])]
         block: Option<u64>,
         /// Strided layout: number of blocks.
-        #[arg(long, requires_all = ["stride", "block"])]
+        #[arg(long, value_parser = units::parse_count, requires_all = ["stride", "block"])]
         count: Option<u64>,
         /// Machine-readable output (seconds).
         #[arg(long)]
@@ -89,6 +92,7 @@ enum Command {
     },
     /// Rank every algorithm of a collective, with its cost and the ratio to the best.
     #[command(
+        allow_negative_numbers = true,
         after_help = "Collectives: broadcast (bcast), scan, reduce, allreduce, allgather, \
         gather, scatter, barrier, alltoall.\n\nExamples:\n  \
         commcost select allreduce --preset open-mpi-openib --procs 64 --bytes 1M\n  \
@@ -101,7 +105,7 @@ enum Command {
         #[command(flatten)]
         source: ModelSource,
         /// Number of processes.
-        #[arg(long)]
+        #[arg(long, value_parser = units::parse_procs)]
         procs: u64,
         /// Message size in bytes as MPI counts it (suffixes K, M, G).
         #[arg(long, value_parser = units::parse_bytes)]
@@ -119,6 +123,7 @@ enum Command {
     /// The decision table of a collective: best algorithm per process count and message size,
     /// with the exact switch points.
     #[command(
+        allow_negative_numbers = true,
         after_help = "LIST is comma-separated (4,16,64) or a doubling range (2..1024); \
         RANGE is a doubling range of sizes (1..4M) or a list.\n\nExamples:\n  \
         commcost table allreduce --preset open-mpi-openib --procs 4,16,64 --bytes 8..4M\n  \
@@ -151,18 +156,20 @@ enum Command {
         simulate: bool,
     },
     /// Measure or import, fit, and write a model file with provenance.
+    #[command(allow_negative_numbers = true)]
     Calibrate(calibrate::CalibrateArgs),
     /// Cost curves over message size as an SVG (log axes), with switch points and measurements.
-    #[command(after_help = "Examples:\n  \
+    #[command(allow_negative_numbers = true, after_help = "Examples:\n  \
         commcost plot --preset open-mpi-openib --preset mpich2-tcp -o p2p.svg\n  \
         commcost plot --model my.json --measured osu_latency.txt -o fit.svg\n  \
         commcost plot --preset open-mpi-openib --collective allreduce --procs 64 -o allreduce.svg")]
     Plot(plot::PlotArgs),
     /// MPI tuning files from the model's best algorithms: Open MPI dynamic rules, MPICH JSON.
+    #[command(allow_negative_numbers = true)]
     Export(export::ExportArgs),
     /// Run a collective algorithm's schedule or a GOAL file through the LogGOPS simulator:
     /// makespan, closed form, per-rank finish, critical path, timeline CSV, Gantt chart.
-    #[command(after_help = "Examples:\n  \
+    #[command(allow_negative_numbers = true, after_help = "Examples:\n  \
         commcost simulate bcast --algorithm binomial --preset mpich2-tcp --procs 8 --bytes 8\n  \
         commcost simulate allreduce --algorithm ring --model my.json --procs 64 --bytes 1M \\\n    \
         --operator 1us,0.5ns --noise 42:1us --svg ring.svg --timeline ring.csv\n  \
@@ -245,8 +252,51 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
+/// A usage error of clap on one line (exit code 2, as clap's own): its message without the
+/// usage block, the value it echoes cut to 80 characters.
+fn usage_error(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() == ErrorKind::ValueValidation
+        && let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
+            e.get(ContextKind::InvalidArg),
+            e.get(ContextKind::InvalidValue),
+        )
+    {
+        let why = std::error::Error::source(e).map_or_else(String::new, |s| format!(": {s}"));
+        return format!("invalid value `{}` for {arg}{why}", units::shown(value));
+    }
+    let text = e.render().to_string();
+    let mut parts = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line.strip_prefix("error: ").unwrap_or(line).to_string());
+        }
+    }
+    units::shown(&parts.join(" "))
+        .replace(" characters)", " characters; see --help)")
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                e.exit();
+            }
+            eprintln!("commcost: error: {}", usage_error(&e));
+            return ExitCode::from(2);
+        }
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure(message)) if message == CLOSED_OUTPUT => ExitCode::SUCCESS,

@@ -141,8 +141,11 @@ pub fn preset(name: &str) -> Result<Loaded, Failure> {
 
 pub fn load_file(path: &Path) -> Result<Loaded, Failure> {
     let shown = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Failure(format!("{shown}: cannot read: {e}")))?;
+    let text = commcost::limits::read_text_file(
+        path,
+        "model file",
+        commcost::limits::MAX_MODEL_FILE_BYTES,
+    )?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| Failure(format!("{shown}: not JSON: {e}")))?;
     let spec = if value.get("commcost_model_file").is_some() {

@@ -10,7 +10,7 @@ use commcost::collectives::ompi::OmpiCollective;
 use commcost::collectives::{Algorithm, Operator, Problem, ompi};
 use commcost::sim::{
     CriticalPath, ExactClosedForm, Noise, OpId, OpKind, Schedule, SimOptions, SimResult,
-    ToSchedule, parse_goal, simulate,
+    Simulator, ToSchedule, parse_goal_within,
 };
 use commcost::{AlgorithmParseError, CommModel, Message};
 use plotters::prelude::*;
@@ -46,7 +46,7 @@ pub struct SimulateArgs {
     #[command(flatten)]
     source: ModelSource,
     /// Number of processes.
-    #[arg(long)]
+    #[arg(long, value_parser = units::parse_procs)]
     procs: Option<u64>,
     /// Message size in bytes as MPI counts it (suffixes K, M, G).
     #[arg(long, value_parser = units::parse_bytes)]
@@ -79,6 +79,11 @@ pub struct SimulateArgs {
     /// Machine-readable output (seconds).
     #[arg(long)]
     json: bool,
+    /// The memory the schedule and its simulation may use (suffixes K, M, G, T), checked
+    /// before anything of that size is allocated; see docs/SIMULATOR.md for the bytes per
+    /// operation [default: 2G].
+    #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES")]
+    max_memory: Option<u64>,
 }
 
 /// What was simulated, for the report.
@@ -106,7 +111,12 @@ struct Built {
 }
 
 /// Parses, prices and builds the algorithm `name` of collective `A`.
-fn build<A>(name: &str, model: &dyn CommModel, problem: &Problem) -> Result<Built, Failure>
+fn build<A>(
+    name: &str,
+    model: &dyn CommModel,
+    problem: &Problem,
+    max_memory: u64,
+) -> Result<Built, Failure>
 where
     A: Algorithm
         + ToSchedule
@@ -119,7 +129,7 @@ where
         .map_err(|e: AlgorithmParseError| Failure(format!("--algorithm: {e}")))?;
     let closed_form = algorithm.cost(model, problem)?;
     let exact = algorithm.closed_form_exact(model, problem);
-    let schedule = algorithm.schedule(problem).map_err(|e| {
+    let schedule = algorithm.schedule_within(problem, max_memory).map_err(|e| {
         Failure(format!(
             "{algorithm} on {} processes: {e}",
             problem.processes
@@ -222,6 +232,9 @@ pub fn finish_stats(finish: &[f64]) -> FinishStats {
 }
 
 pub fn run(args: SimulateArgs) -> Result<(), Failure> {
+    let max_memory = args
+        .max_memory
+        .unwrap_or(commcost::sim::DEFAULT_MAX_MEMORY);
     let loaded = model::load(&args.source)?;
     let model: &dyn CommModel = &loaded.spec;
     let (schedule, subject) = match (&args.goal, &args.collective) {
@@ -247,7 +260,10 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
             }
             let unit = units::parse_seconds(args.goal_unit.as_deref().unwrap_or("1ns"))
                 .map_err(|e| Failure(format!("--goal-unit: {e}")))?;
-            (read_goal(path, unit)?, Subject::Goal { path: path.clone() })
+            (
+                read_goal(path, unit, max_memory)?,
+                Subject::Goal { path: path.clone() },
+            )
         }
         (None, Some(name)) => {
             if args.goal_unit.is_some() {
@@ -273,25 +289,25 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
                 let c = ompi_collective(name)?;
                 let built = match c {
                     OmpiCollective::Allgather => {
-                        build::<ompi::Allgather>(algorithm, model, &problem)
+                        build::<ompi::Allgather>(algorithm, model, &problem, max_memory)
                     }
                     OmpiCollective::Allreduce => {
-                        build::<ompi::Allreduce>(algorithm, model, &problem)
+                        build::<ompi::Allreduce>(algorithm, model, &problem, max_memory)
                     }
-                    OmpiCollective::Alltoall => build::<ompi::Alltoall>(algorithm, model, &problem),
-                    OmpiCollective::Barrier => build::<ompi::Barrier>(algorithm, model, &problem),
-                    OmpiCollective::Bcast => build::<ompi::Bcast>(algorithm, model, &problem),
-                    OmpiCollective::Gather => build::<ompi::Gather>(algorithm, model, &problem),
-                    OmpiCollective::Reduce => build::<ompi::Reduce>(algorithm, model, &problem),
+                    OmpiCollective::Alltoall => build::<ompi::Alltoall>(algorithm, model, &problem, max_memory),
+                    OmpiCollective::Barrier => build::<ompi::Barrier>(algorithm, model, &problem, max_memory),
+                    OmpiCollective::Bcast => build::<ompi::Bcast>(algorithm, model, &problem, max_memory),
+                    OmpiCollective::Gather => build::<ompi::Gather>(algorithm, model, &problem, max_memory),
+                    OmpiCollective::Reduce => build::<ompi::Reduce>(algorithm, model, &problem, max_memory),
                     OmpiCollective::ReduceScatter => {
-                        build::<ompi::ReduceScatter>(algorithm, model, &problem)
+                        build::<ompi::ReduceScatter>(algorithm, model, &problem, max_memory)
                     }
-                    OmpiCollective::Scatter => build::<ompi::Scatter>(algorithm, model, &problem),
+                    OmpiCollective::Scatter => build::<ompi::Scatter>(algorithm, model, &problem, max_memory),
                 }?;
                 (c.to_string(), built)
             } else {
                 let c = textbook_collective(name)?;
-                let built = crate::collective::dispatch!(c, build(algorithm, model, &problem))?;
+                let built = crate::collective::dispatch!(c, build(algorithm, model, &problem, max_memory))?;
                 (format!("{c:?}").to_ascii_lowercase(), built)
             };
             (
@@ -319,8 +335,11 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
         },
         noise,
     };
-    let result =
-        simulate(&schedule, model, &options).map_err(|e| Failure(format!("simulation: {e}")))?;
+    let mut simulator = Simulator::new();
+    simulator.set_max_memory(max_memory);
+    let result = simulator
+        .simulate(&schedule, model, &options)
+        .map_err(|e| Failure(format!("simulation: {e}")))?;
     let mut notes = Vec::new();
     if let Some(path) = &args.timeline {
         write_timeline(path, &result, &schedule)?;
@@ -348,11 +367,17 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
     )
 }
 
-fn read_goal(path: &Path, unit: f64) -> Result<Schedule, Failure> {
+/// Reads and parses a GOAL file: at most [`MAX_GOAL_FILE_BYTES`](commcost::limits::MAX_GOAL_FILE_BYTES),
+/// the text counted against the memory budget with the schedule.
+fn read_goal(path: &Path, unit: f64, max_memory: u64) -> Result<Schedule, Failure> {
     let shown = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Failure(format!("{shown}: cannot read: {e}")))?;
-    parse_goal(&text, unit).map_err(|e| Failure(format!("{shown}: {e}")))
+    let text = commcost::limits::read_text_file(
+        path,
+        "GOAL file",
+        commcost::limits::MAX_GOAL_FILE_BYTES.min(max_memory),
+    )?;
+    let left = max_memory.saturating_sub(text.len() as u64);
+    parse_goal_within(&text, unit, left).map_err(|e| Failure(format!("{shown}: {e}")))
 }
 
 fn write_timeline(path: &Path, result: &SimResult, schedule: &Schedule) -> Result<(), Failure> {

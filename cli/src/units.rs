@@ -1,38 +1,87 @@
 //! Sizes, lists and times on the command line.
 
 /// The most entries a list or range may expand to.
-const MAX_ENTRIES: usize = 4096;
+pub const MAX_ENTRIES: usize = 4096;
 
-/// A byte count: digits with an optional binary suffix K, M, G, T (KiB, MiB, ...; `B`, `iB`
-/// accepted after it).
-pub fn parse_bytes(text: &str) -> Result<u64, String> {
+/// The most characters of a user's input an error message repeats.
+const ECHO: usize = 80;
+
+/// `text` as an error message repeats it: at most [`ECHO`] characters (`…` marks the cut).
+pub fn shown(text: &str) -> String {
+    match text.char_indices().nth(ECHO) {
+        None => text.to_string(),
+        Some((i, _)) => format!("{}… ({} characters)", &text[..i], text.chars().count()),
+    }
+}
+
+/// A whole number with an optional binary suffix K, M, G, T (`what` names it in messages:
+/// "bytes", "processes").
+fn parse_scaled(text: &str, what: &str) -> Result<u64, String> {
     let t = text.trim();
-    let t = t
-        .strip_suffix("iB")
-        .or_else(|| t.strip_suffix('B'))
-        .unwrap_or(t);
-    let (digits, shift) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let shift = match c.to_ascii_uppercase() {
-                'K' => 10,
-                'M' => 20,
-                'G' => 30,
-                'T' => 40,
-                _ => {
-                    return Err(format!(
-                        "`{text}`: unknown size suffix `{c}` (use K, M, G, T)"
-                    ));
-                }
-            };
-            (&t[..i], shift)
+    if t.is_empty() {
+        return Err(format!("empty: give a whole number of {what}"));
+    }
+    if let Some(rest) = t.strip_prefix('-')
+        && rest.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+    {
+        return Err(format!(
+            "`{}` is negative: a number of {what} is a whole number >= 0",
+            shown(text)
+        ));
+    }
+    // digits, then an optional suffix: K, M, G, T (optionally with `B` or `iB` after it) or
+    // `B` alone
+    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, suffix) = t.split_at(digits_end);
+    if digits.is_empty() {
+        return Err(format!(
+            "`{}` is not a whole number of {what} (digits with an optional K, M, G or T)",
+            shown(text)
+        ));
+    }
+    let upper = suffix.trim_start().to_ascii_uppercase();
+    let shift = match upper.as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ if suffix.starts_with(|c: char| c == '.' || c == 'e' || c == 'E') => {
+            return Err(format!(
+                "`{}` is not a whole number of {what} (no fractions or exponents)",
+                shown(text)
+            ));
         }
-        _ => (t, 0),
+        _ => {
+            return Err(format!(
+                "`{}`: unknown suffix `{}` (use K, M, G or T, each optionally followed by B or iB)",
+                shown(text),
+                shown(suffix.trim_start())
+            ));
+        }
     };
     let n: u64 = digits
         .parse()
-        .map_err(|_| format!("`{text}` is not a whole number of bytes"))?;
+        .map_err(|_| format!("`{}` does not fit in 64 bits", shown(text)))?;
     n.checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("`{text}` does not fit in 64 bits"))
+        .ok_or_else(|| format!("`{}` does not fit in 64 bits", shown(text)))
+}
+
+/// A byte count: digits with an optional binary suffix K, M, G, T (KiB, MiB, ...; `B`, `iB`
+/// accepted after it, `B` alone after the digits).
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    parse_scaled(text, "bytes")
+}
+
+/// A number of processes (suffixes K, M, G, T as for sizes; 0 is refused where it is used,
+/// naming the option).
+pub fn parse_procs(text: &str) -> Result<u64, String> {
+    parse_scaled(text, "processes")
+}
+
+/// A count (a whole number, suffixes K, M, G, T).
+pub fn parse_count(text: &str) -> Result<u64, String> {
+    parse_scaled(text, "blocks")
 }
 
 /// A list of values, strictly increasing.
@@ -42,10 +91,30 @@ pub struct List(pub Vec<u64>);
 /// `a,b,c` (each with size suffixes) or `lo..hi` (doubling from `lo`, `hi` included if reached
 /// or added as the last entry).
 pub fn parse_list(text: &str) -> Result<List, String> {
-    let mut values = if let Some((lo, hi)) = text.split_once("..") {
-        let (lo, hi) = (parse_bytes(lo)?, parse_bytes(hi)?);
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("empty: give a list (4,16,64) or a doubling range (2..1024)".into());
+    }
+    let item = |x: &str| {
+        parse_scaled(x, "values").map_err(|e| {
+            if x.trim().is_empty() {
+                format!("`{}`: an empty entry (two commas, or one at an end)", shown(text))
+            } else {
+                e.replace("a number of values is", "an entry is")
+                    .replace("of values", "")
+            }
+        })
+    };
+    let mut values = if let Some((lo, hi)) = t.split_once("..") {
+        if hi.contains("..") || lo.contains(',') || hi.contains(',') {
+            return Err(format!(
+                "`{}`: a range is START..END (one `..`, no commas); a list is A,B,C",
+                shown(text)
+            ));
+        }
+        let (lo, hi) = (item(lo)?, item(hi)?);
         if lo == 0 || lo > hi {
-            return Err(format!("`{text}`: a range needs 0 < start <= end"));
+            return Err(format!("`{}`: a range needs 0 < start <= end", shown(text)));
         }
         let mut v = Vec::new();
         let mut x = lo;
@@ -56,12 +125,20 @@ pub fn parse_list(text: &str) -> Result<List, String> {
         v.push(hi);
         v
     } else {
-        text.split(',')
-            .map(parse_bytes)
-            .collect::<Result<Vec<u64>, String>>()?
+        let entries = t.split(',').count();
+        if entries > MAX_ENTRIES {
+            return Err(format!(
+                "`{}`: {entries} entries, more than {MAX_ENTRIES}",
+                shown(text)
+            ));
+        }
+        t.split(',').map(item).collect::<Result<Vec<u64>, String>>()?
     };
     if values.len() > MAX_ENTRIES {
-        return Err(format!("`{text}`: more than {MAX_ENTRIES} entries"));
+        return Err(format!(
+            "`{}`: more than {MAX_ENTRIES} entries",
+            shown(text)
+        ));
     }
     values.sort_unstable();
     values.dedup();
@@ -69,7 +146,10 @@ pub fn parse_list(text: &str) -> Result<List, String> {
 }
 
 /// A time: a non-negative decimal number with an optional unit `s`, `ms`, `us` (or `µs`), `ns`,
-/// `ps`; a bare number is seconds (`1us` = `1e-6` = `0.001ms`).
+/// `ps`; a bare number is seconds (`1us` = `1e-6` = `0.001ms`). At most
+/// [`MAX_SECONDS`](commcost::limits::MAX_SECONDS) (1e9 s), the bound of every model's time
+/// parameters, so that no result overflows; nonzero times below 1e-300 s are refused as well
+/// (they are never a measurement).
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
     let t = text.trim();
     let (number, scale) = [
@@ -83,12 +163,37 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
     .iter()
     .find_map(|&(unit, scale)| t.strip_suffix(unit).map(|n| (n.trim_end(), scale)))
     .unwrap_or((t, 1.0));
-    let value: f64 = number.parse().map_err(|_| {
-        format!("`{text}` is not a time (a number with an optional unit s, ms, us, ns, ps)")
-    })?;
+    let not_a_time = || {
+        format!(
+            "`{}` is not a time (a number with an optional unit s, ms, us, ns, ps)",
+            shown(text)
+        )
+    };
+    // only plain decimal numbers: Rust also reads `inf`, `NaN` and `infinity`
+    if number.is_empty()
+        || !number
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+    {
+        return Err(not_a_time());
+    }
+    let value: f64 = number.parse().map_err(|_| not_a_time())?;
     let seconds = value * scale;
-    if !(seconds >= 0.0 && seconds.is_finite()) {
-        return Err(format!("`{text}`: a time must be finite and >= 0"));
+    if seconds < 0.0 {
+        return Err(format!("`{}` is negative: a time must be >= 0", shown(text)));
+    }
+    let max = commcost::limits::MAX_SECONDS;
+    if !(seconds <= max) {
+        return Err(format!(
+            "`{}` is more than {max:e} s, the largest time accepted",
+            shown(text)
+        ));
+    }
+    if seconds != 0.0 && seconds < 1e-300 {
+        return Err(format!(
+            "`{}` is below 1e-300 s: give 0 or a measurable time",
+            shown(text)
+        ));
     }
     Ok(seconds)
 }
@@ -147,5 +252,21 @@ mod tests {
         assert!(parse_seconds("-1us").is_err());
         assert!(parse_seconds("inf").is_err());
         assert!(parse_seconds("").is_err());
+        assert!(parse_seconds("1e307s").is_err());
+        assert!(parse_seconds("NaN").is_err());
+        assert!(parse_seconds("1e10").is_err());
+        assert!(parse_seconds("1e9").is_ok());
+        assert!(parse_bytes("4iB").is_err());
+        assert!(parse_bytes("NaN").unwrap_err().contains("not a whole number"));
+        assert!(parse_bytes("-1").unwrap_err().contains("negative"));
+        assert_eq!(parse_bytes("4KiB"), Ok(4096));
+        assert_eq!(parse_bytes("4B"), Ok(4));
+        assert_eq!(parse_bytes("4 K"), Ok(4096));
+        assert!(parse_list("").is_err());
+        assert!(parse_list("2..4..8").unwrap_err().contains("one `..`"));
+        assert!(parse_list("1,,2").unwrap_err().contains("empty entry"));
+        let long = "9".repeat(10_000);
+        assert!(parse_bytes(&long).unwrap_err().len() < 200);
+        assert!(parse_procs("-4").unwrap_err().contains("negative"));
     }
 }

@@ -983,7 +983,11 @@ impl Simulator {
         super::memory::check(
             schedule
                 .heap_bytes()
-                .saturating_add(super::memory::simulation_memory(n as u64, p as u64)),
+                .saturating_add(super::memory::simulation_memory(
+                    n as u64,
+                    p as u64,
+                    options.timeline,
+                )),
             self.max_memory,
         )?;
         let w = &mut self.work;

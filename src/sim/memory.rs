@@ -32,17 +32,28 @@ use crate::error::SimError;
 /// The memory budget used unless another is given: 2 GiB.
 pub const DEFAULT_MAX_MEMORY: u64 = 2 << 30;
 
-/// Bytes per operation of a stored schedule (every operation in flat arrays, built by
-/// [`ScheduleBuilder`](super::ScheduleBuilder)), from the first operation added to the end of
-/// a simulation with timeline and critical path: the builder's arrays (12 bytes, up to twice
-/// that while they grow), the schedule's (kind and message, rank, partner, order, successor
-/// offsets, roots: 24 bytes, 8 more while messages are matched) and the simulation's (state,
-/// end, cause, event queue, timeline: up to 84 bytes).
-pub const STORED_BYTES_PER_OPERATION: u64 = 160;
+/// Bytes per operation of a stored schedule's own arrays, from the first operation added to
+/// the end of its simulation: the builder's arrays (kind and message, rank, peer: 12 bytes,
+/// up to twice that while they grow), then the schedule's (kind and message, rank, partner,
+/// order, successor offsets, roots: 24 bytes, 8 more while messages are matched).
+pub const SCHEDULE_BYTES_PER_OPERATION: u64 = 64;
 
-/// Bytes per operation of a computed schedule (the recursive-doubling allreduce: nothing
-/// stored per operation): the simulation's state, end, cause, event queue and timeline.
-pub const COMPUTED_BYTES_PER_OPERATION: u64 = 96;
+/// Bytes per operation of a simulation's state: the operation's state (12 bytes), its end and
+/// the operation that held it back (12 bytes, for the critical path), its share of the event
+/// queue and of the lists of ready operations (16 bytes).
+pub const SIMULATION_BYTES_PER_OPERATION: u64 = 40;
+
+/// Bytes per operation of a simulation's timeline (start and end in operation order, 24 bytes
+/// while they are gathered), when it is kept.
+pub const TIMELINE_BYTES_PER_OPERATION: u64 = 24;
+
+/// Bytes per operation of a stored schedule and its simulation with every option on:
+/// [`SCHEDULE_BYTES_PER_OPERATION`] + [`SIMULATION_BYTES_PER_OPERATION`] +
+/// [`TIMELINE_BYTES_PER_OPERATION`] = 128. (A computed schedule, the recursive-doubling
+/// allreduce, stores nothing per operation: its simulation needs 40 bytes per operation, 64
+/// with the timeline.)
+pub const STORED_BYTES_PER_OPERATION: u64 =
+    SCHEDULE_BYTES_PER_OPERATION + SIMULATION_BYTES_PER_OPERATION + TIMELINE_BYTES_PER_OPERATION;
 
 /// Bytes per dependency (`a requires b`): its entry in the schedule's successor lists.
 pub const BYTES_PER_DEPENDENCY: u64 = 4;
@@ -52,8 +63,14 @@ pub const BYTES_PER_DEPENDENCY: u64 = 4;
 /// the list grows.
 pub const BYTES_PER_DEPENDENCY_ENTRY: u64 = 16;
 
-/// Bytes per rank: the simulation's resources, holders and finish time, the schedule's rank
-/// numbering, the matching's buckets and a builder's per-rank bookkeeping.
+/// Bytes per rank of a simulation: the rank's resources (CPU, sending and receiving NIC,
+/// finish: 32 bytes), the operations holding them (12 bytes, for the critical path), its
+/// finish time in rank order and its number (12 bytes), rounded up.
+pub const SIMULATION_BYTES_PER_RANK: u64 = 64;
+
+/// Bytes per rank of a schedule and its simulation: [`SIMULATION_BYTES_PER_RANK`], the
+/// schedule's rank numbering, the matching's buckets and a builder's per-rank bookkeeping
+/// (trees, the previous step of each rank): 160.
 pub const BYTES_PER_RANK: u64 = 160;
 
 thread_local! {
@@ -102,20 +119,28 @@ pub fn stored_schedule_memory(operations: u64, dependencies: u64, entries: u64, 
 }
 
 /// The memory a simulation needs on top of the schedule's own arrays, for `operations`
-/// operations of `ranks` ranks, bytes (saturating): the per-operation part of
-/// [`COMPUTED_BYTES_PER_OPERATION`] and the per-rank part of [`BYTES_PER_RANK`].
+/// operations of `ranks` ranks, with or without the timeline, bytes (saturating):
+/// [`SIMULATION_BYTES_PER_OPERATION`] (+ [`TIMELINE_BYTES_PER_OPERATION`]) per operation and
+/// [`SIMULATION_BYTES_PER_RANK`] per rank.
 ///
 /// # Examples
 ///
 /// ```
-/// use commcost::sim::{BYTES_PER_RANK, COMPUTED_BYTES_PER_OPERATION, simulation_memory};
+/// use commcost::sim::simulation_memory;
 ///
-/// assert_eq!(simulation_memory(10, 2), 10 * COMPUTED_BYTES_PER_OPERATION + 2 * BYTES_PER_RANK);
+/// // the recursive-doubling allreduce at P = 2^20: 42 million operations, about 1.7 GB
+/// assert_eq!(simulation_memory(41_943_040, 1 << 20, false), 41_943_040 * 40 + (1 << 20) * 64);
 /// ```
 #[must_use]
-pub fn simulation_memory(operations: u64, ranks: u64) -> u64 {
-    let total = u128::from(operations) * u128::from(COMPUTED_BYTES_PER_OPERATION)
-        + u128::from(ranks) * u128::from(BYTES_PER_RANK);
+pub fn simulation_memory(operations: u64, ranks: u64, timeline: bool) -> u64 {
+    let per_op = SIMULATION_BYTES_PER_OPERATION
+        + if timeline {
+            TIMELINE_BYTES_PER_OPERATION
+        } else {
+            0
+        };
+    let total = u128::from(operations) * u128::from(per_op)
+        + u128::from(ranks) * u128::from(SIMULATION_BYTES_PER_RANK);
     u64::try_from(total).unwrap_or(u64::MAX)
 }
 
