@@ -144,8 +144,8 @@ enum Command {
         /// CSV output: one line per size range (processes, first and last byte, algorithm).
         #[arg(long)]
         csv: bool,
-        /// Rank at every grid point with the simulator where an algorithm's closed form is not
-        /// exact (as `select --simulate`): spans of sampled sizes, switch points only known to
+        /// Rank at every grid point (at most 1024; without --simulate 2^20) with the simulator
+        /// where an algorithm's closed form is not exact (as `select --simulate`): spans of sampled sizes, switch points only known to
         /// lie between two sampled sizes, each span marked `(simulated)` when any of its
         /// winners was simulated. Costs one schedule build and simulation per inexact
         /// algorithm per (P, size); an inexact algorithm beyond the simulator's limits (1024
@@ -178,6 +178,13 @@ enum Command {
         commcost simulate --goal trace.goal --goal-unit 1ns --preset open-mpi-gm")]
     Simulate(simulate::SimulateArgs),
 }
+
+/// The most (processes, size) points a decision table computes (about a second).
+const MAX_TABLE_POINTS: usize = 1 << 20;
+
+/// The most points a `table --simulate` computes (each may simulate several schedules of up
+/// to 2^20 operations).
+const MAX_SIMULATED_TABLE_POINTS: usize = 1024;
 
 /// A user-facing failure: one line, exit code 1.
 #[derive(Debug)]
@@ -238,6 +245,22 @@ fn run(cli: Cli) -> Result<(), Failure> {
             csv,
             simulate,
         } => {
+            let points = procs.0.len().saturating_mul(bytes.0.len());
+            let limit = if simulate {
+                MAX_SIMULATED_TABLE_POINTS
+            } else {
+                MAX_TABLE_POINTS
+            };
+            if points > limit {
+                return fail(format!(
+                    "--procs x --bytes: {} x {} = {points} grid points, more than the {limit} a \
+                     table{} computes; give fewer process counts or sizes (a doubling range \
+                     such as 2..1024 has 10)",
+                    procs.0.len(),
+                    bytes.0.len(),
+                    if simulate { " with --simulate" } else { "" }
+                ));
+            }
             let loaded = model::load(&source)?;
             if simulate {
                 collective::table_simulated(collective, &loaded, &procs.0, &bytes.0, csv)

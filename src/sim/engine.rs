@@ -522,6 +522,40 @@ struct Engine<'a, L: Layout> {
     /// Events that were an operation trying again after waiting for a NIC.
     retries: u64,
     done: u64,
+    /// Set by [`waits_for_nic`](Self::waits_for_nic): when the operation tries again and the
+    /// operation then holding the NIC.
+    waited: Option<(f64, u32)>,
+    /// The codes of the operations in [`Block`]s.
+    arena: Vec<u32>,
+    /// The blocks due at each time (its bits); a [`SENTINEL`] event in the queue marks the time.
+    blocks: std::collections::HashMap<u64, Vec<Block>>,
+}
+
+/// A queue event that stands for the [`Block`]s due at its time (no operation has this code:
+/// operation indices stay below `2^31 - 1`).
+const SENTINEL: u32 = u32::MAX;
+
+/// Operations of one rank that wait for the same NIC and try again together: their codes
+/// `arena[start..end]`, in processing order, and the operation that held the NIC when they
+/// last waited (their cause, for the critical path). A waiter that finds the NIC still busy
+/// leaves the state as it was, so every waiter after it that nothing else comes between waits
+/// too: a block moves to its next time whole instead of one event per waiter (which made a
+/// rank with `k` sends waiting for its NIC cost `k^2` events).
+#[derive(Clone, Copy)]
+struct Block {
+    start: usize,
+    end: usize,
+    holder: u32,
+}
+
+/// The order in which the events of one time run: by operation index, then kind.
+#[inline]
+fn okey(orig: &[u32], code: u32) -> u64 {
+    if orig.is_empty() {
+        u64::from(code)
+    } else {
+        (u64::from(orig[(code >> 1) as usize]) << 1) | u64::from(code & 1)
+    }
 }
 
 /// `f64` times are non-negative and finite, so their bit patterns order like the values.
@@ -651,9 +685,68 @@ impl<'a, L: Layout> Engine<'a, L> {
             self.note_holder(op, r, which);
             self.push(nic_free, op as u32, kind);
             self.retries += 1;
+            let holder = if self.holders.is_empty() {
+                NONE
+            } else {
+                which(&self.holders[r])
+            };
+            self.waited = Some((nic_free, holder));
             true
         } else {
             false
+        }
+    }
+
+    /// Runs the event `code` at `t` and the operations it made ready; returns when and behind
+    /// whom the operation waits, if it waits for a NIC.
+    fn process(&mut self, code: u32, t: f64) -> Option<(f64, u32)> {
+        self.events += 1;
+        self.waited = None;
+        let op = (code >> 1) as usize;
+        if code & 1 == EV_READY {
+            self.ready(op, t);
+        } else {
+            self.arrive(op, t);
+        }
+        // an operation that waits makes nothing ready
+        let waited = self.waited.take();
+        self.run_ready_now();
+        waited
+    }
+
+    /// Moves the waiters `arena[start..end]` to `at`, as if each had waited again (noting
+    /// `holder` as their cause when they are taken out).
+    fn defer(&mut self, start: usize, end: usize, at: f64, holder: u32) {
+        let count = (end - start) as u64;
+        self.events += count;
+        self.retries += count;
+        let key = key(at);
+        let list = self.blocks.entry(key).or_default();
+        if list.is_empty() {
+            self.queue.push(key, SENTINEL);
+        }
+        list.push(Block { start, end, holder });
+    }
+
+    /// Whether event `other`, run right after event `code` waited for a NIC (with nothing in
+    /// between), waits for it the same way: both make a send of the same rank ready, or both
+    /// are receives of the same rank and message that already tried.
+    fn waits_alike(&self, code: u32, other: u32) -> bool {
+        if code & 1 != other & 1 {
+            return false;
+        }
+        let (a, b) = ((code >> 1) as usize, (other >> 1) as usize);
+        let (x, ra, _) = self.l.describe(a);
+        let (y, rb, _) = self.l.describe(b);
+        if ra != rb || x.kind != y.kind {
+            return false;
+        }
+        if code & 1 == EV_READY {
+            x.kind == SEND
+        } else {
+            x.kind == RECV
+                && x.class == y.class
+                && self.node[b].state & (ARRIVED | POSTED) == ARRIVED | POSTED
         }
     }
 
@@ -1096,6 +1189,9 @@ fn run_on<L: Layout>(
         events: 0,
         retries: 0,
         done: 0,
+        waited: None,
+        arena: Vec::new(),
+        blocks: std::collections::HashMap::new(),
     };
     let result = engine.run(schedule, options, &mut w.batch, &mut w.bits);
     // the memory back, for the next call
@@ -1134,9 +1230,26 @@ impl<L: Layout> Engine<'_, L> {
         // events of one time in order of operation (then kind), as a heap ordered by
         // (time, op, kind) would deliver them
         let order = |code: &u32| (orig[(code >> 1) as usize], code & 1);
-        while let Some(t) = self.queue.pop_batch(batch) {
-            let t = f64::from_bits(t);
+        let mut due: Vec<Block> = Vec::new();
+        let mut heads: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>> =
+            std::collections::BinaryHeap::new();
+        while let Some(key) = self.queue.pop_batch(batch) {
+            let t = f64::from_bits(key);
             self.now = t;
+            due.clear();
+            heads.clear();
+            if batch.contains(&SENTINEL) {
+                batch.retain(|&c| c != SENTINEL);
+                due = self.blocks.remove(&key).unwrap_or_default();
+                for (b, block) in due.iter().enumerate() {
+                    heads.push(std::cmp::Reverse((
+                        okey(orig, self.arena[block.start]),
+                        b,
+                    )));
+                }
+            } else if self.blocks.is_empty() {
+                self.arena.clear();
+            }
             if orig.is_empty() {
                 if !batch.is_sorted() && !sort_by_bitmap(batch, bits) {
                     batch.sort_unstable();
@@ -1144,15 +1257,71 @@ impl<L: Layout> Engine<'_, L> {
             } else if !batch.is_sorted_by_key(order) {
                 batch.sort_unstable_by_key(order);
             }
-            for &code in batch.iter() {
-                self.events += 1;
-                let op = (code >> 1) as usize;
-                if code & 1 == EV_READY {
-                    self.ready(op, t);
+            // the batch and the blocks due, merged in processing order
+            let mut i = 0;
+            loop {
+                let next_batch = batch.get(i).map(|&c| okey(orig, c));
+                let next_block = heads.peek().map(|h| h.0);
+                let from_block = match (next_batch, next_block) {
+                    (None, None) => break,
+                    (Some(_), None) => false,
+                    (None, Some(_)) => true,
+                    (Some(a), Some((b, _))) => b < a,
+                };
+                if from_block {
+                    let Some(std::cmp::Reverse((_, b))) = heads.pop() else {
+                        break;
+                    };
+                    let block = due[b];
+                    let code = self.arena[block.start];
+                    if !self.cause.is_empty() {
+                        // the cause its last wait noted
+                        self.cause[(code >> 1) as usize] = block.holder;
+                    }
+                    let mut rest = Block {
+                        start: block.start + 1,
+                        ..block
+                    };
+                    if let Some((at, holder)) = self.process(code, t)
+                        && rest.start < rest.end
+                    {
+                        // the next members up to the next other event wait as it did
+                        let limit = next_batch.unwrap_or(u64::MAX).min(
+                            heads.peek().map_or(u64::MAX, |h| h.0.0),
+                        );
+                        let arena = &self.arena[rest.start..rest.end];
+                        let end = rest.start + arena.partition_point(|&c| okey(orig, c) < limit);
+                        if end > rest.start {
+                            self.defer(rest.start, end, at, holder);
+                            rest.start = end;
+                        }
+                    }
+                    if rest.start < rest.end {
+                        due[b] = rest;
+                        heads.push(std::cmp::Reverse((okey(orig, self.arena[rest.start]), b)));
+                    }
                 } else {
-                    self.arrive(op, t);
+                    let code = batch[i];
+                    i += 1;
+                    if let Some((at, holder)) = self.process(code, t) {
+                        // the codes after it that wait the same way, up to the next block's
+                        let limit = heads.peek().map_or(u64::MAX, |h| h.0.0);
+                        let mut j = i;
+                        while j < batch.len()
+                            && okey(orig, batch[j]) < limit
+                            && self.waits_alike(code, batch[j])
+                        {
+                            j += 1;
+                        }
+                        // (the arena stays within a few times the operations)
+                        if j - i >= 2 && self.arena.len() + (j - i) <= 4 * n + 4096 {
+                            let start = self.arena.len();
+                            self.arena.extend_from_slice(&batch[i..j]);
+                            self.defer(start, self.arena.len(), at, holder);
+                            i = j;
+                        }
+                    }
                 }
-                self.run_ready_now();
             }
         }
         if self.done < n as u64 {
