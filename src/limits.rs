@@ -106,8 +106,8 @@ pub fn read_text_file(
         path: shown(),
         message: e.to_string(),
     };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
+    // before opening: opening a FIFO waits for a writer
+    let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
         let kind = if meta.is_dir() {
             "a directory"
@@ -119,6 +119,7 @@ pub fn read_text_file(
             kind,
         });
     }
+    let file = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::new();
     // room for the size it says it has, within the bound (it may grow while it is read)
     bytes
@@ -137,13 +138,20 @@ pub fn read_text_file(
             limit: max_bytes,
         });
     }
-    let start = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let start = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
     if start > 0 {
         bytes.drain(..start);
     }
     String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
-        let line = 1 + e.as_bytes()[..valid].iter().filter(|&&b| b == b'\n').count();
+        let line = 1 + e.as_bytes()[..valid]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
         FileError::NotText {
             path: shown(),
             line,

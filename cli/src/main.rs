@@ -57,7 +57,10 @@ pub struct ModelSource {
 // option
 enum Command {
     /// List the embedded parameter sets.
-    #[command(allow_negative_numbers = true, after_help = "Examples:\n  commcost presets\n  commcost presets --json")]
+    #[command(
+        allow_negative_numbers = true,
+        after_help = "Examples:\n  commcost presets\n  commcost presets --json"
+    )]
     Presets {
         /// Machine-readable output.
         #[arg(long)]
@@ -159,23 +162,29 @@ enum Command {
     #[command(allow_negative_numbers = true)]
     Calibrate(calibrate::CalibrateArgs),
     /// Cost curves over message size as an SVG (log axes), with switch points and measurements.
-    #[command(allow_negative_numbers = true, after_help = "Examples:\n  \
+    #[command(
+        allow_negative_numbers = true,
+        after_help = "Examples:\n  \
         commcost plot --preset open-mpi-openib --preset mpich2-tcp -o p2p.svg\n  \
         commcost plot --model my.json --measured osu_latency.txt -o fit.svg\n  \
-        commcost plot --preset open-mpi-openib --collective allreduce --procs 64 -o allreduce.svg")]
+        commcost plot --preset open-mpi-openib --collective allreduce --procs 64 -o allreduce.svg"
+    )]
     Plot(plot::PlotArgs),
     /// MPI tuning files from the model's best algorithms: Open MPI dynamic rules, MPICH JSON.
     #[command(allow_negative_numbers = true)]
     Export(export::ExportArgs),
     /// Run a collective algorithm's schedule or a GOAL file through the LogGOPS simulator:
     /// makespan, closed form, per-rank finish, critical path, timeline CSV, Gantt chart.
-    #[command(allow_negative_numbers = true, after_help = "Examples:\n  \
+    #[command(
+        allow_negative_numbers = true,
+        after_help = "Examples:\n  \
         commcost simulate bcast --algorithm binomial --preset mpich2-tcp --procs 8 --bytes 8\n  \
         commcost simulate allreduce --algorithm ring --model my.json --procs 64 --bytes 1M \\\n    \
         --operator 1us,0.5ns --noise 42:1us --svg ring.svg --timeline ring.csv\n  \
         commcost simulate bcast --ompi --algorithm pipeline:segment=8192 --preset open-mpi-openib \\\n    \
         --procs 32 --bytes 1M --rendezvous-above 12K --json\n  \
-        commcost simulate --goal trace.goal --goal-unit 1ns --preset open-mpi-gm")]
+        commcost simulate --goal trace.goal --goal-unit 1ns --preset open-mpi-gm"
+    )]
     Simulate(simulate::SimulateArgs),
 }
 
@@ -299,8 +308,7 @@ fn usage_error(e: &clap::Error) -> String {
             parts.push(line.strip_prefix("error: ").unwrap_or(line).to_string());
         }
     }
-    units::shown(&parts.join(" "))
-        .replace(" characters)", " characters; see --help)")
+    units::shown(&parts.join(" ")).replace(" characters)", " characters; see --help)")
 }
 
 fn main() -> ExitCode {

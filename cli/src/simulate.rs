@@ -9,8 +9,8 @@ use std::str::FromStr;
 use commcost::collectives::ompi::OmpiCollective;
 use commcost::collectives::{Algorithm, Operator, Problem, ompi};
 use commcost::sim::{
-    CriticalPath, ExactClosedForm, Noise, OpId, OpKind, Schedule, SimOptions, SimResult,
-    Simulator, ToSchedule, parse_goal_within,
+    CriticalPath, ExactClosedForm, Noise, OpId, OpKind, Schedule, SimOptions, SimResult, Simulator,
+    ToSchedule, parse_goal_within,
 };
 use commcost::{AlgorithmParseError, CommModel, Message};
 use plotters::prelude::*;
@@ -41,7 +41,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "FILE")]
     goal: Option<PathBuf>,
     /// The time unit of the GOAL file's `calc` durations [default: 1ns].
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, allow_hyphen_values = true, value_name = "TIME")]
     goal_unit: Option<String>,
     #[command(flatten)]
     source: ModelSource,
@@ -52,7 +52,7 @@ pub struct SimulateArgs {
     #[arg(long, value_parser = units::parse_bytes)]
     bytes: Option<u64>,
     /// The reduction operator's cost: PER_CALL,PER_BYTE as times (`1us,0.5ns`).
-    #[arg(long, value_name = "PER_CALL,PER_BYTE")]
+    #[arg(long, allow_hyphen_values = true, value_name = "PER_CALL,PER_BYTE")]
     operator: Option<String>,
     /// Open MPI's algorithms (`collectives::ompi`, as `coll_base_*.c` runs them) instead of
     /// the textbook ones.
@@ -66,7 +66,7 @@ pub struct SimulateArgs {
     #[arg(long, conflicts_with = "rendezvous_above")]
     model_protocols: bool,
     /// Seeded exponential CPU noise: SEED:MEAN (`42:1us`).
-    #[arg(long, value_name = "SEED:MEAN")]
+    #[arg(long, allow_hyphen_values = true, value_name = "SEED:MEAN")]
     noise: Option<String>,
     /// Write the timeline as CSV: `rank,op,kind,peer,bytes,start,end`, one line per operation.
     #[arg(long, value_name = "FILE.csv")]
@@ -129,12 +129,14 @@ where
         .map_err(|e: AlgorithmParseError| Failure(format!("--algorithm: {e}")))?;
     let closed_form = algorithm.cost(model, problem)?;
     let exact = algorithm.closed_form_exact(model, problem);
-    let schedule = algorithm.schedule_within(problem, max_memory).map_err(|e| {
-        Failure(format!(
-            "{algorithm} on {} processes: {e}",
-            problem.processes
-        ))
-    })?;
+    let schedule = algorithm
+        .schedule_within(problem, max_memory)
+        .map_err(|e| {
+            Failure(format!(
+                "{algorithm} on {} processes: {e}",
+                problem.processes
+            ))
+        })?;
     Ok(Built {
         algorithm: algorithm.to_string(),
         schedule,
@@ -232,9 +234,7 @@ pub fn finish_stats(finish: &[f64]) -> FinishStats {
 }
 
 pub fn run(args: SimulateArgs) -> Result<(), Failure> {
-    let max_memory = args
-        .max_memory
-        .unwrap_or(commcost::sim::DEFAULT_MAX_MEMORY);
+    let max_memory = args.max_memory.unwrap_or(commcost::sim::DEFAULT_MAX_MEMORY);
     let loaded = model::load(&args.source)?;
     let model: &dyn CommModel = &loaded.spec;
     let (schedule, subject) = match (&args.goal, &args.collective) {
@@ -294,20 +294,33 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
                     OmpiCollective::Allreduce => {
                         build::<ompi::Allreduce>(algorithm, model, &problem, max_memory)
                     }
-                    OmpiCollective::Alltoall => build::<ompi::Alltoall>(algorithm, model, &problem, max_memory),
-                    OmpiCollective::Barrier => build::<ompi::Barrier>(algorithm, model, &problem, max_memory),
-                    OmpiCollective::Bcast => build::<ompi::Bcast>(algorithm, model, &problem, max_memory),
-                    OmpiCollective::Gather => build::<ompi::Gather>(algorithm, model, &problem, max_memory),
-                    OmpiCollective::Reduce => build::<ompi::Reduce>(algorithm, model, &problem, max_memory),
+                    OmpiCollective::Alltoall => {
+                        build::<ompi::Alltoall>(algorithm, model, &problem, max_memory)
+                    }
+                    OmpiCollective::Barrier => {
+                        build::<ompi::Barrier>(algorithm, model, &problem, max_memory)
+                    }
+                    OmpiCollective::Bcast => {
+                        build::<ompi::Bcast>(algorithm, model, &problem, max_memory)
+                    }
+                    OmpiCollective::Gather => {
+                        build::<ompi::Gather>(algorithm, model, &problem, max_memory)
+                    }
+                    OmpiCollective::Reduce => {
+                        build::<ompi::Reduce>(algorithm, model, &problem, max_memory)
+                    }
                     OmpiCollective::ReduceScatter => {
                         build::<ompi::ReduceScatter>(algorithm, model, &problem, max_memory)
                     }
-                    OmpiCollective::Scatter => build::<ompi::Scatter>(algorithm, model, &problem, max_memory),
+                    OmpiCollective::Scatter => {
+                        build::<ompi::Scatter>(algorithm, model, &problem, max_memory)
+                    }
                 }?;
                 (c.to_string(), built)
             } else {
                 let c = textbook_collective(name)?;
-                let built = crate::collective::dispatch!(c, build(algorithm, model, &problem, max_memory))?;
+                let built =
+                    crate::collective::dispatch!(c, build(algorithm, model, &problem, max_memory))?;
                 (format!("{c:?}").to_ascii_lowercase(), built)
             };
             (

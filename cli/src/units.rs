@@ -98,7 +98,10 @@ pub fn parse_list(text: &str) -> Result<List, String> {
     let item = |x: &str| {
         parse_scaled(x, "values").map_err(|e| {
             if x.trim().is_empty() {
-                format!("`{}`: an empty entry (two commas, or one at an end)", shown(text))
+                format!(
+                    "`{}`: an empty entry (two commas, or one at an end)",
+                    shown(text)
+                )
             } else {
                 e.replace("a number of values is", "an entry is")
                     .replace("of values", "")
@@ -132,7 +135,9 @@ pub fn parse_list(text: &str) -> Result<List, String> {
                 shown(text)
             ));
         }
-        t.split(',').map(item).collect::<Result<Vec<u64>, String>>()?
+        t.split(',')
+            .map(item)
+            .collect::<Result<Vec<u64>, String>>()?
     };
     if values.len() > MAX_ENTRIES {
         return Err(format!(
@@ -180,7 +185,10 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
     let value: f64 = number.parse().map_err(|_| not_a_time())?;
     let seconds = value * scale;
     if seconds < 0.0 {
-        return Err(format!("`{}` is negative: a time must be >= 0", shown(text)));
+        return Err(format!(
+            "`{}` is negative: a time must be >= 0",
+            shown(text)
+        ));
     }
     let max = commcost::limits::MAX_SECONDS;
     if !(seconds <= max) {
@@ -257,7 +265,11 @@ mod tests {
         assert!(parse_seconds("1e10").is_err());
         assert!(parse_seconds("1e9").is_ok());
         assert!(parse_bytes("4iB").is_err());
-        assert!(parse_bytes("NaN").unwrap_err().contains("not a whole number"));
+        assert!(
+            parse_bytes("NaN")
+                .unwrap_err()
+                .contains("not a whole number")
+        );
         assert!(parse_bytes("-1").unwrap_err().contains("negative"));
         assert_eq!(parse_bytes("4KiB"), Ok(4096));
         assert_eq!(parse_bytes("4B"), Ok(4));

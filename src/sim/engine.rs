@@ -1242,10 +1242,7 @@ impl<L: Layout> Engine<'_, L> {
                 batch.retain(|&c| c != SENTINEL);
                 due = self.blocks.remove(&key).unwrap_or_default();
                 for (b, block) in due.iter().enumerate() {
-                    heads.push(std::cmp::Reverse((
-                        okey(orig, self.arena[block.start]),
-                        b,
-                    )));
+                    heads.push(std::cmp::Reverse((okey(orig, self.arena[block.start]), b)));
                 }
             } else if self.blocks.is_empty() {
                 self.arena.clear();
@@ -1286,9 +1283,9 @@ impl<L: Layout> Engine<'_, L> {
                         && rest.start < rest.end
                     {
                         // the next members up to the next other event wait as it did
-                        let limit = next_batch.unwrap_or(u64::MAX).min(
-                            heads.peek().map_or(u64::MAX, |h| h.0.0),
-                        );
+                        let limit = next_batch
+                            .unwrap_or(u64::MAX)
+                            .min(heads.peek().map_or(u64::MAX, |h| h.0.0));
                         let arena = &self.arena[rest.start..rest.end];
                         let end = rest.start + arena.partition_point(|&c| okey(orig, c) < limit);
                         if end > rest.start {

@@ -247,7 +247,10 @@ impl<'a> Parser<'a> {
         let line = self.line()?;
         match self.next()? {
             Tok::Word(w) if w == expected => Ok(()),
-            other => Err(syntax(line, format!("expected `{expected}`, found {other}"))),
+            other => Err(syntax(
+                line,
+                format!("expected `{expected}`, found {other}"),
+            )),
         }
     }
     fn end(&mut self) -> Result<(), GoalError> {
@@ -439,7 +442,11 @@ fn locate(text: &str, op: u64) -> Option<(usize, String)> {
                 Some((*line, label.to_string()))
             }
             [(Tok::Word(_), _), (Tok::Colon, _), ..] => None,
-            [(Tok::Word(_), _), (Tok::Word("requires" | "irequires"), _), ..] => None,
+            [
+                (Tok::Word(_), _),
+                (Tok::Word("requires" | "irequires"), _),
+                ..,
+            ] => None,
             [(kind, line), ..] if is_kind(kind) => Some((*line, String::new())),
             _ => None,
         };

@@ -213,8 +213,9 @@ impl ScheduleBuilder {
     /// The memory the schedule needs with room for `ops` operations and `entries` dependency
     /// entries, checked against the budget.
     fn check_memory(&self, ops: u64, entries: u64) -> Result<(), SimError> {
-        let needed = super::memory::stored_schedule_memory(ops, self.dep_count, entries, self.ranks)
-            .saturating_add(self.extra_memory);
+        let needed =
+            super::memory::stored_schedule_memory(ops, self.dep_count, entries, self.ranks)
+                .saturating_add(self.extra_memory);
         super::memory::check(needed, self.max_memory)
     }
 
@@ -256,7 +257,10 @@ impl ScheduleBuilder {
         if len + add <= cap {
             return true;
         }
-        let next = (cap as u64).saturating_mul(2).max(8).max((len + add) as u64);
+        let next = (cap as u64)
+            .saturating_mul(2)
+            .max(8)
+            .max((len + add) as u64);
         match self.check_memory(self.sig.capacity() as u64, next) {
             Ok(()) => {
                 self.deps.reserve_exact((next - len as u64) as usize);
