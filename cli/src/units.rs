@@ -46,7 +46,7 @@ fn parse_scaled(text: &str, what: &str) -> Result<u64, String> {
         "M" | "MB" | "MIB" => 20,
         "G" | "GB" | "GIB" => 30,
         "T" | "TB" | "TIB" => 40,
-        _ if suffix.starts_with(|c: char| c == '.' || c == 'e' || c == 'E') => {
+        _ if suffix.starts_with(['.', 'e', 'E']) => {
             return Err(format!(
                 "`{}` is not a whole number of {what} (no fractions or exponents)",
                 shown(text)
@@ -191,7 +191,8 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
         ));
     }
     let max = commcost::limits::MAX_SECONDS;
-    if !(seconds <= max) {
+    // (a NaN is not a plain decimal number: refused above)
+    if seconds > max || seconds.is_nan() {
         return Err(format!(
             "`{}` is more than {max:e} s, the largest time accepted",
             shown(text)

@@ -346,7 +346,7 @@ pub fn parse_goal_within(
     seconds_per_unit: f64,
     max_memory: u64,
 ) -> Result<Schedule, GoalError> {
-    if !(seconds_per_unit >= 0.0 && seconds_per_unit <= crate::limits::MAX_SECONDS) {
+    if !(0.0..=crate::limits::MAX_SECONDS).contains(&seconds_per_unit) {
         return Err(SimError::InvalidTime {
             name: "seconds_per_unit",
             value: seconds_per_unit,
