@@ -311,6 +311,26 @@ fn usage_error(e: &clap::Error) -> String {
     units::shown(&parts.join(" ")).replace(" characters)", " characters; see --help)")
 }
 
+/// `message` with every word longer than 80 characters (400 for a path) cut short: input
+/// echoed by any error stays readable.
+fn capped_words(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4096));
+    for (i, word) in message.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let limit = if word.contains('/') { 400 } else { 80 };
+        match word.char_indices().nth(limit) {
+            Some((cut, _)) => {
+                out.push_str(&word[..cut]);
+                out.push_str(&format!("… ({} characters)", word.chars().count()));
+            }
+            None => out.push_str(word),
+        }
+    }
+    out
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -332,7 +352,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure(message)) if message == CLOSED_OUTPUT => ExitCode::SUCCESS,
         Err(Failure(message)) => {
-            eprintln!("commcost: error: {message}");
+            eprintln!("commcost: error: {}", capped_words(&message));
             ExitCode::FAILURE
         }
     }

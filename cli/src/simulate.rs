@@ -177,11 +177,16 @@ fn textbook_collective(name: &str) -> Result<Collective, Failure> {
 /// `SEED:MEAN`, e.g. `42:1us`.
 pub fn parse_noise(text: &str) -> Result<Noise, Failure> {
     let Some((seed, mean)) = text.split_once(':') else {
-        return fail(format!("--noise `{text}`: expected SEED:MEAN, e.g. 42:1us"));
+        return fail(format!(
+            "--noise `{}`: expected SEED:MEAN, e.g. 42:1us",
+            units::shown(text)
+        ));
     };
     let seed: u64 = seed.trim().parse().map_err(|_| {
         Failure(format!(
-            "--noise `{text}`: the random seed `{seed}` is not a whole number"
+            "--noise `{}`: the random seed `{}` is not a whole number",
+            units::shown(text),
+            units::shown(seed)
         ))
     })?;
     let mean = units::parse_seconds(mean).map_err(|e| Failure(format!("--noise: {e}")))?;
@@ -192,7 +197,8 @@ pub fn parse_noise(text: &str) -> Result<Noise, Failure> {
 pub fn parse_operator(text: &str) -> Result<Operator, Failure> {
     let Some((call, byte)) = text.split_once(',') else {
         return fail(format!(
-            "--operator `{text}`: expected PER_CALL,PER_BYTE, e.g. 1us,0.5ns"
+            "--operator `{}`: expected PER_CALL,PER_BYTE, e.g. 1us,0.5ns",
+            units::shown(text)
         ));
     };
     let call = units::parse_seconds(call).map_err(|e| Failure(format!("--operator: {e}")))?;
@@ -236,6 +242,22 @@ pub fn finish_stats(finish: &[f64]) -> FinishStats {
 pub fn run(args: SimulateArgs) -> Result<(), Failure> {
     let max_memory = args.max_memory.unwrap_or(commcost::sim::DEFAULT_MAX_MEMORY);
     let loaded = model::load(&args.source)?;
+    // a spinner on standard error while the schedule is built and simulated (drawn only when
+    // that is a terminal: a large schedule takes seconds)
+    let spinner = indicatif::ProgressBar::new_spinner();
+    spinner.set_message("building and simulating the schedule");
+    spinner.enable_steady_tick(std::time::Duration::from_millis(150));
+    let outcome = simulate_and_report(&args, &loaded, max_memory);
+    spinner.finish_and_clear();
+    outcome
+}
+
+/// [`run`] once the model is loaded.
+fn simulate_and_report(
+    args: &SimulateArgs,
+    loaded: &Loaded,
+    max_memory: u64,
+) -> Result<(), Failure> {
     let model: &dyn CommModel = &loaded.spec;
     let (schedule, subject) = match (&args.goal, &args.collective) {
         (Some(_), Some(c)) => {
@@ -363,7 +385,7 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
         ));
     }
     if let Some(path) = &args.svg {
-        let drawn = draw_gantt(path, &result, &schedule, &title(&subject, &loaded))?;
+        let drawn = draw_gantt(path, &result, &schedule, &title(&subject, loaded))?;
         notes.push(if drawn < schedule.ranks() {
             format!(
                 "svg: {} (the first {drawn} of {} ranks: at most {MAX_SVG_RANKS} ranks and \
@@ -375,9 +397,7 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
             format!("svg: {} ({drawn} ranks)", path.display())
         });
     }
-    report(
-        &args, &options, &loaded, &subject, &schedule, &result, &notes,
-    )
+    report(args, &options, loaded, &subject, &schedule, &result, &notes)
 }
 
 /// Reads and parses a GOAL file: at most [`MAX_GOAL_FILE_BYTES`](commcost::limits::MAX_GOAL_FILE_BYTES),

@@ -802,6 +802,42 @@ fn malformed_numbers_are_named() {
     args.extend(["--bytes", &long]);
     let err = usage(&args, &["--bytes", "100000 characters"]);
     assert!(err.len() < 400, "{}", err.len());
+    // names that are not known, 100 000 characters long: cut short in the message
+    let sim = |collective: &str, algorithm: &str, noise: &str| -> Vec<String> {
+        [
+            "simulate",
+            collective,
+            "--algorithm",
+            algorithm,
+            "--procs",
+            "4",
+            "--bytes",
+            "8",
+            "--preset",
+            "mpich2-tcp",
+            "--noise",
+            noise,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    for (args, option) in [
+        (sim("bcast", &long, "1:1us"), "--algorithm"),
+        (sim(&long, "binomial", "1:1us"), "collective"),
+        (sim("bcast", "binomial", &long), "--noise"),
+        (
+            ["predict", "--preset", &long, "--bytes", "8"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            "preset",
+        ),
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let err = refused(&args, &[option]);
+        assert!(err.len() < 600, "{}", err.len());
+    }
     // an unknown option: one line, the suggestion kept
     usage(
         &["predict", "--preset", "mpich2-tcp", "--bytez", "8"],
