@@ -791,6 +791,16 @@ pub enum SimError {
         /// The rejected value.
         value: f64,
     },
+    /// A time above the simulator's bound for it (so that no sum of times overflows).
+    #[error("`{name}` = {value:e} s is above the {limit:e} s accepted")]
+    TimeTooLarge {
+        /// Which quantity.
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// The bound, seconds.
+        limit: f64,
+    },
     /// More operations than the simulator indexes (`u32`).
     #[error("{what}: {count} exceeds the limit of {limit}")]
     TooLarge {

@@ -400,8 +400,9 @@ fn simulate_and_report(
     report(args, &options, loaded, &subject, &schedule, &result, &notes)
 }
 
-/// Reads and parses a GOAL file: at most [`MAX_GOAL_FILE_BYTES`](commcost::limits::MAX_GOAL_FILE_BYTES),
-/// the text counted against the memory budget with the schedule.
+/// Reads and parses a GOAL file: at most
+/// [`MAX_GOAL_FILE_BYTES`](commcost::limits::MAX_GOAL_FILE_BYTES), the text counted against
+/// the memory budget with the schedule.
 fn read_goal(path: &Path, unit: f64, max_memory: u64) -> Result<Schedule, Failure> {
     let shown = path.display();
     let text = commcost::limits::read_text_file(
@@ -409,8 +410,7 @@ fn read_goal(path: &Path, unit: f64, max_memory: u64) -> Result<Schedule, Failur
         "GOAL file",
         commcost::limits::MAX_GOAL_FILE_BYTES.min(max_memory),
     )?;
-    let left = max_memory.saturating_sub(text.len() as u64);
-    parse_goal_within(&text, unit, left).map_err(|e| Failure(format!("{shown}: {e}")))
+    parse_goal_within(&text, unit, max_memory).map_err(|e| Failure(format!("{shown}: {e}")))
 }
 
 fn write_timeline(path: &Path, result: &SimResult, schedule: &Schedule) -> Result<(), Failure> {

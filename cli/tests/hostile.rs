@@ -468,6 +468,48 @@ fn ten_million_labelled_operations_meet_the_budget_not_the_allocator() {
 }
 
 #[test]
+fn distinct_values_and_ranks_of_a_goal_file_count_against_the_budget() {
+    let dir = scratch("distinct");
+    // two million operations, each its own calc time, tag and size
+    let path = dir.join("distinct.goal");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    writeln!(f, "num_ranks 2\nrank 0 {{").expect("write");
+    for i in 0..1_000_000u64 {
+        writeln!(f, "calc {i}\nsend {i}b to 1 tag {i}").expect("write");
+    }
+    writeln!(f, "}}\nrank 1 {{").expect("write");
+    for i in 0..1_000_000u64 {
+        writeln!(f, "recv {i}b from 0 tag {i}").expect("write");
+    }
+    writeln!(f, "}}").expect("write");
+    drop(f);
+    let goal = path.to_string_lossy().into_owned();
+    refused_with(
+        1,
+        &[
+            "simulate",
+            "--goal",
+            &goal,
+            "--preset",
+            "mpich2-tcp",
+            "--max-memory",
+            "128M",
+        ],
+        Some(GIB),
+        &[&goal, "memory budget of 134217728 bytes"],
+    );
+    let _ = std::fs::remove_file(&path);
+    // 2^24 ranks in a few bytes: the ranks alone are beyond the default budget
+    let goal = write(&dir, "ranks.goal", "num_ranks 16777216\n");
+    refused_with(
+        1,
+        &["simulate", "--goal", &goal, "--preset", "mpich2-tcp"],
+        Some(GIB),
+        &[&goal, "memory budget"],
+    );
+}
+
+#[test]
 fn goal_errors_name_what_was_written_and_where() {
     let dir = scratch("goal");
     let cases: &[(&str, &[&str])] = &[

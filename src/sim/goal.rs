@@ -315,9 +315,9 @@ pub fn parse_goal(text: &str, seconds_per_unit: f64) -> Result<Schedule, GoalErr
     parse_goal_within(text, seconds_per_unit, super::memory::DEFAULT_MAX_MEMORY)
 }
 
-/// [`parse_goal`] within a memory budget of `max_memory` bytes: the schedule, its simulation
-/// ([`stored_schedule_memory`](super::stored_schedule_memory)) and the labels of the rank block
-/// being read ([`LABEL_BYTES`] each) must fit, else [`SimError::MemoryBudget`] before the
+/// [`parse_goal`] within a memory budget of `max_memory` bytes: the text, the schedule, its
+/// simulation ([`stored_schedule_memory`](super::stored_schedule_memory)) and the labels of
+/// the rank block being read ([`LABEL_BYTES`] each) must fit, else [`SimError::MemoryBudget`] before the
 /// arrays grow beyond it.
 ///
 /// # Errors
@@ -370,10 +370,20 @@ pub fn parse_goal_within(
         return Err(syntax(line, "num_ranks must be at least 1"));
     }
     p.end()?;
+    if ranks > super::MAX_RANKS {
+        return Err(SimError::TooLarge {
+            what: "ranks",
+            count: ranks,
+            limit: super::MAX_RANKS,
+        }
+        .into());
+    }
     let mut b = ScheduleBuilder::new(ranks);
     b.set_max_memory(max_memory);
-    // the line of each rank's block
-    let mut blocks: HashMap<u64, usize> = HashMap::new();
+    // the text and the ranks within the budget, before anything per rank is allocated
+    b.set_extra_memory(text.len() as u64)?;
+    // which ranks had their block (one bit each)
+    let mut seen = vec![0u64; ranks.div_ceil(64) as usize];
     loop {
         p.skip_ends()?;
         if p.peek()? == Tok::Eof {
@@ -394,18 +404,22 @@ pub fn parse_goal_within(
                 ));
             }
         }
-        if let Some(first) = blocks.insert(rank, line) {
+        let (word, bit) = ((rank / 64) as usize, 1u64 << (rank % 64));
+        if seen[word] & bit != 0 {
+            let first =
+                block_line(text, rank).map_or_else(String::new, |l| format!(" at line {l}"));
             return Err(syntax(
                 line,
                 format!(
-                    "a second block for rank {rank} (the first is at line {first}): give each \
-                     rank one block"
+                    "a second block for rank {rank} (the first is{first}): give each rank one \
+                     block"
                 ),
             ));
         }
+        seen[word] |= bit;
         rank_block(&mut p, &mut b, rank, ranks, seconds_per_unit)?;
     }
-    drop(blocks);
+    drop(seen);
     b.build().map_err(|e| match e {
         SimError::Cycle { rank, op } => match locate(text, op) {
             Some((line, label)) => GoalError::Cycle { rank, line, label },
@@ -413,6 +427,26 @@ pub fn parse_goal_within(
         },
         e => GoalError::Schedule(e),
     })
+}
+
+/// The line of the first `rank <rank> {` of the text: read again, only for the error about a
+/// second block.
+fn block_line(text: &str, rank: u64) -> Option<usize> {
+    let mut lexer = Lexer {
+        text,
+        i: 0,
+        line: 1,
+    };
+    let mut previous = [Tok::End, Tok::End];
+    loop {
+        let (tok, line) = lexer.next_token().ok()?;
+        match (previous, tok) {
+            (_, Tok::Eof) => return None,
+            ([Tok::Word("rank"), Tok::Int(r)], Tok::Open) if r == rank => return Some(line),
+            _ => {}
+        }
+        previous = [previous[1], tok];
+    }
 }
 
 /// The line and label (empty if none) of operation `op` (counted in the order of the text):
@@ -479,8 +513,11 @@ fn rank_block<'a>(
     let mut deps: Vec<PendingDep<'a>> = Vec::new();
     // the labels and pending dependencies of this block, counted against the memory budget
     // before their tables grow
+    let text = p.lexer.text.len() as u64;
     let grow = |b: &mut ScheduleBuilder, labels: usize, deps: usize| {
-        let bytes = (labels as u64 + deps as u64).saturating_mul(LABEL_BYTES);
+        let bytes = (labels as u64 + deps as u64)
+            .saturating_mul(LABEL_BYTES)
+            .saturating_add(text);
         b.set_extra_memory(bytes).map_err(GoalError::Schedule)
     };
     loop {

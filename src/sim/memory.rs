@@ -8,7 +8,7 @@
 //! ```text
 //! bytes = operations × bytes per operation (of the layout)
 //!       + dependency entries × BYTES_PER_DEPENDENCY_ENTRY + dependencies × BYTES_PER_DEPENDENCY
-//!       + ranks × BYTES_PER_RANK
+//!       + ranks × BYTES_PER_RANK + distinct values × BYTES_PER_DISTINCT_VALUE
 //! ```
 //!
 //! * [`ScheduleBuilder`](super::ScheduleBuilder) checks it each time one of its arrays is
@@ -62,6 +62,12 @@ pub const BYTES_PER_DEPENDENCY: u64 = 4;
 /// [`requires_all`](super::ScheduleBuilder::requires_all)): 8 bytes, up to twice that while
 /// the list grows.
 pub const BYTES_PER_DEPENDENCY_ENTRY: u64 = 16;
+
+/// Bytes per distinct value a schedule interns: a (kind, tag, message) signature, a message
+/// (with the simulation's quantities of it) or a calc time, in its table and its index. A
+/// collective's schedule has a few; a GOAL file may give each operation its own tag, size
+/// and calc time.
+pub const BYTES_PER_DISTINCT_VALUE: u64 = 160;
 
 /// Bytes per rank of a simulation: the rank's resources (CPU, sending and receiving NIC,
 /// finish: 32 bytes), the operations holding them (12 bytes, for the critical path), its

@@ -119,13 +119,14 @@ pub use builders::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
 pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, Simulator, simulate};
 pub use goal::{LABEL_BYTES, parse_goal, parse_goal_within, write_goal};
 pub use memory::{
-    BYTES_PER_DEPENDENCY, BYTES_PER_DEPENDENCY_ENTRY, BYTES_PER_RANK, DEFAULT_MAX_MEMORY,
-    SCHEDULE_BYTES_PER_OPERATION, SIMULATION_BYTES_PER_OPERATION, SIMULATION_BYTES_PER_RANK,
-    STORED_BYTES_PER_OPERATION, TIMELINE_BYTES_PER_OPERATION, simulation_memory,
-    stored_schedule_memory,
+    BYTES_PER_DEPENDENCY, BYTES_PER_DEPENDENCY_ENTRY, BYTES_PER_DISTINCT_VALUE, BYTES_PER_RANK,
+    DEFAULT_MAX_MEMORY, SCHEDULE_BYTES_PER_OPERATION, SIMULATION_BYTES_PER_OPERATION,
+    SIMULATION_BYTES_PER_RANK, STORED_BYTES_PER_OPERATION, TIMELINE_BYTES_PER_OPERATION,
+    simulation_memory, stored_schedule_memory,
 };
 pub use noise::Noise;
 pub use rank::{CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated};
 pub use schedule::{
-    Calc, Dependency, MAX_OPERATIONS, MAX_RANKS, OpId, OpKind, Schedule, ScheduleBuilder,
+    Calc, Dependency, MAX_CALC_SECONDS, MAX_OPERATIONS, MAX_RANKS, OpId, OpKind, Schedule,
+    ScheduleBuilder,
 };

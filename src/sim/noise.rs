@@ -38,12 +38,21 @@ impl Noise {
     ///
     /// # Errors
     ///
-    /// [`SimError::InvalidTime`] for a negative or non-finite mean.
+    /// [`SimError::InvalidTime`] for a negative or non-finite mean,
+    /// [`SimError::TimeTooLarge`] above [`MAX_SECONDS`](crate::limits::MAX_SECONDS) (1e9 s,
+    /// the bound of every model's time parameters; a delay is at most about 37 means).
     pub fn exponential(seed: u64, mean: f64) -> Result<Self, SimError> {
         if !(mean >= 0.0 && mean.is_finite()) {
             return Err(SimError::InvalidTime {
                 name: "noise mean",
                 value: mean,
+            });
+        }
+        if mean > crate::limits::MAX_SECONDS {
+            return Err(SimError::TimeTooLarge {
+                name: "noise mean",
+                value: mean,
+                limit: crate::limits::MAX_SECONDS,
             });
         }
         Ok(Self { seed, mean })

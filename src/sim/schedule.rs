@@ -85,6 +85,11 @@ pub const MAX_OPERATIONS: u64 = (1 << 31) - 1;
 /// few bytes of GOAL text (`num_ranks 4000000000`) must not make it allocate gigabytes.
 pub const MAX_RANKS: u64 = 1 << 24;
 
+/// The longest calc a schedule holds, seconds (`1e30`, as a table value in
+/// [`limits`](crate::limits)): the times of `2^31` operations, each at most this or a model's
+/// cost of one message (below `1e29` s), sum to far below `f64::MAX`.
+pub const MAX_CALC_SECONDS: f64 = 1e30;
+
 /// Builds a [`Schedule`] operation by operation; [`build`](Self::build) validates it.
 ///
 /// # Examples
@@ -213,8 +218,63 @@ impl ScheduleBuilder {
     /// The memory the schedule needs with room for `ops` operations and `entries` dependency
     /// entries, checked against the budget.
     fn check_memory(&self, ops: u64, entries: u64) -> Result<(), SimError> {
+        self.check_memory_with(ops, entries, self.distinct_capacity())
+    }
+
+    /// Room for the distinct (kind, tag, message) signatures, messages and calc times.
+    fn distinct_capacity(&self) -> u64 {
+        (self.signatures.capacity() + self.messages.capacity() + self.calcs.capacity()) as u64
+    }
+
+    /// Before an operation is added: a table of distinct values that is full grows to twice
+    /// its size if that fits the budget (else nothing more is added).
+    #[inline]
+    fn room_for_distinct(&mut self) -> bool {
+        if self.over_budget {
+            return false;
+        }
+        let full = |len: usize, cap: usize| len == cap;
+        let (s, m, c) = (
+            full(self.signatures.len(), self.signatures.capacity()),
+            full(self.messages.len(), self.messages.capacity()),
+            full(self.calcs.len(), self.calcs.capacity()),
+        );
+        if !(s || m || c) {
+            return true;
+        }
+        let grown = |len: usize, cap: usize, is_full: bool| {
+            if is_full { (cap * 2).max(4) - len } else { 0 }
+        };
+        let (gs, gm, gc) = (
+            grown(self.signatures.len(), self.signatures.capacity(), s),
+            grown(self.messages.len(), self.messages.capacity(), m),
+            grown(self.calcs.len(), self.calcs.capacity(), c),
+        );
+        let distinct = self.distinct_capacity() + (gs + gm + gc) as u64;
+        match self.check_memory_with(
+            self.sig.capacity() as u64,
+            self.deps.capacity() as u64,
+            distinct,
+        ) {
+            Ok(()) => {
+                self.signatures.reserve_exact(gs);
+                self.messages.reserve_exact(gm);
+                self.calcs.reserve_exact(gc);
+                true
+            }
+            Err(e) => {
+                self.over_budget = true;
+                self.fail_first(e);
+                false
+            }
+        }
+    }
+
+    /// [`check_memory`](Self::check_memory) with room for `distinct` distinct values.
+    fn check_memory_with(&self, ops: u64, entries: u64, distinct: u64) -> Result<(), SimError> {
         let needed =
             super::memory::stored_schedule_memory(ops, self.dep_count, entries, self.ranks)
+                .saturating_add(distinct.saturating_mul(super::memory::BYTES_PER_DISTINCT_VALUE))
                 .saturating_add(self.extra_memory);
         super::memory::check(needed, self.max_memory)
     }
@@ -404,6 +464,9 @@ impl ScheduleBuilder {
 
     /// Rank `rank` sends `message` to `peer` with `tag`.
     pub fn send_message(&mut self, rank: u64, peer: u64, tag: u32, message: Message) -> OpId {
+        if !self.room_for_distinct() {
+            return OpId(NONE);
+        }
         let p = self.rank_u32("peer", peer);
         let c = self.message_class(message);
         self.push(KIND_SEND, rank, p, tag, c)
@@ -416,6 +479,9 @@ impl ScheduleBuilder {
 
     /// Rank `rank` receives `message` from `peer` with `tag`.
     pub fn recv_message(&mut self, rank: u64, peer: u64, tag: u32, message: Message) -> OpId {
+        if !self.room_for_distinct() {
+            return OpId(NONE);
+        }
         let p = self.rank_u32("peer", peer);
         let c = self.message_class(message);
         self.push(KIND_RECV, rank, p, tag, c)
@@ -423,10 +489,19 @@ impl ScheduleBuilder {
 
     /// Rank `rank` computes for `seconds` (finite, `>= 0`, else [`build`](Self::build) fails).
     pub fn calc(&mut self, rank: u64, seconds: f64) -> OpId {
+        if !self.room_for_distinct() {
+            return OpId(NONE);
+        }
         if !(seconds >= 0.0 && seconds.is_finite()) {
             self.fail(SimError::InvalidTime {
                 name: "calc seconds",
                 value: seconds,
+            });
+        } else if seconds > MAX_CALC_SECONDS {
+            self.fail(SimError::TimeTooLarge {
+                name: "calc seconds",
+                value: seconds,
+                limit: MAX_CALC_SECONDS,
             });
         }
         let bits = seconds.to_bits();
