@@ -1396,6 +1396,57 @@ impl<L: Layout> Engine<'_, L> {
 mod tests {
     use super::*;
 
+    /// Sends queued behind one NIC (LogGP with `g > o`), taken in blocks: each operation
+    /// counts as one event and each message one more, consecutive sends start `I = g + (k - 1) G` apart and the last
+    /// message arrives `T(k)` after its start (Alexandrov, Ionescu, Schauser, Scheiman,
+    /// "LogGP", SPAA 1995: sends of `k` bytes at most one per `g + (k - 1) G`); with a calc in
+    /// the sender's program the blocks are split around it and the same holds.
+    #[test]
+    fn sends_waiting_for_one_nic_keep_their_order_and_spacing() {
+        use crate::{LogGP, Message};
+        let (l, o, g, big_g) = (5e-6, 1e-6, 4e-6, 1e-9);
+        let model = LogGP::new(l, o, g, big_g, 2).unwrap();
+        let k = 5000u64;
+        let interval = g + 7.0 * big_g;
+        let t8 = model.p2p(&Message::contiguous(8));
+        for with_calc in [false, true] {
+            let mut b = super::super::ScheduleBuilder::new(2);
+            let mut sends = Vec::new();
+            for i in 0..k {
+                sends.push(b.send(0, 1, 0, 8));
+                if with_calc && i == k / 2 {
+                    // a short calc ready at 0, between the sends in operation order
+                    b.calc(0, 1e-7);
+                }
+            }
+            for _ in 0..k {
+                b.recv(1, 0, 0, 8);
+            }
+            let schedule = b.build().unwrap();
+            let options = SimOptions {
+                timeline: true,
+                critical_path: true,
+                ..SimOptions::default()
+            };
+            let run = simulate(&schedule, &model, &options).unwrap();
+            // one event per operation, one more per message (its arrival)
+            assert_eq!(run.events, schedule.len() as u64 + k);
+            let starts = run.starts.as_ref().unwrap();
+            for w in sends.windows(2) {
+                let gap = starts[w[1].index()] - starts[w[0].index()];
+                assert!(gap >= interval * (1.0 - 1e-9), "{gap} < {interval}");
+            }
+            let last = starts[sends[sends.len() - 1].index()];
+            if !with_calc {
+                assert!((last - (k - 1) as f64 * interval).abs() <= 1e-12 * last);
+            }
+            assert!((run.makespan - (last + t8)).abs() <= 1e-12 * run.makespan);
+            // the critical path ends with the last receive, held back by its message
+            let path = run.critical_path.unwrap();
+            assert_eq!(path.steps.last().unwrap().kind, OpKind::Recv);
+        }
+    }
+
     /// One `Simulator` over a sequence of different schedules, options and an error gives
     /// what a fresh simulation of each gives (the oracle: `simulate`, which starts from empty
     /// memory every time), so nothing of one call leaks into the next.
