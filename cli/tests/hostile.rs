@@ -156,7 +156,7 @@ const SLOW_NIC: &str = r#"{"model": "loggp", "latency": 5e-6, "overhead": 1e-6, 
 
 #[test]
 fn schedules_beyond_the_memory_budget_are_refused_before_allocating() {
-    // the sizes the issue found aborting or peaking at 2.5-3 GB, under an address space of
+    // sizes that used to abort or peak at 2.5-3 GB, under an address space of
     // 3 GiB (the default budget is 2 GiB): the budget error, never an abort
     for args in [
         "bcast --algorithm linear --procs 16777216",
@@ -717,7 +717,7 @@ fn table_grids_are_bounded() {
         ],
         &["--simulate", "grid points"],
     );
-    // the issue's command: doubling ranges of 11 and 13 entries, simulated where it can be,
+    // doubling ranges of 11 and 13 entries, simulated where they can be,
     // refused with the point it cannot simulate, within the time bound
     let run = run_limited(
         &[
