@@ -7,6 +7,7 @@ use std::path::Path;
 
 use commcost::collectives::ompi::{self, OmpiAlgorithm};
 use commcost::collectives::{self as coll, Algorithm, DecisionTable, MpichAlgorithm, Problem};
+use commcost::sim::Schedule;
 use commcost::{CommModel, Message, ModelSpec, presets};
 
 /// Largest model file read (bytes): model files are a few kilobytes; this bounds the read.
@@ -319,7 +320,9 @@ pub struct Choice {
 }
 
 /// What an algorithm type contributes to a [`Choice`].
-trait Describe: Algorithm + Display + MpichAlgorithm + std::str::FromStr {
+trait Describe:
+    Algorithm + Display + MpichAlgorithm + std::str::FromStr + commcost::sim::ToSchedule
+{
     /// `(ompi_id, ompi_name, segment, fanout)`.
     fn ompi(&self) -> (u32, &'static str, u64, u64);
 }
@@ -492,6 +495,35 @@ pub fn algorithm(
 ) -> Result<Choice, CoreError> {
     let problem = Problem::new(processes, Message::contiguous(bytes));
     dispatch!(family, collective, named(model, &problem, name))
+}
+
+fn schedule_of<A: Describe>(problem: &Problem, name: &str) -> Result<Schedule, CoreError>
+where
+    <A as std::str::FromStr>::Err: Display,
+{
+    let a: A = name
+        .parse()
+        .map_err(|e| CoreError::UnknownName(format!("algorithm: {e}")))?;
+    a.schedule(problem)
+        .map_err(|e| CoreError::Collective(format!("schedule: {e}")))
+}
+
+/// The message schedule of the algorithm `name` (`commcost::sim::ToSchedule`), for
+/// `commcost::sim::simulate`.
+///
+/// # Errors
+///
+/// As [`algorithm`]; [`CoreError::Collective`] when the schedule exceeds the simulator's
+/// limits.
+pub fn schedule(
+    family: Family,
+    collective: Collective,
+    name: &str,
+    processes: u64,
+    bytes: u64,
+) -> Result<Schedule, CoreError> {
+    let problem = Problem::new(processes, Message::contiguous(bytes));
+    dispatch!(family, collective, schedule_of(&problem, name))
 }
 
 /// A decision table computed once: the best algorithm of a collective on a grid of process
