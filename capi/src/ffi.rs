@@ -155,7 +155,12 @@ fn null(what: &str) -> Failure {
 fn guard(body: impl FnOnce() -> Result<(), Failure>) -> i32 {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => {
-            set_error("");
+            // clearing allocates nothing when there is no message (the hot path)
+            LAST_ERROR.with(|e| {
+                if !e.borrow().is_empty() {
+                    *e.borrow_mut() = CString::default();
+                }
+            });
             CC_OK
         }
         Ok(Err(Failure(code, message))) => {
