@@ -32,7 +32,7 @@
 //! of two up to [`SmpiOptions::max_bytes`] and, for every protocol switch of the model
 //! ([`CommModel::size_breakpoints`]) at `s`, `s - 1` — so a new protocol range begins a section.
 //! On each section every quantity is the line through its values at the two ends, `b_k + 1` and
-//! `b_{k+1}`:
+//! `b_{k+1}`; consecutive sections on the same line (or with the same factor) are written once:
 //!
 //! | SMPI | model | where it is exact |
 //! |---|---|---|
@@ -218,6 +218,13 @@ pub fn smpi_config(
                 })
                 .collect()
         };
+    // consecutive sections on one line say nothing new: keep the first
+    let merge = |mut v: Vec<SmpiSection>| {
+        v.dedup_by(|b, a| {
+            a.offset.to_bits() == b.offset.to_bits() && a.per_byte.to_bits() == b.per_byte.to_bits()
+        });
+        v
+    };
     let os = sections("send_overhead", &|s| q(s).send_overhead)?;
     let or = sections("recv_overhead", &|s| q(s).recv_overhead)?;
     let ois = sections("send_interval", &|s| q(s).send_interval)?;
@@ -264,14 +271,18 @@ pub fn smpi_config(
             factor: section_bw(c) / bandwidth,
         })
         .collect();
+    let merge_factors = |mut v: Vec<SmpiFactor>| {
+        v.dedup_by(|b, a| a.factor.to_bits() == b.factor.to_bits());
+        v
+    };
     let mut config = SmpiConfig {
-        os,
-        or,
-        ois,
+        os: merge(os),
+        or: merge(or),
+        ois: merge(ois),
         latency,
         bandwidth,
-        lat_factor,
-        bw_factor,
+        lat_factor: merge_factors(lat_factor),
+        bw_factor: merge_factors(bw_factor),
         detached_below: model.rendezvous_above().map(|r| r.saturating_add(1)),
         max_relative_error: 0.0,
     };

@@ -280,12 +280,14 @@ impl Model {
     }
 
     /// End-to-end time (seconds) of contiguous messages: a float for an int, an array of the
-    /// same shape for an array.
+    /// same shape for an array. LogGP: `T(s) = 2o + L + (s - 1) G` (Alexandrov, Ionescu,
+    /// Schauser, Scheiman, "LogGP: Incorporating Long Messages into the LogP Model", SPAA 1995);
+    /// a protocol-range model uses the range of each size.
     fn p2p<'py>(&self, py: Python<'py>, sizes: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         self.eval(py, sizes, Which::P2p)
     }
 
-    /// The sender's CPU overhead (seconds), vectorised as `p2p`.
+    /// The sender's CPU overhead (seconds), vectorised as `p2p`: LogP's `o` at the sender.
     fn send_overhead<'py>(
         &self,
         py: Python<'py>,
@@ -294,7 +296,7 @@ impl Model {
         self.eval(py, sizes, Which::SendOverhead)
     }
 
-    /// The receiver's CPU overhead (seconds), vectorised as `p2p`.
+    /// The receiver's CPU overhead (seconds), vectorised as `p2p`: LogP's `o` at the receiver.
     fn recv_overhead<'py>(
         &self,
         py: Python<'py>,
@@ -304,6 +306,7 @@ impl Model {
     }
 
     /// Minimum time between the starts of consecutive sends (seconds), vectorised as `p2p`.
+    /// LogP `max(g, o)`, LogGP `max(o, g + (s - 1) G)`.
     fn send_interval<'py>(
         &self,
         py: Python<'py>,
@@ -312,7 +315,8 @@ impl Model {
         self.eval(py, sizes, Which::SendInterval)
     }
 
-    /// The gap between successive messages (seconds), vectorised as `p2p`.
+    /// The gap between successive messages (seconds), vectorised as `p2p`: LogP's and LogGP's
+    /// `g`.
     fn gap<'py>(&self, py: Python<'py>, sizes: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         self.eval(py, sizes, Which::Gap)
     }
