@@ -2,7 +2,8 @@
 //! compiler (`CC`, default `cc`), runs it, and checks every line it prints against the library
 //! called from Rust — doubles bit for bit, names and IDs exactly, error codes as documented.
 //!
-//! The expected values come from `commcost` directly (the presets, `CommModel`,
+//! The last part shares one model and one table between 4 threads (results equal, error
+//! messages per thread). The expected values come from `commcost` directly (the presets, `CommModel`,
 //! `collectives::{rank, best}`, `DecisionTable`, the algorithms' `FromStr`), never from this
 //! crate's own code.
 
@@ -242,7 +243,7 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
         .arg(manifest.join("include"))
         .arg(manifest.join("tests/c/suite.c"))
         .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .args(["-pthread", "-lpthread", "-ldl", "-lm", "-o"])
         .arg(&exe)
         .status()
         .expect("run the C compiler");
@@ -273,7 +274,8 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
             "VERSION" => assert_eq!(f[1], env!("CARGO_PKG_VERSION")),
             "PRESET" | "JSON" => assert_eq!(f.last().copied(), Some("0"), "{line}"),
             "LOAD" => assert_eq!(f[1], "0", "{line}"),
-            "P2P" | "P2P_MANY" => {
+            "THREADS" => assert_eq!(f[1], "0", "failures in the threaded part: {line}"),
+            "P2P" | "P2P_MANY" | "THREAD_P2P" => {
                 let m = &models[f[1]];
                 let want = m.p2p(&Message::contiguous(num(f[2])));
                 assert_eq!((f[3], hex(f[4])), ("0", want.to_bits()), "{line}");
@@ -389,6 +391,11 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
             "{case}: `{message}` lacks `{mentions}`"
         );
     }
+    assert_eq!(
+        checked.get("THREADS"),
+        Some(&1),
+        "the threaded part did not run"
+    );
     // every function was exercised on every model
     for kind in [
         "P2P",

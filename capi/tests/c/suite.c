@@ -3,6 +3,7 @@
  * doubles as their IEEE-754 bits in hex, so that the Rust side compares them exactly.
  * usage: suite MODEL_FILE */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -110,6 +111,67 @@ static void model_suite(const char *label, const CcModel *m) {
   }
 }
 
+/* Threads sharing one model and one table: every result equals the single-threaded one, and
+ * each thread's error message is its own. */
+#define N_THREADS 4
+typedef struct {
+  const CcModel *m;
+  const CcTable *t;
+  int id;
+  int failures;
+} Worker;
+
+static void *work(void *arg) {
+  Worker *w = arg;
+  for (int round = 0; round < 200; round++) {
+    for (int i = 0; i < N_SIZES; i++) {
+      double a = -1, b = -2;
+      cc_p2p(w->m, SIZES[i], &a);
+      cc_p2p(w->m, SIZES[i], &b);
+      if (bits(a) != bits(b)) w->failures++;
+      const CcAlgorithm *x = NULL;
+      if (cc_table_lookup(w->t, (uint64_t)(2 + i), SIZES[i], &x) != CC_OK || !x) w->failures++;
+    }
+    /* an error of this thread's own, then its message */
+    char name[32];
+    snprintf(name, sizeof name, "no-such-%d", w->id);
+    CcModel *none = NULL;
+    if (cc_model_preset(name, &none) != CC_ERR_UNKNOWN_NAME) w->failures++;
+    if (!strstr(cc_last_error(), name)) w->failures++;
+  }
+  return NULL;
+}
+
+static int threads_suite(void) {
+  CcModel *m = NULL;
+  if (cc_model_preset("open-mpi-gm", &m) != CC_OK) return 1;
+  const uint64_t tp[] = {2, 8, 64};
+  const uint64_t ts[] = {1, 4096, 1 << 20};
+  CcTable *t = NULL;
+  if (cc_table_build(m, CC_FAMILY_OMPI, CC_ALLREDUCE, tp, 3, ts, 3, &t) != CC_OK) return 1;
+  pthread_t threads[N_THREADS];
+  Worker workers[N_THREADS];
+  for (int i = 0; i < N_THREADS; i++) {
+    workers[i] = (Worker){m, t, i, 0};
+    if (pthread_create(&threads[i], NULL, work, &workers[i]) != 0) return 1;
+  }
+  int failures = 0;
+  for (int i = 0; i < N_THREADS; i++) {
+    pthread_join(threads[i], NULL);
+    failures += workers[i].failures;
+  }
+  /* and the shared results equal this thread's */
+  for (int i = 0; i < N_SIZES; i++) {
+    double a = -1;
+    cc_p2p(m, SIZES[i], &a);
+    printf("THREAD_P2P open-mpi-gm %" PRIu64 " 0 %016" PRIx64 "\n", SIZES[i], bits(a));
+  }
+  cc_table_free(t);
+  cc_model_free(m);
+  printf("THREADS %d\n", failures);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: suite MODEL_FILE\n");
@@ -180,6 +242,7 @@ int main(int argc, char **argv) {
   cc_model_free(m);
   cc_model_free(NULL);
   cc_table_free(NULL);
+  if (threads_suite() != 0) return 1;
   printf("END\n");
   return 0;
 }
