@@ -585,6 +585,19 @@ pub unsafe extern "C" fn cc_table_build(
             return Err(null("out"));
         }
         let (f, c) = family_and_collective(family, collective)?;
+        // the grid's size is checked before any pointer is read
+        if n_processes
+            .checked_mul(n_sizes)
+            .is_none_or(|cells| cells > core::MAX_TABLE_CELLS)
+        {
+            return Err(Failure(
+                CC_ERR_INVALID_ARGUMENT,
+                format!(
+                    "table: {n_processes} process counts x {n_sizes} sizes exceed {} cells",
+                    core::MAX_TABLE_CELLS
+                ),
+            ));
+        }
         let processes = slice(processes, n_processes, "processes")?;
         let sizes = slice(sizes, n_sizes, "sizes")?;
         let table = Table::build(m, f, c, processes, sizes)?;

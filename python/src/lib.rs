@@ -17,6 +17,12 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList};
 /// Largest benchmark file read by `calibrate_osu` (bytes).
 const MAX_BENCHMARK_FILE_BYTES: u64 = 64 << 20;
 
+/// Most values of a grid axis (`table`'s `procs`, `sizes`): the C ABI's table cell limit.
+const MAX_AXIS: usize = core::MAX_TABLE_CELLS;
+
+/// Most files `calibrate_osu` reads.
+const MAX_BENCHMARK_FILES: usize = 64;
+
 fn err(e: CoreError) -> PyErr {
     match e {
         CoreError::Io(m) => PyOSError::new_err(m),
@@ -64,6 +70,11 @@ fn uints(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<u64>> {
     }
     let mut out = Vec::new();
     for (i, item) in obj.try_iter()?.enumerate() {
+        if i >= MAX_AXIS {
+            return Err(PyValueError::new_err(format!(
+                "{field}: more than {MAX_AXIS} values"
+            )));
+        }
         out.push(uint(&item?, &format!("{field}[{i}]"))?);
     }
     Ok(out)
@@ -462,6 +473,11 @@ fn calibrate_osu(paths: &Bound<'_, PyAny>, overhead_share: f64) -> PyResult<Mode
     let mut bandwidth = None;
     let mut names = Vec::new();
     for (i, p) in paths.try_iter()?.enumerate() {
+        if i >= MAX_BENCHMARK_FILES {
+            return Err(PyValueError::new_err(format!(
+                "paths: more than {MAX_BENCHMARK_FILES} files"
+            )));
+        }
         let path: PathBuf = p?
             .extract()
             .map_err(|_| PyTypeError::new_err(format!("paths[{i}]: expected a path")))?;

@@ -7,8 +7,8 @@ one-way time L + (s - 1) G). Open MPI algorithm ids: Open MPI 4.1
 `coll_tuned_bcast_algorithm` (`ompi_info --param coll tuned --level 9`).
 """
 
+import itertools
 import math
-import os
 import pathlib
 
 import numpy as np
@@ -184,6 +184,9 @@ def test_hostile_arguments(openib, tmp_path):
         (lambda: commcost.table(openib, "bcast", [4, 2], [8]), ValueError, "processes"),
         (lambda: commcost.table(openib, "bcast", [4], [8, -1]), ValueError, r"sizes\[1\]"),
         (lambda: commcost.table(openib, "bcast", "4", [8]), TypeError, "procs"),
+        (lambda: commcost.table(openib, "bcast", itertools.count(1), [8]), ValueError, "procs"),
+        (lambda: commcost.calibrate_osu(itertools.repeat(OSU / "osu_bw.txt")), ValueError,
+         "paths"),
         (lambda: commcost.Model.preset("nope"), ValueError, "preset"),
         (lambda: commcost.Model.from_dict([1]), TypeError, "spec"),
         (lambda: commcost.Model.from_dict(loggp_dict(latency=-1.0)), ValueError, "latency"),

@@ -236,6 +236,8 @@ int main(int argc, char **argv) {
   rc = cc_table_build(m, 0, CC_BCAST, up, 2, us, 1, &tab);
   printf("ERR unsorted-axis %d %s\n", rc, cc_last_error());
   printf("ERR empty-axis %d\n", cc_table_build(m, 0, CC_BCAST, up, 0, us, 1, &tab));
+  /* a grid far beyond the cell limit is refused before its arrays are read */
+  printf("ERR huge-axis %d\n", cc_table_build(m, 0, CC_BCAST, up, (size_t)1 << 40, us, 1, &tab));
   printf("ERR null-table %d\n", cc_table_lookup(NULL, 4, 8, NULL));
   rc = cc_p2p(m, 8, &t);
   printf("OK-after-error %d [%s]\n", rc, cc_last_error());
