@@ -89,6 +89,7 @@ pub mod presets;
 #[cfg_attr(docsrs, doc(cfg(feature = "calibrate")))]
 pub mod probe;
 pub mod sim;
+pub mod simgrid;
 mod spec;
 mod table;
 

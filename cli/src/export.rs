@@ -13,7 +13,9 @@ use crate::{Failure, ModelSource, model};
     commcost export ompi-rules --preset open-mpi-openib --procs 2..1024 -o rules.conf\n  \
     mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename rules.conf ...\n  \
     commcost export mpich-json --model mine.json --procs 2..256 --collectives bcast,allreduce -o tuning.json\n  \
-    MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=tuning.json mpiexec ...")]
+    MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=tuning.json mpiexec ...\n  \
+    commcost export simgrid --model mine.json --procs 16 -o platform.xml\n  \
+    smpirun -platform platform.xml -np 16 ./app")]
 pub struct ExportArgs {
     /// The tuning file format.
     format: Format,
@@ -54,6 +56,9 @@ enum Format {
     OmpiRules,
     /// MPICH's collective selection JSON.
     MpichJson,
+    /// A SimGrid platform file for SMPI: `smpi/os`, `smpi/or`, `smpi/ois`, the latency and
+    /// bandwidth factors, and a cluster of the largest `--procs` hosts (`smpirun -platform`).
+    Simgrid,
 }
 
 pub fn run(args: ExportArgs) -> Result<(), Failure> {
@@ -92,6 +97,12 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
             .to_string()
         }
         Format::MpichJson => mpich_json(&loaded.spec, &collectives, &args.procs.0, &args.bytes.0)?,
+        Format::Simgrid => {
+            let options = commcost::simgrid::SmpiOptions::default();
+            let config = commcost::simgrid::smpi_config(&loaded.spec, &options)?;
+            let hosts = args.procs.0.iter().copied().max().unwrap_or(2);
+            config.platform_xml(hosts)
+        }
     };
     match &args.output {
         Some(path) => {

@@ -1,0 +1,52 @@
+! The Fortran interface in use: a preset, point-to-point times, the best broadcast on 64
+! processes with its Open MPI and MPICH names, a decision table looked up, and an error.
+!   gfortran commcost.f90 example.f90 -L<prefix>/lib -lcommcost_capi -o example
+program example
+  use, intrinsic :: iso_c_binding
+  use commcost
+  implicit none
+  type(c_ptr) :: model, table, cell
+  type(cc_algorithm_t) :: best
+  type(cc_algorithm_t), pointer :: found
+  type(cc_quantities_t) :: q
+  real(c_double) :: t
+  integer(c_int64_t) :: bytes, procs(2), sizes(3)
+  integer :: i
+
+  call ok(cc_model_preset(cc_str('open-mpi-openib'), model))
+  bytes = 1
+  do i = 1, 4
+     call ok(cc_p2p(model, bytes, t))
+     print '(a, i9, a, f10.3, a)', 'p2p(', bytes, ' B) = ', t * 1d6, ' us'
+     bytes = bytes * 64
+  end do
+  call ok(cc_quantities(model, 16_c_int64_t, 8_c_int64_t, 1024_c_int64_t, q))
+  print '(a, f8.3, a, f8.3, a)', 'vector 16 x 8 B: p2p ', q%p2p * 1d6, ' us, gap ', q%gap * 1d6, ' us'
+
+  call ok(cc_collective_best(model, CC_FAMILY_OMPI, CC_BCAST, 64_c_int64_t, 65536_c_int64_t, best))
+  print '(a, a, a, i0, a, a, a)', 'best bcast, 64 KiB on 64: ', cc_text(best%name), &
+       ' (Open MPI ', best%ompi_id, ' ', cc_text(best%ompi_name), ')'
+  if (len(cc_text(best%mpich_name)) > 0) print '(a, a)', '  MPICH: ', cc_text(best%mpich_name)
+
+  procs = [2_c_int64_t, 64_c_int64_t]
+  sizes = [1_c_int64_t, 4096_c_int64_t, 1048576_c_int64_t]
+  call ok(cc_table_build(model, CC_FAMILY_TEXTBOOK, CC_ALLREDUCE, procs, 2_c_size_t, sizes, &
+       3_c_size_t, table))
+  call ok(cc_table_lookup(table, 64_c_int64_t, 2000000_c_int64_t, cell))
+  call c_f_pointer(cell, found)
+  print '(a, a, a, a)', 'allreduce table, 2 MB on 64: ', cc_text(found%name), ', MPICH ', &
+       cc_text(found%mpich_name)
+  call cc_table_free(table)
+
+  if (cc_model_preset(cc_str('no-such-preset'), table) /= CC_ERR_UNKNOWN_NAME) stop 1
+  print '(a, a)', 'error as expected: ', cc_error_message()
+  call cc_model_free(model)
+contains
+  subroutine ok(rc)
+    integer(c_int), intent(in) :: rc
+    if (rc /= CC_OK) then
+       print '(a, i0, a, a)', 'commcost error ', rc, ': ', cc_error_message()
+       stop 1
+    end if
+  end subroutine ok
+end program example
