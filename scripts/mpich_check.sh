@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Check that MPICH obeys a collective selection JSON file (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE).
 #
-# Usage: scripts/mpich_check.sh [--np 2,3,4] [--run-with OTHER_FILE|default] [--keep DIR] FILE
+# Usage: scripts/mpich_check.sh [--np 2,3,4] [--run-with OTHER_FILE|default] [--keep DIR]
+#                               [--cache DIR] FILE
 #
 # Runs scripts/mpich_trace/calls.c (every collective commcost prices for MPICH, on
 # MPI_COMM_WORLD, a duplicate and a split communicator, with built-in and user-defined
@@ -14,7 +15,8 @@
 # call and fails unless every algorithm that ran is the file's choice. No run may abort.
 # --run-with OTHER_FILE gives MPICH OTHER_FILE but checks against FILE, and --run-with default
 # runs MPICH with its built-in table: the negative tests, which must fail when what ran differs
-# from what FILE selects.
+# from what FILE selects. --cache DIR keeps the located entries (per library build ID) for the
+# next run.
 # Needs MPICH (mpicc.mpich, mpiexec.mpich), gdb with Python, objdump/readelf (binutils), python3.
 # Exit status: 0 obeyed, 1 not obeyed (or a run failed), 2 usage/setup error.
 set -euo pipefail
@@ -22,16 +24,18 @@ here="$(cd "$(dirname "$0")" && pwd)"
 nps="2,3,4"
 run_with=""
 keep=""
+cache=""
 max_size=$((1 << 22))
 while [ $# -gt 1 ]; do
   case "$1" in
     --np) nps="$2"; shift 2 ;;
     --run-with) run_with="$2"; shift 2 ;;
     --keep) keep="$2"; shift 2 ;;
+    --cache) cache="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 1 ] || { sed -n '2,22p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,25p' "$0" >&2; exit 2; }
 file="$1"
 [ -r "$file" ] || { echo "cannot read $file" >&2; exit 2; }
 run_file="${run_with:-$file}"
@@ -55,8 +59,17 @@ lib="$(readlink -f "$lib")"
     [ "$f" = default ] || grep -oE '"algorithm=MPIR_[A-Za-z_]+"' "$f" | sed 's/"algorithm=//; s/"$//'
   done
 } | sort -u > "$work/names.txt"
-python3 "$here/mpich_trace/locate.py" "$lib" $(cat "$work/names.txt") > "$work/entries.txt" \
-  2> "$work/locate.err" || { cat "$work/locate.err" >&2; exit 2; }
+build_id="$(readelf -n "$lib" | awk '/Build ID/ { print $3 }')"
+cached="${cache:+$cache/entries.${build_id:-unknown}.txt}"
+if [ -n "$cached" ] && [ -s "$cached" ] && [ -z "$(comm -23 "$work/names.txt" "$cached.names")" ]; then
+  cp "$cached" "$work/entries.txt"
+else
+  python3 "$here/mpich_trace/locate.py" "$lib" $(cat "$work/names.txt") > "$work/entries.txt" \
+    2> "$work/locate.err" || { cat "$work/locate.err" >&2; exit 2; }
+  if [ -n "$cached" ]; then
+    mkdir -p "$cache" && cp "$work/entries.txt" "$cached" && cp "$work/names.txt" "$cached.names"
+  fi
+fi
 echo "library: $lib ($(wc -l < "$work/entries.txt") algorithm entries located)"
 
 # message sizes: around every size bound of the file, plus a few fixed points
