@@ -80,7 +80,9 @@ use crate::{CommModel, Message};
 ///
 /// assert_eq!("4.0.2".parse::<MpichVersion>()?, MpichVersion::V4_0);
 /// assert_eq!("4.2".parse::<MpichVersion>()?.to_string(), "4.2");
+/// assert_eq!("4.1rc1".parse::<MpichVersion>()?, MpichVersion::V4_1);
 /// assert!("3.4.3".parse::<MpichVersion>().is_err());
+/// assert!("4.0.2; x".parse::<MpichVersion>().is_err());
 /// # Ok::<(), commcost::ExportError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -161,11 +163,19 @@ impl FromStr for MpichVersion {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
-        let series = |v: &str| {
-            t == v
-                || t.strip_prefix(v)
-                    .is_some_and(|rest| rest.starts_with(['.', 'a', 'b', 'r']))
+        // `4.0`, `4.0.2`, `4.1rc1`, `4.1.3b2`: the series, a patch number, a pre-release tag
+        let release = |rest: &str| {
+            let rest = match rest.strip_prefix('.') {
+                Some(r) => r.trim_start_matches(|c: char| c.is_ascii_digit()),
+                None => rest,
+            };
+            let tag = ["a", "b", "rc"]
+                .iter()
+                .find_map(|p| rest.strip_prefix(p))
+                .unwrap_or(rest);
+            tag.bytes().all(|c| c.is_ascii_digit()) && (tag.is_empty() || tag != rest)
         };
+        let series = |v: &str| t.strip_prefix(v).is_some_and(release);
         Self::ALL
             .into_iter()
             .find(|v| series(&v.to_string()))
