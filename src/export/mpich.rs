@@ -48,11 +48,11 @@
 //! # Device collectives
 //!
 //! With MPICH's default `MPIR_CVAR_DEVICE_COLLECTIVES=percoll`, the `ch4` device first applies
-//! its own table (compositions) to bcast, reduce, allreduce, barrier (and, on some builds,
-//! others) and runs the MPIR-level algorithms of this file on its node and node-roots
-//! sub-communicators, not on the application's communicator. Run with
-//! `MPIR_CVAR_DEVICE_COLLECTIVES=none` for the file to decide every call on the communicator
-//! it is made on.
+//! its own table (`maint/tuning/coll/ch4/generic.json`, "compositions"): for bcast, reduce,
+//! allreduce and barrier these are node-aware and run the MPIR-level algorithms this file
+//! selects on node and node-roots sub-communicators, not on the application's communicator.
+//! Run with `MPIR_CVAR_DEVICE_COLLECTIVES=none` for the file to decide every call on the
+//! communicator it is made on (`scripts/mpich_check.sh` checks under that setting).
 //!
 //! # Message sizes
 //!
