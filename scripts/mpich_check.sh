@@ -2,7 +2,7 @@
 # Check that MPICH obeys a collective selection JSON file (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE).
 #
 # Usage: scripts/mpich_check.sh [--np 2,3,4] [--run-with OTHER_FILE|default] [--keep DIR]
-#                               [--cache DIR] FILE
+#                               [--cache DIR] [--device-collectives none|percoll|all] FILE
 #
 # Runs scripts/mpich_trace/calls.c (every collective commcost prices for MPICH, on
 # MPI_COMM_WORLD, a duplicate and a split communicator, with built-in and user-defined
@@ -16,7 +16,9 @@
 # --run-with OTHER_FILE gives MPICH OTHER_FILE but checks against FILE, and --run-with default
 # runs MPICH with its built-in table: the negative tests, which must fail when what ran differs
 # from what FILE selects. --cache DIR keeps the located entries (per library build ID) for the
-# next run.
+# next run. --device-collectives sets MPIR_CVAR_DEVICE_COLLECTIVES (default none; under MPICH's
+# default, percoll, the ch4 device's node-aware compositions run the file's algorithms on node
+# sub-communicators, which on one node have the size of the communicator itself).
 # Needs MPICH (mpicc.mpich, mpiexec.mpich), gdb with Python, objdump/readelf (binutils), python3.
 # Exit status: 0 obeyed, 1 not obeyed (or a run failed), 2 usage/setup error.
 set -euo pipefail
@@ -25,6 +27,7 @@ nps="2,3,4"
 run_with=""
 keep=""
 cache=""
+device=none
 max_size=$((1 << 22))
 while [ $# -gt 1 ]; do
   case "$1" in
@@ -32,10 +35,12 @@ while [ $# -gt 1 ]; do
     --run-with) run_with="$2"; shift 2 ;;
     --keep) keep="$2"; shift 2 ;;
     --cache) cache="$2"; shift 2 ;;
+    --device-collectives) device="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 1 ] || { sed -n '2,25p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,28p' "$0" >&2; exit 2; }
+case "$device" in none|percoll|all) ;; *) echo "--device-collectives: none, percoll or all" >&2; exit 2 ;; esac
 file="$1"
 [ -r "$file" ] || { echo "cannot read $file" >&2; exit 2; }
 run_file="${run_with:-$file}"
@@ -116,7 +121,7 @@ echo "message sizes (bytes): $sizes"
 status=0
 for np in ${nps//,/ }; do
   if ! COMMCOST_NP="$np" timeout 600 mpiexec.mpich -n "$np" "${env_file[@]}" \
-      -genv MPIR_CVAR_DEVICE_COLLECTIVES none -genv COMMCOST_NP "$np" \
+      -genv MPIR_CVAR_DEVICE_COLLECTIVES "$device" -genv COMMCOST_NP "$np" \
       "$work/rank.sh" $sizes; then
     echo "FAILED: the run on $np ranks did not complete" >&2
     status=1
