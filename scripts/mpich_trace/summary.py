@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Summarise scripts/mpich_osu_compare.sh output: MPICH's default against a selection file.
 
-Usage: summary.py RESULTS.csv
+Usage: summary.py RESULTS.csv [BASELINE [CANDIDATE]]
 
-Per collective and message size: the file's latency over the default's (median of the repeats'
-ratios), and the verdict — `faster` or `slower` only when the file is faster (slower) than the
-default in every repeat, else `=`. Prints a Markdown table and a count per collective.
+Per collective and message size: CANDIDATE's latency (default config `file`) over BASELINE's
+(default `default`), the median of the repeats' ratios, and the verdict — `faster` or `slower`
+only when CANDIDATE is faster (slower) than BASELINE in every repeat, else `=`. Prints a
+Markdown table and a count per collective.
 """
 import csv
 import statistics
@@ -14,9 +15,11 @@ from collections import defaultdict
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3, 4):
         sys.stderr.write(__doc__)
         return 2
+    base = sys.argv[2] if len(sys.argv) > 2 else "default"
+    cand = sys.argv[3] if len(sys.argv) > 3 else "file"
     t = defaultdict(dict)  # (collective, bytes) -> repeat -> {config: latency}
     for row in csv.reader(open(sys.argv[1])):
         if len(row) != 5:
@@ -26,10 +29,11 @@ def main():
     order = ["bcast", "allreduce", "reduce", "allgather", "alltoall", "gather", "scatter", "barrier"]
     counts = defaultdict(lambda: [0, 0, 0])
     repeats = set()
-    print("| collective | bytes | default µs (median) | file µs (median) | file / default | verdict |")
+    print(f"| collective | bytes | {base} µs (median) | {cand} µs (median) | {cand} / {base} | verdict |")
     print("|---|---:|---:|---:|---:|---|")
     for (c, b) in sorted(t, key=lambda cb: (order.index(cb[0]) if cb[0] in order else 99, cb[1])):
-        reps = [v for v in t[(c, b)].values() if "default" in v and "file" in v]
+        reps = [{"default": v[base], "file": v[cand]} for v in t[(c, b)].values()
+                if base in v and cand in v]
         if not reps:
             continue
         repeats.add(len(reps))
