@@ -5,7 +5,9 @@ Usage: check.py FILE.json TRACE...
 
 FILE.json is evaluated here, independently of commcost, as MPICH 4.0 - 4.2 evaluate it
 (src/mpi/coll/src/csel.c): keys of an object are conditions tried in order; the first that
-holds is descended into (without backtracking); `algorithm=NAME` is a leaf. A file with a key
+holds is descended into (without backtracking); `algorithm=NAME` is a leaf; `comm_size<N` is
+`<=` where MPICH evaluates it while searching rather than when it prunes the tree for a new
+communicator. A file with a key
 twice in one object is refused (MPICH's JSON reader keeps one of them).
 
 A trace (written by scripts/mpich_check.sh, one per rank, named trace.npN.rankR) has lines
@@ -72,12 +74,24 @@ def holds(key, a):
     raise Undecided(key)
 
 
-def decide(node, a):
+# Keys MPICH decides once per communicator when it creates it ("pruning", csel.c prune_tree):
+# from the top of a collective's tree, as long as only these were met (in the order MPICH walks:
+# a key's successors on a match, its next sibling otherwise).
+PRUNED = ("comm_type=", "comm_size", "comm_hierarchy=", "is_node_consecutive=", "comm_avg_ppn")
+
+
+def decide(node, a, pruning=True):
     for key, child in node:
         if key.startswith("algorithm=") or key.startswith("composition="):
             return key.split("=", 1)[1]
-        if holds(key, a):
-            return decide(child, a)
+        pruning = pruning and key.startswith(PRUNED)
+        # MPICH 4.0 - 4.2 evaluate `comm_size<N` as `<=` while searching (csel.c), as `<` when
+        # pruning
+        k = key
+        if not pruning and re.match(r"^comm_size<[0-9]+$", key):
+            k = key.replace("<", "<=", 1)
+        if holds(k, a):
+            return decide(child, a, pruning)
     return None
 
 

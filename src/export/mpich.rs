@@ -1,66 +1,5 @@
 //! MPICH's collective selection JSON: the model's decisions for what it prices, MPICH's own
-//! default decisions for everything else.
-//!
-//! MPICH (the `ch4` and `ch3` devices alike) reads the file named by
-//! `MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE` in `MPI_Init` and uses it *instead of* its
-//! built-in table, for every collective: a collective (or a communicator kind, a message size)
-//! the file does not cover makes MPICH fail an assertion when it is called, and a leaf naming an
-//! algorithm the version does not have aborts `MPI_Init`. So the file written here is complete:
-//! it starts from MPICH's own default table of the target version and replaces, for each
-//! collective the model prices, the intra-communicator subtree with the model's.
-//!
-//! # MPICH's default tables
-//!
-//! Embedded unchanged (Copyright (C) by Argonne National Laboratory, MPICH's BSD-style licence,
-//! see `COPYRIGHT` in MPICH's source): `maint/tuning/coll/mpir/generic.json` of the MPICH
-//! releases, the table MPICH compiles into `src/mpi/coll/src/csel_json_autogen.c`:
-//!
-//! | [`MpichVersion`] | file of | identical in |
-//! |---|---|---|
-//! | `4.0` | MPICH 4.0.2 | 4.0, 4.0.1, 4.0.2, 4.0.3 |
-//! | `4.1`, `4.2` | MPICH 4.1.3 | 4.1, 4.1.1, 4.1.2, 4.1.3, 4.2.0 – 4.2.3 |
-//!
-//! # Preconditions encoded
-//!
-//! MPICH asserts (`MPIR_Assert`) inside an algorithm whose preconditions a call breaks; the
-//! file never selects an algorithm outside them (from the algorithms' sources in
-//! `src/mpi/coll/<collective>/` of each version):
-//!
-//! * allgather `recursive_doubling` needs a power-of-two communicator
-//!   (`allgather_intra_recursive_doubling.c`): a leaf choosing it is
-//!   `{"comm_size=pow2": recursive_doubling, "comm_size=any": <the model's best other>}`, and
-//!   it is not a candidate on a grid size that is not a power of two;
-//! * allreduce `reduce_scatter_allgather` needs a built-in operator and `count >= pof2`
-//!   (`allreduce_intra_reduce_scatter_allgather.c`): the collective's tree starts with
-//!   `is_op_built_in=no` → `recursive_doubling`, and a leaf choosing it is
-//!   `{"count<pow2": recursive_doubling, "count=any": reduce_scatter_allgather}`;
-//!   allreduce `ring` (4.1 and later; MPICH 4.0 has none) reduces blocks in a rotating order,
-//!   so it stays below `is_op_built_in=yes` (MPICH's built-in reduction operators commute);
-//! * alltoall `brucks`, `pairwise` and `scattered` refuse `MPI_IN_PLACE`
-//!   (`alltoall_intra_*.c`): the collective's tree starts with `is_sendbuf_inplace=yes` →
-//!   `pairwise_sendrecv_replace`, as MPICH's own table does;
-//! * barrier: 4.0 has `MPIR_Barrier_intra_dissemination`, 4.1 and later
-//!   `MPIR_Barrier_intra_k_dissemination` (written with `k=2`, the same pattern).
-//!
-//! Communicators smaller than the first grid size keep MPICH's default decision: each priced
-//! collective's tree starts with `comm_size<P₁` holding MPICH's own intra-communicator subtree.
-//!
-//! # Device collectives
-//!
-//! With MPICH's default `MPIR_CVAR_DEVICE_COLLECTIVES=percoll`, the `ch4` device first applies
-//! its own table (`maint/tuning/coll/ch4/generic.json`, "compositions"): for bcast, reduce,
-//! allreduce and barrier these are node-aware and run the MPIR-level algorithms this file
-//! selects on node and node-roots sub-communicators, not on the application's communicator.
-//! Run with `MPIR_CVAR_DEVICE_COLLECTIVES=none` for the file to decide every call on the
-//! communicator it is made on (`scripts/mpich_check.sh` checks under that setting).
-//!
-//! # Message sizes
-//!
-//! MPICH's keys: `avg_msg_size` is the buffer of bcast, reduce, allreduce and the per-pair
-//! block of alltoall, in bytes; `total_msg_size` of allgather is `m P` bytes; for gather and
-//! scatter MPICH 4.0 – 4.2 compute `total_msg_size` as the element count times `P` (the type
-//! size is overwritten in `csel.c`), which is bytes for `MPI_BYTE` and `MPI_CHAR` only. The
-//! crate prices MPICH's binomial gather and scatter only, so their trees have one leaf.
+//! default decisions for everything else ([`mpich_json_with_options`] documents the file).
 
 use std::fmt;
 use std::str::FromStr;
@@ -368,8 +307,14 @@ pub fn mpich_json(
 /// MPICH's collective selection JSON (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`) for
 /// `options.version`: MPICH's default table of that version with, for each collective of
 /// `collectives`, the intra-communicator subtree replaced by the model's best MPICH algorithm
-/// per grid cell (the [module docs](self) list the guards written around algorithms with
-/// preconditions).
+/// per grid cell.
+///
+/// MPICH reads the file named by `MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE` in `MPI_Init`
+/// and uses it *instead of* its built-in table, for every collective: a collective (or a communicator kind, a message size)
+/// the file does not cover makes MPICH fail an assertion when it is called, and a leaf naming an
+/// algorithm the version does not have aborts `MPI_Init`. So the file written here is complete:
+/// it starts from MPICH's own default table of the target version and replaces, for each
+/// collective the model prices, the intra-communicator subtree with the model's.
 ///
 /// The file is a tree of JSON objects whose keys are conditions MPICH tries in order
 /// (`src/mpi/coll/src/csel.c`) — `collective=bcast`, `comm_type=intra`, `comm_size<=N` /
@@ -381,6 +326,59 @@ pub fn mpich_json(
 /// Candidates are the algorithms MPICH runs ([`MpichAlgorithm::mpich_name`]) that the version
 /// has: bcast from [`collectives::Broadcast`], allreduce from [`collectives::Allreduce`],
 /// reduce, allgather, alltoall, gather, scatter and barrier from the same-named enums.
+///
+/// # MPICH's default tables
+///
+/// Embedded unchanged (Copyright (C) by Argonne National Laboratory, MPICH's BSD-style licence,
+/// see `COPYRIGHT` in MPICH's source): `maint/tuning/coll/mpir/generic.json` of the MPICH
+/// releases, the table MPICH compiles into `src/mpi/coll/src/csel_json_autogen.c`:
+///
+/// | [`MpichVersion`] | file of | identical in |
+/// |---|---|---|
+/// | `4.0` | MPICH 4.0.2 | 4.0, 4.0.1, 4.0.2, 4.0.3 |
+/// | `4.1`, `4.2` | MPICH 4.1.3 | 4.1, 4.1.1, 4.1.2, 4.1.3, 4.2.0 – 4.2.3 |
+///
+/// # Preconditions encoded
+///
+/// MPICH asserts (`MPIR_Assert`) inside an algorithm whose preconditions a call breaks; the
+/// file never selects an algorithm outside them (from the algorithms' sources in
+/// `src/mpi/coll/<collective>/` of each version):
+///
+/// * allgather `recursive_doubling` needs a power-of-two communicator
+///   (`allgather_intra_recursive_doubling.c`): a leaf choosing it is
+///   `{"comm_size=pow2": recursive_doubling, "comm_size=any": <the model's best other>}`, and
+///   it is not a candidate on a grid size that is not a power of two;
+/// * allreduce `reduce_scatter_allgather` needs a built-in operator and `count >= pof2`
+///   (`allreduce_intra_reduce_scatter_allgather.c`): the collective's tree starts with
+///   `is_op_built_in=no` → `recursive_doubling`, and a leaf choosing it is
+///   `{"count<pow2": recursive_doubling, "count=any": reduce_scatter_allgather}`;
+///   allreduce `ring` (4.1 and later; MPICH 4.0 has none) reduces blocks in a rotating order,
+///   so it stays below `is_op_built_in=yes` (MPICH's built-in reduction operators commute);
+/// * alltoall `brucks`, `pairwise` and `scattered` refuse `MPI_IN_PLACE`
+///   (`alltoall_intra_*.c`): the collective's tree starts with `is_sendbuf_inplace=yes` →
+///   `pairwise_sendrecv_replace`, as MPICH's own table does;
+/// * barrier: 4.0 has `MPIR_Barrier_intra_dissemination`, 4.1 and later
+///   `MPIR_Barrier_intra_k_dissemination` (written with `k=2`, the same pattern).
+///
+/// Communicators smaller than the first grid size keep MPICH's default decision: each priced
+/// collective's tree starts with `comm_size<P₁` holding MPICH's own intra-communicator subtree.
+///
+/// # Device collectives
+///
+/// With MPICH's default `MPIR_CVAR_DEVICE_COLLECTIVES=percoll`, the `ch4` device first applies
+/// its own table (`maint/tuning/coll/ch4/generic.json`, "compositions"): for bcast, reduce,
+/// allreduce and barrier these are node-aware and run the MPIR-level algorithms this file
+/// selects on node and node-roots sub-communicators, not on the application's communicator.
+/// Run with `MPIR_CVAR_DEVICE_COLLECTIVES=none` for the file to decide every call on the
+/// communicator it is made on (`scripts/mpich_check.sh` checks under that setting).
+///
+/// # Message sizes
+///
+/// MPICH's keys: `avg_msg_size` is the buffer of bcast, reduce, allreduce and the per-pair
+/// block of alltoall, in bytes; `total_msg_size` of allgather is `m P` bytes; for gather and
+/// scatter MPICH 4.0 – 4.2 compute `total_msg_size` as the element count times `P` (the type
+/// size is overwritten in `csel.c`), which is bytes for `MPI_BYTE` and `MPI_CHAR` only. The
+/// crate prices MPICH's binomial gather and scatter only, so their trees have one leaf.
 ///
 /// # Errors
 ///
