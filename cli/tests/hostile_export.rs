@@ -7,10 +7,16 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs the binary, killing it after `limit`; `(exit code, stdout, stderr)`.
+/// Runs the binary, killing it after `limit`; `(exit code, stdout, stderr)`. An MPICH export
+/// without `--mpich-version` gets `--mpich-version 4.0`: the tests do not depend on which MPICH
+/// (if any) `mpichversion` finds on the machine.
 fn run(args: &[&str], limit: Duration) -> (Option<i32>, String, String) {
+    let mut args = args.to_vec();
+    if args.contains(&"mpich-json") && !args.contains(&"--mpich-version") {
+        args.extend(["--mpich-version", "4.0"]);
+    }
     let mut child = Command::new(env!("CARGO_BIN_EXE_commcost"))
-        .args(args)
+        .args(&args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -204,4 +210,70 @@ fn unknown_mpich_versions_are_refused() {
         ],
         "--mpich-version",
     );
+}
+
+/// The MPICH version comes from `mpichversion` on the PATH when not given: a fake one reporting
+/// 4.1.2 gives 4.1's barrier, one reporting 3.4.3 is an error naming the option, none gives 4.0.
+#[test]
+fn the_mpich_version_defaults_to_what_mpichversion_reports() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fake-mpichversion");
+    let _ = std::fs::remove_dir_all(&dir);
+    let export = |path: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_commcost"))
+            .args([
+                "export",
+                "mpich-json",
+                "--preset",
+                "open-mpi-openib",
+                "--procs",
+                "2,4",
+                "--collectives",
+                "barrier",
+            ])
+            .env("PATH", path)
+            .output()
+            .expect("the binary runs")
+    };
+    for (version, expected) in [
+        (Some("4.1.2"), Ok("MPIR_Barrier_intra_k_dissemination")),
+        (
+            Some("4.0.2"),
+            Ok("\"algorithm=MPIR_Barrier_intra_dissemination\""),
+        ),
+        (Some("3.4.3"), Err("--mpich-version")),
+        (None, Ok("\"algorithm=MPIR_Barrier_intra_dissemination\"")),
+    ] {
+        let bin = dir.join(version.unwrap_or("none"));
+        std::fs::create_dir_all(&bin).expect("scratch dir");
+        if let Some(v) = version {
+            let script = bin.join("mpichversion");
+            std::fs::write(
+                &script,
+                format!("#!/bin/sh\necho 'MPICH Version:    \t{v}'\n"),
+            )
+            .expect("write");
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+                .expect("chmod");
+        }
+        let out = export(&bin);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        match expected {
+            Ok(text) => {
+                assert!(out.status.success(), "{version:?}: {stderr}");
+                assert!(stdout.contains(text), "{version:?}: {stdout}");
+            }
+            Err(option) => {
+                assert_eq!(out.status.code(), Some(1), "{version:?}");
+                assert!(
+                    stderr.contains(option) && stderr.contains("3.4.3"),
+                    "{stderr}"
+                );
+                assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+            }
+        }
+    }
 }
