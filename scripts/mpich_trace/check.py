@@ -16,7 +16,9 @@ each call of the test program and `CALL MPIR_<Coll>_<kind>_<algorithm>` for each
 function entered. For each marked collective the first algorithm of that collective that ran
 must be the file's choice for the call's attributes; algorithms that ran inside MPI_Comm_dup,
 MPI_Comm_split or nested in another algorithm (on a sub-communicator) must be leaves the file
-has for that collective. A trace without the program's final mark (an abort, a crash) fails.
+has for that collective. A call whose decision depends on a key this script cannot evaluate
+(`comm_hierarchy`, `is_node_consecutive`, ...) fails as undecided, and so does a trace without
+the program's final mark (an abort, a crash).
 Exit status: 0 obeyed, 1 not, 2 usage error.
 """
 import json
@@ -182,7 +184,7 @@ def main():
             print("".join(open(path, errors="replace").readlines()[-15:]))
     print(f"{checked} calls checked against the file's decision, {loose} inner calls against "
           f"its leaves, {undecided} undecided, {bad} failures")
-    if bad or checked == 0:
+    if bad or undecided or checked == 0:
         return 1
     return 0
 
