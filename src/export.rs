@@ -5,7 +5,9 @@
 //!   coll_tuned_dynamic_rules_filename FILE`), from the algorithms of
 //!   [`collectives::ompi`].
 //! * [`mpich_json`]: MPICH's collective selection JSON (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`)
-//!   from the textbook algorithms MPICH runs ([`MpichAlgorithm`]).
+//!   from the textbook algorithms MPICH runs ([`MpichAlgorithm`](crate::collectives::MpichAlgorithm)),
+//!   for a stated MPICH version ([`MpichVersion`]): complete (MPICH's own default decisions for
+//!   what the model does not price) and guarded by each algorithm's preconditions.
 //!
 //! Both price every candidate of a collective at each (communicator size, message size) point
 //! of a grid, take the cheapest, and merge neighbouring points with the same choice into
@@ -13,7 +15,12 @@
 //! `P_i <= P < P_{i+1}` and message sizes `S_j <= S < S_{j+1}`, as Open MPI applies its rules
 //! (the last block with comm size `<= P`, the last rule with message size `<= S`); the first
 //! message-size rule of each block is widened down to 0, and communicators smaller than the
-//! first grid size are left to the library's own decision.
+//! first grid size are left to the library's own decision (Open MPI: no block applies, so its
+//! fixed decision; MPICH: the file's first branch, `comm_size<P₁`, holds MPICH's default
+//! subtree).
+//!
+//! Both reject a collective given twice, a communicator size above `2^31 - 1` (the MPI `int`
+//! both libraries keep it in) and grids of more than [`MAX_CELLS`] cells.
 //!
 //! # Message sizes
 //!
@@ -25,9 +32,72 @@
 use std::fmt;
 
 use crate::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
-use crate::collectives::{self, MpichAlgorithm, Operator, Problem};
+use crate::collectives::{self, Operator, Problem};
 use crate::error::{CollectiveError, ExportError};
 use crate::{CommModel, Message};
+
+mod mpich;
+
+pub use mpich::{MpichJsonOptions, MpichVersion, mpich_json, mpich_json_with_options};
+
+/// The most grid cells (communicator sizes × message sizes × collectives) one export prices.
+///
+/// An export of the full default grid (`--procs 2..4096 --bytes 1..4M`, all collectives) is
+/// about 3 000 cells; the bound keeps a mistaken list from running for minutes.
+pub const MAX_CELLS: usize = 200_000;
+
+/// The largest communicator size Open MPI and MPICH can hold (a C `int`).
+pub const MAX_PROCESSES: u64 = i32::MAX as u64;
+
+/// At most 80 characters of user input, for an error message.
+fn echo(s: &str) -> String {
+    if s.chars().count() <= 80 {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(77).collect();
+        format!("{head}...")
+    }
+}
+
+/// No collective twice, no communicator size an MPI `int` cannot hold, a bounded grid.
+fn check_collectives(
+    collectives: &[OmpiCollective],
+    processes: &[u64],
+    sizes: &[u64],
+) -> Result<(), ExportError> {
+    for (i, c) in collectives.iter().enumerate() {
+        if collectives[..i].contains(c) {
+            return Err(ExportError::Grid {
+                what: "collectives",
+                detail: format!("{} given twice", c.ompi_name()),
+            });
+        }
+    }
+    if let Some(&p) = processes.iter().find(|&&p| p > MAX_PROCESSES) {
+        return Err(ExportError::Grid {
+            what: "processes",
+            detail: format!(
+                "communicator size {p} is above {MAX_PROCESSES}, the largest an MPI library's `int` holds"
+            ),
+        });
+    }
+    let cells = processes
+        .len()
+        .saturating_mul(sizes.len())
+        .saturating_mul(collectives.len());
+    if cells > MAX_CELLS {
+        return Err(ExportError::Grid {
+            what: "grid",
+            detail: format!(
+                "{} communicator sizes × {} message sizes × {} collectives = {cells} cells, more than {MAX_CELLS}; use fewer sizes",
+                processes.len(),
+                sizes.len(),
+                collectives.len()
+            ),
+        });
+    }
+    Ok(())
+}
 
 /// One rule of a block: from message size `size` on, run `algorithm`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -473,6 +543,7 @@ pub fn ompi_rules_with_options(
 ) -> Result<OmpiRules, ExportError> {
     check_grid("processes", processes, 1)?;
     check_grid("sizes", sizes, 0)?;
+    check_collectives(collectives, processes, sizes)?;
     let grid = Grid {
         model,
         processes,
@@ -605,201 +676,4 @@ fn choose<A: collectives::Algorithm>(
     })?;
     let pick = ties.iter().copied().find(|a| keep(a)).unwrap_or(first);
     Ok((pick, ties))
-}
-
-/// The collectives [`mpich_json`] writes: MPICH's names for them.
-fn mpich_collective(c: OmpiCollective) -> Option<(&'static str, &'static str)> {
-    // (collective key, size key)
-    Some(match c {
-        OmpiCollective::Bcast => ("bcast", "avg_msg_size"),
-        OmpiCollective::Allreduce => ("allreduce", "avg_msg_size"),
-        OmpiCollective::Reduce => ("reduce", "avg_msg_size"),
-        OmpiCollective::Alltoall => ("alltoall", "avg_msg_size"),
-        OmpiCollective::Allgather => ("allgather", "total_msg_size"),
-        OmpiCollective::Gather => ("gather", "total_msg_size"),
-        OmpiCollective::Scatter => ("scatter", "total_msg_size"),
-        OmpiCollective::Barrier => ("barrier", ""),
-        OmpiCollective::ReduceScatter => return None,
-    })
-}
-
-/// MPICH's collective selection JSON for the model's best MPICH algorithm per grid cell.
-///
-/// The file (MPICH `src/mpi/coll/src/csel.c`; load with
-/// `MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE`) is a tree of JSON objects whose keys are
-/// conditions tried in order — `collective=bcast`, `comm_type=intra`, `comm_size<=N` /
-/// `comm_size=any`, `avg_msg_size<=N` or `total_msg_size<=N` / `..=any` — with leaves
-/// `algorithm=MPIR_<Coll>_intra_<name>` holding the algorithm's parameters (`{}`; `k=2` for
-/// the dissemination barrier). A range `[S_j, S_{j+1})` is written `<= S_{j+1} - 1`, the last
-/// one `=any`; MPICH reads the bounds with `atoi`, so bounds above `2^31 - 1` fold into `=any`.
-///
-/// Only algorithms MPICH runs are candidates ([`MpichAlgorithm::mpich_name`]): bcast from
-/// [`collectives::Broadcast`], allreduce from [`collectives::Allreduce`], reduce, allgather,
-/// alltoall, gather, scatter and barrier from the same-named enums.
-///
-/// # Errors
-///
-/// [`ExportError::Grid`] as for [`ompi_rules`]; [`ExportError::Unsupported`] for
-/// reduce_scatter (the crate prices no MPICH reduce-scatter).
-///
-/// # Examples
-///
-/// ```
-/// use commcost::collectives::ompi::OmpiCollective;
-/// use commcost::{export, presets};
-///
-/// let openib = presets::open_mpi_openib();
-/// let json = export::mpich_json(&openib, &[OmpiCollective::Allreduce], &[4, 64], &[8, 1 << 20])?;
-/// assert!(json.contains("\"collective=allreduce\""));
-/// assert!(json.contains("\"algorithm=MPIR_Allreduce_intra_"));
-/// # Ok::<(), commcost::ExportError>(())
-/// ```
-pub fn mpich_json(
-    model: &dyn CommModel,
-    collectives: &[OmpiCollective],
-    processes: &[u64],
-    sizes: &[u64],
-) -> Result<String, ExportError> {
-    check_grid("processes", processes, 1)?;
-    check_grid("sizes", sizes, 0)?;
-    let mut out = String::from("{\n");
-    for (k, &c) in collectives.iter().enumerate() {
-        let (name, size_key) = mpich_collective(c).ok_or(ExportError::Unsupported {
-            collective: c.ompi_name(),
-            target: "MPICH selection JSON",
-        })?;
-        let grid = Grid {
-            model,
-            processes,
-            sizes,
-            operator: Operator::FREE,
-            on_tie: OnTie::FirstCandidate,
-        };
-        let blocks = match c {
-            OmpiCollective::Bcast => grid.mpich_blocks::<collectives::Broadcast>(c)?,
-            OmpiCollective::Allreduce => grid.mpich_blocks::<collectives::Allreduce>(c)?,
-            OmpiCollective::Reduce => grid.mpich_blocks::<collectives::Reduce>(c)?,
-            OmpiCollective::Alltoall => grid.mpich_blocks::<collectives::Alltoall>(c)?,
-            OmpiCollective::Allgather => grid.mpich_blocks::<collectives::Allgather>(c)?,
-            OmpiCollective::Gather => grid.mpich_blocks::<collectives::Gather>(c)?,
-            OmpiCollective::Scatter => grid.mpich_blocks::<collectives::Scatter>(c)?,
-            OmpiCollective::Barrier => grid.mpich_blocks::<collectives::Barrier>(c)?,
-            OmpiCollective::ReduceScatter => {
-                return Err(ExportError::Unsupported {
-                    collective: c.ompi_name(),
-                    target: "MPICH selection JSON",
-                });
-            }
-        };
-        out.push_str(&format!(
-            "  \"collective={name}\": {{\n    \"comm_type=intra\": {{\n"
-        ));
-        write_ranges(&mut out, "comm_size", &blocks, 3, |out, rules, depth| {
-            if size_key.is_empty() {
-                write_leaf(out, &rules[0].1, depth);
-            } else {
-                write_ranges(out, size_key, rules, depth, |out, leaf, depth| {
-                    write_leaf(out, leaf, depth);
-                });
-            }
-        });
-        out.push_str("    }\n  }");
-        out.push_str(if k + 1 < collectives.len() {
-            ",\n"
-        } else {
-            "\n"
-        });
-    }
-    out.push_str("}\n");
-    Ok(out)
-}
-
-/// `"<key><=<next - 1>": { … }` for each range but the last, `"<key>=any": { … }` for it.
-fn write_ranges<T>(
-    out: &mut String,
-    key: &str,
-    ranges: &[(u64, T)],
-    depth: usize,
-    mut inner: impl FnMut(&mut String, &T, usize),
-) {
-    let indent = "  ".repeat(depth);
-    for (i, (_, value)) in ranges.iter().enumerate() {
-        let bound = ranges
-            .get(i + 1)
-            .map(|(next, _)| next - 1)
-            .filter(|&b| b <= i32::MAX as u64);
-        let condition = match bound {
-            Some(b) => format!("{key}<={b}"),
-            None => format!("{key}=any"),
-        };
-        if i > 0 {
-            out.push_str(",\n");
-        }
-        out.push_str(&format!("{indent}\"{condition}\": {{\n"));
-        inner(out, value, depth + 1);
-        out.push_str(&format!("{indent}}}"));
-        if bound.is_none() {
-            break;
-        }
-    }
-    out.push('\n');
-}
-
-fn write_leaf(out: &mut String, function: &str, depth: usize) {
-    let indent = "  ".repeat(depth);
-    let params = if function.ends_with("_k_dissemination") {
-        "\"k=2\": {}"
-    } else {
-        ""
-    };
-    out.push_str(&format!("{indent}\"algorithm={function}\": {{{params}}}\n"));
-}
-
-/// `(communicator size, [(first message size, MPICH function)])`.
-type MpichBlock = (u64, Vec<(u64, String)>);
-
-impl Grid<'_> {
-    /// `(communicator size, [(message size, MPICH function)])`, merged as [`ompi_rules`] merges.
-    fn mpich_blocks<A: MpichAlgorithm>(
-        &self,
-        c: OmpiCollective,
-    ) -> Result<Vec<MpichBlock>, ExportError> {
-        let barrier = c == OmpiCollective::Barrier;
-        let sizes: &[u64] = if barrier { &[0] } else { self.sizes };
-        let mut blocks: Vec<MpichBlock> = Vec::new();
-        for &p in self.processes {
-            let mut rules: Vec<(u64, String)> = Vec::new();
-            for &s in sizes {
-                let bytes = if c == OmpiCollective::Bcast
-                    || c == OmpiCollective::Allreduce
-                    || c == OmpiCollective::Reduce
-                    || c == OmpiCollective::Alltoall
-                {
-                    s
-                } else {
-                    c.problem_bytes(s, p)
-                };
-                let problem =
-                    Problem::new(p, Message::contiguous(bytes)).with_operator(self.operator);
-                let previous = rules.last().map(|(_, f)| f.clone());
-                let function = choose::<A>(
-                    self.model,
-                    &problem,
-                    |a| a.mpich_name().is_some(),
-                    |a| a.mpich_function() == previous,
-                )?
-                .0
-                .mpich_function()
-                .unwrap_or_default();
-                if rules.last().is_none_or(|(_, f)| *f != function) {
-                    rules.push((if rules.is_empty() { 0 } else { s }, function));
-                }
-            }
-            if blocks.last().is_some_and(|(_, r)| *r == rules) {
-                continue;
-            }
-            blocks.push((p, rules));
-        }
-        Ok(blocks)
-    }
 }

@@ -262,107 +262,417 @@ fn object(node: &Node) -> &[(String, Node)] {
     }
 }
 
-/// MPICH algorithm functions of its shipped `generic.json` and CVAR lists, per collective.
-fn mpich_algorithms(collective: &str) -> &'static [&'static str] {
-    match collective {
-        "bcast" => &[
+/// The collectives of MPICH's default selection table, in its order: MPICH 4.0.2 and 4.1.3,
+/// `maint/tuning/coll/mpir/generic.json` (the same 44 in both).
+const MPICH_COLLECTIVES: [&str; 44] = [
+    "bcast",
+    "allreduce",
+    "allgather",
+    "allgatherv",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_block",
+    "gather",
+    "scatter",
+    "gatherv",
+    "scatterv",
+    "scan",
+    "exscan",
+    "barrier",
+    "alltoall",
+    "alltoallv",
+    "alltoallw",
+    "neighbor_allgather",
+    "neighbor_allgatherv",
+    "neighbor_alltoall",
+    "neighbor_alltoallv",
+    "neighbor_alltoallw",
+    "ibarrier",
+    "iallreduce",
+    "iallgather",
+    "iallgatherv",
+    "ibcast",
+    "ireduce",
+    "ireduce_scatter",
+    "igather",
+    "iscatter",
+    "igatherv",
+    "iscatterv",
+    "iexscan",
+    "ialltoall",
+    "ialltoallv",
+    "ialltoallw",
+    "ireduce_scatter_block",
+    "iscan",
+    "ineighbor_allgather",
+    "ineighbor_allgatherv",
+    "ineighbor_alltoall",
+    "ineighbor_alltoallv",
+    "ineighbor_alltoallw",
+];
+
+/// MPICH's intra-communicator algorithms of the priced collectives, from the `algorithm=` names
+/// MPICH's JSON reader accepts (`src/mpi/coll/src/csel_container.c` of MPICH 4.0.2 and 4.1.3).
+fn mpich_algorithms(version: &str, collective: &str) -> Vec<&'static str> {
+    let v40 = version == "4.0";
+    let mut names: Vec<&'static str> = match collective {
+        "bcast" => vec![
             "binomial",
             "scatter_recursive_doubling_allgather",
             "scatter_ring_allgather",
+            "smp",
         ],
-        "allreduce" => &["recursive_doubling", "reduce_scatter_allgather", "ring"],
-        "reduce" => &["binomial", "reduce_scatter_gather"],
-        "allgather" => &["brucks", "recursive_doubling", "ring"],
-        "alltoall" => &["brucks", "pairwise", "scattered"],
-        "gather" | "scatter" => &["binomial"],
-        "barrier" => &["k_dissemination", "recexch"],
+        "allreduce" => vec!["recursive_doubling", "reduce_scatter_allgather", "smp"],
+        "reduce" => vec!["binomial", "reduce_scatter_gather", "smp"],
+        "allgather" => vec!["brucks", "recursive_doubling", "ring"],
+        "alltoall" => vec![
+            "brucks",
+            "pairwise",
+            "pairwise_sendrecv_replace",
+            "scattered",
+        ],
+        "gather" | "scatter" => vec!["binomial"],
+        "barrier" => vec![
+            "smp",
+            if v40 {
+                "dissemination"
+            } else {
+                "k_dissemination"
+            },
+        ],
         other => panic!("unexpected collective {other}"),
+    };
+    if !v40 {
+        names.extend(match collective {
+            "bcast" => &["tree", "pipelined_tree"][..],
+            "allreduce" => &["tree", "recexch", "ring", "k_reduce_scatter_allgather"],
+            "allgather" | "alltoall" => &["k_brucks"],
+            "barrier" => &["recexch"],
+            _ => &[],
+        });
     }
+    names
 }
 
-/// `key<=N` ... then `key=any`, N ascending within `i32`; returns the children.
-fn ranges<'a>(entries: &'a [(String, Node)], key: &str) -> Vec<&'a Node> {
-    let mut last = -1i64;
-    for (i, (k, _)) in entries.iter().enumerate() {
-        if i + 1 == entries.len() {
-            assert_eq!(
-                *k,
-                format!("{key}=any"),
-                "the last {key} range must be `=any`"
-            );
-        } else {
-            let n: i64 = k
-                .strip_prefix(&format!("{key}<="))
-                .unwrap_or_else(|| panic!("`{k}` is not `{key}<=N`"))
-                .parse()
-                .unwrap();
-            assert!(n > last && n <= i64::from(i32::MAX), "`{k}` out of order");
-            last = n;
+/// The attributes of a call MPICH's selection keys read.
+#[derive(Debug, Clone, Copy)]
+struct Call {
+    p: u64,
+    /// `avg_msg_size` (bytes) or `total_msg_size`, as the collective uses it.
+    size: u64,
+    count: u64,
+    builtin_op: bool,
+    inplace: bool,
+}
+
+/// What MPICH selects for `call` under `node` (independent of the exporter: the rules of
+/// MPICH's `csel.c` — keys tried in order, the first that holds is descended into). `None`
+/// where no key holds (MPICH then fails an assertion).
+fn decide(node: &[(String, Node)], call: &Call) -> Option<String> {
+    for (key, child) in node {
+        if let Some(name) = key.strip_prefix("algorithm=") {
+            return Some(name.to_string());
+        }
+        let pof2 = 1u64 << (63 - call.p.leading_zeros());
+        let number = |prefix: &str| key.strip_prefix(prefix).and_then(|n| n.parse::<u64>().ok());
+        let holds = match key.as_str() {
+            "comm_type=intra" | "is_commutative=yes" => true,
+            "comm_type=inter" | "is_commutative=no" => false,
+            "comm_hierarchy=parent" | "comm_hierarchy=any" => true,
+            k if k.ends_with("=any") => true,
+            "comm_size=pow2" => call.p.is_power_of_two(),
+            "count<pow2" => call.count < pof2,
+            "is_op_built_in=yes" => call.builtin_op,
+            "is_op_built_in=no" => !call.builtin_op,
+            "is_sendbuf_inplace=yes" => call.inplace,
+            "is_sendbuf_inplace=no" => !call.inplace,
+            k if k.starts_with("comm_size<=") => call.p <= number("comm_size<=").unwrap(),
+            k if k.starts_with("comm_size<") => call.p < number("comm_size<").unwrap(),
+            k if k.contains("_msg_size<=") => {
+                call.size <= k.split("<=").nth(1).unwrap().parse::<u64>().unwrap()
+            }
+            k if k.contains("_msg_size<") => {
+                call.size < k.split('<').nth(1).unwrap().parse::<u64>().unwrap()
+            }
+            other => panic!("key `{other}` not expected here"),
+        };
+        if holds {
+            return decide(object(child), call);
         }
     }
-    entries.iter().map(|(_, v)| v).collect()
+    None
 }
 
-fn check_leaf(entries: &[(String, Node)], collective: &str) {
-    assert_eq!(entries.len(), 1, "a leaf holds one algorithm");
-    let (k, params) = &entries[0];
-    let prefix = format!(
-        "algorithm=MPIR_{}{}_intra_",
-        collective[..1].to_uppercase(),
-        &collective[1..]
+fn keys_once(node: &[(String, Node)], path: &str) {
+    let mut seen = BTreeSet::new();
+    for (k, child) in node {
+        assert!(seen.insert(k.as_str()), "`{k}` twice under {path}");
+        if let Node::Object(entries) = child {
+            keys_once(entries, &format!("{path}/{k}"));
+        }
+    }
+}
+
+fn leaves(node: &[(String, Node)], out: &mut Vec<(String, Vec<String>)>) {
+    for (k, child) in node {
+        match k.strip_prefix("algorithm=") {
+            Some(name) => out.push((
+                name.to_string(),
+                object(child).iter().map(|(p, _)| p.clone()).collect(),
+            )),
+            None => leaves(object(child), out),
+        }
+    }
+}
+
+const PRICED: [OmpiCollective; 8] = [
+    OmpiCollective::Bcast,
+    OmpiCollective::Allreduce,
+    OmpiCollective::Reduce,
+    OmpiCollective::Allgather,
+    OmpiCollective::Alltoall,
+    OmpiCollective::Gather,
+    OmpiCollective::Scatter,
+    OmpiCollective::Barrier,
+];
+
+fn export_mpich(
+    model: &dyn commcost::CommModel,
+    version: &str,
+    collectives: &[OmpiCollective],
+    processes: &[u64],
+) -> Vec<(String, Node)> {
+    let options = export::MpichJsonOptions {
+        version: version.parse().unwrap(),
+        ..Default::default()
+    };
+    let sizes: Vec<u64> = (0..34).map(|k| 1u64 << k).collect();
+    let json =
+        export::mpich_json_with_options(model, collectives, processes, &sizes, &options).unwrap();
+    // plain JSON for any parser
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&json)
+            .unwrap()
+            .is_object()
     );
-    let name = k.strip_prefix(&prefix).unwrap_or_else(|| panic!("`{k}`"));
-    assert!(mpich_algorithms(collective).contains(&name), "{k}");
-    let params = object(params);
-    if name == "k_dissemination" {
-        assert_eq!(params.len(), 1);
-        assert_eq!(params[0].0, "k=2");
-    } else {
-        assert!(params.is_empty());
+    let root: Node = serde_json::from_str(&json).unwrap();
+    object(&root).to_vec()
+}
+
+impl Clone for Node {
+    fn clone(&self) -> Self {
+        match self {
+            Node::Object(e) => Node::Object(e.clone()),
+            Node::Other => Node::Other,
+        }
     }
 }
 
 #[test]
-fn mpich_json_parses_as_the_selection_grammar() {
-    let model = presets::open_mpi_openib();
-    let wanted = [
-        OmpiCollective::Bcast,
-        OmpiCollective::Allreduce,
-        OmpiCollective::Reduce,
-        OmpiCollective::Allgather,
-        OmpiCollective::Alltoall,
-        OmpiCollective::Gather,
-        OmpiCollective::Scatter,
-        OmpiCollective::Barrier,
-    ];
-    let sizes: Vec<u64> = (0..34).map(|k| 1u64 << k).collect();
-    let json = export::mpich_json(&model, &wanted, &[2, 3, 4, 8, 64], &sizes).unwrap();
-    // plain JSON for any parser
-    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert!(value.is_object());
-    let root: Node = serde_json::from_str(&json).unwrap();
-    let root = object(&root);
-    assert_eq!(root.len(), wanted.len());
-    for (key, body) in root {
-        let collective = key.strip_prefix("collective=").unwrap();
-        let body = object(body);
-        assert_eq!(body.len(), 1);
-        assert_eq!(body[0].0, "comm_type=intra");
-        for comm in ranges(object(&body[0].1), "comm_size") {
-            let entries = object(comm);
-            let size_key = match collective {
-                "allgather" | "gather" | "scatter" => "total_msg_size",
-                _ => "avg_msg_size",
-            };
-            if collective == "barrier" {
-                check_leaf(entries, collective);
-            } else {
-                for leaf in ranges(entries, size_key) {
-                    check_leaf(object(leaf), collective);
+fn mpich_json_is_complete_and_names_only_the_versions_algorithms() {
+    for version in ["4.0", "4.1", "4.2"] {
+        for model in [presets::open_mpi_openib(), presets::mpich2_tcp()] {
+            let root = export_mpich(&model, version, &PRICED, &[2, 3, 4, 8, 64]);
+            keys_once(&root, "");
+            let names: Vec<&str> = root
+                .iter()
+                .map(|(k, _)| k.strip_prefix("collective=").unwrap())
+                .collect();
+            assert_eq!(
+                names, MPICH_COLLECTIVES,
+                "every collective of MPICH's table, in order"
+            );
+            for (key, body) in &root {
+                let collective = key.strip_prefix("collective=").unwrap();
+                if ![
+                    "bcast",
+                    "allreduce",
+                    "reduce",
+                    "allgather",
+                    "alltoall",
+                    "gather",
+                    "scatter",
+                    "barrier",
+                ]
+                .contains(&collective)
+                {
+                    continue;
+                }
+                // intercommunicators keep MPICH's decision
+                let body = object(body);
+                assert_eq!(body.len(), 2, "{collective}");
+                assert_eq!(body[1].0, "comm_type=inter", "{collective}");
+                let mut found = Vec::new();
+                leaves(object(&body[0].1), &mut found);
+                let prefix = format!(
+                    "MPIR_{}{}_intra_",
+                    collective[..1].to_uppercase(),
+                    &collective[1..]
+                );
+                for (function, params) in found {
+                    let name = function
+                        .strip_prefix(&prefix)
+                        .unwrap_or_else(|| panic!("{version}: `{function}` under {collective}"));
+                    assert!(
+                        mpich_algorithms(version, collective).contains(&name),
+                        "MPICH {version} has no {function}"
+                    );
+                    let want: Vec<String> = if name == "k_dissemination" {
+                        vec!["k=2".into()]
+                    } else {
+                        vec![]
+                    };
+                    assert_eq!(params, want, "{function}");
                 }
             }
         }
     }
+}
+
+#[test]
+fn mpich_json_never_selects_an_algorithm_outside_its_preconditions() {
+    let sizes: Vec<u64> = (0..30)
+        .map(|k| 1u64 << k)
+        .chain([3, 5, 7, 12345, 99_999])
+        .collect();
+    for version in ["4.0", "4.1"] {
+        for model in [
+            presets::open_mpi_openib(),
+            presets::mpich2_tcp(),
+            presets::open_mpi_gm(),
+        ] {
+            let root = export_mpich(&model, version, &PRICED, &[2, 4, 8, 64, 256]);
+            let tree = |c: &str| {
+                object(
+                    &root
+                        .iter()
+                        .find(|(k, _)| *k == format!("collective={c}"))
+                        .unwrap()
+                        .1,
+                )
+                .to_vec()
+            };
+            let (allgather, allreduce, alltoall) =
+                (tree("allgather"), tree("allreduce"), tree("alltoall"));
+            for p in 1..=300u64 {
+                for &s in &sizes {
+                    for (builtin_op, inplace) in [(true, false), (false, false), (true, true)] {
+                        let count = s; // unsigned chars
+                        let call = Call {
+                            p,
+                            size: s,
+                            count,
+                            builtin_op,
+                            inplace,
+                        };
+                        let what = format!("MPICH {version}, P = {p}, {s} B, {call:?}");
+                        let ag = decide(
+                            &allgather,
+                            &Call {
+                                size: s * p,
+                                ..call
+                            },
+                        )
+                        .expect(&what);
+                        assert!(
+                            p.is_power_of_two() || ag != "MPIR_Allgather_intra_recursive_doubling",
+                            "{what}: {ag}"
+                        );
+                        let ar = decide(&allreduce, &call).expect(&what);
+                        if ar == "MPIR_Allreduce_intra_reduce_scatter_allgather" {
+                            assert!(builtin_op, "{what}: {ar} with a user-defined operator");
+                            assert!(count >= 1 << (63 - p.leading_zeros()), "{what}: {ar}");
+                        }
+                        assert!(
+                            builtin_op || p < 2 || ar == "MPIR_Allreduce_intra_recursive_doubling",
+                            "{what}: {ar}"
+                        );
+                        // MPICH's alltoall reads the send count: 0 with MPI_IN_PLACE
+                        let size = if inplace { 0 } else { s };
+                        let aa = decide(&alltoall, &Call { size, ..call }).expect(&what);
+                        assert_eq!(
+                            inplace,
+                            aa == "MPIR_Alltoall_intra_pairwise_sendrecv_replace",
+                            "{what}: {aa}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn mpich_json_leaves_communicators_below_the_grid_to_mpich() {
+    let model = presets::open_mpi_openib();
+    let root = export_mpich(&model, "4.0", &[OmpiCollective::Bcast], &[4, 16]);
+    let bcast = object(&root[0].1);
+    let intra = object(&bcast[0].1);
+    assert_eq!(intra[0].0, "comm_size<4");
+    // MPICH 4.0.2's generic.json: bcast on fewer than 8 processes is binomial (smp at 0 bytes)
+    let small = Call {
+        p: 3,
+        size: 100,
+        count: 100,
+        builtin_op: true,
+        inplace: false,
+    };
+    assert_eq!(
+        decide(intra, &small).as_deref(),
+        Some("MPIR_Bcast_intra_binomial")
+    );
+    // from 4 processes on the model decides: no smp there
+    for p in [4, 5, 16, 1000] {
+        let call = Call {
+            p,
+            size: 0,
+            ..small
+        };
+        assert_ne!(
+            decide(intra, &call).as_deref(),
+            Some("MPIR_Bcast_intra_smp")
+        );
+    }
+}
+
+#[test]
+fn exports_refuse_duplicates_huge_communicators_and_huge_grids() {
+    let model = presets::open_mpi_openib();
+    let twice = [
+        OmpiCollective::Bcast,
+        OmpiCollective::Allreduce,
+        OmpiCollective::Bcast,
+    ];
+    let grid_error = |r: Result<String, ExportError>, what: &str| match r {
+        Err(ExportError::Grid { what: w, detail }) => {
+            assert_eq!(w, what, "{detail}");
+            detail
+        }
+        other => panic!("expected a {what} error, got {other:?}"),
+    };
+    let d = grid_error(
+        export::mpich_json(&model, &twice, &[2], &[1]),
+        "collectives",
+    );
+    assert!(d.contains("bcast"), "{d}");
+    let r = export::ompi_rules(&model, &twice, &[2], &[1]).map(|r| r.to_string());
+    grid_error(r, "collectives");
+    // 2^31 - 1 is the largest communicator an MPI `int` holds
+    let limit = (1u64 << 31) - 1;
+    assert!(export::ompi_rules(&model, &[OmpiCollective::Bcast], &[limit], &[1]).is_ok());
+    for p in [limit + 1, u64::MAX] {
+        let r = export::ompi_rules(&model, &[OmpiCollective::Bcast], &[2, p], &[1]);
+        grid_error(r.map(|r| r.to_string()), "processes");
+        grid_error(
+            export::mpich_json(&model, &[OmpiCollective::Bcast], &[2, p], &[1]),
+            "processes",
+        );
+    }
+    let procs: Vec<u64> = (2..4098).collect();
+    let sizes: Vec<u64> = (1..100).collect();
+    let r = export::ompi_rules(&model, OmpiCollective::ALL, &procs, &sizes);
+    let d = grid_error(r.map(|r| r.to_string()), "grid");
+    assert!(d.contains(&export::MAX_CELLS.to_string()), "{d}");
 }
 
 #[test]

@@ -1,9 +1,17 @@
 //! `export`: MPI tuning files from a model (Open MPI dynamic rules, MPICH selection JSON).
+//!
+//! Each format is one arm of [`run`] and one function writing the text; the shared options
+//! (grid, collectives, output) are checked once in [`run`].
 
 use std::path::PathBuf;
+use std::process::Command;
 
+use commcost::ExportError;
 use commcost::collectives::ompi::OmpiCollective;
-use commcost::export::{OmpiRulesOptions, OnTie, mpich_json, ompi_rules_with_options};
+use commcost::export::{
+    MpichJsonOptions, MpichVersion, OmpiRulesOptions, OnTie, mpich_json_with_options,
+    ompi_rules_with_options,
+};
 
 use crate::units::{self, List};
 use crate::{Failure, ModelSource, model};
@@ -12,29 +20,41 @@ use crate::{Failure, ModelSource, model};
 #[command(after_help = "Examples:\n  \
     commcost export ompi-rules --preset open-mpi-openib --procs 2..1024 -o rules.conf\n  \
     mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename rules.conf ...\n  \
-    commcost export mpich-json --model mine.json --procs 2..256 --collectives bcast,allreduce -o tuning.json\n  \
-    MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=tuning.json mpiexec ...\n  \
+    commcost export mpich-json --model mine.json --procs 2..256 --mpich-version 4.0 -o tuning.json\n  \
+    MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$PWD/tuning.json MPIR_CVAR_DEVICE_COLLECTIVES=none mpiexec ...\n  \
     commcost export simgrid --model mine.json --procs 16 -o platform.xml\n  \
-    smpirun -platform platform.xml -np 16 ./app")]
+    smpirun -platform platform.xml -np 16 ./app\n\n\
+    An MPICH file is complete: the model's decisions for the collectives it prices, MPICH's own\n\
+    default table (of --mpich-version) for everything else. With MPICH's default\n\
+    MPIR_CVAR_DEVICE_COLLECTIVES=percoll, MPICH's ch4 device applies the file to node and\n\
+    node-roots sub-communicators for some collectives, not to the application's communicator;\n\
+    set MPIR_CVAR_DEVICE_COLLECTIVES=none for the file to decide every call.")]
 pub struct ExportArgs {
     /// The tuning file format.
     format: Format,
     #[command(flatten)]
     source: ModelSource,
-    /// Communicator sizes of the blocks: a list (4,16,64) or a doubling range (2..1024).
+    /// Communicator sizes of the blocks: a list (4,16,64) or a doubling range (2..1024), each at
+    /// most 2147483647 (an MPI `int`).
     #[arg(long, value_parser = units::parse_list, value_name = "LIST")]
     procs: List,
     /// Message sizes of the rules, in each file's own convention (the buffer, or `m P` for
     /// allgather, alltoall, gather, scatter): a doubling range or a list.
     #[arg(long, value_parser = units::parse_list, value_name = "RANGE", default_value = "1..4M")]
     bytes: List,
-    /// Collectives to write (Open MPI names, comma-separated); default all the format supports.
+    /// Collectives to write (Open MPI names, comma-separated, each once); default all the
+    /// format supports.
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     collectives: Vec<String>,
     /// Open MPI rules where several algorithms cost the same: `defer` writes algorithm 0
     /// (Open MPI keeps its own fixed decision there), `first` names the first tied algorithm.
     #[arg(long, value_enum, default_value = "defer", value_name = "POLICY")]
     on_tie: TiePolicy,
+    /// MPICH series the mpich-json file is for (4.0, 4.1, 4.2; a release such as 4.0.2 is
+    /// accepted): its algorithm names and default table. Default: the version `mpichversion`
+    /// reports if it is on the PATH, else 4.0.
+    #[arg(long, value_name = "VERSION")]
+    mpich_version: Option<String>,
     /// The file to write (standard output without it).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -61,61 +81,156 @@ enum Format {
     Simgrid,
 }
 
+impl Format {
+    /// The collectives written without `--collectives`.
+    fn supports(self, c: OmpiCollective) -> bool {
+        match self {
+            Self::OmpiRules => true,
+            Self::MpichJson => c != OmpiCollective::ReduceScatter,
+            // a platform file holds no collective decisions
+            Self::Simgrid => false,
+        }
+    }
+}
+
 pub fn run(args: ExportArgs) -> Result<(), Failure> {
+    if args.format != Format::MpichJson && args.mpich_version.is_some() {
+        return Err(Failure(
+            "--mpich-version: applies to the mpich-json format only".into(),
+        ));
+    }
+    let collectives = collectives(&args)?;
     let loaded = model::load(&args.source)?;
-    let collectives: Vec<OmpiCollective> = if args.collectives.is_empty() {
-        OmpiCollective::ALL
-            .iter()
-            .copied()
-            .filter(|c| args.format == Format::OmpiRules || *c != OmpiCollective::ReduceScatter)
-            .collect()
-    } else {
-        args.collectives
-            .iter()
-            .map(|name| {
-                name.parse::<OmpiCollective>()
-                    .map_err(|e| Failure(format!("--collectives: {e}")))
-            })
-            .collect::<Result<_, _>>()?
-    };
-    let text = match args.format {
-        Format::OmpiRules => {
-            let options = OmpiRulesOptions {
-                on_tie: match args.on_tie {
-                    TiePolicy::Defer => OnTie::Defer,
-                    TiePolicy::First => OnTie::FirstCandidate,
-                },
-                ..OmpiRulesOptions::default()
+    let (text, note) = match args.format {
+        Format::OmpiRules => (ompi(&args, &loaded.spec, &collectives)?, String::new()),
+        Format::MpichJson => {
+            let version = mpich_version(args.mpich_version.as_deref())?;
+            let options = MpichJsonOptions {
+                version,
+                ..MpichJsonOptions::default()
             };
-            ompi_rules_with_options(
+            let text = mpich_json_with_options(
                 &loaded.spec,
                 &collectives,
                 &args.procs.0,
                 &args.bytes.0,
                 &options,
-            )?
-            .to_string()
+            )
+            .map_err(option_error)?;
+            (text, format!(", MPICH {version}"))
         }
-        Format::MpichJson => mpich_json(&loaded.spec, &collectives, &args.procs.0, &args.bytes.0)?,
         Format::Simgrid => {
             let options = commcost::simgrid::SmpiOptions::default();
             let config = commcost::simgrid::smpi_config(&loaded.spec, &options)?;
             let hosts = args.procs.0.iter().copied().max().unwrap_or(2);
-            config.platform_xml(hosts)
+            (config.platform_xml(hosts), String::new())
         }
     };
     match &args.output {
         Some(path) => {
             std::fs::write(path, &text)
                 .map_err(|e| Failure(format!("{}: cannot write: {e}", path.display())))?;
-            outln!(
-                "wrote {} for {} collectives, model {}",
-                path.display(),
-                collectives.len(),
-                loaded.name
-            );
+            if args.format == Format::Simgrid {
+                outln!("wrote {} (SMPI platform), model {}", path.display(), loaded.name);
+            } else {
+                outln!(
+                    "wrote {} for {} collectives, model {}{note}",
+                    path.display(),
+                    collectives.len(),
+                    loaded.name
+                );
+            }
         }
         None => out!("{text}"),
     }
     Ok(())
+}
+
+/// `--collectives` parsed, each at most once; default: all the format supports.
+fn collectives(args: &ExportArgs) -> Result<Vec<OmpiCollective>, Failure> {
+    if args.collectives.is_empty() {
+        return Ok(OmpiCollective::ALL
+            .iter()
+            .copied()
+            .filter(|&c| args.format.supports(c))
+            .collect());
+    }
+    let mut out: Vec<OmpiCollective> = Vec::new();
+    for name in &args.collectives {
+        let c = name
+            .parse::<OmpiCollective>()
+            .map_err(|e| Failure(format!("--collectives: {e}")))?;
+        if out.contains(&c) {
+            return Err(Failure(format!(
+                "--collectives: {} given twice (a tuning file holds each collective once)",
+                c.ompi_name()
+            )));
+        }
+        out.push(c);
+    }
+    Ok(out)
+}
+
+fn ompi(
+    args: &ExportArgs,
+    model: &dyn commcost::CommModel,
+    collectives: &[OmpiCollective],
+) -> Result<String, Failure> {
+    let options = OmpiRulesOptions {
+        on_tie: match args.on_tie {
+            TiePolicy::Defer => OnTie::Defer,
+            TiePolicy::First => OnTie::FirstCandidate,
+        },
+        ..OmpiRulesOptions::default()
+    };
+    Ok(
+        ompi_rules_with_options(model, collectives, &args.procs.0, &args.bytes.0, &options)
+            .map_err(option_error)?
+            .to_string(),
+    )
+}
+
+/// `--mpich-version`, else what `mpichversion` reports, else the oldest supported.
+fn mpich_version(given: Option<&str>) -> Result<MpichVersion, Failure> {
+    if let Some(v) = given {
+        return v
+            .parse()
+            .map_err(|e: ExportError| Failure(format!("--mpich-version: {}", detail(&e))));
+    }
+    let Ok(out) = Command::new("mpichversion").output() else {
+        return Ok(MpichVersion::OLDEST);
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    MpichVersion::from_mpichversion(&text).ok_or_else(|| {
+        let found = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("MPICH Version:"))
+            .map(|v| v.trim().chars().take(40).collect::<String>())
+            .unwrap_or_else(|| "no version".into());
+        Failure(format!(
+            "--mpich-version: `mpichversion` reports {found}, not a supported series (4.0, 4.1, 4.2); give --mpich-version"
+        ))
+    })
+}
+
+fn detail(e: &ExportError) -> String {
+    match e {
+        ExportError::Grid { detail, .. } => detail.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// An export error, naming the option it comes from.
+fn option_error(e: ExportError) -> Failure {
+    let option = match &e {
+        ExportError::Grid { what, .. } => match *what {
+            "processes" => "--procs",
+            "sizes" => "--bytes",
+            "collectives" => "--collectives",
+            "grid" => "--procs × --bytes × --collectives",
+            _ => return Failure(e.to_string()),
+        },
+        _ => return Failure(e.to_string()),
+    };
+    Failure(format!("{option}: {}", detail(&e)))
 }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# One repeat of MPICH's default against a selection file, with the OSU collective benchmarks.
+#
+# Usage: scripts/mpich_osu_compare.sh --osu DIR --repeat K [--np 2] [--sizes 8:1048576]
+#                                     [--also FILE2] FILE >> results.csv
+#
+# DIR holds the OSU Micro-Benchmarks collective tests (osu_bcast, osu_allreduce, osu_reduce,
+# osu_allgather, osu_alltoall, osu_gather, osu_scatter, osu_barrier) built with mpicc.mpich.
+# For each collective it runs, back to back in an order that rotates with K, the
+# configurations `default`, MPICH as shipped (its built-in table, MPIR_CVAR_DEVICE_COLLECTIVES
+# at its default, percoll); `default-none`, the built-in table with
+# MPIR_CVAR_DEVICE_COLLECTIVES=none; `file`, MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE with
+# MPIR_CVAR_DEVICE_COLLECTIVES=none; with --also, `also`, the same with FILE2. It prints CSV
+# rows `repeat,collective,config,bytes,latency_us` (OSU's average latency). Run it several
+# times (K = 0, 1, 2, ...) and summarise with scripts/mpich_trace/summary.py: a cell counts as
+# faster or slower only when every repeat agrees.
+set -euo pipefail
+osu=""
+repeat=""
+np=2
+sizes="8:1048576"
+also=""
+while [ $# -gt 1 ]; do
+  case "$1" in
+    --osu) osu="$2"; shift 2 ;;
+    --repeat) repeat="$2"; shift 2 ;;
+    --np) np="$2"; shift 2 ;;
+    --sizes) sizes="$2"; shift 2 ;;
+    --also) also="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ $# -eq 1 ] && [ -n "$osu" ] && [[ "$repeat" =~ ^[0-9]+$ ]] || { sed -n '2,16p' "$0" >&2; exit 2; }
+file="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+[ -r "$file" ] || { echo "cannot read $1" >&2; exit 2; }
+
+run() { # collective config
+  local bench="$osu/osu_$1" opts=(-m "$sizes")
+  [ "$1" = barrier ] && opts=()
+  [ -x "$bench" ] || { echo "$bench not found" >&2; exit 2; }
+  case "$2" in
+    file) set -- "$1" "$2" -genv MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE "$file" \
+            -genv MPIR_CVAR_DEVICE_COLLECTIVES none ;;
+    also) set -- "$1" "$2" -genv MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE "$also" \
+            -genv MPIR_CVAR_DEVICE_COLLECTIVES none ;;
+    default-none) set -- "$1" "$2" -genv MPIR_CVAR_DEVICE_COLLECTIVES none ;;
+  esac
+  local collective="$1" config="$2"
+  shift 2
+  timeout 300 mpiexec.mpich -n "$np" "$@" "$bench" "${opts[@]}" \
+    | awk -v r="$repeat" -v c="$collective" -v k="$config" '
+        /^[0-9]/ { print r "," c "," k "," $1 "," $2 }
+        /^[ \t]*[0-9.]+[ \t]*$/ { print r "," c "," k ",0," $1 }'
+}
+
+configs=(default default-none file)
+if [ -n "$also" ]; then configs+=(also); fi
+n=${#configs[@]}
+for collective in bcast allreduce reduce allgather alltoall gather scatter barrier; do
+  for ((i = 0; i < n; i++)); do
+    run "$collective" "${configs[$(((i + repeat) % n))]}"
+  done
+done
