@@ -16,8 +16,9 @@
 #   scripts/cluster-emu.sh status [--name cc]
 #   scripts/cluster-emu.sh rsh-NAME HOST CMD...              Open MPI's launcher (internal)
 #
-# Topology: a star. Node K is namespace NAME-nK with interface eth0 = 10.213.77.K/24; the other
-# end of its veth (NAME-vK) is a port of the bridge NAME-br (10.213.77.254/24) in the root
+# Topology: a star. Node K is namespace NAME-nK with interface eth0 = 10.213.X.K/24 (X derived
+# from NAME, so clusters of different names do not collide); the other end of its veth (NAME-vK)
+# is a port of the bridge NAME-br (10.213.X.254/24) in the root
 # namespace. MTU 9000 everywhere. tbf shapes the node side's egress (what the node sends) and the
 # bridge side's egress (what the node receives), burst max(16 KiB, rate x 250 us), limit 16 MB.
 # RPS is set on both veth ends so that a flow's packets are not reordered between CPUs.
@@ -32,7 +33,9 @@
 set -euo pipefail
 
 name="${CLUSTER_EMU_NAME:-cc}"
-subnet="10.213.77"
+# one /24 per cluster name, so that clusters of different names can exist side by side
+subnet_of() { echo "10.213.$(( $(printf '%s' "$1" | cksum | cut -d' ' -f1) % 200 + 20 ))"; }
+subnet="$(subnet_of "$name")"
 self="$(readlink -f "$0")"
 
 die() { echo "cluster-emu: $*" >&2; exit 2; }
@@ -84,7 +87,7 @@ cmd_up() {
   while [ $# -gt 0 ]; do
     case "$1" in
       --rate) rate="$2"; shift 2 ;;
-      --name) name="$2"; shift 2 ;;
+      --name) name="$2"; subnet="$(subnet_of "$name")"; shift 2 ;;
       [0-9]*) n="$1"; shift ;;
       *) die "up: unknown argument $1" ;;
     esac
@@ -168,7 +171,7 @@ cmd_mpirun() {
       --ppn) ppn="$2"; shift 2 ;;
       --nodes) use="$2"; shift 2 ;;
       --btl) btl="$2"; shift 2 ;;
-      --name) name="$2"; shift 2 ;;
+      --name) name="$2"; subnet="$(subnet_of "$name")"; shift 2 ;;
       --) shift; break ;;
       *) die "mpirun: unknown option $1 (put the program after --)" ;;
     esac
@@ -207,7 +210,7 @@ case "$sub" in
   status)
     while [ $# -gt 0 ]; do case "$1" in --name) name="$2"; shift 2 ;; *) die "status: unknown argument $1" ;; esac; done
     cmd_status ;;
-  rsh-*) name="${sub#rsh-}"; cmd_rsh "$@" ;;
+  rsh-*) name="${sub#rsh-}"; subnet="$(subnet_of "$name")"; cmd_rsh "$@" ;;
   mpirun) cmd_mpirun "$@" ;;
   *) die "unknown subcommand $sub (up, mpirun, down, status)" ;;
 esac
