@@ -4,6 +4,11 @@
 # default runs (LD_PRELOAD trace, scripts/ompi-trace/trace.c).
 #
 # Usage: scripts/ompi_collectives_sweep.sh [--procs "2 4 8"] [--out DIR] [--quick]
+#            [--cluster NODES[xRANKS] [--rate 1gbit]] [--only "bcast allreduce ..."]
+#
+# --cluster runs every mpirun on an emulated cluster (scripts/cluster-emu.sh: NODES network
+# namespaces behind rate-limited links, RANKS ranks per node, default 1) that the script builds
+# and removes; --procs is then ignored (P = NODES x RANKS).
 #
 # Writes DIR/ompi_runs.csv (one row per collective, P, algorithm, segment size, message size:
 # see examples/mpi_collectives.rs) and DIR/ompi_default_choice.csv (collective, P, lookup bytes,
@@ -16,9 +21,15 @@ cd "$(dirname "$0")/.."
 procs="2 4 8"
 out="target/ompi-sweep"
 quick=0
+cluster=""
+rate="1gbit"
+only="bcast allreduce reduce allgather alltoall barrier reduce_scatter_block gather scatter"
 while [ $# -gt 0 ]; do
   case "$1" in
     --procs) procs="$2"; shift 2 ;;
+    --cluster) cluster="$2"; shift 2 ;;
+    --rate) rate="$2"; shift 2 ;;
+    --only) only="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -49,7 +60,7 @@ mkdir -p "$out"
 runs="$out/ompi_runs.csv"
 rm -f "$runs"
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; if [ -n "$cluster" ]; then scripts/cluster-emu.sh down; fi' EXIT
 mpicc -shared -fPIC -O2 -o "$work/trace.so" scripts/ompi-trace/trace.c -ldl
 
 # per-rank bytes: whole buffer (bcast, reduce, allreduce), one block (the others)
@@ -80,8 +91,28 @@ segmented() {
     *) return 1 ;;
   esac
 }
+if [ -n "$cluster" ]; then
+  [[ "$cluster" =~ ^([0-9]+)(x([0-9]+))?$ ]] || { echo "--cluster NODES[xRANKS]" >&2; exit 2; }
+  nodes="${BASH_REMATCH[1]}"; ppn="${BASH_REMATCH[3]:-1}"
+  procs=$((nodes * ppn))
+  export CLUSTER_EMU_NAME="${CLUSTER_EMU_NAME:-ccsw}"
+  scripts/cluster-emu.sh up "$nodes" --rate "$rate"
+fi
 run() { # np mca... -- args...
   local np="$1"; shift
+  if [ -n "$cluster" ]; then
+    # mpirun options before the program go through CLUSTER_MPIRUN_ARGS
+    local opts=() prog=()
+    while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do
+      case "$1" in
+        -x) opts+=("$1" "$2"); shift 2 ;;
+        --mca) opts+=("$1" "$2" "$3"); shift 3 ;;
+        *) opts+=("$1"); shift ;;
+      esac
+    done
+    CLUSTER_MPIRUN_ARGS="${opts[*]}" locked timeout 300 scripts/cluster-emu.sh mpirun --ppn "$ppn" -- "$@" >/dev/null
+    return
+  fi
   local extra=()
   if [ "$np" -gt 2 ]; then extra=(--oversubscribe --mca mpi_yield_when_idle 1); fi
   locked timeout 300 mpirun --allow-run-as-root --mca btl self,vader "${extra[@]}" -np "$np" "$@" >/dev/null
@@ -89,7 +120,7 @@ run() { # np mca... -- args...
 
 start=$(date +%s)
 for np in $procs; do
-  for coll in bcast allreduce reduce allgather alltoall barrier reduce_scatter_block gather scatter; do
+  for coll in $only; do
     i=0
     for name in ${names[$coll]}; do
       i=$((i + 1))
@@ -110,7 +141,7 @@ done
 
 # which algorithm the default ran: the same harness, once per size, under the trace shim
 for np in $procs; do
-  for coll in bcast allreduce reduce allgather alltoall barrier reduce_scatter_block gather scatter; do
+  for coll in $only; do
     COMMCOST_OMPI_TRACE="$work/default.np$np.$coll" LD_PRELOAD="$work/trace.so" \
       run "$np" -x COMMCOST_OMPI_TRACE -x LD_PRELOAD \
       "$bin" --collective "$coll" --sizes "$(sizes_of "$coll")" --samples 1 --warmup 0 \

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# An emulated cluster on one Linux machine: N "nodes" as network namespaces, each joined to a
+# bridge by a veth pair shaped with a token bucket (tc tbf) in both directions, and Open MPI
+# launched across them as across hosts.
+#
+# Why: on a machine with few cores, 4 or 8 MPI ranks fight for the CPUs and a collective's time
+# says more about the scheduler than about the algorithm. Behind rate-limited links the network
+# decides from a few KiB up (1 Gbit/s: 1 MiB takes about 8.3 ms on the wire), repeatably.
+#
+# Usage (as root; needs iproute2 and Open MPI):
+#   scripts/cluster-emu.sh up N [--rate 1gbit] [--name cc]   build nodes 1..N
+#   scripts/cluster-emu.sh mpirun [--ppn R] [--nodes K] [--btl LIST] -- PROGRAM ARGS...
+#                                     run PROGRAM on nodes 1..K (default all; R ranks per node, default 1;
+#                                     BTLs default self,tcp for R = 1, self,vader,tcp otherwise)
+#   scripts/cluster-emu.sh down [--name cc]                 remove everything `up` created
+#   scripts/cluster-emu.sh status [--name cc]
+#   scripts/cluster-emu.sh rsh-NAME HOST CMD...              Open MPI's launcher (internal)
+#
+# Topology: a star. Node K is namespace NAME-nK with interface eth0 = 10.213.X.K/24 (X derived
+# from NAME, so clusters of different names do not collide); the other end of its veth (NAME-vK)
+# is a port of the bridge NAME-br (10.213.X.254/24) in the root
+# namespace. MTU 9000 everywhere. tbf shapes the node side's egress (what the node sends) and the
+# bridge side's egress (what the node receives), burst max(16 KiB, rate x 250 us), limit 16 MB.
+# RPS is set on both veth ends so that a flow's packets are not reordered between CPUs.
+#
+# Open MPI: mpirun stays in the root namespace and sees the nodes as hosts 10.213.77.K; its
+# remote-shell agent is this script (`rsh`), which runs the daemon in the node's namespace with a
+# private UTS namespace and hostname node-K (so Open MPI sees distinct nodes and uses shared
+# memory only inside a node). Out-of-band and BTL traffic are restricted to the cluster subnet.
+#
+# Everything `up` creates carries the NAME prefix, and `down` removes it (also what a failed `up`
+# left behind). The state file /run/NAME-cluster-emu records the node count.
+set -euo pipefail
+
+name="${CLUSTER_EMU_NAME:-cc}"
+# one /24 per cluster name, so that clusters of different names can exist side by side
+subnet_of() { echo "10.213.$(( $(printf '%s' "$1" | cksum | cut -d' ' -f1) % 200 + 20 ))"; }
+subnet="$(subnet_of "$name")"
+self="$(readlink -f "$0")"
+
+die() { echo "cluster-emu: $*" >&2; exit 2; }
+need_root() { [ "$(id -u)" = 0 ] || die "must run as root (network namespaces, tc)"; }
+state_file() { echo "/run/${name}-cluster-emu"; }
+
+# the largest CPU mask of this machine, for RPS (hex, comma-free for up to 32 CPUs)
+cpu_mask() {
+  local n
+  n=$(nproc --all)
+  if [ "$n" -ge 32 ]; then echo ffffffff; else printf '%x' $(( (1 << n) - 1 )); fi
+}
+
+# burst in bytes for a tc rate such as 1gbit, 200mbit, 10gbit: max(16 KiB, rate x 250 us)
+burst_for() {
+  local rate="$1" bits
+  case "$rate" in
+    *gbit) bits=$(( ${rate%gbit} * 1000000000 )) ;;
+    *mbit) bits=$(( ${rate%mbit} * 1000000 )) ;;
+    *kbit) bits=$(( ${rate%kbit} * 1000 )) ;;
+    *) die "--rate must be an integer with gbit, mbit or kbit (got $rate)" ;;
+  esac
+  local b=$(( bits / 8 / 4000 ))
+  if [ "$b" -lt 16384 ]; then b=16384; fi
+  echo "$b"
+}
+
+cmd_down() {
+  need_root
+  local ns
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${name}-n[0-9]+$" || true); do
+    # end every process still running in the node (daemons, ranks) before removing it
+    local pids
+    pids=$(ip netns pids "$ns" 2>/dev/null || true)
+    if [ -n "$pids" ]; then kill -9 $pids 2>/dev/null || true; fi
+    ip netns del "$ns" 2>/dev/null || true
+  done
+  local dev
+  for dev in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' \
+      | grep -E "^${name}-(v[0-9]+|br)$" || true); do
+    ip link del "$dev" 2>/dev/null || true
+  done
+  rm -f "$(state_file)"
+}
+
+cmd_up() {
+  need_root
+  local n="" rate="1gbit"
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --rate) rate="$2"; shift 2 ;;
+      --name) name="$2"; subnet="$(subnet_of "$name")"; shift 2 ;;
+      [0-9]*) n="$1"; shift ;;
+      *) die "up: unknown argument $1" ;;
+    esac
+  done
+  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 64 ] || die "up: node count must be 1..64 (got '$n')"
+  [[ "$name" =~ ^[a-z][a-z0-9]{0,5}$ ]] || die "--name must be 1-6 lowercase letters/digits, starting with a letter"
+  command -v ip >/dev/null && command -v tc >/dev/null || die "needs iproute2 (ip, tc)"
+  local burst mask
+  burst=$(burst_for "$rate")
+  mask=$(cpu_mask)
+  cmd_down
+  up_done=0
+  trap 'if [ "$up_done" != 1 ]; then echo "cluster-emu: up failed, removing what it made" >&2; cmd_down; fi' EXIT
+  ip link add "${name}-br" type bridge
+  ip link set "${name}-br" mtu 9000
+  ip addr add "${subnet}.254/24" dev "${name}-br"
+  ip link set "${name}-br" up
+  local k ns v
+  for k in $(seq 1 "$n"); do
+    ns="${name}-n$k"; v="${name}-v$k"
+    ip netns add "$ns"
+    ip link add "$v" mtu 9000 type veth peer name eth0 netns "$ns"
+    ip link set "$v" master "${name}-br"
+    ip link set "$v" up
+    ip netns exec "$ns" sh -c "
+      sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1 || true
+      ip link set lo up
+      ip link set eth0 mtu 9000
+      ip addr add ${subnet}.$k/24 dev eth0
+      ip link set eth0 up
+      tc qdisc add dev eth0 root tbf rate $rate burst $burst limit 16mb
+      echo $mask > /sys/class/net/eth0/queues/rx-0/rps_cpus 2>/dev/null || true
+    "
+    tc qdisc add dev "$v" root tbf rate "$rate" burst "$burst" limit 16mb
+    echo "$mask" > "/sys/class/net/$v/queues/rx-0/rps_cpus" 2>/dev/null || true
+  done
+  # bridge ports forward only after the learning states; wait (bounded) for state 3
+  local tries=0 ok
+  while :; do
+    ok=1
+    for k in $(seq 1 "$n"); do
+      if [ "$(cat "/sys/class/net/${name}-v$k/brport/state" 2>/dev/null || echo 0)" != 3 ]; then ok=0; fi
+    done
+    [ "$ok" = 1 ] && break
+    tries=$((tries + 1))
+    [ "$tries" -le 300 ] || die "bridge ports did not reach the forwarding state in 30 s"
+    sleep 0.1
+  done
+  # every node reaches node 1 (one ping each, bounded; skipped where ping is not installed)
+  for k in $(command -v ping >/dev/null && seq 2 "$n"); do
+    ip netns exec "${name}-n$k" ping -q -c 1 -W 2 "${subnet}.1" >/dev/null \
+      || die "node $k cannot reach node 1"
+  done
+  echo "$n $rate" > "$(state_file)"
+  up_done=1
+  echo "cluster-emu: $n nodes ${subnet}.1-$n, links $rate each way (burst $burst B)"
+}
+
+cmd_status() {
+  local f
+  f="$(state_file)"
+  [ -f "$f" ] || { echo "cluster-emu: no cluster named $name"; return 1; }
+  read -r n rate < "$f"
+  echo "cluster-emu: $n nodes, $rate links"
+  ip netns list | grep -E "^${name}-n[0-9]+" || true
+}
+
+# Open MPI's plm_rsh agent: `rsh [ssh-like options] HOST COMMAND...`
+cmd_rsh() {
+  while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do shift; done
+  local host="$1"; shift
+  local k="${host##*.}"
+  [[ "$host" == "${subnet}."* ]] && [[ "$k" =~ ^[0-9]+$ ]] || die "rsh: not a cluster host: $host"
+  exec ip netns exec "${name}-n$k" unshare --uts sh -c "hostname node-$k; exec sh -c \"\$0\"" "$*"
+}
+
+cmd_mpirun() {
+  local ppn=1 btl="" use=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --ppn) ppn="$2"; shift 2 ;;
+      --nodes) use="$2"; shift 2 ;;
+      --btl) btl="$2"; shift 2 ;;
+      --name) name="$2"; subnet="$(subnet_of "$name")"; shift 2 ;;
+      --) shift; break ;;
+      *) die "mpirun: unknown option $1 (put the program after --)" ;;
+    esac
+  done
+  [ $# -gt 0 ] || die "mpirun: no program given (after --)"
+  [[ "$ppn" =~ ^[0-9]+$ ]] && [ "$ppn" -ge 1 ] || die "--ppn must be a positive integer"
+  local f n rate
+  f="$(state_file)"
+  [ -f "$f" ] || die "no cluster named $name: run '$0 up N' first"
+  read -r n rate < "$f"
+  if [ -n "$use" ]; then
+    [[ "$use" =~ ^[0-9]+$ ]] && [ "$use" -ge 1 ] && [ "$use" -le "$n" ] || die "--nodes must be 1..$n"
+    n="$use"
+  fi
+  if [ -z "$btl" ]; then
+    if [ "$ppn" = 1 ]; then btl="self,tcp"; else btl="self,vader,tcp"; fi
+  fi
+  local hosts="" k
+  for k in $(seq 1 "$n"); do hosts="${hosts:+$hosts,}${subnet}.$k:$ppn"; done
+  # Collectives' message and MPI env passes through -x; extra mpirun options via $CLUSTER_MPIRUN_ARGS
+  # shellcheck disable=SC2086
+  exec mpirun --allow-run-as-root --host "$hosts" --map-by "ppr:$ppn:node" --bind-to none \
+    --mca plm_rsh_agent "$self rsh-$name" --mca plm_rsh_no_tree_spawn 1 \
+    --mca oob_tcp_if_include "${subnet}.0/24" --mca btl_tcp_if_include "${subnet}.0/24" \
+    --mca btl "$btl" --mca mpi_yield_when_idle 1 \
+    ${CLUSTER_MPIRUN_ARGS:-} "$@"
+}
+
+[ $# -gt 0 ] || { sed -n '2,30p' "$0"; exit 2; }
+sub="$1"; shift
+case "$sub" in
+  up) cmd_up "$@" ;;
+  down)
+    while [ $# -gt 0 ]; do case "$1" in --name) name="$2"; shift 2 ;; *) die "down: unknown argument $1" ;; esac; done
+    cmd_down ;;
+  status)
+    while [ $# -gt 0 ]; do case "$1" in --name) name="$2"; shift 2 ;; *) die "status: unknown argument $1" ;; esac; done
+    cmd_status ;;
+  rsh-*) name="${sub#rsh-}"; subnet="$(subnet_of "$name")"; cmd_rsh "$@" ;;
+  mpirun) cmd_mpirun "$@" ;;
+  *) die "unknown subcommand $sub (up, mpirun, down, status)" ;;
+esac

@@ -1,0 +1,10 @@
+//! Validation of commcost against real MPI runs.
+//!
+//! [`selection`] reads what `scripts/selection_sweep.sh` measured — the OSU Micro-Benchmarks'
+//! collective tests run with Open MPI's default decision, with a rules file exported by
+//! `commcost export ompi-rules`, and with every algorithm forced — and says, per collective and
+//! message size, whether the exported rules made the run faster, and how far the rules' pick is
+//! from the fastest forced algorithm. The binary `selection_report` prints the tables of
+//! docs/ACCURACY.md; the tests of this package check the committed measurements.
+
+pub mod selection;
