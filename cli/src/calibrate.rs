@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use commcost::calibrate::{
-    AssessmentConfig, BenchmarkFitConfig, BenchmarkSeries, CopyMeasurements, Prober, PrttPlan,
-    SeriesKind, assess_loggp, derive_memory_logp, fit_loggp_from_benchmarks, measure_prtt,
-    parse_netgauge, relative_errors,
+    Adjustment, AssessmentConfig, BenchmarkFit, BenchmarkFitConfig, BenchmarkSeries,
+    CopyMeasurements, Prober, PrttPlan, SeriesKind, assess_loggp, derive_memory_logp,
+    fit_loggp_from_benchmarks, fit_plogp_from_benchmarks, measure_prtt, parse_netgauge,
+    relative_errors,
 };
 use commcost::probe::{Budget, CopyKind, CopyPlan, Methodology, TcpLoopbackProber, measure_copies};
 use commcost::{CalibrationError, CommModel, LogGP, Message, ModelSpec, Protocols};
@@ -16,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use crate::collective::{Collective, dispatch};
 use crate::model::{ModelFile, Provenance, host_name, now_utc, write_file};
-use crate::plot::read_measured;
+use crate::plot::{Format, read_benchmark};
 use crate::units::human_time;
 use crate::{Failure, fail};
 
@@ -72,13 +73,16 @@ enum What {
         /// Output files of osu_latency, osu_bw, collective tests (any order).
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Processes the collective tests ran with (OSU does not print it).
-        #[arg(long, default_value_t = 2)]
+        /// Processes the collective tests ran with (OSU does not print it; at least 1).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
         procs: u64,
         /// Share of the fixed one-way time assigned to the two overheads 2o (0..1); the
         /// benchmarks cannot measure it.
         #[arg(long, default_value_t = 0.0)]
         overhead_share: f64,
+        /// The model to write: LogGP with protocol ranges, or pLogP (g(m) from osu_bw).
+        #[arg(long, value_enum, default_value_t = FitModel::Loggp)]
+        model: FitModel,
     },
     /// Import Intel MPI Benchmarks output (its PingPong table).
     Imb {
@@ -87,7 +91,19 @@ enum What {
         /// Share of the fixed one-way time assigned to the two overheads 2o (0..1).
         #[arg(long, default_value_t = 0.0)]
         overhead_share: f64,
+        /// The model to write: LogGP with protocol ranges, or pLogP.
+        #[arg(long, value_enum, default_value_t = FitModel::Loggp)]
+        model: FitModel,
     },
+}
+
+/// The model `calibrate osu` / `calibrate imb` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FitModel {
+    /// LogGP with protocol ranges.
+    Loggp,
+    /// pLogP: L and the gap table g(m).
+    Plogp,
 }
 
 fn progress_bar(total: u64, what: &str) -> ProgressBar {
@@ -152,6 +168,7 @@ fn finish(
     inputs: Vec<String>,
     parameters: Map<String, Value>,
     accuracy: Map<String, Value>,
+    adjustments: Vec<String>,
 ) -> Result<(), Failure> {
     let Some(path) = output else {
         return fail("give the model file to write with -o FILE");
@@ -169,13 +186,17 @@ fn finish(
             inputs,
             parameters,
             accuracy: accuracy.clone(),
+            adjustments,
             tool: format!("commcost {}", env!("CARGO_PKG_VERSION")),
         },
         spec,
     };
     write_file(&path, &file)?;
     outln!("wrote {}", path.display());
-    for (k, v) in &accuracy {
+    for (k, v) in accuracy
+        .iter()
+        .filter(|(_, v)| v.get("median_relative_error").is_some())
+    {
         let at = |q: &str| v.get(q).and_then(Value::as_f64).unwrap_or(f64::NAN) * 100.0;
         outln!(
             "  accuracy on {}: median relative error {:.1} %, 90th percentile {:.1} %",
@@ -195,7 +216,7 @@ fn benchmark_fit(
     latency: &BenchmarkSeries,
     bandwidth: Option<&BenchmarkSeries>,
     overhead_share: f64,
-) -> Result<commcost::calibrate::BenchmarkFit, Failure> {
+) -> Result<BenchmarkFit, Failure> {
     let config = BenchmarkFitConfig {
         overhead_share,
         ..BenchmarkFitConfig::default()
@@ -203,13 +224,179 @@ fn benchmark_fit(
     Ok(fit_loggp_from_benchmarks(latency, bandwidth, &config)?)
 }
 
-fn benchmark_accuracy(fit: &commcost::calibrate::BenchmarkFit) -> Map<String, Value> {
+fn benchmark_accuracy(fit: &BenchmarkFit) -> Map<String, Value> {
     let mut acc = Map::new();
     acc.insert("latency_series".into(), pct(fit.latency_error));
+    acc.insert(
+        "latency_series_direct_piecewise_linear_fit".into(),
+        pct(fit.direct_latency_error),
+    );
     if let Some(e) = fit.bandwidth_error {
         acc.insert("bandwidth_series_message_interval".into(), pct(e));
     }
     acc
+}
+
+fn adjustment_lines(adjustments: &[Adjustment]) -> Vec<String> {
+    adjustments
+        .iter()
+        .map(|a| {
+            let range = a.range.map_or_else(String::new, |r| format!("range {r}: "));
+            let fitted = if a.fitted.is_finite() {
+                format!("fitted {:e}, ", a.fitted)
+            } else {
+                String::new()
+            };
+            format!(
+                "{range}{}: {fitted}used {:e} ({})",
+                a.parameter, a.used, a.how
+            )
+        })
+        .collect()
+}
+
+/// Prints what a benchmark fit found: steps, ranges, errors, adjustments.
+fn describe_benchmark_fit(fit: &BenchmarkFit) -> Result<(), Failure> {
+    if fit.steps.is_empty() {
+        outln!("  no level step in the latency series");
+    }
+    for step in &fit.steps {
+        outln!(
+            "  step between {} B and {} B: x{:.2} ({:.1} standard errors)",
+            step.between.0,
+            step.between.1,
+            step.ratio,
+            step.z
+        );
+    }
+    for r in &fit.ranges {
+        outln!(
+            "  from {:>9} B ({}, {} points {}..{} B): 2o + L = {}, g = {}, G = {:.4} ns/B",
+            r.start,
+            r.boundary,
+            r.latency_points,
+            r.measured_sizes.0,
+            r.measured_sizes.1,
+            human_time(r.fixed),
+            human_time(r.gap),
+            r.gap_per_byte * 1e9
+        );
+    }
+    outln!(
+        "  latency series: median relative error {:.1} % (a direct piecewise-linear fit with {} \
+         pieces: {:.1} %)",
+        fit.latency_error.0 * 100.0,
+        fit.ranges.len(),
+        fit.direct_latency_error.0 * 100.0
+    );
+    for line in adjustment_lines(&fit.adjustments) {
+        outln!("  adjusted: {line}");
+    }
+    Ok(())
+}
+
+fn plogp_roles() -> Map<String, Value> {
+    let mut m = Map::new();
+    for (k, v) in [
+        (
+            "latency",
+            "L: end-to-end latency without the sender's share g(m) (s)",
+        ),
+        (
+            "gap",
+            "g(m): time between consecutive messages of m bytes (a table, s)",
+        ),
+        (
+            "send_overhead",
+            "o_s(m): not determined by ping-pong or streaming-bandwidth output (0)",
+        ),
+        (
+            "recv_overhead",
+            "o_r(m): not determined by ping-pong or streaming-bandwidth output (0)",
+        ),
+        (
+            "processors",
+            "P: processes the parameters were measured with",
+        ),
+    ] {
+        m.insert(k.into(), v.into());
+    }
+    m
+}
+
+const PLOGP_METHOD: &str = "pLogP (Kielmann, Bal & Verstoep 2000), T(m) = L + g(m): g(m) = \
+    m / bandwidth(m) from the streaming-bandwidth series, L = T(1) - g(1) from the 1-byte \
+    one-way time (without a bandwidth series g(m) = T(m) and L = 0); o_s, o_r are not \
+    determined by these benchmarks and are 0 (commcost::calibrate::fit_plogp_from_benchmarks)";
+
+/// Writes the model `which` asks for from a latency and an optional bandwidth series, with
+/// the LogGP and the pLogP errors side by side in the report.
+fn write_benchmark_model(
+    output: Option<PathBuf>,
+    which: FitModel,
+    latency: &BenchmarkSeries,
+    bandwidth: Option<&BenchmarkSeries>,
+    overhead_share: f64,
+    collectives: &[BenchmarkSeries],
+    procs: u64,
+    inputs: Vec<String>,
+) -> Result<(), Failure> {
+    let fit = benchmark_fit(latency, bandwidth, overhead_share)?;
+    describe_benchmark_fit(&fit)?;
+    let plogp = fit_plogp_from_benchmarks(latency, bandwidth, 2)?;
+    outln!(
+        "  pLogP (g(m) from the {} series): median relative error {:.1} % on the latency series{}",
+        plogp.gap_source,
+        plogp.latency_error.0 * 100.0,
+        plogp
+            .bandwidth_error
+            .map(|e| format!(", {:.1} % on the bandwidth series' intervals", e.0 * 100.0))
+            .unwrap_or_default()
+    );
+    let measured = format!(
+        "{}{}",
+        latency.title,
+        bandwidth
+            .map(|b| format!(" and {}", b.title))
+            .unwrap_or_default()
+    );
+    let mut accuracy = benchmark_accuracy(&fit);
+    let mut plogp_acc = Map::new();
+    plogp_acc.insert("latency_series".into(), pct(plogp.latency_error));
+    if let Some(e) = plogp.bandwidth_error {
+        plogp_acc.insert("bandwidth_series_message_interval".into(), pct(e));
+    }
+    match which {
+        FitModel::Loggp => {
+            accuracy.insert("plogp_for_comparison".into(), Value::Object(plogp_acc));
+            collective_accuracy(&fit.model, collectives, procs, &mut accuracy);
+            finish(
+                output,
+                fit.model.into(),
+                measured,
+                BENCHMARK_METHOD,
+                inputs,
+                loggp_roles(),
+                accuracy,
+                adjustment_lines(&fit.adjustments),
+            )
+        }
+        FitModel::Plogp => {
+            let mut loggp_acc = accuracy;
+            collective_accuracy(&fit.model, collectives, procs, &mut loggp_acc);
+            plogp_acc.insert("loggp_for_comparison".into(), Value::Object(loggp_acc));
+            finish(
+                output,
+                plogp.model.into(),
+                measured,
+                PLOGP_METHOD,
+                inputs,
+                plogp_roles(),
+                plogp_acc,
+                adjustment_lines(&plogp.adjustments),
+            )
+        }
+    }
 }
 
 /// The fitted model's best collective algorithm against measured collective series: the
@@ -257,9 +444,10 @@ fn best_time<A: commcost::collectives::Algorithm>(
     commcost::collectives::best::<A>(model, &problem).map(|(_, t)| t)
 }
 
-const BENCHMARK_METHOD: &str = "protocol ranges by binary segmentation of the latency series; per \
-    range a relative-weighted least-squares line T(s) = (2o + L) + (s - 1) G through the half \
-    round trips, g = mean of s / bandwidth(s) - (s - 1) G (commcost::calibrate::\
+const BENCHMARK_METHOD: &str = "protocol ranges at the level steps of the latency series \
+    (commcost::calibrate::detect_steps) and at slope changes; per range a relative-weighted \
+    least-squares line T(s) = (2o + L) + (s - 1) G through the half round trips, constrained to \
+    non-negative coefficients (every change reported under adjustments), g = mean of s / bandwidth(s) - (s - 1) G (commcost::calibrate::\
     fit_loggp_from_benchmarks). Ping-pong and bandwidth tests do not separate o from L: 2o is \
     the chosen overhead share of the fixed time.";
 
@@ -269,12 +457,13 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             files,
             overhead_share,
             procs,
+            model,
         } => {
             let mut latency = None;
             let mut bandwidth = None;
             let mut collectives = Vec::new();
             for path in &files {
-                for series in read_measured(path)? {
+                for series in read_benchmark(path, Format::Osu)? {
                     match series.kind {
                         SeriesKind::Latency if latency.is_none() => latency = Some(series),
                         SeriesKind::Bandwidth if bandwidth.is_none() => bandwidth = Some(series),
@@ -290,53 +479,40 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             let Some(latency) = latency else {
                 return fail("none of the files is osu_latency output (`# Size  Latency (us)`)");
             };
-            let fit = benchmark_fit(&latency, bandwidth.as_ref(), overhead_share)?;
-            describe_ranges(&fit.model)?;
-            let measured = format!(
-                "{}{}",
-                latency.title,
-                bandwidth
-                    .as_ref()
-                    .map(|b| format!(" and {}", b.title))
-                    .unwrap_or_default()
-            );
-            let mut accuracy = benchmark_accuracy(&fit);
-            collective_accuracy(&fit.model, &collectives, procs, &mut accuracy);
-            finish(
+            write_benchmark_model(
                 args.output,
-                fit.model.into(),
-                measured,
-                BENCHMARK_METHOD,
+                model,
+                &latency,
+                bandwidth.as_ref(),
+                overhead_share,
+                &collectives,
+                procs,
                 files.iter().map(|p| p.display().to_string()).collect(),
-                loggp_roles(),
-                accuracy,
             )
         }
         What::Imb {
             file,
             overhead_share,
+            model,
         } => {
-            let all = read_measured(&file)?;
+            let all = read_benchmark(&file, Format::Imb)?;
             let Some(latency) = all.iter().find(|s| s.kind == SeriesKind::Latency) else {
                 return fail(format!("{}: no PingPong table", file.display()));
             };
-            let fit = benchmark_fit(latency, None, overhead_share)?;
-            describe_ranges(&fit.model)?;
-            let mut accuracy = benchmark_accuracy(&fit);
             let collectives: Vec<BenchmarkSeries> = all
                 .iter()
                 .filter(|s| matches!(s.kind, SeriesKind::Collective(_)))
                 .cloned()
                 .collect();
-            collective_accuracy(&fit.model, &collectives, 2, &mut accuracy);
-            finish(
+            write_benchmark_model(
                 args.output,
-                fit.model.into(),
-                latency.title.clone(),
-                BENCHMARK_METHOD,
+                model,
+                latency,
+                None,
+                overhead_share,
+                &collectives,
+                2,
                 vec![file.display().to_string()],
-                loggp_roles(),
-                accuracy,
             )
         }
         What::Netgauge { file } => {
@@ -377,6 +553,7 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
                 vec![file.display().to_string()],
                 loggp_roles(),
                 acc,
+                adjustment_lines(&assessment.adjustments),
             )
         }
         What::Tcp { quick } => tcp(args.output, quick),
@@ -448,6 +625,7 @@ fn tcp(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
         vec![],
         loggp_roles(),
         acc,
+        adjustment_lines(&assessment.adjustments),
     )
 }
 
@@ -554,6 +732,7 @@ fn host(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
         vec![],
         roles,
         acc,
+        vec![],
     )
 }
 
@@ -644,5 +823,6 @@ fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> 
         vec![],
         loggp_roles(),
         acc,
+        adjustment_lines(&assessment.adjustments),
     )
 }

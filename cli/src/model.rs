@@ -95,6 +95,9 @@ pub struct Provenance {
     pub parameters: serde_json::Map<String, serde_json::Value>,
     /// How well the model reproduces the measurements.
     pub accuracy: serde_json::Map<String, serde_json::Value>,
+    /// Every fitted value the model does not use as fitted, and what it uses instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adjustments: Vec<String>,
     /// The tool and its version.
     pub tool: String,
 }
