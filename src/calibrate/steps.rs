@@ -30,14 +30,14 @@ pub struct StepConfig {
 }
 
 impl Default for StepConfig {
-    /// Window 4, ratio 1.2, 3.5 standard errors, noise floor 0.5 %, at most 8 steps: a step of
-    /// 1.5× is found under uniform multiplicative noise up to ±5 % (the table test
-    /// `tests/benchmark_steps.rs`), a smooth curve without steps gives none.
+    /// Window 3, ratio 1.3, 2.5 standard errors, noise floor 0.5 %, at most 8 steps: on the OSU
+    /// grid a step of 1.5× is found at its size under uniform multiplicative noise up to ±5 %,
+    /// and smooth convex curves give none (the table tests of `tests/benchmark_steps.rs`).
     fn default() -> Self {
         Self {
-            window: 4,
-            min_ratio: 1.2,
-            significance: 3.5,
+            window: 3,
+            min_ratio: 1.3,
+            significance: 2.5,
             noise_floor: 0.005,
             max_steps: 8,
         }
@@ -162,7 +162,21 @@ fn jump(
             } else {
                 0.0
             };
-            (a + slope * mid, inv_w + lever)
+            // a side whose points scatter more than the noise about their line (a window that
+            // straddles another step) is less certain in proportion
+            let misfit = if own.len() >= 3 {
+                let sse: f64 = own
+                    .iter()
+                    .map(|&i| ((t[i] - a - slope * sizes[i]) / t[i]).powi(2))
+                    .sum();
+                (sse / (own.len() - 2) as f64) / (sigma * sigma)
+            } else {
+                1.0
+            };
+            (
+                a + slope * mid,
+                (inv_w + lever) * if misfit > MISFIT { misfit } else { 1.0 },
+            )
         } else {
             // one point: the other side's slope through it
             let i = own[0];
@@ -185,6 +199,27 @@ fn jump(
     (jump.is_finite() && se > 0.0 && se.is_finite()).then_some((jump, se))
 }
 
+/// A side's mean squared relative residual about its line, over `σ²`, above which the side
+/// counts as scattering beyond the noise (for 1 residual degree of freedom, a 4.6 % chance).
+const MISFIT: f64 = 4.0;
+
+/// The point of `side` (3 or more points) farthest from the side's line, when the side
+/// scatters beyond the noise (see [`MISFIT`]).
+fn outlier(sizes: &[f64], t: &[f64], sigma: f64, side: &[usize]) -> Option<usize> {
+    if side.len() < 3 {
+        return None;
+    }
+    let (a, slope, ..) = side_line(sizes, t, side);
+    let residual = |i: usize| ((t[i] - a - slope * sizes[i]) / t[i]).abs();
+    let sse: f64 = side.iter().map(|&i| residual(i).powi(2)).sum();
+    if sse / (side.len() - 2) as f64 <= MISFIT * sigma * sigma {
+        return None;
+    }
+    side.iter()
+        .copied()
+        .max_by(|&i, &j| residual(i).total_cmp(&residual(j)))
+}
+
 /// Finds the level steps of a one-way time series on a coarse size grid.
 ///
 /// # Method
@@ -195,18 +230,21 @@ fn jump(
 /// on each side (a side of one point takes the other side's slope; a gap between two accepted
 /// steps uses only the points between them), and the jump is `Δ = ln(r / l)`, `l` and `r`
 /// the two lines at the middle of the gap: 0 on one LogGP range, however the window sits.
-/// The smallest `Δ` (in standard errors) over leaving out any one point of a side of 3 or
-/// more points counts, so that a single spike, which tilts a short window's line, makes no
+/// When a side of 3 or more points scatters about its line by more than 4 `σ²` (mean
+/// square), the smaller `Δ` (in standard errors) of the full side and of the side without its
+/// farthest point counts, so that a single spike, which tilts a short window's line, makes no
 /// step.
 /// Its standard error is the textbook prediction variance of a weighted line,
 /// `σ √(Σ_side (1/W + (m − x̄)² / S_xx) / pred²)`, with `σ` the local relative noise (the
 /// median relative deviation of a point from the straight line through its two neighbours,
 /// over the 33 nearest points, scaled to unit variance and `/ 0.6745`; at least
 /// [`noise_floor`](StepConfig::noise_floor)). A gap is a step when `Δ ≥ ln(min_ratio)` and
-/// `Δ ≥ significance · se`: only rises count — a protocol switch makes larger messages slower
+/// `Δ ≥ significance · se` (a side whose points scatter about their line by more than 4 `σ²`
+/// — a window reaching over another step — has its variance scaled by that mean square):
+/// only rises count — a protocol switch makes larger messages slower
 /// per byte or per message, a LogGP range with a lower level than the one below it would
 /// predict a larger message faster than a smaller one, and a drop is noise or the end of a
-/// spike. The largest step is accepted first, then the remaining gaps are re-tested with
+/// spike. The most significant step is accepted first, then the remaining gaps are re-tested with
 /// windows that stop at the accepted steps, until none passes or
 /// [`max_steps`](StepConfig::max_steps) are found. A per-byte time that grows abruptly (a
 /// message outgrowing a cache) is a step like any other; a smoothly convex curve is not, as
@@ -299,35 +337,25 @@ pub fn detect_steps(
             if !(d >= threshold && z >= config.significance) {
                 continue;
             }
-            // the step must survive leaving out any one point of a side of 3 or more (a spike
-            // tilts a short window's line)
+            // a side of 3 or more points that scatters beyond the noise (a spike tilts a short
+            // window's line): the step must survive leaving out its worst point
             for (side, is_left) in [(&left, true), (&right, false)] {
-                if side.len() < 3 {
+                let Some(worst) = outlier(&x, times, sigma, side) else {
                     continue;
-                }
-                for skip in 0..side.len() {
-                    let fewer: Vec<usize> = side
-                        .iter()
-                        .enumerate()
-                        .filter(|&(k, _)| k != skip)
-                        .map(|(_, &i)| i)
-                        .collect();
-                    let (l, r) = if is_left {
-                        (&fewer, &right)
-                    } else {
-                        (&left, &fewer)
-                    };
-                    match jump(&x, times, sigma, mid, l, r) {
-                        Some((d2, se2)) => {
-                            if d2 / se2 < z {
-                                (d, z) = (d2, d2 / se2);
-                            }
-                        }
-                        None => z = 0.0,
-                    }
+                };
+                let fewer: Vec<usize> = side.iter().copied().filter(|&i| i != worst).collect();
+                let (l, r) = if is_left {
+                    (&fewer, &right)
+                } else {
+                    (&left, &fewer)
+                };
+                match jump(&x, times, sigma, mid, l, r) {
+                    Some((d2, se2)) if d2 / se2 < z => (d, z) = (d2, d2 / se2),
+                    Some(_) => {}
+                    None => z = 0.0,
                 }
             }
-            if d >= threshold && z >= config.significance && best.is_none_or(|(_, bd, _)| d > bd) {
+            if d >= threshold && z >= config.significance && best.is_none_or(|(_, _, bz)| z > bz) {
                 best = Some((b, d, z));
             }
         }
