@@ -263,9 +263,9 @@ fn check_series(what: &'static str, points: &[(u64, f64)]) -> Result<(), Calibra
 ///    [`max_ranges`](BenchmarkFitConfig::max_ranges) cuts were added — the per-byte time of a
 ///    message that outgrows a cache is such a range. The number of cuts found this way is
 ///    kept, their positions are then chosen jointly by dynamic programming (least squared
-///    relative residuals of the constrained lines, the steps fixed), and each is moved by up
-///    to 2 points while that lowers the model's median relative error (series of up to 4096
-///    points).
+///    relative residuals of the constrained lines, the steps fixed), and each is then moved
+///    to where the model's median relative error is lowest (to any gap for up to 256 points,
+///    by up to 2 points for up to 4096).
 ///
 /// A range starts one byte after the last measured size of the range below it (the benchmarks
 /// measure powers of two, so the real switch is somewhere in between). In each range a
@@ -628,34 +628,46 @@ fn median_error(lat: &[(u64, f64)], cuts: &[usize]) -> f64 {
     super::relative_errors(&pairs).map_or(f64::INFINITY, |e| e.0)
 }
 
-/// Moves each cut that is not a step by up to 2 points while that lowers the model's median
-/// relative error (at most 3 sweeps; series of up to 4096 points).
-fn refine_cuts(lat: &[(u64, f64)], cuts: &mut [usize], steps: &[usize]) {
-    if lat.len() > 4096 {
+/// Moves each cut that is not a step to where the model's median relative error is lowest —
+/// to any gap of the series for series of up to 256 points, by up to 2 points for up to 4096 —
+/// while that lowers it (at most 3 sweeps).
+fn refine_cuts(lat: &[(u64, f64)], cuts: &mut Vec<usize>, steps: &[usize]) {
+    let n = lat.len();
+    if n > 4096 {
         return;
     }
     let mut current = median_error(lat, cuts);
     for _ in 0..3 {
         let mut moved = false;
         for i in 0..cuts.len() {
-            if steps.contains(&cuts[i]) {
+            let original = cuts[i];
+            if steps.contains(&original) {
                 continue;
             }
-            let lo = if i == 0 { 1 } else { cuts[i - 1] + 1 };
-            let hi = cuts.get(i + 1).map_or(lat.len() - 1, |&c| c - 1);
-            let original = cuts[i];
+            let candidates: Vec<usize> = if n <= 256 {
+                (1..n).collect()
+            } else {
+                (original.saturating_sub(2).max(1)..=(original + 2).min(n - 1)).collect()
+            };
             let mut best = (current, original);
-            for c in original.saturating_sub(2).max(lo)..=(original + 2).min(hi) {
-                cuts[i] = c;
-                let e = median_error(lat, cuts);
+            for c in candidates {
+                if c != original && cuts.contains(&c) {
+                    continue;
+                }
+                let mut trial = cuts.clone();
+                trial[i] = c;
+                trial.sort_unstable();
+                let e = median_error(lat, &trial);
                 if e < best.0 {
                     best = (e, c);
                 }
             }
-            cuts[i] = best.1;
             if best.1 != original {
+                cuts[i] = best.1;
+                cuts.sort_unstable();
                 current = best.0;
                 moved = true;
+                break; // indices shifted: start the sweep again
             }
         }
         if !moved {
