@@ -14,7 +14,9 @@ use commcost::calibrate::{
 };
 
 fn fixture(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path)
 }
 
 fn read(path: &str) -> Option<String> {
@@ -45,9 +47,10 @@ fn check(name: &str, fit: &BenchmarkFit) -> Vec<String> {
             problems.push(format!("{name}: range {k} has a negative parameter: {r:?}"));
         }
         for p in &r.clamped {
-            let reported = fit.adjustments.iter().any(|a| {
-                a.range == Some(k) && a.parameter == *p
-            });
+            let reported = fit
+                .adjustments
+                .iter()
+                .any(|a| a.range == Some(k) && a.parameter == *p);
             if !reported {
                 problems.push(format!("{name}: range {k}: {p} changed but not reported"));
             }
@@ -77,7 +80,10 @@ fn fits_follow_every_real_run() {
         problems.extend(check(&format!("osu {run}"), &fit));
         // pLogP fits too, and says where g(m) came from
         let plogp = fit_plogp_from_benchmarks(&lat, bw.as_ref(), 2).unwrap();
-        assert_eq!(plogp.gap_source, if bw.is_some() { "bandwidth" } else { "latency" });
+        assert_eq!(
+            plogp.gap_source,
+            if bw.is_some() { "bandwidth" } else { "latency" }
+        );
     }
     for run in IMB_RUNS {
         let Some(lat) = imb(run) else { continue };
@@ -122,7 +128,11 @@ fn the_vader_eager_limit_is_found_in_the_older_fixtures() {
     let bw = parse_osu(&read("osu/osu_bw.txt").unwrap()).unwrap();
     let fit = fit_loggp_from_benchmarks(&lat, Some(&bw), &config).unwrap();
     assert!(has_step(&fit, (2048, 4096)), "{:?}", fit.steps);
-    assert!(check("osu fixture", &fit).is_empty(), "{:?}", check("osu fixture", &fit));
+    assert!(
+        check("osu fixture", &fit).is_empty(),
+        "{:?}",
+        check("osu fixture", &fit)
+    );
     let imb = parse_imb(&read("imb/imb_mpi1_2ranks.txt").unwrap()).unwrap();
     let pingpong = imb.iter().find(|s| s.title == "IMB PingPong").unwrap();
     let fit = fit_loggp_from_benchmarks(pingpong, None, &config).unwrap();
