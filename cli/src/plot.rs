@@ -20,7 +20,8 @@ pub const CURVE_WIDTH: u32 = 2;
 
 #[derive(Debug, clap::Args)]
 pub struct PlotArgs {
-    /// Model files; each is one curve (or, with --collective, the first model's algorithms).
+    /// Model files (`FILE#NAME` for one model of a file of several); each is one curve (or,
+    /// with --collective, the first model's algorithms).
     #[arg(long, value_name = "FILE")]
     model: Vec<PathBuf>,
     /// Presets (see `commcost presets`); each is one curve.
