@@ -160,6 +160,7 @@ fn describe_ranges(model: &Protocols<LogGP>) -> Result<(), Failure> {
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn finish(
     output: Option<PathBuf>,
     spec: ModelSpec,
@@ -331,6 +332,7 @@ const PLOGP_METHOD: &str = "pLogP (Kielmann, Bal & Verstoep 2000), T(m) = L + g(
 
 /// Writes the model `which` asks for from a latency and an optional bandwidth series, with
 /// the LogGP and the pLogP errors side by side in the report.
+#[allow(clippy::too_many_arguments)]
 fn write_benchmark_model(
     output: Option<PathBuf>,
     which: FitModel,

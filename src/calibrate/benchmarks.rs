@@ -546,11 +546,11 @@ fn range_lines(
         let ((a, b), (fa, fb)) = least_absolute(&lat[w[0]..w[1]]);
         let mut clamped = Vec::new();
         if w[1] - w[0] >= 2 {
-            if b != fb {
+            if b.to_bits() != fb.to_bits() {
                 clamped.push("gap_per_byte");
                 adjustments.push(adjustment(k, "gap_per_byte", fb, b, "constrained fit"));
             }
-            if a != fa {
+            if a.to_bits() != fa.to_bits() {
                 clamped.push("fixed");
                 adjustments.push(adjustment(k, "fixed", fa, a, "constrained fit"));
             }
@@ -605,7 +605,7 @@ fn least_absolute(points: &[(u64, f64)]) -> ((f64, f64), (f64, f64)) {
         }
         let (next, next_free) = sums.constrained();
         let value = objective(next);
-        if !(value < best * (1.0 - 1e-9)) {
+        if value.is_nan() || value >= best * (1.0 - 1e-9) {
             break;
         }
         (line, free, best) = (next, next_free, value);
@@ -631,7 +631,7 @@ fn median_error(lat: &[(u64, f64)], cuts: &[usize]) -> f64 {
 /// Moves each cut that is not a step to where the model's median relative error is lowest —
 /// to any gap of the series for series of up to 256 points, by up to 2 points for up to 4096 —
 /// while that lowers it (at most 3 sweeps).
-fn refine_cuts(lat: &[(u64, f64)], cuts: &mut Vec<usize>, steps: &[usize]) {
+fn refine_cuts(lat: &[(u64, f64)], cuts: &mut [usize], steps: &[usize]) {
     let n = lat.len();
     if n > 4096 {
         return;
@@ -654,7 +654,7 @@ fn refine_cuts(lat: &[(u64, f64)], cuts: &mut Vec<usize>, steps: &[usize]) {
                 if c != original && cuts.contains(&c) {
                     continue;
                 }
-                let mut trial = cuts.clone();
+                let mut trial = cuts.to_vec();
                 trial[i] = c;
                 trial.sort_unstable();
                 let e = median_error(lat, &trial);
