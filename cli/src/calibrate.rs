@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use crate::collective::{Collective, dispatch};
 use crate::model::{ModelFile, Provenance, host_name, now_utc, write_file};
 use crate::plot::{Format, read_benchmark};
-use crate::units::human_time;
+use crate::units::{self, human_time};
 use crate::{Failure, fail};
 
 #[derive(Debug, clap::Args)]
@@ -61,6 +61,20 @@ enum What {
         /// Fewer sizes and passes.
         #[arg(long)]
         quick: bool,
+        /// The model to write: LogGP with protocol ranges, pLogP (from the same round trips),
+        /// or log_3 P (half round trips with MPI vector datatypes and memory copies).
+        #[arg(long, value_enum, default_value_t = MpiModel::Loggp)]
+        model: MpiModel,
+        /// Send every PRTT trial from a buffer the sender never writes and receive into
+        /// another (as osu_latency does), instead of returning each message from the buffer
+        /// it was received into.
+        #[arg(long)]
+        separate_buffers: bool,
+        /// Largest message size of the round trips (64 KiB to 64 MiB; suffixes K, M): sizes
+        /// above 64 KiB are the powers of two up to it, so that the range beyond the caches
+        /// is measured, not extrapolated.
+        #[arg(long, value_parser = units::parse_bytes, default_value = "4M")]
+        max_size: u64,
     },
     /// Import Netgauge's LogGP output and assess LogGP from its round trips.
     Netgauge {
@@ -95,6 +109,17 @@ enum What {
         #[arg(long, value_enum, default_value_t = FitModel::Loggp)]
         model: FitModel,
     },
+}
+
+/// The model `calibrate mpi` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum MpiModel {
+    /// LogGP with protocol ranges.
+    Loggp,
+    /// pLogP: L and the tables o_s(m), o_r(m), g(m).
+    Plogp,
+    /// log_3 P: middleware and network costs of strided transfers.
+    Log3p,
 }
 
 /// The model `calibrate osu` / `calibrate imb` writes.
@@ -560,7 +585,12 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
         }
         What::Tcp { quick } => tcp(args.output, quick),
         What::Host { quick } => host(args.output, quick),
-        What::Mpi { quick } => mpi_calibration(args.output, quick),
+        What::Mpi {
+            quick,
+            model,
+            separate_buffers,
+            max_size,
+        } => mpi_calibration(args.output, quick, model, separate_buffers, max_size),
     }
 }
 
@@ -739,7 +769,13 @@ fn host(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
 }
 
 #[cfg(not(feature = "mpi"))]
-fn mpi_calibration(_: Option<PathBuf>, _: bool) -> Result<(), Failure> {
+fn mpi_calibration(
+    _: Option<PathBuf>,
+    _: bool,
+    _: MpiModel,
+    _: bool,
+    _: u64,
+) -> Result<(), Failure> {
     fail(
         "this commcost was built without MPI: `cargo install --path cli --features mpi`, then \
          `mpirun -np 2 commcost calibrate mpi -o FILE` (or the library's example mpi_calibrate)",
@@ -747,11 +783,24 @@ fn mpi_calibration(_: Option<PathBuf>, _: bool) -> Result<(), Failure> {
 }
 
 #[cfg(feature = "mpi")]
-fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
-    use commcost::probe::mpi::{MpiProber, serve};
+fn mpi_calibration(
+    output: Option<PathBuf>,
+    quick: bool,
+    which: MpiModel,
+    separate_buffers: bool,
+    max_size: u64,
+) -> Result<(), Failure> {
+    use commcost::calibrate::derive_log3p;
+    use commcost::probe::mpi::{MpiProber, PayloadBuffers, measure_layouts, serve};
+    use commcost::probe::{CopyKind, CopyPlan, Log3PPlan, measure_copies};
     use mpi::traits::Communicator;
 
-    const MAX_SIZE: u64 = 1 << 16;
+    const DENSE: u64 = 1 << 16;
+    if !(DENSE..=1 << 26).contains(&max_size) {
+        return fail(format!(
+            "--max-size {max_size}: between 64 KiB and 64 MiB (65536 ..= 67108864 bytes)"
+        ));
+    }
     let Some(universe) = mpi::initialize() else {
         return fail("MPI could not be initialised");
     };
@@ -759,9 +808,15 @@ fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> 
     if world.size() < 2 {
         return fail("run inside an MPI job of two ranks: mpirun -np 2 commcost calibrate mpi");
     }
+    let l3_plan = Log3PPlan {
+        sizes: vec![1 << 10, 1 << 12, 1 << 14, DENSE],
+        strides: vec![24, 80, 320, 1280],
+        element: 8,
+    };
+    let span = l3_plan.span().max(max_size);
     match world.rank() {
         0 => {}
-        1 => return Ok(serve(&world, 0, MAX_SIZE as usize, MAX_SIZE as usize)?),
+        1 => return Ok(serve(&world, 0, max_size as usize, span as usize)?),
         _ => return Ok(()),
     }
     if output.is_none() {
@@ -773,13 +828,78 @@ fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> 
         Methodology::standard()
     };
     let budget = Budget::new(Duration::from_secs(600), 1 << 30);
-    let mut prober = MpiProber::new(&world, 1, MAX_SIZE, MAX_SIZE, methodology, budget)?;
-    // dense where MPI libraries switch protocol (small-message paths, eager limits)
+    let payload = if separate_buffers {
+        PayloadBuffers::Separate
+    } else {
+        PayloadBuffers::Echo
+    };
+    let mut prober = MpiProber::new(&world, 1, max_size, span, methodology, budget.clone())?
+        .with_payload_buffers(payload)?;
+    let buffers = if separate_buffers {
+        "sent from buffers the sender never writes"
+    } else {
+        "each returned from the buffer it was received into"
+    };
+    if which == MpiModel::Log3p {
+        let mut quiet = |_: &str, _: usize, _: usize| {};
+        let layouts = l3_plan.layouts()?;
+        let times = measure_layouts(&mut prober, &layouts, &methodology, &budget, &mut quiet);
+        prober.finish();
+        let times = times?;
+        let copies = measure_copies(
+            &CopyPlan {
+                element: 8,
+                sizes: l3_plan.sizes.clone(),
+                strides: vec![],
+                kinds: vec![CopyKind::Contiguous],
+            },
+            &methodology,
+            &budget,
+            &mut quiet,
+        )?;
+        let copy_times: Vec<f64> = copies.iter().map(|c| c.time).collect();
+        let (measurements, cleaning) = l3_plan.measurements(&times, &copy_times)?;
+        let remote = l3_plan.remote_strided(&times)?;
+        let log3p = derive_log3p(&measurements)?;
+        let pairs: Vec<(f64, f64)> = remote.iter().map(|(m, t)| (log3p.p2p(m), *t)).collect();
+        let mut acc = Map::new();
+        if let Some(e) = relative_errors(&pairs) {
+            acc.insert("remote_strided_transfers".into(), pct(e));
+        }
+        let mut roles = Map::new();
+        roles.insert(
+            "log3p".into(),
+            "o_mw, l_mw (middleware, per size and stride), o_net (network, per size)".into(),
+        );
+        let adjustments = vec![format!(
+            "{} strided sends to self faster than contiguous and {} memory copies slower than \
+             the send to self were adjusted (log_3 P measurement cleaning)",
+            cleaning.strided_faster, cleaning.copy_slower
+        )];
+        return finish(
+            output,
+            log3p.into(),
+            format!(
+                "MPI half round trips between ranks 0 and 1 with vector datatypes (sizes {:?} \
+                 bytes, strides {:?} bytes) and memory copies",
+                l3_plan.sizes, l3_plan.strides
+            ),
+            "log_3 P derivation from half round trips (Cameron, Ge & Sun, IEEE Trans. \
+             Computers 2007, §4.1), commcost::calibrate::derive_log3p",
+            vec![],
+            roles,
+            acc,
+            adjustments,
+        );
+    }
+    // dense where MPI libraries switch protocol (small-message paths, eager limits), then the
+    // powers of two up to --max-size
     let step = if quick { 4096 } else { 1024 };
     let sizes: Vec<u64> = std::iter::once(1)
         .chain((1..16).map(|k| k * 32))
         .chain((2..=32).map(|k| k * 256))
-        .chain((8192 / step + 1..=MAX_SIZE / step).map(|k| k * step))
+        .chain((8192 / step + 1..=DENSE / step).map(|k| k * step))
+        .chain((17..=26).map(|k| 1u64 << k).filter(|&s| s <= max_size))
         .collect();
     let plan = PrttPlan {
         sizes: sizes.clone(),
@@ -801,30 +921,77 @@ fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> 
     let assessment = assess_loggp(&measured.samples, &AssessmentConfig::default())?;
     describe_ranges(&assessment.model)?;
     // held out: half round trips between the grid's sizes
-    let mut pairs = Vec::new();
+    let mut held = Vec::new();
     for s in sizes.windows(2).map(|w| (w[0] + w[1]) / 2).step_by(3) {
-        let half = prober.prtt(1, 0.0, s)? / 2.0;
-        pairs.push((assessment.model.p2p(&Message::contiguous(s)), half));
+        held.push((s, prober.prtt(1, 0.0, s)? / 2.0));
     }
     prober.finish();
+    let spec: ModelSpec = match which {
+        MpiModel::Plogp => assessment.plogp.clone().into(),
+        _ => assessment.model.clone().into(),
+    };
+    let errors_of = |model: &dyn CommModel| {
+        relative_errors(
+            &held
+                .iter()
+                .map(|&(s, t)| (model.p2p(&Message::contiguous(s)), t))
+                .collect::<Vec<_>>(),
+        )
+    };
     let mut acc = Map::new();
-    if let Some(e) = relative_errors(&pairs) {
+    if let Some(e) = errors_of(&spec) {
         acc.insert("held_out_half_round_trips".into(), pct(e));
     }
+    let other: ModelSpec = match which {
+        MpiModel::Plogp => assessment.model.clone().into(),
+        _ => assessment.plogp.clone().into(),
+    };
+    if let Some(e) = errors_of(&other) {
+        let name = if which == MpiModel::Plogp { "loggp" } else { "plogp" };
+        acc.insert(format!("{name}_for_comparison_held_out_half_round_trips"), pct(e));
+    }
+    let (method, roles) = match which {
+        MpiModel::Plogp => (
+            "pLogP from the parametrised round trips (Kielmann, Bal & Verstoep 2000; \
+             commcost::calibrate::assess_loggp's plogp)",
+            plogp_roles_measured(),
+        ),
+        _ => (
+            "LogGP parameter assessment with protocol-change detection (Hoefler, Lichei & \
+             Rehm, IPDPS 2007), commcost::calibrate::assess_loggp",
+            loggp_roles(),
+        ),
+    };
     finish(
         output,
-        assessment.model.into(),
+        spec,
         format!(
             "MPI round trips between ranks 0 and 1, PRTT(1,0,s), PRTT(16,0,s), PRTT(16,d,s), \
-             {} sizes 1..64 KiB, {} shuffled passes",
+             {} sizes 1 B..{} B, {} shuffled passes, payloads {buffers}",
             sizes.len(),
+            sizes.last().copied().unwrap_or(0),
             methodology.passes
         ),
-        "LogGP parameter assessment with protocol-change detection (Hoefler, Lichei & Rehm, \
-         IPDPS 2007), commcost::calibrate::assess_loggp",
+        method,
         vec![],
-        loggp_roles(),
+        roles,
         acc,
         adjustment_lines(&assessment.adjustments),
     )
+}
+
+/// The parameter roles of a pLogP measured by round trips (its overheads are measured).
+#[cfg(feature = "mpi")]
+fn plogp_roles_measured() -> Map<String, Value> {
+    let mut m = Map::new();
+    for (k, v) in [
+        ("latency", "L: end-to-end latency without the sender's share g(m) (s)"),
+        ("gap", "g(m): time between consecutive messages of m bytes (a table, s)"),
+        ("send_overhead", "o_s(m): CPU time to send m bytes (a table, s)"),
+        ("recv_overhead", "o_r(m): CPU time to receive m bytes (a table, s)"),
+        ("processors", "P: processes the parameters were measured with"),
+    ] {
+        m.insert(k.into(), v.into());
+    }
+    m
 }
