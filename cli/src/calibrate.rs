@@ -947,8 +947,15 @@ fn mpi_calibration(
         _ => assessment.plogp.clone().into(),
     };
     if let Some(e) = errors_of(&other) {
-        let name = if which == MpiModel::Plogp { "loggp" } else { "plogp" };
-        acc.insert(format!("{name}_for_comparison_held_out_half_round_trips"), pct(e));
+        let name = if which == MpiModel::Plogp {
+            "loggp"
+        } else {
+            "plogp"
+        };
+        acc.insert(
+            format!("{name}_for_comparison_held_out_half_round_trips"),
+            pct(e),
+        );
     }
     let (method, roles) = match which {
         MpiModel::Plogp => (
@@ -985,11 +992,26 @@ fn mpi_calibration(
 fn plogp_roles_measured() -> Map<String, Value> {
     let mut m = Map::new();
     for (k, v) in [
-        ("latency", "L: end-to-end latency without the sender's share g(m) (s)"),
-        ("gap", "g(m): time between consecutive messages of m bytes (a table, s)"),
-        ("send_overhead", "o_s(m): CPU time to send m bytes (a table, s)"),
-        ("recv_overhead", "o_r(m): CPU time to receive m bytes (a table, s)"),
-        ("processors", "P: processes the parameters were measured with"),
+        (
+            "latency",
+            "L: end-to-end latency without the sender's share g(m) (s)",
+        ),
+        (
+            "gap",
+            "g(m): time between consecutive messages of m bytes (a table, s)",
+        ),
+        (
+            "send_overhead",
+            "o_s(m): CPU time to send m bytes (a table, s)",
+        ),
+        (
+            "recv_overhead",
+            "o_r(m): CPU time to receive m bytes (a table, s)",
+        ),
+        (
+            "processors",
+            "P: processes the parameters were measured with",
+        ),
     ] {
         m.insert(k.into(), v.into());
     }

@@ -122,8 +122,8 @@ pub struct BenchmarkFitConfig {
     /// The share of the fixed one-way time `2o + L` assigned to the two overheads `2o`, in
     /// `[0, 1]`. These benchmarks cannot measure it (see the method); 0 puts everything in `L`.
     pub overhead_share: f64,
-    /// The most protocol ranges that slope changes may add to the ranges the level steps make
-    /// (at least 1; steps always split).
+    /// One more than the most cuts that slope changes may add to the ranges the level steps
+    /// make (1 to 64; steps always split).
     pub max_ranges: usize,
     /// A slope change splits a step-free stretch when two lines lower its sum of squared
     /// relative residuals by at least this factor (greater than 1).
@@ -306,7 +306,9 @@ fn check_series(what: &'static str, points: &[(u64, f64)]) -> Result<(), Calibra
 /// [`CalibrationError::TooFew`] for fewer than 2 latency points of at least 1 byte;
 /// [`CalibrationError::InvalidValue`] for a non-positive or non-finite value, or two rows of
 /// one size; [`CalibrationError::Inconsistent`] for a bandwidth series given as latency or the
-/// reverse; invalid configuration as [`CalibrationError::Parameters`].
+/// reverse; invalid configuration (`max_ranges` outside 1 to 64, `split_gain` not above 1,
+/// `overhead_share` outside 0 to 1, invalid [`StepConfig`]) as
+/// [`CalibrationError::Parameters`].
 ///
 /// # Examples
 ///
@@ -365,7 +367,14 @@ pub fn fit_loggp_from_benchmarks(
         }
         .into());
     }
-    crate::error::ParameterError::at_least("max_ranges", config.max_ranges as u64, 1)?;
+    if !(1..=64).contains(&config.max_ranges) {
+        return Err(crate::error::ParameterError::OutOfRange {
+            name: "max_ranges",
+            value: config.max_ranges as f64,
+            expected: "between 1 and 64",
+        }
+        .into());
+    }
     config.steps.validate()?;
     let processors = crate::error::ParameterError::at_least("processors", config.processors, 1)?;
 

@@ -49,11 +49,18 @@ impl StepConfig {
     ///
     /// # Errors
     ///
-    /// [`ParameterError`] naming the field: `window` or `max_steps` 0, `min_ratio` not finite
-    /// and greater than 1, `significance` or `noise_floor` not finite and greater than 0.
+    /// [`ParameterError`] naming the field: `window` or `max_steps` not between 1 and 64,
+    /// `min_ratio` not finite and greater than 1, `significance` or `noise_floor` not finite and greater than 0.
     pub fn validate(&self) -> Result<(), ParameterError> {
-        ParameterError::at_least("window", self.window as u64, 1)?;
-        ParameterError::at_least("max_steps", self.max_steps as u64, 1)?;
+        for (name, value) in [("window", self.window), ("max_steps", self.max_steps)] {
+            if !(1..=64).contains(&value) {
+                return Err(ParameterError::OutOfRange {
+                    name,
+                    value: value as f64,
+                    expected: "between 1 and 64",
+                });
+            }
+        }
         if !(self.min_ratio > 1.0 && self.min_ratio.is_finite()) {
             return Err(ParameterError::OutOfRange {
                 name: "min_ratio",
