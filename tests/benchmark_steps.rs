@@ -41,8 +41,8 @@ fn every_step_is_found_at_its_size_and_nothing_else() {
         for factor in [1.5, 2.0, 2.5, 6.0] {
             for position in 1..sizes.len() {
                 for noise in [0.01, 0.03, 0.05] {
-                    for seed in 0..3u64 {
-                        let mut rng = Lcg(seed * 7919 + position as u64 * 31 + b as u64);
+                    for draw in 0..3u64 {
+                        let mut rng = Lcg(draw * 7919 + position as u64 * 31 + b as u64);
                         let times: Vec<f64> = sizes
                             .iter()
                             .enumerate()
@@ -56,7 +56,7 @@ fn every_step_is_found_at_its_size_and_nothing_else() {
                         let found: Vec<usize> = steps.iter().map(|s| s.index).collect();
                         if found != [position] {
                             failures.push(format!(
-                                "base {b}, x{factor} at {} B, ±{:.0} %, seed {seed}: found {found:?}",
+                                "base {b}, x{factor} at {} B, ±{:.0} %, draw {draw}: found {found:?}",
                                 sizes[position],
                                 noise * 100.0
                             ));
@@ -89,8 +89,8 @@ fn smooth_convex_curves_have_no_step() {
                 // c s^p equals share · b s at the largest size
                 let c = share * per_byte * top / top.powf(p);
                 for noise in [0.0, 0.01, 0.03, 0.05] {
-                    for seed in 0..5u64 {
-                        let mut rng = Lcg(seed * 104_729 + b as u64);
+                    for draw in 0..5u64 {
+                        let mut rng = Lcg(draw * 104_729 + b as u64);
                         let times: Vec<f64> = sizes
                             .iter()
                             .map(|&s| {
@@ -102,7 +102,7 @@ fn smooth_convex_curves_have_no_step() {
                         let steps = detect_steps(&sizes, &times, &config).unwrap();
                         if !steps.is_empty() {
                             failures.push(format!(
-                                "base {b}, p {p}, share {share}, ±{:.0} %, seed {seed}: {steps:?}",
+                                "base {b}, p {p}, share {share}, ±{:.0} %, draw {draw}: {steps:?}",
                                 noise * 100.0
                             ));
                         }
