@@ -141,3 +141,52 @@ fn named_and_preferred_models_load_in_every_command() {
     assert_eq!(code, Some(1));
     assert!(err.contains("one model"), "{err}");
 }
+
+/// `calibrate osu --model plogp` writes pLogP, states what the benchmarks do not determine, and
+/// reports the LogGP fit's error next to its own; `--model loggp` the reverse.
+#[test]
+fn calibrate_osu_writes_plogp_or_loggp_with_the_other_for_comparison() {
+    let dir = scratch_named("plogp");
+    let fixture = |f: &str| {
+        format!(
+            "{}/../tests/fixtures/osu/runs/{f}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    };
+    let (lat, bw) = (
+        fixture("osu_latency_tcp_1.txt"),
+        fixture("osu_bw_tcp_1.txt"),
+    );
+    for (which, tag, other) in [
+        ("plogp", "plogp", "loggp_for_comparison"),
+        ("loggp", "loggp_protocols", "plogp_for_comparison"),
+    ] {
+        let out = dir.join(format!("{which}.json")).display().to_string();
+        let (code, text, err) =
+            commcost(&["calibrate", "osu", &lat, &bw, "--model", which, "-o", &out]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(
+            text.contains("pLogP (g(m) from the bandwidth series)"),
+            "{text}"
+        );
+        let file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(file["spec"]["model"], tag);
+        let accuracy = &file["provenance"]["accuracy"];
+        assert!(accuracy["latency_series"]["median_relative_error"].is_f64());
+        assert!(accuracy[other]["latency_series"]["median_relative_error"].is_f64());
+        if which == "plogp" {
+            let role = file["provenance"]["parameters"]["send_overhead"]
+                .as_str()
+                .unwrap();
+            assert!(role.contains("not determined"), "{role}");
+        }
+    }
+}
+
+fn scratch_named(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("model_files_{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
