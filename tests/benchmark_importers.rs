@@ -207,7 +207,7 @@ fn fit_recovers_exact_two_protocol_data() {
         &BenchmarkFitConfig::default(),
     )
     .unwrap();
-    assert_eq!(fit.ranges.len(), 2);
+    assert_eq!(fit.ranges.len(), 2, "{:?} {:?}", fit.steps, fit.ranges);
     assert_eq!(fit.ranges[1].start, 8193);
     for (range, (f, b, g)) in fit
         .ranges

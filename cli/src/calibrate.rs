@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use commcost::calibrate::{
-    AssessmentConfig, BenchmarkFitConfig, BenchmarkSeries, CopyMeasurements, Prober, PrttPlan,
-    SeriesKind, assess_loggp, derive_memory_logp, fit_loggp_from_benchmarks, measure_prtt,
-    parse_netgauge, relative_errors,
+    Adjustment, AssessmentConfig, BenchmarkFit, BenchmarkFitConfig, BenchmarkSeries,
+    CopyMeasurements, Prober, PrttPlan, SeriesKind, assess_loggp, derive_memory_logp,
+    fit_loggp_from_benchmarks, fit_plogp_from_benchmarks, measure_prtt, parse_netgauge,
+    relative_errors,
 };
 use commcost::probe::{Budget, CopyKind, CopyPlan, Methodology, TcpLoopbackProber, measure_copies};
 use commcost::{CalibrationError, CommModel, LogGP, Message, ModelSpec, Protocols};
@@ -16,8 +17,8 @@ use serde_json::{Map, Value, json};
 
 use crate::collective::{Collective, dispatch};
 use crate::model::{ModelFile, Provenance, host_name, now_utc, write_file};
-use crate::plot::read_measured;
-use crate::units::human_time;
+use crate::plot::{Format, read_benchmark};
+use crate::units::{self, human_time};
 use crate::{Failure, fail};
 
 #[derive(Debug, clap::Args)]
@@ -60,6 +61,20 @@ enum What {
         /// Fewer sizes and passes.
         #[arg(long)]
         quick: bool,
+        /// The model to write: LogGP with protocol ranges, pLogP (from the same round trips),
+        /// or log_3 P (half round trips with MPI vector datatypes and memory copies).
+        #[arg(long, value_enum, default_value_t = MpiModel::Loggp)]
+        model: MpiModel,
+        /// Send every PRTT trial from a buffer the sender never writes and receive into
+        /// another (as osu_latency does), instead of returning each message from the buffer
+        /// it was received into.
+        #[arg(long)]
+        separate_buffers: bool,
+        /// Largest message size of the round trips (64 KiB to 64 MiB; suffixes K, M): sizes
+        /// above 64 KiB are the powers of two up to it, so that the range beyond the caches
+        /// is measured, not extrapolated.
+        #[arg(long, value_parser = units::parse_bytes, default_value = "4M")]
+        max_size: u64,
     },
     /// Import Netgauge's LogGP output and assess LogGP from its round trips.
     Netgauge {
@@ -72,13 +87,16 @@ enum What {
         /// Output files of osu_latency, osu_bw, collective tests (any order).
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Processes the collective tests ran with (OSU does not print it).
-        #[arg(long, default_value_t = 2)]
+        /// Processes the collective tests ran with (OSU does not print it; at least 1).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
         procs: u64,
         /// Share of the fixed one-way time assigned to the two overheads 2o (0..1); the
         /// benchmarks cannot measure it.
         #[arg(long, default_value_t = 0.0)]
         overhead_share: f64,
+        /// The model to write: LogGP with protocol ranges, or pLogP (g(m) from osu_bw).
+        #[arg(long, value_enum, default_value_t = FitModel::Loggp)]
+        model: FitModel,
     },
     /// Import Intel MPI Benchmarks output (its PingPong table).
     Imb {
@@ -87,7 +105,30 @@ enum What {
         /// Share of the fixed one-way time assigned to the two overheads 2o (0..1).
         #[arg(long, default_value_t = 0.0)]
         overhead_share: f64,
+        /// The model to write: LogGP with protocol ranges, or pLogP.
+        #[arg(long, value_enum, default_value_t = FitModel::Loggp)]
+        model: FitModel,
     },
+}
+
+/// The model `calibrate mpi` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum MpiModel {
+    /// LogGP with protocol ranges.
+    Loggp,
+    /// pLogP: L and the tables o_s(m), o_r(m), g(m).
+    Plogp,
+    /// log_3 P: middleware and network costs of strided transfers.
+    Log3p,
+}
+
+/// The model `calibrate osu` / `calibrate imb` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FitModel {
+    /// LogGP with protocol ranges.
+    Loggp,
+    /// pLogP: L and the gap table g(m).
+    Plogp,
 }
 
 fn progress_bar(total: u64, what: &str) -> ProgressBar {
@@ -144,6 +185,7 @@ fn describe_ranges(model: &Protocols<LogGP>) -> Result<(), Failure> {
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn finish(
     output: Option<PathBuf>,
     spec: ModelSpec,
@@ -152,6 +194,7 @@ fn finish(
     inputs: Vec<String>,
     parameters: Map<String, Value>,
     accuracy: Map<String, Value>,
+    adjustments: Vec<String>,
 ) -> Result<(), Failure> {
     let Some(path) = output else {
         return fail("give the model file to write with -o FILE");
@@ -169,13 +212,17 @@ fn finish(
             inputs,
             parameters,
             accuracy: accuracy.clone(),
+            adjustments,
             tool: format!("commcost {}", env!("CARGO_PKG_VERSION")),
         },
         spec,
     };
     write_file(&path, &file)?;
     outln!("wrote {}", path.display());
-    for (k, v) in &accuracy {
+    for (k, v) in accuracy
+        .iter()
+        .filter(|(_, v)| v.get("median_relative_error").is_some())
+    {
         let at = |q: &str| v.get(q).and_then(Value::as_f64).unwrap_or(f64::NAN) * 100.0;
         outln!(
             "  accuracy on {}: median relative error {:.1} %, 90th percentile {:.1} %",
@@ -195,7 +242,7 @@ fn benchmark_fit(
     latency: &BenchmarkSeries,
     bandwidth: Option<&BenchmarkSeries>,
     overhead_share: f64,
-) -> Result<commcost::calibrate::BenchmarkFit, Failure> {
+) -> Result<BenchmarkFit, Failure> {
     let config = BenchmarkFitConfig {
         overhead_share,
         ..BenchmarkFitConfig::default()
@@ -203,13 +250,180 @@ fn benchmark_fit(
     Ok(fit_loggp_from_benchmarks(latency, bandwidth, &config)?)
 }
 
-fn benchmark_accuracy(fit: &commcost::calibrate::BenchmarkFit) -> Map<String, Value> {
+fn benchmark_accuracy(fit: &BenchmarkFit) -> Map<String, Value> {
     let mut acc = Map::new();
     acc.insert("latency_series".into(), pct(fit.latency_error));
+    acc.insert(
+        "latency_series_direct_piecewise_linear_fit".into(),
+        pct(fit.direct_latency_error),
+    );
     if let Some(e) = fit.bandwidth_error {
         acc.insert("bandwidth_series_message_interval".into(), pct(e));
     }
     acc
+}
+
+fn adjustment_lines(adjustments: &[Adjustment]) -> Vec<String> {
+    adjustments
+        .iter()
+        .map(|a| {
+            let range = a.range.map_or_else(String::new, |r| format!("range {r}: "));
+            let fitted = if a.fitted.is_finite() {
+                format!("fitted {:e}, ", a.fitted)
+            } else {
+                String::new()
+            };
+            format!(
+                "{range}{}: {fitted}used {:e} ({})",
+                a.parameter, a.used, a.how
+            )
+        })
+        .collect()
+}
+
+/// Prints what a benchmark fit found: steps, ranges, errors, adjustments.
+fn describe_benchmark_fit(fit: &BenchmarkFit) -> Result<(), Failure> {
+    if fit.steps.is_empty() {
+        outln!("  no level step in the latency series");
+    }
+    for step in &fit.steps {
+        outln!(
+            "  step between {} B and {} B: x{:.2} ({:.1} standard errors)",
+            step.between.0,
+            step.between.1,
+            step.ratio,
+            step.z
+        );
+    }
+    for r in &fit.ranges {
+        outln!(
+            "  from {:>9} B ({}, {} points {}..{} B): 2o + L = {}, g = {}, G = {:.4} ns/B",
+            r.start,
+            r.boundary,
+            r.latency_points,
+            r.measured_sizes.0,
+            r.measured_sizes.1,
+            human_time(r.fixed),
+            human_time(r.gap),
+            r.gap_per_byte * 1e9
+        );
+    }
+    outln!(
+        "  latency series: median relative error {:.1} % (a direct piecewise-linear fit with {} \
+         pieces: {:.1} %)",
+        fit.latency_error.0 * 100.0,
+        fit.ranges.len(),
+        fit.direct_latency_error.0 * 100.0
+    );
+    for line in adjustment_lines(&fit.adjustments) {
+        outln!("  adjusted: {line}");
+    }
+    Ok(())
+}
+
+fn plogp_roles() -> Map<String, Value> {
+    let mut m = Map::new();
+    for (k, v) in [
+        (
+            "latency",
+            "L: end-to-end latency without the sender's share g(m) (s)",
+        ),
+        (
+            "gap",
+            "g(m): time between consecutive messages of m bytes (a table, s)",
+        ),
+        (
+            "send_overhead",
+            "o_s(m): not determined by ping-pong or streaming-bandwidth output (0)",
+        ),
+        (
+            "recv_overhead",
+            "o_r(m): not determined by ping-pong or streaming-bandwidth output (0)",
+        ),
+        (
+            "processors",
+            "P: processes the parameters were measured with",
+        ),
+    ] {
+        m.insert(k.into(), v.into());
+    }
+    m
+}
+
+const PLOGP_METHOD: &str = "pLogP (Kielmann, Bal & Verstoep 2000), T(m) = L + g(m): g(m) = \
+    m / bandwidth(m) from the streaming-bandwidth series, L = T(1) - g(1) from the 1-byte \
+    one-way time (without a bandwidth series g(m) = T(m) and L = 0); o_s, o_r are not \
+    determined by these benchmarks and are 0 (commcost::calibrate::fit_plogp_from_benchmarks)";
+
+/// Writes the model `which` asks for from a latency and an optional bandwidth series, with
+/// the LogGP and the pLogP errors side by side in the report.
+#[allow(clippy::too_many_arguments)]
+fn write_benchmark_model(
+    output: Option<PathBuf>,
+    which: FitModel,
+    latency: &BenchmarkSeries,
+    bandwidth: Option<&BenchmarkSeries>,
+    overhead_share: f64,
+    collectives: &[BenchmarkSeries],
+    procs: u64,
+    inputs: Vec<String>,
+) -> Result<(), Failure> {
+    let fit = benchmark_fit(latency, bandwidth, overhead_share)?;
+    describe_benchmark_fit(&fit)?;
+    let plogp = fit_plogp_from_benchmarks(latency, bandwidth, 2)?;
+    outln!(
+        "  pLogP (g(m) from the {} series): median relative error {:.1} % on the latency series{}",
+        plogp.gap_source,
+        plogp.latency_error.0 * 100.0,
+        plogp
+            .bandwidth_error
+            .map(|e| format!(", {:.1} % on the bandwidth series' intervals", e.0 * 100.0))
+            .unwrap_or_default()
+    );
+    let measured = format!(
+        "{}{}",
+        latency.title,
+        bandwidth
+            .map(|b| format!(" and {}", b.title))
+            .unwrap_or_default()
+    );
+    let mut accuracy = benchmark_accuracy(&fit);
+    let mut plogp_acc = Map::new();
+    plogp_acc.insert("latency_series".into(), pct(plogp.latency_error));
+    if let Some(e) = plogp.bandwidth_error {
+        plogp_acc.insert("bandwidth_series_message_interval".into(), pct(e));
+    }
+    match which {
+        FitModel::Loggp => {
+            accuracy.insert("plogp_for_comparison".into(), Value::Object(plogp_acc));
+            collective_accuracy(&fit.model, collectives, procs, &mut accuracy);
+            finish(
+                output,
+                fit.model.into(),
+                measured,
+                BENCHMARK_METHOD,
+                inputs,
+                loggp_roles(),
+                accuracy,
+                adjustment_lines(&fit.adjustments),
+            )
+        }
+        FitModel::Plogp => {
+            let mut loggp_acc = accuracy;
+            collective_accuracy(&fit.model, collectives, procs, &mut loggp_acc);
+            plogp_acc.insert("loggp_for_comparison".into(), Value::Object(loggp_acc));
+            finish(
+                output,
+                plogp.model.into(),
+                measured,
+                PLOGP_METHOD,
+                inputs,
+                plogp_roles(),
+                plogp_acc,
+                adjustment_lines(&plogp.adjustments),
+            )
+        }
+    }
 }
 
 /// The fitted model's best collective algorithm against measured collective series: the
@@ -257,9 +471,10 @@ fn best_time<A: commcost::collectives::Algorithm>(
     commcost::collectives::best::<A>(model, &problem).map(|(_, t)| t)
 }
 
-const BENCHMARK_METHOD: &str = "protocol ranges by binary segmentation of the latency series; per \
-    range a relative-weighted least-squares line T(s) = (2o + L) + (s - 1) G through the half \
-    round trips, g = mean of s / bandwidth(s) - (s - 1) G (commcost::calibrate::\
+const BENCHMARK_METHOD: &str = "protocol ranges at the level steps of the latency series \
+    (commcost::calibrate::detect_steps) and at slope changes; per range a relative-weighted \
+    least-squares line T(s) = (2o + L) + (s - 1) G through the half round trips, constrained to \
+    non-negative coefficients (every change reported under adjustments), g = mean of s / bandwidth(s) - (s - 1) G (commcost::calibrate::\
     fit_loggp_from_benchmarks). Ping-pong and bandwidth tests do not separate o from L: 2o is \
     the chosen overhead share of the fixed time.";
 
@@ -269,12 +484,13 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             files,
             overhead_share,
             procs,
+            model,
         } => {
             let mut latency = None;
             let mut bandwidth = None;
             let mut collectives = Vec::new();
             for path in &files {
-                for series in read_measured(path)? {
+                for series in read_benchmark(path, Format::Osu)? {
                     match series.kind {
                         SeriesKind::Latency if latency.is_none() => latency = Some(series),
                         SeriesKind::Bandwidth if bandwidth.is_none() => bandwidth = Some(series),
@@ -290,53 +506,40 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             let Some(latency) = latency else {
                 return fail("none of the files is osu_latency output (`# Size  Latency (us)`)");
             };
-            let fit = benchmark_fit(&latency, bandwidth.as_ref(), overhead_share)?;
-            describe_ranges(&fit.model)?;
-            let measured = format!(
-                "{}{}",
-                latency.title,
-                bandwidth
-                    .as_ref()
-                    .map(|b| format!(" and {}", b.title))
-                    .unwrap_or_default()
-            );
-            let mut accuracy = benchmark_accuracy(&fit);
-            collective_accuracy(&fit.model, &collectives, procs, &mut accuracy);
-            finish(
+            write_benchmark_model(
                 args.output,
-                fit.model.into(),
-                measured,
-                BENCHMARK_METHOD,
+                model,
+                &latency,
+                bandwidth.as_ref(),
+                overhead_share,
+                &collectives,
+                procs,
                 files.iter().map(|p| p.display().to_string()).collect(),
-                loggp_roles(),
-                accuracy,
             )
         }
         What::Imb {
             file,
             overhead_share,
+            model,
         } => {
-            let all = read_measured(&file)?;
+            let all = read_benchmark(&file, Format::Imb)?;
             let Some(latency) = all.iter().find(|s| s.kind == SeriesKind::Latency) else {
                 return fail(format!("{}: no PingPong table", file.display()));
             };
-            let fit = benchmark_fit(latency, None, overhead_share)?;
-            describe_ranges(&fit.model)?;
-            let mut accuracy = benchmark_accuracy(&fit);
             let collectives: Vec<BenchmarkSeries> = all
                 .iter()
                 .filter(|s| matches!(s.kind, SeriesKind::Collective(_)))
                 .cloned()
                 .collect();
-            collective_accuracy(&fit.model, &collectives, 2, &mut accuracy);
-            finish(
+            write_benchmark_model(
                 args.output,
-                fit.model.into(),
-                latency.title.clone(),
-                BENCHMARK_METHOD,
+                model,
+                latency,
+                None,
+                overhead_share,
+                &collectives,
+                2,
                 vec![file.display().to_string()],
-                loggp_roles(),
-                accuracy,
             )
         }
         What::Netgauge { file } => {
@@ -377,11 +580,17 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
                 vec![file.display().to_string()],
                 loggp_roles(),
                 acc,
+                adjustment_lines(&assessment.adjustments),
             )
         }
         What::Tcp { quick } => tcp(args.output, quick),
         What::Host { quick } => host(args.output, quick),
-        What::Mpi { quick } => mpi_calibration(args.output, quick),
+        What::Mpi {
+            quick,
+            model,
+            separate_buffers,
+            max_size,
+        } => mpi_calibration(args.output, quick, model, separate_buffers, max_size),
     }
 }
 
@@ -448,6 +657,7 @@ fn tcp(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
         vec![],
         loggp_roles(),
         acc,
+        adjustment_lines(&assessment.adjustments),
     )
 }
 
@@ -554,11 +764,18 @@ fn host(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
         vec![],
         roles,
         acc,
+        vec![],
     )
 }
 
 #[cfg(not(feature = "mpi"))]
-fn mpi_calibration(_: Option<PathBuf>, _: bool) -> Result<(), Failure> {
+fn mpi_calibration(
+    _: Option<PathBuf>,
+    _: bool,
+    _: MpiModel,
+    _: bool,
+    _: u64,
+) -> Result<(), Failure> {
     fail(
         "this commcost was built without MPI: `cargo install --path cli --features mpi`, then \
          `mpirun -np 2 commcost calibrate mpi -o FILE` (or the library's example mpi_calibrate)",
@@ -566,11 +783,24 @@ fn mpi_calibration(_: Option<PathBuf>, _: bool) -> Result<(), Failure> {
 }
 
 #[cfg(feature = "mpi")]
-fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
-    use commcost::probe::mpi::{MpiProber, serve};
+fn mpi_calibration(
+    output: Option<PathBuf>,
+    quick: bool,
+    which: MpiModel,
+    separate_buffers: bool,
+    max_size: u64,
+) -> Result<(), Failure> {
+    use commcost::calibrate::derive_log3p;
+    use commcost::probe::mpi::{MpiProber, PayloadBuffers, measure_layouts, serve};
+    use commcost::probe::{CopyKind, CopyPlan, Log3PPlan, measure_copies};
     use mpi::traits::Communicator;
 
-    const MAX_SIZE: u64 = 1 << 16;
+    const DENSE: u64 = 1 << 16;
+    if !(DENSE..=1 << 26).contains(&max_size) {
+        return fail(format!(
+            "--max-size {max_size}: between 64 KiB and 64 MiB (65536 ..= 67108864 bytes)"
+        ));
+    }
     let Some(universe) = mpi::initialize() else {
         return fail("MPI could not be initialised");
     };
@@ -578,9 +808,15 @@ fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> 
     if world.size() < 2 {
         return fail("run inside an MPI job of two ranks: mpirun -np 2 commcost calibrate mpi");
     }
+    let l3_plan = Log3PPlan {
+        sizes: vec![1 << 10, 1 << 12, 1 << 14, DENSE],
+        strides: vec![24, 80, 320, 1280],
+        element: 8,
+    };
+    let span = l3_plan.span().max(max_size);
     match world.rank() {
         0 => {}
-        1 => return Ok(serve(&world, 0, MAX_SIZE as usize, MAX_SIZE as usize)?),
+        1 => return Ok(serve(&world, 0, max_size as usize, span as usize)?),
         _ => return Ok(()),
     }
     if output.is_none() {
@@ -592,13 +828,78 @@ fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> 
         Methodology::standard()
     };
     let budget = Budget::new(Duration::from_secs(600), 1 << 30);
-    let mut prober = MpiProber::new(&world, 1, MAX_SIZE, MAX_SIZE, methodology, budget)?;
-    // dense where MPI libraries switch protocol (small-message paths, eager limits)
+    let payload = if separate_buffers {
+        PayloadBuffers::Separate
+    } else {
+        PayloadBuffers::Echo
+    };
+    let mut prober = MpiProber::new(&world, 1, max_size, span, methodology, budget.clone())?
+        .with_payload_buffers(payload)?;
+    let buffers = if separate_buffers {
+        "sent from buffers the sender never writes"
+    } else {
+        "each returned from the buffer it was received into"
+    };
+    if which == MpiModel::Log3p {
+        let mut quiet = |_: &str, _: usize, _: usize| {};
+        let layouts = l3_plan.layouts()?;
+        let times = measure_layouts(&mut prober, &layouts, &methodology, &budget, &mut quiet);
+        prober.finish();
+        let times = times?;
+        let copies = measure_copies(
+            &CopyPlan {
+                element: 8,
+                sizes: l3_plan.sizes.clone(),
+                strides: vec![],
+                kinds: vec![CopyKind::Contiguous],
+            },
+            &methodology,
+            &budget,
+            &mut quiet,
+        )?;
+        let copy_times: Vec<f64> = copies.iter().map(|c| c.time).collect();
+        let (measurements, cleaning) = l3_plan.measurements(&times, &copy_times)?;
+        let remote = l3_plan.remote_strided(&times)?;
+        let log3p = derive_log3p(&measurements)?;
+        let pairs: Vec<(f64, f64)> = remote.iter().map(|(m, t)| (log3p.p2p(m), *t)).collect();
+        let mut acc = Map::new();
+        if let Some(e) = relative_errors(&pairs) {
+            acc.insert("remote_strided_transfers".into(), pct(e));
+        }
+        let mut roles = Map::new();
+        roles.insert(
+            "log3p".into(),
+            "o_mw, l_mw (middleware, per size and stride), o_net (network, per size)".into(),
+        );
+        let adjustments = vec![format!(
+            "{} strided sends to self faster than contiguous and {} memory copies slower than \
+             the send to self were adjusted (log_3 P measurement cleaning)",
+            cleaning.strided_faster, cleaning.copy_slower
+        )];
+        return finish(
+            output,
+            log3p.into(),
+            format!(
+                "MPI half round trips between ranks 0 and 1 with vector datatypes (sizes {:?} \
+                 bytes, strides {:?} bytes) and memory copies",
+                l3_plan.sizes, l3_plan.strides
+            ),
+            "log_3 P derivation from half round trips (Cameron, Ge & Sun, IEEE Trans. \
+             Computers 2007, §4.1), commcost::calibrate::derive_log3p",
+            vec![],
+            roles,
+            acc,
+            adjustments,
+        );
+    }
+    // dense where MPI libraries switch protocol (small-message paths, eager limits), then the
+    // powers of two up to --max-size
     let step = if quick { 4096 } else { 1024 };
     let sizes: Vec<u64> = std::iter::once(1)
         .chain((1..16).map(|k| k * 32))
         .chain((2..=32).map(|k| k * 256))
-        .chain((8192 / step + 1..=MAX_SIZE / step).map(|k| k * step))
+        .chain((8192 / step + 1..=DENSE / step).map(|k| k * step))
+        .chain((17..=26).map(|k| 1u64 << k).filter(|&s| s <= max_size))
         .collect();
     let plan = PrttPlan {
         sizes: sizes.clone(),
@@ -620,29 +921,99 @@ fn mpi_calibration(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> 
     let assessment = assess_loggp(&measured.samples, &AssessmentConfig::default())?;
     describe_ranges(&assessment.model)?;
     // held out: half round trips between the grid's sizes
-    let mut pairs = Vec::new();
+    let mut held = Vec::new();
     for s in sizes.windows(2).map(|w| (w[0] + w[1]) / 2).step_by(3) {
-        let half = prober.prtt(1, 0.0, s)? / 2.0;
-        pairs.push((assessment.model.p2p(&Message::contiguous(s)), half));
+        held.push((s, prober.prtt(1, 0.0, s)? / 2.0));
     }
     prober.finish();
+    let spec: ModelSpec = match which {
+        MpiModel::Plogp => assessment.plogp.clone().into(),
+        _ => assessment.model.clone().into(),
+    };
+    let errors_of = |model: &dyn CommModel| {
+        relative_errors(
+            &held
+                .iter()
+                .map(|&(s, t)| (model.p2p(&Message::contiguous(s)), t))
+                .collect::<Vec<_>>(),
+        )
+    };
     let mut acc = Map::new();
-    if let Some(e) = relative_errors(&pairs) {
+    if let Some(e) = errors_of(&spec) {
         acc.insert("held_out_half_round_trips".into(), pct(e));
     }
+    let other: ModelSpec = match which {
+        MpiModel::Plogp => assessment.model.clone().into(),
+        _ => assessment.plogp.clone().into(),
+    };
+    if let Some(e) = errors_of(&other) {
+        let name = if which == MpiModel::Plogp {
+            "loggp"
+        } else {
+            "plogp"
+        };
+        acc.insert(
+            format!("{name}_for_comparison_held_out_half_round_trips"),
+            pct(e),
+        );
+    }
+    let (method, roles) = match which {
+        MpiModel::Plogp => (
+            "pLogP from the parametrised round trips (Kielmann, Bal & Verstoep 2000; \
+             commcost::calibrate::assess_loggp's plogp)",
+            plogp_roles_measured(),
+        ),
+        _ => (
+            "LogGP parameter assessment with protocol-change detection (Hoefler, Lichei & \
+             Rehm, IPDPS 2007), commcost::calibrate::assess_loggp",
+            loggp_roles(),
+        ),
+    };
     finish(
         output,
-        assessment.model.into(),
+        spec,
         format!(
             "MPI round trips between ranks 0 and 1, PRTT(1,0,s), PRTT(16,0,s), PRTT(16,d,s), \
-             {} sizes 1..64 KiB, {} shuffled passes",
+             {} sizes 1 B..{} B, {} shuffled passes, payloads {buffers}",
             sizes.len(),
+            sizes.last().copied().unwrap_or(0),
             methodology.passes
         ),
-        "LogGP parameter assessment with protocol-change detection (Hoefler, Lichei & Rehm, \
-         IPDPS 2007), commcost::calibrate::assess_loggp",
+        method,
         vec![],
-        loggp_roles(),
+        roles,
         acc,
+        adjustment_lines(&assessment.adjustments),
     )
+}
+
+/// The parameter roles of a pLogP measured by round trips (its overheads are measured).
+#[cfg(feature = "mpi")]
+fn plogp_roles_measured() -> Map<String, Value> {
+    let mut m = Map::new();
+    for (k, v) in [
+        (
+            "latency",
+            "L: end-to-end latency without the sender's share g(m) (s)",
+        ),
+        (
+            "gap",
+            "g(m): time between consecutive messages of m bytes (a table, s)",
+        ),
+        (
+            "send_overhead",
+            "o_s(m): CPU time to send m bytes (a table, s)",
+        ),
+        (
+            "recv_overhead",
+            "o_r(m): CPU time to receive m bytes (a table, s)",
+        ),
+        (
+            "processors",
+            "P: processes the parameters were measured with",
+        ),
+    ] {
+        m.insert(k.into(), v.into());
+    }
+    m
 }

@@ -44,7 +44,8 @@ struct Cli {
 #[derive(Debug, Args, Clone)]
 #[group(required = true, multiple = false)]
 pub struct ModelSource {
-    /// A model file (JSON: a `ModelSpec`, or a file written by `commcost calibrate`).
+    /// A model file (JSON: a `ModelSpec`, a file written by `commcost calibrate`, or a map of
+    /// named models such as `mpi_calibrate` writes); `FILE#NAME` picks one of several.
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
     /// An embedded parameter set (see `commcost presets`).

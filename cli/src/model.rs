@@ -95,6 +95,9 @@ pub struct Provenance {
     pub parameters: serde_json::Map<String, serde_json::Value>,
     /// How well the model reproduces the measurements.
     pub accuracy: serde_json::Map<String, serde_json::Value>,
+    /// Every fitted value the model does not use as fitted, and what it uses instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adjustments: Vec<String>,
     /// The tool and its version.
     pub tool: String,
 }
@@ -139,32 +142,124 @@ pub fn preset(name: &str) -> Result<Loaded, Failure> {
     }
 }
 
+/// The model `mpi_calibrate`-style files (a map of names to models) without a `preferred`
+/// entry load by default, in this order: LogGP with protocol ranges, then pLogP, then log_3 P.
+pub const DEFAULT_PREFERENCE: [&str; 3] = ["loggp_mpi", "plogp_mpi", "log3p_mpi"];
+
+/// Splits `FILE#name` into the file and the model name; a path that exists as given (even with
+/// a `#` in it) is a file.
+fn split_selector(path: &Path) -> (PathBuf, Option<String>) {
+    if path.exists() {
+        return (path.to_path_buf(), None);
+    }
+    let text = path.to_string_lossy();
+    match text.rsplit_once('#') {
+        Some((file, name)) if !file.is_empty() && !name.is_empty() => {
+            (PathBuf::from(file), Some(name.to_string()))
+        }
+        _ => (path.to_path_buf(), None),
+    }
+}
+
+/// Loads a model file: a `ModelSpec`, a file written by `commcost calibrate`, or a file of
+/// several named models — a JSON object mapping names to `ModelSpec`s (as the `mpi_calibrate`
+/// example writes), optionally with a `"preferred": "name"` entry, or `{"preferred": ...,
+/// "models": {...}}`. `FILE#name` picks a named model; `FILE` alone the preferred one (without
+/// a mark: the only one, or the first of [`DEFAULT_PREFERENCE`] present).
 pub fn load_file(path: &Path) -> Result<Loaded, Failure> {
-    let shown = path.display();
+    let (file, selector) = split_selector(path);
+    let shown = file.display();
     let text = commcost::limits::read_text_file(
-        path,
+        &file,
         "model file",
         commcost::limits::MAX_MODEL_FILE_BYTES,
     )?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| Failure(format!("{shown}: not JSON: {e}")))?;
-    let spec = if value.get("commcost_model_file").is_some() {
-        let file: ModelFile = serde_json::from_str(&text)
+    let single = |name: &Option<String>| -> Result<(), Failure> {
+        match name {
+            Some(n) => fail(format!(
+                "{shown}: holds one model, not several: drop `#{n}` from --model"
+            )),
+            None => Ok(()),
+        }
+    };
+    let stem = file
+        .file_stem()
+        .map_or_else(|| shown.to_string(), |s| s.to_string_lossy().into_owned());
+    let (spec, name) = if value.get("commcost_model_file").is_some() {
+        single(&selector)?;
+        let parsed: ModelFile = serde_json::from_value(value)
             .map_err(|e| Failure(format!("{shown}: invalid model file: {e}")))?;
-        file.spec
+        if parsed.commcost_model_file != 1 {
+            return fail(format!(
+                "{shown}: commcost_model_file: format version {} is not supported (this commcost \
+                 reads version 1)",
+                parsed.commcost_model_file
+            ));
+        }
+        (parsed.spec, stem)
+    } else if value.get("model").is_some() {
+        single(&selector)?;
+        let spec = serde_json::from_value::<ModelSpec>(value)
+            .map_err(|e| Failure(format!("{shown}: invalid model: {e}")))?;
+        (spec, stem)
+    } else if let serde_json::Value::Object(mut map) = value {
+        let preferred = match map.remove("preferred") {
+            None => None,
+            Some(serde_json::Value::String(p)) => Some(p),
+            Some(other) => {
+                return fail(format!(
+                    "{shown}: `preferred` must name a model, found {other}"
+                ));
+            }
+        };
+        let models = match map.remove("models") {
+            Some(serde_json::Value::Object(inner)) if map.is_empty() => inner,
+            Some(_) => {
+                return fail(format!(
+                    "{shown}: `models` must be the only entry besides `preferred`, an object of \
+                     named models"
+                ));
+            }
+            None => map,
+        };
+        let names: Vec<&str> = models.keys().map(String::as_str).collect();
+        if names.is_empty() {
+            return fail(format!("{shown}: no model in the file"));
+        }
+        let chosen = match (&selector, &preferred) {
+            (Some(n), _) | (None, Some(n)) => n.clone(),
+            (None, None) if names.len() == 1 => names[0].to_string(),
+            (None, None) => match DEFAULT_PREFERENCE.iter().find(|n| models.contains_key(**n)) {
+                Some(n) => (*n).to_string(),
+                None => {
+                    return fail(format!(
+                        "{shown}: several models ({}) and none marked `preferred`: pick one \
+                         with --model {shown}#NAME",
+                        names.join(", ")
+                    ));
+                }
+            },
+        };
+        let Some(entry) = models.get(&chosen) else {
+            return fail(format!(
+                "{shown}: no model named `{chosen}`; the file has {}",
+                names.join(", ")
+            ));
+        };
+        let spec = serde_json::from_value::<ModelSpec>(entry.clone())
+            .map_err(|e| Failure(format!("{shown}#{chosen}: invalid model: {e}")))?;
+        (spec, format!("{stem}#{chosen}"))
     } else {
-        serde_json::from_str::<ModelSpec>(&text)
-            .map_err(|e| Failure(format!("{shown}: invalid model: {e}")))?
+        return fail(format!(
+            "{shown}: not a model file (a JSON object is expected)"
+        ));
     };
     for warning in spec.unit_warnings() {
         eprintln!("commcost: warning: {shown}: {warning}");
     }
-    Ok(Loaded {
-        name: path
-            .file_stem()
-            .map_or_else(|| shown.to_string(), |s| s.to_string_lossy().into_owned()),
-        spec,
-    })
+    Ok(Loaded { name, spec })
 }
 
 pub fn write_file(path: &PathBuf, file: &ModelFile) -> Result<(), Failure> {

@@ -1,6 +1,7 @@
 //! `plot`: cost curves over message size as SVG.
 
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 use commcost::calibrate::{BenchmarkSeries, SeriesKind};
 use commcost::collectives::{Algorithm, Problem, rank};
@@ -19,7 +20,8 @@ pub const CURVE_WIDTH: u32 = 2;
 
 #[derive(Debug, clap::Args)]
 pub struct PlotArgs {
-    /// Model files; each is one curve (or, with --collective, the first model's algorithms).
+    /// Model files (`FILE#NAME` for one model of a file of several); each is one curve (or,
+    /// with --collective, the first model's algorithms).
     #[arg(long, value_name = "FILE")]
     model: Vec<PathBuf>,
     /// Presets (see `commcost presets`); each is one curve.
@@ -61,17 +63,85 @@ fn sizes(lo: u64, hi: u64) -> Vec<u64> {
     out
 }
 
-/// Reads benchmark output, OSU or IMB, into its series.
-pub fn read_measured(path: &PathBuf) -> Result<Vec<BenchmarkSeries>, Failure> {
+/// The largest benchmark output file read (64 MiB: a million table rows fit many times over).
+pub const MAX_BENCHMARK_FILE: u64 = 64 << 20;
+
+/// Which benchmark's output a file must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// OSU Micro-Benchmarks.
+    Osu,
+    /// Intel MPI Benchmarks.
+    Imb,
+    /// Either, recognised by its content.
+    Any,
+}
+
+/// Reads a benchmark output file as text: a regular file of at most [`MAX_BENCHMARK_FILE`]
+/// bytes (a device or a pipe that never ends is refused before reading).
+pub fn read_bounded(path: &Path) -> Result<String, Failure> {
     let shown = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Failure(format!("{shown}: cannot read: {e}")))?;
-    let parsed = if text.contains("# Benchmarking") {
+    let meta =
+        std::fs::metadata(path).map_err(|e| Failure(format!("{shown}: cannot read: {e}")))?;
+    if !meta.is_file() {
+        return fail(format!(
+            "{shown}: not a regular file (benchmark output is read from a file)"
+        ));
+    }
+    if meta.len() > MAX_BENCHMARK_FILE {
+        return fail(format!(
+            "{shown}: {} bytes, more than the {} MiB read from benchmark output",
+            meta.len(),
+            MAX_BENCHMARK_FILE >> 20
+        ));
+    }
+    let file =
+        std::fs::File::open(path).map_err(|e| Failure(format!("{shown}: cannot read: {e}")))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_BENCHMARK_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure(format!("{shown}: cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_BENCHMARK_FILE {
+        return fail(format!(
+            "{shown}: grew beyond {} MiB while being read",
+            MAX_BENCHMARK_FILE >> 20
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Failure(format!(
+            "{shown}: not text (invalid UTF-8 at byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// Reads benchmark output, OSU or IMB (as `format` demands), into its series.
+pub fn read_benchmark(path: &Path, format: Format) -> Result<Vec<BenchmarkSeries>, Failure> {
+    let shown = path.display();
+    let text = read_bounded(path)?;
+    let imb = match format {
+        Format::Osu => false,
+        Format::Imb => true,
+        Format::Any => text.contains("# Benchmarking") || text.contains("Intel(R) MPI Benchmarks"),
+    };
+    let parsed = if imb {
         commcost::calibrate::parse_imb(&text)
     } else {
         commcost::calibrate::parse_osu(&text).map(|s| vec![s])
     };
-    parsed.map_err(|e| Failure(format!("{shown}: {e}")))
+    parsed.map_err(|e| {
+        let hint = match (format, e.to_string().contains("this is")) {
+            (Format::Osu, true) => " (use `commcost calibrate imb`)",
+            (Format::Imb, true) => " (use `commcost calibrate osu`)",
+            _ => "",
+        };
+        Failure(format!("{shown}: {e}{hint}"))
+    })
+}
+
+/// Reads benchmark output, OSU or IMB, into its series.
+pub fn read_measured(path: &Path) -> Result<Vec<BenchmarkSeries>, Failure> {
+    read_benchmark(path, Format::Any)
 }
 
 fn collective_curves<A: Algorithm>(
@@ -181,11 +251,29 @@ pub fn run(args: PlotArgs) -> Result<(), Failure> {
             ));
         }
     }
+    // model / measured at every measured size (point-to-point plots)
+    let mut residuals: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    if args.collective.is_none() {
+        for m in &models {
+            for (label, pts) in &measured {
+                let ratios: Vec<(f64, f64)> = pts
+                    .iter()
+                    .map(|&(s, us)| (s, m.spec.p2p(&Message::contiguous(s as u64)) * 1e6 / us))
+                    .filter(|(_, r)| r.is_finite() && *r > 0.0)
+                    .collect();
+                if !ratios.is_empty() {
+                    let what = label.strip_prefix("measured: ").unwrap_or(label);
+                    residuals.push((format!("{} / {what}", m.name), ratios));
+                }
+            }
+        }
+    }
     draw(
         &args.output,
         &title,
         &curves,
         &measured,
+        &residuals,
         &switches,
         (lo, hi),
     )
@@ -200,11 +288,58 @@ pub fn run(args: PlotArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// An axis label for a size in bytes: `1`, `512`, `1 Ki`, `4 Mi`, `1.5 Ki`.
+fn tick_bytes(x: f64) -> String {
+    let b = x.round();
+    for (scale, suffix) in [(1u64 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")] {
+        let v = b / scale as f64;
+        if v >= 1.0 {
+            return format!("{} {suffix}", trim(v));
+        }
+    }
+    trim(b)
+}
+
+/// An axis label for a time in microseconds: `500 ns`, `1 µs`, `2.5 ms`.
+fn tick_time(us: f64) -> String {
+    let s = us * 1e-6;
+    let a = s.abs();
+    let (v, unit) = if a < 1e-6 {
+        (s * 1e9, "ns")
+    } else if a < 1e-3 {
+        (s * 1e6, "µs")
+    } else if a < 1.0 {
+        (s * 1e3, "ms")
+    } else {
+        (s, "s")
+    };
+    format!("{} {unit}", trim(v))
+}
+
+/// A number with at most 3 significant digits and no trailing zeros.
+fn trim(v: f64) -> String {
+    let digits = if v.abs() >= 100.0 {
+        0
+    } else if v.abs() >= 10.0 {
+        1
+    } else {
+        2
+    };
+    let text = format!("{v:.digits$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn draw(
     path: &PathBuf,
     title: &str,
     curves: &[Curve],
     measured: &[(String, Vec<(f64, f64)>)],
+    residuals: &[(String, Vec<(f64, f64)>)],
     switches: &[(f64, String)],
     (lo, hi): (u64, u64),
 ) -> Result<(), Box<dyn std::error::Error>> {
@@ -224,18 +359,28 @@ fn draw(
     }
     let (ymin, ymax) = (ymin / 1.5, ymax * 1.5);
     let (xmin, xmax) = (lo.max(1) as f64, (hi as f64).max(lo.max(1) as f64 * 2.0));
-    let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
+    let height = if residuals.is_empty() { 600 } else { 820 };
+    let root = SVGBackend::new(path, (900, height)).into_drawing_area();
     root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
+    let (upper, lower) = if residuals.is_empty() {
+        (root.clone(), None)
+    } else {
+        let (u, l) = root.split_vertically(600);
+        (u, Some(l))
+    };
+    let x_axis = || (xmin..xmax).log_scale().base(4.0);
+    let mut chart = ChartBuilder::on(&upper)
         .caption(title, ("sans-serif", 20))
         .margin(10)
         .x_label_area_size(45)
         .y_label_area_size(70)
-        .build_cartesian_2d((xmin..xmax).log_scale(), (ymin..ymax).log_scale())?;
+        .build_cartesian_2d(x_axis(), (ymin..ymax).log_scale())?;
     chart
         .configure_mesh()
         .x_desc("message size (bytes)")
-        .y_desc("time (µs)")
+        .y_desc("time")
+        .x_label_formatter(&|x| tick_bytes(*x))
+        .y_label_formatter(&|y| tick_time(*y))
         .draw()?;
     for (x, _) in switches {
         chart.draw_series(std::iter::once(PathElement::new(
@@ -270,6 +415,61 @@ fn draw(
         .border_style(BLACK)
         .position(SeriesLabelPosition::UpperLeft)
         .draw()?;
+    if let Some(lower) = lower {
+        // model / measured, on a linear axis around 1
+        let spread = residuals
+            .iter()
+            .flat_map(|r| r.1.iter())
+            .map(|&(_, r)| if r >= 1.0 { r } else { 1.0 / r })
+            .fold(1.25f64, f64::max)
+            .min(100.0)
+            * 1.1;
+        let mut panel = ChartBuilder::on(&lower)
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_axis(), 1.0 / spread..spread)?;
+        panel
+            .configure_mesh()
+            .x_desc("message size (bytes)")
+            .y_desc("model / measured")
+            .x_label_formatter(&|x| tick_bytes(*x))
+            .y_label_formatter(&|y| trim(*y))
+            .draw()?;
+        panel.draw_series(std::iter::once(PathElement::new(
+            vec![(xmin, 1.0), (xmax, 1.0)],
+            BLACK.stroke_width(1),
+        )))?;
+        for (x, _) in switches {
+            panel.draw_series(std::iter::once(PathElement::new(
+                vec![(*x, 1.0 / spread), (*x, spread)],
+                BLACK.mix(0.4).stroke_width(1),
+            )))?;
+        }
+        for (i, (label, pts)) in residuals.iter().enumerate() {
+            let color = Palette99::pick(curves.len() + measured.len() + i).to_rgba();
+            let clamped: Vec<(f64, f64)> = pts
+                .iter()
+                .map(|&(x, r)| (x, r.clamp(1.0 / spread, spread)))
+                .collect();
+            panel.draw_series(LineSeries::new(
+                clamped.iter().copied(),
+                color.stroke_width(1),
+            ))?;
+            panel
+                .draw_series(clamped.iter().map(|&p| Circle::new(p, 3, color.filled())))?
+                .label(label.as_str())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x + 5, y - 3), (x + 11, y + 3)], color.filled())
+                });
+        }
+        panel
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()?;
+    }
     root.present()?;
     Ok(())
 }

@@ -77,14 +77,21 @@ impl Open {
 /// half the round trip, so one-way time) or `t_avg[usec]`, in seconds; `t_min` / `t_max`
 /// become [`min`](BenchmarkPoint::min) / [`max`](BenchmarkPoint::max). Other columns
 /// (`Mbytes/sec`, `defects`) are read past. A new `# #processes` line inside a benchmark (runs
-/// with `-npmin`) starts a new series. Other comment lines and blank lines are skipped.
+/// with `-npmin`) starts a new series. Other comment lines and blank lines are skipped. A
+/// leading byte-order mark is ignored; fields may be separated by tabs.
+///
+/// Within a table sizes must ascend strictly (IMB prints them so): a size not above the
+/// previous row's is an error naming the line, never merged. A `PingPong` or `PingPing` time of
+/// 0 on a row of at least 1 byte is an error too.
 ///
 /// # Errors
 ///
 /// [`CalibrationError::Parse`] with the 1-based line number for a row with the wrong number of
 /// fields, a field that is not a number, a size or repetition count that is not a whole number,
 /// a negative or non-finite time, a header without a time column, or a row before any
-/// header; [`CalibrationError::TooFew`] for output without any table.
+/// header, a size not above the previous row's, a zero `PingPong` / `PingPing` time, or OSU
+/// Micro-Benchmarks output (`# OSU ...` / `# Size ...`); [`CalibrationError::TooFew`] for
+/// output without any table.
 ///
 /// # Examples
 ///
@@ -104,11 +111,20 @@ impl Open {
 pub fn parse_imb(text: &str) -> Result<Vec<BenchmarkSeries>, CalibrationError> {
     let mut out = Vec::new();
     let mut open: Option<Open> = None;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;
         let trimmed = raw.trim();
         if trimmed.is_empty() {
             continue;
+        }
+        if open.is_none() && (trimmed.starts_with("# OSU") || trimmed.starts_with("# Size")) {
+            return Err(parse_error(
+                line,
+                "this is OSU Micro-Benchmarks output (`# OSU ...`, `# Size ...`), not Intel MPI \
+                 Benchmarks output"
+                    .into(),
+            ));
         }
         if let Some(name) = trimmed.strip_prefix("# Benchmarking ") {
             if let Some(previous) = open.take() {
@@ -210,6 +226,31 @@ pub fn parse_imb(text: &str) -> Result<Vec<BenchmarkSeries>, CalibrationError> {
                 Column::Max => point.max = Some(time()?),
                 Column::Ignored => {}
             }
+        }
+        if let Some(previous) = current.points.last()
+            && columns.contains(&Column::Bytes)
+            && point.bytes <= previous.bytes
+        {
+            return Err(parse_error(
+                line,
+                format!(
+                    "{}: size {} is not above the previous row's {}: sizes must ascend",
+                    current.benchmark, point.bytes, previous.bytes
+                ),
+            ));
+        }
+        if matches!(current.benchmark.as_str(), "PingPong" | "PingPing")
+            && point.bytes > 0
+            && point.value == 0.0
+        {
+            return Err(parse_error(
+                line,
+                format!(
+                    "{}: time of 0 at {} bytes: not a measurement (below the output's \
+                     resolution?)",
+                    current.benchmark, point.bytes
+                ),
+            ));
         }
         current.points.push(point);
     }

@@ -15,10 +15,13 @@
 //! * [`parse_netgauge`] — Netgauge's LogGP output files, as samples and as its reported model.
 //! * [`fit_regression`] — the Mlines paper's regression variants S1-S3 / M1-M3
 //!   ([`RegressionVariant`]) with held-out statistics.
+//! * [`detect_steps`] — level steps of a one-way time series on the coarse size grids of the
+//!   standard benchmarks.
 //! * [`parse_osu`] and [`parse_imb`] — the output of the OSU Micro-Benchmarks and the Intel MPI
 //!   Benchmarks as [`BenchmarkSeries`]; [`fit_loggp_from_benchmarks`] fits LogGP protocol
-//!   ranges to a latency and a bandwidth series.
+//!   ranges to a latency and a bandwidth series, [`fit_plogp_from_benchmarks`] pLogP.
 
+mod benchmark_plogp;
 mod benchmarks;
 mod derive;
 mod detect;
@@ -28,6 +31,7 @@ mod mlines_regression;
 mod netgauge;
 mod osu;
 mod prtt;
+mod steps;
 
 pub(crate) use prtt::{SplitMix64, median};
 
@@ -62,6 +66,7 @@ pub fn relative_errors(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
     Some((at(0.5), at(0.9)))
 }
 
+pub use benchmark_plogp::{BenchmarkPLogPFit, fit_plogp_from_benchmarks};
 pub use benchmarks::{
     BenchmarkFit, BenchmarkFitConfig, BenchmarkPoint, BenchmarkRange, BenchmarkSeries, SeriesKind,
     fit_loggp_from_benchmarks,
@@ -83,3 +88,4 @@ pub use prtt::{
     AssessmentConfig, LogGPAssessment, Prober, PrttMeasurement, PrttPlan, PrttSample, PrttSpread,
     RangeFit, SimulatedProber, SizeDiagnostics, assess_loggp, measure_prtt,
 };
+pub use steps::{Step, StepConfig, detect_steps};

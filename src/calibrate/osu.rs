@@ -80,7 +80,7 @@ fn kind_from_title(title: &str) -> Option<SeriesKind> {
 /// first of them is the title with the version (`# OSU MPI Latency Test v5.3`), others
 /// (`# Datatype: MPI_CHAR.`) are skipped; the table header starts with `# Size` (or, for
 /// tables without sizes such as a barrier, with `# Avg Latency(us)`) and names the columns,
-/// separated by two or more spaces:
+/// separated by two or more spaces or by tabs:
 ///
 /// ```text
 /// # Size          Latency (us)                                   osu_latency
@@ -93,14 +93,21 @@ fn kind_from_title(title: &str) -> Option<SeriesKind> {
 /// Times (`us`) become seconds, bandwidths (`MB/s`, 10⁶ bytes per second as OSU computes
 /// them) bytes per second; tail-percentile, validation and transmit-size columns are read
 /// past. Lines before the title or the header that do not start with `#` (launcher messages)
-/// are skipped.
+/// are skipped. A leading byte-order mark is ignored; fields may be separated by tabs.
+///
+/// Sizes must ascend strictly, as the benchmarks print them: a size not above the previous
+/// row's (two runs pasted into one file, an edited table) is an error naming the line, never
+/// merged. A latency or bandwidth of 0 on a row of at least 1 byte is an error too (no
+/// transfer takes no time; a printed 0 is a measurement below the output's resolution).
 ///
 /// # Errors
 ///
 /// [`CalibrationError::Parse`] with the 1-based line number for a row with the wrong number of
 /// fields, a field that is not a number, a size that is not a whole number, a negative or
-/// non-finite value, or a header without a value column; [`CalibrationError::TooFew`] for
-/// output without a table or rows.
+/// non-finite value, a header without a value column, a size not above the previous row's, a
+/// zero latency or bandwidth, a title whose test (latency, bandwidth) disagrees with its
+/// header's unit (`us`, `MB/s`), or Intel MPI Benchmarks output (`# Benchmarking`);
+/// [`CalibrationError::TooFew`] for output without a table or rows.
 ///
 /// # Examples
 ///
@@ -124,11 +131,23 @@ pub fn parse_osu(text: &str) -> Result<BenchmarkSeries, CalibrationError> {
     let mut columns: Option<Vec<Column>> = None;
     let mut header_kind: Option<SeriesKind> = None;
     let mut points = Vec::new();
+    let mut lines_of = Vec::new();
+    let mut title_line = 0;
+    let mut header_line = 0;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;
         let trimmed = raw.trim();
         if trimmed.is_empty() {
             continue;
+        }
+        if trimmed.starts_with("# Benchmarking") || trimmed.contains("Intel(R) MPI Benchmarks") {
+            return Err(parse_error(
+                line,
+                "this is Intel MPI Benchmarks output (`# Benchmarking ...`), not OSU \
+                 Micro-Benchmarks output"
+                    .into(),
+            ));
         }
         if let Some(comment) = trimmed.strip_prefix('#') {
             let comment = comment.trim();
@@ -141,8 +160,10 @@ pub fn parse_osu(text: &str) -> Result<BenchmarkSeries, CalibrationError> {
                         "a second table header: one benchmark run per input".into(),
                     ));
                 }
+                header_line = line;
                 let names: Vec<&str> = comment
-                    .split("  ")
+                    .split(['\t'])
+                    .flat_map(|part| part.split("  "))
                     .map(str::trim)
                     .filter(|n| !n.is_empty())
                     .collect();
@@ -165,6 +186,7 @@ pub fn parse_osu(text: &str) -> Result<BenchmarkSeries, CalibrationError> {
                 columns = Some(cols);
             } else if title.is_none() && columns.is_none() && comment.starts_with("OSU") {
                 title = Some(comment.to_string());
+                title_line = line;
             }
             continue;
         }
@@ -201,7 +223,21 @@ pub fn parse_osu(text: &str) -> Result<BenchmarkSeries, CalibrationError> {
                 Column::Ignored => {}
             }
         }
+        if let Some(previous) = points.last().map(|p: &BenchmarkPoint| p.bytes)
+            && cols.contains(&Column::Size)
+            && point.bytes <= previous
+        {
+            return Err(parse_error(
+                line,
+                format!(
+                    "size {} is not above the previous row's {previous}: sizes must ascend \
+                     (one run per file)",
+                    point.bytes
+                ),
+            ));
+        }
         points.push(point);
+        lines_of.push(line);
     }
     if columns.is_none() {
         return Err(CalibrationError::TooFew {
@@ -218,11 +254,47 @@ pub fn parse_osu(text: &str) -> Result<BenchmarkSeries, CalibrationError> {
         });
     }
     let from_title = title.as_deref().and_then(kind_from_title);
+    if let (Some(t), Some(h)) = (&from_title, &header_kind) {
+        let title_bw = t.is_bandwidth();
+        let title_time = matches!(t, SeriesKind::Latency | SeriesKind::Collective(_));
+        if (title_bw && !h.is_bandwidth()) || (title_time && h.is_bandwidth()) {
+            return Err(parse_error(
+                header_line,
+                format!(
+                    "the title (line {title_line}) says `{}` but this header measures {}",
+                    title.as_deref().unwrap_or(""),
+                    if h.is_bandwidth() {
+                        "bandwidth (MB/s)"
+                    } else {
+                        "time (us)"
+                    }
+                ),
+            ));
+        }
+    }
     let kind = match (from_title, header_kind) {
         (Some(k), _) => k,
         (None, Some(k)) => k,
         (None, None) => SeriesKind::Other("OSU table".into()),
     };
+    if matches!(
+        kind,
+        SeriesKind::Latency | SeriesKind::Bandwidth | SeriesKind::BidirectionalBandwidth
+    ) && let Some(i) = points.iter().position(|p| p.bytes > 0 && p.value == 0.0)
+    {
+        return Err(parse_error(
+            lines_of[i],
+            format!(
+                "{} of 0 at {} bytes: not a measurement (below the output's resolution?)",
+                if kind.is_bandwidth() {
+                    "bandwidth"
+                } else {
+                    "latency"
+                },
+                points[i].bytes
+            ),
+        ));
+    }
     Ok(BenchmarkSeries {
         title: title.unwrap_or_else(|| "OSU Micro-Benchmarks (untitled)".into()),
         kind,

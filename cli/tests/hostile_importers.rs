@@ -1,0 +1,310 @@
+//! The benchmark-file importers (`calibrate osu`, `calibrate imb`) on hostile input, run as the
+//! built binary: the exit code, a one-line error naming the file and line or the option, never a
+//! panic, and a bound on the time taken.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs the binary; fails the test when it takes longer than `limit`.
+fn run_within(args: &[&str], limit: Duration) -> (Option<i32>, String, String) {
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_commcost"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("commcost {args:?} took more than {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = out_reader.join().expect("stdout reader");
+    let err = err_reader.join().expect("stderr reader");
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+    (status.code(), out, err)
+}
+
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// A user mistake: exit code 1 and one line on stderr containing every `needle`.
+fn user_error(args: &[&str], needles: &[&str]) -> String {
+    let (code, _, err) = run_within(args, LIMIT);
+    assert_eq!(code, Some(1), "commcost {args:?} should fail: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "`{needle}` missing from: {err}");
+    }
+    err
+}
+
+fn accepted(args: &[&str]) -> String {
+    let (code, out, err) = run_within(args, LIMIT);
+    assert_eq!(code, Some(0), "commcost {args:?} failed: {err}");
+    out
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("hostile_{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path.display().to_string()
+}
+
+fn fixture(path: &str) -> String {
+    format!("{}/../tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+const LATENCY: &str = "# OSU MPI Latency Test v5.3\n# Size          Latency (us)\n\
+    1 1.00\n2 1.01\n4 1.02\n8 1.03\n16 1.05\n32 1.08\n64 1.13\n128 1.25\n";
+
+#[test]
+fn byte_order_mark_and_tabs_are_accepted() {
+    let dir = scratch("bom_tabs");
+    let out = dir.join("m.json").display().to_string();
+    let bom = write(&dir, "bom.txt", &format!("\u{feff}{LATENCY}"));
+    accepted(&["calibrate", "osu", &bom, "-o", &out]);
+    // the title keeps its words: only the table is tab-separated
+    let tabs = write(
+        &dir,
+        "tabs.txt",
+        &format!(
+            "# OSU MPI Latency Test v5.3\n# Size\tLatency (us)\n{}",
+            LATENCY
+                .lines()
+                .skip(2)
+                .map(|l| l.replace(' ', "\t") + "\n")
+                .collect::<String>()
+        ),
+    );
+    accepted(&["calibrate", "osu", &tabs, "-o", &out]);
+    let imb = std::fs::read_to_string(fixture("imb/imb_mpi1_2ranks.txt")).unwrap();
+    let imb_tabs = write(
+        &dir,
+        "imb_tabs.txt",
+        &format!("\u{feff}{}", imb.replace("  ", "\t")),
+    );
+    accepted(&["calibrate", "imb", &imb_tabs, "-o", &out]);
+}
+
+#[test]
+fn a_latency_title_over_a_bandwidth_header_is_rejected() {
+    let dir = scratch("title_header");
+    let out = dir.join("m.json").display().to_string();
+    let file = write(
+        &dir,
+        "mixed.txt",
+        "# OSU MPI Latency Test v5.3\n# Size      Bandwidth (MB/s)\n1 10.0\n2 20.0\n4 40.0\n",
+    );
+    user_error(
+        &["calibrate", "osu", &file, "-o", &out],
+        &["mixed.txt", "line 2", "Latency", "MB/s"],
+    );
+    // and the reverse
+    let file = write(
+        &dir,
+        "reverse.txt",
+        "# OSU MPI Bandwidth Test v5.3\n# Size          Latency (us)\n1 1.0\n2 1.1\n",
+    );
+    user_error(
+        &["calibrate", "osu", &file, "-o", &out],
+        &["reverse.txt", "line 2", "Bandwidth"],
+    );
+}
+
+#[test]
+fn duplicate_and_descending_sizes_are_rejected_with_their_line() {
+    let dir = scratch("sizes");
+    let out = dir.join("m.json").display().to_string();
+    let dup = write(
+        &dir,
+        "dup.txt",
+        "# OSU MPI Latency Test v5.3\n# Size          Latency (us)\n1 1.0\n2 1.1\n2 1.2\n4 1.3\n",
+    );
+    user_error(
+        &["calibrate", "osu", &dup, "-o", &out],
+        &["dup.txt", "line 5", "size 2"],
+    );
+    let desc = write(
+        &dir,
+        "desc.txt",
+        "# OSU MPI Latency Test v5.3\n# Size          Latency (us)\n1 1.0\n4 1.1\n2 1.2\n",
+    );
+    user_error(
+        &["calibrate", "osu", &desc, "-o", &out],
+        &["desc.txt", "line 5", "size 2"],
+    );
+    let imb = "# Benchmarking PingPong\n# #processes = 2\n\
+        #bytes #repetitions      t[usec]   Mbytes/sec\n\
+        0 1000 0.20 0.00\n1 1000 0.21 4.0\n1 1000 0.22 4.0\n";
+    let imb = write(&dir, "imb_dup.txt", imb);
+    user_error(
+        &["calibrate", "imb", &imb, "-o", &out],
+        &["imb_dup.txt", "line 6", "size 1"],
+    );
+}
+
+#[test]
+fn the_other_benchmarks_output_is_recognised() {
+    let dir = scratch("swapped");
+    let out = dir.join("m.json").display().to_string();
+    user_error(
+        &[
+            "calibrate",
+            "imb",
+            &fixture("osu/osu_latency.txt"),
+            "-o",
+            &out,
+        ],
+        &["osu_latency.txt", "line 1", "OSU", "calibrate osu"],
+    );
+    user_error(
+        &[
+            "calibrate",
+            "osu",
+            &fixture("imb/imb_mpi1_2ranks.txt"),
+            "-o",
+            &out,
+        ],
+        &[
+            "imb_mpi1_2ranks.txt",
+            "Intel MPI Benchmarks",
+            "calibrate imb",
+        ],
+    );
+}
+
+#[test]
+fn an_empty_file_is_named_for_the_benchmark_asked_for() {
+    let dir = scratch("empty");
+    let out = dir.join("m.json").display().to_string();
+    let empty = write(&dir, "empty.txt", "");
+    let err = user_error(
+        &["calibrate", "imb", &empty, "-o", &out],
+        &["empty.txt", "IMB"],
+    );
+    assert!(!err.contains("OSU") && !err.contains("# Size"), "{err}");
+    let err = user_error(
+        &["calibrate", "osu", &empty, "-o", &out],
+        &["empty.txt", "OSU"],
+    );
+    assert!(!err.contains("IMB"), "{err}");
+}
+
+#[test]
+fn a_zero_latency_names_file_and_line() {
+    let dir = scratch("zero");
+    let out = dir.join("m.json").display().to_string();
+    let zero = write(
+        &dir,
+        "zero.txt",
+        "# OSU MPI Latency Test v5.3\n# Size          Latency (us)\n1 1.0\n2 0.00\n4 1.2\n",
+    );
+    user_error(
+        &["calibrate", "osu", &zero, "-o", &out],
+        &["zero.txt", "line 4", "latency of 0"],
+    );
+    let imb = "# Benchmarking PingPong\n# #processes = 2\n\
+        #bytes #repetitions      t[usec]   Mbytes/sec\n\
+        0 1000 0.20 0.00\n1 1000 0.00 4.0\n";
+    let imb = write(&dir, "imb_zero.txt", imb);
+    user_error(
+        &["calibrate", "imb", &imb, "-o", &out],
+        &["imb_zero.txt", "line 5", "time of 0"],
+    );
+}
+
+#[test]
+fn procs_zero_is_rejected() {
+    let dir = scratch("procs");
+    let out = dir.join("m.json").display().to_string();
+    let (code, _, err) = run_within(
+        &[
+            "calibrate",
+            "osu",
+            &fixture("osu/osu_latency.txt"),
+            &fixture("osu/osu_allreduce.txt"),
+            "--procs",
+            "0",
+            "-o",
+            &out,
+        ],
+        LIMIT,
+    );
+    // a usage error, reported by the argument parser before anything is read
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.lines().next().unwrap_or("").contains("--procs"),
+        "{err}"
+    );
+    assert!(!Path::new(&out).exists());
+}
+
+#[test]
+fn devices_and_oversized_files_are_refused_without_reading_them() {
+    let dir = scratch("bounded");
+    let out = dir.join("m.json").display().to_string();
+    for args in [["calibrate", "osu"], ["calibrate", "imb"]] {
+        user_error(
+            &[args[0], args[1], "/dev/zero", "-o", &out],
+            &["/dev/zero", "not a regular file"],
+        );
+    }
+    // a sparse 65 MiB file: refused by its size
+    let big = dir.join("big.txt");
+    let file = std::fs::File::create(&big).unwrap();
+    file.set_len(65 << 20).unwrap();
+    user_error(
+        &["calibrate", "osu", &big.display().to_string(), "-o", &out],
+        &["big.txt", "MiB"],
+    );
+}
+
+/// One million rows (about 20 MB): parsed, detected and fitted in seconds, not minutes.
+#[test]
+fn a_million_rows_finish_in_seconds() {
+    let dir = scratch("million");
+    let out = dir.join("m.json").display().to_string();
+    let mut text = String::with_capacity(24 << 20);
+    text.push_str("# OSU MPI Latency Test v5.3\n# Size          Latency (us)\n");
+    for k in 1..=1_000_000u64 {
+        // 2 µs + 1 ns/B with a small deterministic ripple
+        let t = 2.0 + k as f64 * 1e-3 + ((k * 7919) % 13) as f64 * 1e-3;
+        text.push_str(&format!("{k} {t:.3}\n"));
+    }
+    let file = write(&dir, "million.txt", &text);
+    let (code, _, err) = run_within(
+        &["calibrate", "osu", &file, "-o", &out],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(0), "{err}");
+}
