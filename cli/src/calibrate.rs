@@ -88,11 +88,11 @@ enum What {
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Processes the collective tests ran with (OSU does not print it; at least 1).
-        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
         procs: u64,
         /// Share of the fixed one-way time assigned to the two overheads 2o (0..1); the
         /// benchmarks cannot measure it.
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.0, value_parser = parse_share, allow_negative_numbers = true)]
         overhead_share: f64,
         /// The model to write: LogGP with protocol ranges, or pLogP (g(m) from osu_bw).
         #[arg(long, value_enum, default_value_t = FitModel::Loggp)]
@@ -103,12 +103,22 @@ enum What {
         /// IMB-MPI1 output.
         file: PathBuf,
         /// Share of the fixed one-way time assigned to the two overheads 2o (0..1).
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.0, value_parser = parse_share, allow_negative_numbers = true)]
         overhead_share: f64,
         /// The model to write: LogGP with protocol ranges, or pLogP.
         #[arg(long, value_enum, default_value_t = FitModel::Loggp)]
         model: FitModel,
     },
+}
+
+/// `--overhead-share`: a number in `[0, 1]` (a share of a time, not a time).
+fn parse_share(text: &str) -> Result<f64, String> {
+    let shown: String = text.chars().take(80).collect();
+    match text.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        Ok(_) => Err(format!("`{shown}` is not a share in [0, 1]")),
+        Err(_) => Err(format!("`{shown}` is not a number (a share in [0, 1])")),
+    }
 }
 
 /// The model `calibrate mpi` writes.

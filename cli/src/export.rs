@@ -131,7 +131,11 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
             std::fs::write(path, &text)
                 .map_err(|e| Failure(format!("{}: cannot write: {e}", path.display())))?;
             if args.format == Format::Simgrid {
-                outln!("wrote {} (SMPI platform), model {}", path.display(), loaded.name);
+                outln!(
+                    "wrote {} (SMPI platform), model {}",
+                    path.display(),
+                    loaded.name
+                );
             } else {
                 outln!(
                     "wrote {} for {} collectives, model {}{note}",

@@ -886,3 +886,56 @@ fn malformed_numbers_are_named() {
         &["--bytez", "--bytes"],
     );
 }
+
+#[test]
+fn model_files_of_another_format_version_are_refused() {
+    let dir = scratch("version");
+    let model = dir.join("m.json");
+    let model_s = model.to_string_lossy().into_owned();
+    finite(
+        &[
+            "calibrate",
+            "osu",
+            "../tests/fixtures/osu/osu_latency.txt",
+            "-o",
+            &model_s,
+        ],
+        None,
+        SECONDS,
+    );
+    let text = std::fs::read_to_string(&model).expect("model file");
+    assert!(text.contains("\"commcost_model_file\": 1"), "{text}");
+    for version in ["99", "0", "2"] {
+        let other = write(
+            &dir,
+            &format!("v{version}.json"),
+            &text.replace(
+                "\"commcost_model_file\": 1",
+                &format!("\"commcost_model_file\": {version}"),
+            ),
+        );
+        refused(
+            &["predict", "--model", &other, "--bytes", "8"],
+            &["commcost_model_file", version],
+        );
+    }
+}
+
+#[test]
+fn overhead_shares_outside_zero_to_one_are_named_as_shares() {
+    for command in [
+        &["calibrate", "osu", "../tests/fixtures/osu/osu_latency.txt"][..],
+        &[
+            "calibrate",
+            "imb",
+            "../tests/fixtures/imb/imb_mpi1_2ranks.txt",
+        ][..],
+    ] {
+        for value in ["NaN", "-0.5", "1.5", "inf", "half"] {
+            let mut args = command.to_vec();
+            args.extend(["--overhead-share", value]);
+            let err = usage(&args, &["--overhead-share", "[0, 1]"]);
+            assert!(!err.contains("seconds") && !err.contains("tip:"), "{err}");
+        }
+    }
+}
