@@ -19,7 +19,8 @@
 #
 # Each OSU run: `-f -i ITER -x W` (W = ITER / 5, at least 2), sizes up to --max-bytes. OSU's
 # "Avg Latency" is the mean over ranks of each rank's mean time per call. Order: for each repeat,
-# for each collective, default then rules (so the two share the machine's state); then every
+# for each collective, default and rules back to back (so the two share the machine's state;
+# default first in odd repeats, rules first in even ones); then every
 # forced algorithm once (segmentable ones also with each segment size the rules file uses for
 # that collective). COMMCOST_MEASURE_LOCK names a lock file held exclusively (flock) through
 # each chunk of runs (one collective's default and rules runs of one repeat; one collective's
@@ -144,8 +145,14 @@ start=$(date +%s)
 for rep in $(seq 1 "$repeats"); do
   for coll in $only; do
     lock_begin
-    run_osu default "$rep" "$coll"
-    run_osu rules "$rep" "$coll" $rules_mca
+    # alternate which configuration runs first, so that an order effect cannot favour one
+    if [ $((rep % 2)) = 1 ]; then
+      run_osu default "$rep" "$coll"
+      run_osu rules "$rep" "$coll" $rules_mca
+    else
+      run_osu rules "$rep" "$coll" $rules_mca
+      run_osu default "$rep" "$coll"
+    fi
     lock_end
   done
   echo "repeat $rep done after $(( $(date +%s) - start )) s" >&2
