@@ -2,7 +2,12 @@
 # One repeat of MPICH's default against a selection file, with the OSU collective benchmarks.
 #
 # Usage: scripts/mpich_osu_compare.sh --osu DIR --repeat K [--np 2] [--sizes 8:1048576]
-#                                     [--also FILE2] FILE >> results.csv
+#                                     [--iter N] [--cluster NODESxPPN] [--also FILE2] FILE >> results.csv
+#
+# --cluster 4x1 runs every benchmark on the emulated cluster (scripts/cluster-emu.sh
+# mpiexec-mpich --nodes 4 --ppn 1; the cluster must be up, CLUSTER_EMU_NAME names it) instead
+# of `mpiexec.mpich -n NP` on this machine. --iter N passes `-i N -x N/10` to OSU (timed and warm-up
+# iterations per size; OSU 5.3 default 1000 / 100 above 8 KiB, 200 warm-up).
 #
 # DIR holds the OSU Micro-Benchmarks collective tests (osu_bcast, osu_allreduce, osu_reduce,
 # osu_allgather, osu_alltoall, osu_gather, osu_scatter, osu_barrier) built with mpicc.mpich.
@@ -20,23 +25,37 @@ repeat=""
 np=2
 sizes="8:1048576"
 also=""
+cluster=""
+iter=""
 while [ $# -gt 1 ]; do
   case "$1" in
     --osu) osu="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --np) np="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
+    --iter) iter="$2"; shift 2 ;;
+    --cluster) cluster="$2"; shift 2 ;;
     --also) also="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 1 ] && [ -n "$osu" ] && [[ "$repeat" =~ ^[0-9]+$ ]] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] && [ -n "$osu" ] && [[ "$repeat" =~ ^[0-9]+$ ]] || { sed -n '2,21p' "$0" >&2; exit 2; }
+launch=(mpiexec.mpich -n "$np")
+if [ -n "$cluster" ]; then
+  [[ "$cluster" =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "--cluster must be NODESxPPN, e.g. 4x1" >&2; exit 2; }
+  launch=("$(dirname "$(readlink -f "$0")")/cluster-emu.sh" mpiexec-mpich
+          --nodes "${BASH_REMATCH[1]}" --ppn "${BASH_REMATCH[2]}" --)
+fi
+if [ -n "$iter" ]; then
+  [[ "$iter" =~ ^[0-9]+$ ]] || { echo "--iter must be a positive integer" >&2; exit 2; }
+fi
 file="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 [ -r "$file" ] || { echo "cannot read $1" >&2; exit 2; }
 
 run() { # collective config
   local bench="$osu/osu_$1" opts=(-m "$sizes")
   [ "$1" = barrier ] && opts=()
+  if [ -n "$iter" ]; then opts+=(-i "$iter" -x $(( iter / 10 > 0 ? iter / 10 : 1 ))); fi
   [ -x "$bench" ] || { echo "$bench not found" >&2; exit 2; }
   case "$2" in
     file) set -- "$1" "$2" -genv MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE "$file" \
@@ -47,7 +66,7 @@ run() { # collective config
   esac
   local collective="$1" config="$2"
   shift 2
-  timeout 300 mpiexec.mpich -n "$np" "$@" "$bench" "${opts[@]}" \
+  timeout 300 "${launch[@]}" "$@" "$bench" "${opts[@]}" \
     | awk -v r="$repeat" -v c="$collective" -v k="$config" '
         /^[0-9]/ { print r "," c "," k "," $1 "," $2 }
         /^[ \t]*[0-9.]+[ \t]*$/ { print r "," c "," k ",0," $1 }'
