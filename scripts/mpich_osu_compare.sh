@@ -39,12 +39,14 @@ while [ $# -gt 1 ]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 1 ] && [ -n "$osu" ] && [[ "$repeat" =~ ^[0-9]+$ ]] || { sed -n '2,21p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] && [ -n "$osu" ] && [[ "$repeat" =~ ^[0-9]+$ ]] || { sed -n '2,22p' "$0" >&2; exit 2; }
 launch=(mpiexec.mpich -n "$np")
+limit=300
 if [ -n "$cluster" ]; then
   [[ "$cluster" =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "--cluster must be NODESxPPN, e.g. 4x1" >&2; exit 2; }
   launch=("$(dirname "$(readlink -f "$0")")/cluster-emu.sh" mpiexec-mpich
           --nodes "${BASH_REMATCH[1]}" --ppn "${BASH_REMATCH[2]}" --)
+  limit=60
 fi
 if [ -n "$iter" ]; then
   [[ "$iter" =~ ^[0-9]+$ ]] || { echo "--iter must be a positive integer" >&2; exit 2; }
@@ -66,7 +68,32 @@ run() { # collective config
   esac
   local collective="$1" config="$2"
   shift 2
-  timeout 300 "${launch[@]}" "$@" "$bench" "${opts[@]}" \
+  # a run that does not finish within its timeout is repeated (at most 3 attempts): on the
+  # emulated cluster a launch occasionally stalls. A run counts once OSU printed its last row
+  # (size max of --sizes; barrier: its one value), even if the processes then linger in
+  # MPI_Finalize (MPICH 4.0.2 over UCX's TCP transport sometimes does): the run is then ended.
+  local out="" attempt tmp last="${sizes##*:}" pid t
+  tmp="$(mktemp)"
+  for attempt in 1 2 3; do
+    timeout -k 5 "$limit" "${launch[@]}" "$@" "$bench" "${opts[@]}" > "$tmp" &
+    pid=$!
+    for ((t = 0; t < limit * 5; t++)); do
+      if ! kill -0 "$pid" 2>/dev/null; then break; fi
+      if [ "$collective" = barrier ] && grep -qE '^[[:space:]]*[0-9.]+[[:space:]]*$' "$tmp"; then break; fi
+      if grep -qE "^$last[[:space:]]" "$tmp"; then break; fi
+      sleep 0.2
+    done
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    out="$(cat "$tmp")"
+    if [ "$collective" = barrier ] && grep -qE '^[[:space:]]*[0-9.]+[[:space:]]*$' "$tmp"; then break; fi
+    if grep -qE "^$last[[:space:]]" "$tmp"; then break; fi
+    echo "mpich_osu_compare: $collective $config attempt $attempt failed" >&2
+    out=""
+  done
+  rm -f "$tmp"
+  [ -n "$out" ] || { echo "mpich_osu_compare: $collective $config failed 3 times" >&2; exit 1; }
+  printf '%s\n' "$out" \
     | awk -v r="$repeat" -v c="$collective" -v k="$config" '
         /^[0-9]/ { print r "," c "," k "," $1 "," $2 }
         /^[ \t]*[0-9.]+[ \t]*$/ { print r "," c "," k ",0," $1 }'
