@@ -2,8 +2,10 @@
 # One repeat of MPICH's default against a selection file, with the OSU collective benchmarks.
 #
 # Usage: scripts/mpich_osu_compare.sh --osu DIR --repeat K [--np 2] [--sizes 8:1048576]
-#                                     [--iter N] [--cluster NODESxPPN] [--also FILE2] FILE >> results.csv
+#                                     [--iter N] [--cluster NODESxPPN] [--collectives LIST]
+#                                     [--also FILE2] FILE >> results.csv
 #
+# --collectives bcast,allreduce runs only those (default: all eight), to split a repeat.
 # --cluster 4x1 runs every benchmark on the emulated cluster (scripts/cluster-emu.sh
 # mpiexec-mpich --nodes 4 --ppn 1; the cluster must be up, CLUSTER_EMU_NAME names it) instead
 # of `mpiexec.mpich -n NP` on this machine. --iter N passes `-i N -x N/10` to OSU (timed and warm-up
@@ -27,6 +29,7 @@ sizes="8:1048576"
 also=""
 cluster=""
 iter=""
+collectives="bcast,allreduce,reduce,allgather,alltoall,gather,scatter,barrier"
 while [ $# -gt 1 ]; do
   case "$1" in
     --osu) osu="$2"; shift 2 ;;
@@ -35,11 +38,12 @@ while [ $# -gt 1 ]; do
     --sizes) sizes="$2"; shift 2 ;;
     --iter) iter="$2"; shift 2 ;;
     --cluster) cluster="$2"; shift 2 ;;
+    --collectives) collectives="$2"; shift 2 ;;
     --also) also="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 1 ] && [ -n "$osu" ] && [[ "$repeat" =~ ^[0-9]+$ ]] || { sed -n '2,22p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] && [ -n "$osu" ] && [[ "$repeat" =~ ^[0-9]+$ ]] || { sed -n '2,25p' "$0" >&2; exit 2; }
 launch=(mpiexec.mpich -n "$np")
 limit=300
 if [ -n "$cluster" ]; then
@@ -102,7 +106,11 @@ run() { # collective config
 configs=(default default-none file)
 if [ -n "$also" ]; then configs+=(also); fi
 n=${#configs[@]}
-for collective in bcast allreduce reduce allgather alltoall gather scatter barrier; do
+for collective in ${collectives//,/ }; do
+  case "$collective" in
+    bcast|allreduce|reduce|allgather|alltoall|gather|scatter|barrier) ;;
+    *) echo "--collectives: unknown collective $collective" >&2; exit 2 ;;
+  esac
   for ((i = 0; i < n; i++)); do
     run "$collective" "${configs[$(((i + repeat) % n))]}"
   done
