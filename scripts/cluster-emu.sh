@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # An emulated cluster on one Linux machine: N "nodes" as network namespaces, each joined to a
 # bridge by a veth pair shaped with a token bucket (tc tbf) in both directions, and Open MPI
-# launched across them as across hosts.
+# launched across them as across hosts (MPICH too: `mpiexec-mpich`).
 #
 # Why: on a machine with few cores, 4 or 8 MPI ranks fight for the CPUs and a collective's time
 # says more about the scheduler than about the algorithm. Behind rate-limited links the network
@@ -248,7 +248,7 @@ cmd_mpiexec_mpich() {
     -genv UCX_TLS "tcp,self" -genv UCX_NET_DEVICES eth0 -genv LD_PRELOAD "$shim" "$@"
 }
 
-[ $# -gt 0 ] || { sed -n '2,42p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,46p' "$0"; exit 2; }
 # Hydra's launcher: `SCRIPT HOST CMD` with CLUSTER_EMU_AGENT set by cmd_mpiexec_mpich
 if [ -n "${CLUSTER_EMU_AGENT:-}" ] && [[ "$1" =~ ^[0-9.]+$ ]]; then
   name="$CLUSTER_EMU_AGENT"; subnet="$(subnet_of "$name")"; cmd_rsh "$@"
