@@ -92,7 +92,7 @@ cmd_down() {
       | grep -E "^${name}-(v[0-9]+|br)$" || true); do
     ip link del "$dev" 2>/dev/null || true
   done
-  rm -f "$(state_file)"
+  rm -f "$(state_file)" "/run/${name}-ucx-yield.so"
 }
 
 cmd_up() {
