@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # An emulated cluster on one Linux machine: N "nodes" as network namespaces, each joined to a
 # bridge by a veth pair shaped with a token bucket (tc tbf) in both directions, and Open MPI
-# launched across them as across hosts.
+# launched across them as across hosts (MPICH too: `mpiexec-mpich`).
 #
 # Why: on a machine with few cores, 4 or 8 MPI ranks fight for the CPUs and a collective's time
 # says more about the scheduler than about the algorithm. Behind rate-limited links the network
@@ -12,9 +12,12 @@
 #   scripts/cluster-emu.sh mpirun [--ppn R] [--nodes K] [--btl LIST] -- PROGRAM ARGS...
 #                                     run PROGRAM on nodes 1..K (default all; R ranks per node, default 1;
 #                                     BTLs default self,tcp for R = 1, self,vader,tcp otherwise)
+#   scripts/cluster-emu.sh mpiexec-mpich [--ppn R] [--nodes K] -- [MPIEXEC OPTIONS] PROGRAM ARGS...
+#                                     the same with MPICH (Hydra's mpiexec.mpich, ch4:ucx over TCP)
 #   scripts/cluster-emu.sh down [--name cc]                 remove everything `up` created
 #   scripts/cluster-emu.sh status [--name cc]
 #   scripts/cluster-emu.sh rsh-NAME HOST CMD...              Open MPI's launcher (internal)
+#   CLUSTER_EMU_AGENT=NAME scripts/cluster-emu.sh HOST CMD... Hydra's launcher (internal)
 #
 # Topology: a star. Node K is namespace NAME-nK with interface eth0 = 10.213.X.K/24 (X derived
 # from NAME, so clusters of different names do not collide); the other end of its veth (NAME-vK)
@@ -27,6 +30,17 @@
 # remote-shell agent is this script (`rsh`), which runs the daemon in the node's namespace with a
 # private UTS namespace and hostname node-K (so Open MPI sees distinct nodes and uses shared
 # memory only inside a node). Out-of-band and BTL traffic are restricted to the cluster subnet.
+#
+# MPICH: mpiexec.mpich stays in the root namespace too, launches its proxies through this script
+# (`-launcher rsh -launcher-exec` this script, with CLUSTER_EMU_AGENT naming the cluster, since
+# Hydra passes no arguments of its own to the agent) and listens on the bridge (`-iface`). The
+# ranks use UCX's TCP transport on eth0 (UCX_TLS=tcp,self, UCX_NET_DEVICES=eth0; with R > 1
+# MPICH's own shared memory inside a node). MPICH 4.0's ch4 device busy-polls UCX and never
+# yields the core: with more ranks than cores a rank whose message has arrived waits for the
+# scheduler's slice (a 4-node osu_bcast of 8 B took 2-5 ms per call on 2 cores). So the ranks
+# run with scripts/mpich_trace/ucx_yield.c preloaded (built once into /run/NAME-ucx-yield.so,
+# needs cc), which calls sched_yield() when a UCX poll found nothing, as Open MPI's
+# `mpi_yield_when_idle 1` above does. Extra mpiexec options go after `--`, before the program.
 #
 # Everything `up` creates carries the NAME prefix, and `down` removes it (also what a failed `up`
 # left behind). The state file /run/NAME-cluster-emu records the node count.
@@ -78,7 +92,7 @@ cmd_down() {
       | grep -E "^${name}-(v[0-9]+|br)$" || true); do
     ip link del "$dev" 2>/dev/null || true
   done
-  rm -f "$(state_file)"
+  rm -f "$(state_file)" "/run/${name}-ucx-yield.so"
 }
 
 cmd_up() {
@@ -200,7 +214,45 @@ cmd_mpirun() {
     ${CLUSTER_MPIRUN_ARGS:-} "$@"
 }
 
-[ $# -gt 0 ] || { sed -n '2,30p' "$0"; exit 2; }
+cmd_mpiexec_mpich() {
+  local ppn=1 use=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --ppn) ppn="$2"; shift 2 ;;
+      --nodes) use="$2"; shift 2 ;;
+      --name) name="$2"; subnet="$(subnet_of "$name")"; shift 2 ;;
+      --) shift; break ;;
+      *) die "mpiexec-mpich: unknown option $1 (put the program after --)" ;;
+    esac
+  done
+  [ $# -gt 0 ] || die "mpiexec-mpich: no program given (after --)"
+  [[ "$ppn" =~ ^[0-9]+$ ]] && [ "$ppn" -ge 1 ] || die "--ppn must be a positive integer"
+  command -v mpiexec.mpich >/dev/null || die "mpiexec-mpich: mpiexec.mpich not found (Debian: apt-get install mpich)"
+  local f n rate
+  f="$(state_file)"
+  [ -f "$f" ] || die "no cluster named $name: run '$0 up N' first"
+  read -r n rate < "$f"
+  if [ -n "$use" ]; then
+    [[ "$use" =~ ^[0-9]+$ ]] && [ "$use" -ge 1 ] && [ "$use" -le "$n" ] || die "--nodes must be 1..$n"
+    n="$use"
+  fi
+  local shim="/run/${name}-ucx-yield.so" src
+  src="$(dirname "$self")/mpich_trace/ucx_yield.c"
+  if [ ! -f "$shim" ] || [ "$src" -nt "$shim" ]; then
+    cc -O2 -shared -fPIC -o "$shim" "$src" -ldl || die "mpiexec-mpich: cannot build $shim from $src"
+  fi
+  local hosts="" k
+  for k in $(seq 1 "$n"); do hosts="${hosts:+$hosts,}${subnet}.$k"; done
+  CLUSTER_EMU_AGENT="$name" exec mpiexec.mpich -launcher rsh -launcher-exec "$self" \
+    -iface "${name}-br" -hosts "$hosts" -ppn "$ppn" -n $((n * ppn)) \
+    -genv UCX_TLS "tcp,self" -genv UCX_NET_DEVICES eth0 -genv LD_PRELOAD "$shim" "$@"
+}
+
+[ $# -gt 0 ] || { sed -n '2,46p' "$0"; exit 2; }
+# Hydra's launcher: `SCRIPT HOST CMD` with CLUSTER_EMU_AGENT set by cmd_mpiexec_mpich
+if [ -n "${CLUSTER_EMU_AGENT:-}" ] && [[ "$1" =~ ^[0-9.]+$ ]]; then
+  name="$CLUSTER_EMU_AGENT"; subnet="$(subnet_of "$name")"; cmd_rsh "$@"
+fi
 sub="$1"; shift
 case "$sub" in
   up) cmd_up "$@" ;;
@@ -212,5 +264,6 @@ case "$sub" in
     cmd_status ;;
   rsh-*) name="${sub#rsh-}"; subnet="$(subnet_of "$name")"; cmd_rsh "$@" ;;
   mpirun) cmd_mpirun "$@" ;;
-  *) die "unknown subcommand $sub (up, mpirun, down, status)" ;;
+  mpiexec-mpich) cmd_mpiexec_mpich "$@" ;;
+  *) die "unknown subcommand $sub (up, mpirun, mpiexec-mpich, down, status)" ;;
 esac
