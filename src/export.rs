@@ -468,7 +468,7 @@ pub fn ompi_rules_with_operator(
         sizes,
         &OmpiRulesOptions {
             operator,
-            on_tie: OnTie::FirstCandidate,
+            ..OmpiRulesOptions::default()
         },
     )
 }
@@ -498,6 +498,13 @@ pub struct OmpiRulesOptions {
     pub operator: Operator,
     /// Rules where algorithms tie.
     pub on_tie: OnTie,
+    /// The smallest predicted gain over Open MPI's own choice worth a rule, as a fraction:
+    /// with `Some(g)` a rule names the model's pick only where its predicted time is below
+    /// `(1 - g)` times that of the algorithm Open MPI 4.1.4's fixed decision runs
+    /// ([`fixed_algorithm`](ompi::fixed_algorithm), priced by the same model); elsewhere it
+    /// writes algorithm `0` (Open MPI decides). `Some(0.0)` defers wherever the fixed decision
+    /// is predicted as fast as the pick; `None` (the default) never compares.
+    pub min_gain: Option<f64>,
 }
 
 impl Default for OmpiRulesOptions {
@@ -505,6 +512,7 @@ impl Default for OmpiRulesOptions {
         Self {
             operator: Operator::FREE,
             on_tie: OnTie::FirstCandidate,
+            min_gain: None,
         }
     }
 }
@@ -544,12 +552,21 @@ pub fn ompi_rules_with_options(
     check_grid("processes", processes, 1)?;
     check_grid("sizes", sizes, 0)?;
     check_collectives(collectives, processes, sizes)?;
+    if let Some(g) = options.min_gain
+        && !(0.0..1.0).contains(&g)
+    {
+        return Err(ExportError::Grid {
+            what: "min_gain",
+            detail: format!("{g} is not a fraction in [0, 1)"),
+        });
+    }
     let grid = Grid {
         model,
         processes,
         sizes,
         operator: options.operator,
         on_tie: options.on_tie,
+        min_gain: options.min_gain,
     };
     let collectives = collectives
         .iter()
@@ -574,12 +591,102 @@ pub fn ompi_rules_with_options(
     Ok(OmpiRules { collectives })
 }
 
+/// Open MPI 4.1.4's own fixed decisions ([`ompi::fixed_decision`]) written as a rules file:
+/// one block per communicator size of `processes`, commutative operators, every rule with
+/// segment size and fan-out 0 (what the fixed decisions pass). Open MPI given this file runs
+/// what it runs without one, at those communicator sizes — which
+/// `scripts/ompi_rules_check.sh --run-with none FILE` checks against the real library; and a
+/// rules file to edit by hand starts from it.
+///
+/// # Errors
+///
+/// [`ExportError::Grid`] for an empty or unsorted `processes`, a communicator size of 0 or
+/// above [`MAX_PROCESSES`], or a collective given twice.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::export;
+///
+/// let rules = export::ompi_fixed_rules(&[OmpiCollective::Allgather], &[4])?;
+/// // Open MPI decides allgather on the per-process block, the file on the total: from 4
+/// // processes on, recursive doubling (3) at every size
+/// let rule = rules.lookup(OmpiCollective::Allgather, 4, 1 << 20).unwrap();
+/// assert_eq!((rule.algorithm, rule.segment, rule.faninout), (3, 0, 0));
+/// # Ok::<(), commcost::ExportError>(())
+/// ```
+pub fn ompi_fixed_rules(
+    collectives: &[OmpiCollective],
+    processes: &[u64],
+) -> Result<OmpiRules, ExportError> {
+    check_grid("processes", processes, 1)?;
+    check_collectives(collectives, processes, &[0])?;
+    let collectives = collectives
+        .iter()
+        .map(|&c| {
+            let mut blocks: Vec<OmpiBlock> = Vec::new();
+            for &p in processes {
+                let mut rules: Vec<OmpiRule> = Vec::new();
+                for &(from, algorithm) in ompi::fixed_rules(c, p, true) {
+                    let size = c.rules_size(from, p);
+                    // a per-process threshold times P can saturate: drop rules that collapse
+                    if rules.last().is_some_and(|r| r.size >= size) {
+                        continue;
+                    }
+                    rules.push(OmpiRule {
+                        size,
+                        algorithm,
+                        faninout: 0,
+                        segment: 0,
+                        label: format!("fixed decision: {}", fixed_name(c, algorithm)),
+                    });
+                }
+                if blocks.last().is_some_and(|b| b.rules == rules) {
+                    continue;
+                }
+                blocks.push(OmpiBlock {
+                    processes: p,
+                    rules,
+                });
+            }
+            OmpiCollectiveRules {
+                collective: c,
+                blocks,
+            }
+        })
+        .collect();
+    Ok(OmpiRules { collectives })
+}
+
+/// Open MPI's name of algorithm `id` of `collective` (the fixed tables name only valid IDs).
+fn fixed_name(c: OmpiCollective, id: u32) -> &'static str {
+    fn name<A: OmpiAlgorithm>(id: u32) -> &'static str {
+        id.to_string()
+            .parse::<A>()
+            .map(|a| a.ompi_name())
+            .unwrap_or("?")
+    }
+    match c {
+        OmpiCollective::Allgather => name::<ompi::Allgather>(id),
+        OmpiCollective::Allreduce => name::<ompi::Allreduce>(id),
+        OmpiCollective::Alltoall => name::<ompi::Alltoall>(id),
+        OmpiCollective::Barrier => name::<ompi::Barrier>(id),
+        OmpiCollective::Bcast => name::<ompi::Bcast>(id),
+        OmpiCollective::Gather => name::<ompi::Gather>(id),
+        OmpiCollective::Reduce => name::<ompi::Reduce>(id),
+        OmpiCollective::ReduceScatter => name::<ompi::ReduceScatter>(id),
+        OmpiCollective::Scatter => name::<ompi::Scatter>(id),
+    }
+}
+
 struct Grid<'a> {
     model: &'a dyn CommModel,
     processes: &'a [u64],
     sizes: &'a [u64],
     operator: Operator,
     on_tie: OnTie,
+    min_gain: Option<f64>,
 }
 
 impl Grid<'_> {
@@ -605,7 +712,21 @@ impl Grid<'_> {
                 // variants of one algorithm that differ only in a segment size or fan-out the
                 // message does not reach are not a choice between algorithms
                 let tied = tied.iter().any(|a| a.ompi_id() != choice.ompi_id());
-                let rule = if tied && self.on_tie == OnTie::Defer {
+                let small_gain = match self.min_gain {
+                    Some(g) => {
+                        let fixed: A = ompi::fixed_algorithm(p, bytes, true).map_err(|e| {
+                            ExportError::Grid {
+                                what: "fixed decision",
+                                detail: e.to_string(),
+                            }
+                        })?;
+                        let ours = choice.cost(self.model, &problem)?;
+                        let theirs = fixed.cost(self.model, &problem)?;
+                        ours >= (1.0 - g) * theirs
+                    }
+                    None => false,
+                };
+                let rule = if small_gain || (tied && self.on_tie == OnTie::Defer) {
                     OmpiRule {
                         size,
                         algorithm: 0,

@@ -10,7 +10,7 @@ use commcost::ExportError;
 use commcost::collectives::ompi::OmpiCollective;
 use commcost::export::{
     MpichJsonOptions, MpichVersion, OmpiRulesOptions, OnTie, mpich_json_with_options,
-    ompi_rules_with_options,
+    ompi_fixed_rules, ompi_rules_with_options,
 };
 
 use crate::units::{self, List};
@@ -50,6 +50,12 @@ pub struct ExportArgs {
     /// (Open MPI keeps its own fixed decision there), `first` names the first tied algorithm.
     #[arg(long, value_enum, default_value = "defer", value_name = "POLICY")]
     on_tie: TiePolicy,
+    /// Open MPI rules: name the model's pick only where it is predicted faster than the
+    /// algorithm Open MPI 4.1.4's fixed decision runs by at least this fraction (0.1 = 10 %);
+    /// elsewhere write algorithm 0 (Open MPI decides). Without it the file names the model's
+    /// pick wherever it has one.
+    #[arg(long, value_name = "FRACTION")]
+    min_gain: Option<f64>,
     /// MPICH series the mpich-json file is for (4.0, 4.1, 4.2; a release such as 4.0.2 is
     /// accepted): its algorithm names and default table. Default: the version `mpichversion`
     /// reports if it is on the PATH, else 4.0.
@@ -74,6 +80,10 @@ enum TiePolicy {
 enum Format {
     /// Open MPI's dynamic rules file for the tuned collective component.
     OmpiRules,
+    /// Open MPI 4.1.4's own fixed decisions written as a dynamic rules file (one block per
+    /// `--procs` size; the model given is not used): what Open MPI runs without a file, to compare with
+    /// or to start a hand-written file from.
+    OmpiFixed,
     /// MPICH's collective selection JSON.
     MpichJson,
     /// A SimGrid platform file for SMPI: `smpi/os`, `smpi/or`, `smpi/ois`, the latency and
@@ -85,7 +95,7 @@ impl Format {
     /// The collectives written without `--collectives`.
     fn supports(self, c: OmpiCollective) -> bool {
         match self {
-            Self::OmpiRules => true,
+            Self::OmpiRules | Self::OmpiFixed => true,
             Self::MpichJson => c != OmpiCollective::ReduceScatter,
             // a platform file holds no collective decisions
             Self::Simgrid => false,
@@ -99,10 +109,21 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
             "--mpich-version: applies to the mpich-json format only".into(),
         ));
     }
+    if args.format != Format::OmpiRules && args.min_gain.is_some() {
+        return Err(Failure(
+            "--min-gain: applies to the ompi-rules format only".into(),
+        ));
+    }
     let collectives = collectives(&args)?;
     let loaded = model::load(&args.source)?;
     let (text, note) = match args.format {
         Format::OmpiRules => (ompi(&args, &loaded.spec, &collectives)?, String::new()),
+        Format::OmpiFixed => (
+            ompi_fixed_rules(&collectives, &args.procs.0)
+                .map_err(option_error)?
+                .to_string(),
+            " (Open MPI 4.1.4's fixed decisions)".to_string(),
+        ),
         Format::MpichJson => {
             let version = mpich_version(args.mpich_version.as_deref())?;
             let options = MpichJsonOptions {
@@ -185,6 +206,7 @@ fn ompi(
             TiePolicy::Defer => OnTie::Defer,
             TiePolicy::First => OnTie::FirstCandidate,
         },
+        min_gain: args.min_gain,
         ..OmpiRulesOptions::default()
     };
     Ok(
@@ -231,6 +253,7 @@ fn option_error(e: ExportError) -> Failure {
             "processes" => "--procs",
             "sizes" => "--bytes",
             "collectives" => "--collectives",
+            "min_gain" => "--min-gain",
             "grid" => "--procs × --bytes × --collectives",
             _ => return Failure(e.to_string()),
         },

@@ -1505,3 +1505,90 @@ fn table_simulate_beyond_the_simulator_limits_is_a_clean_error() {
     ]);
     assert!(out.contains("bruck"), "{out}");
 }
+
+#[test]
+fn export_defers_to_open_mpis_fixed_decision_below_a_gain() {
+    use commcost::collectives::ompi::OmpiCollective;
+    let dir = scratch("export-min-gain");
+    let read = |path: &str| -> commcost::export::OmpiRules {
+        std::fs::read_to_string(path).unwrap().parse().unwrap()
+    };
+    // Open MPI 4.1.4's fixed decisions as a file: `coll_tuned_decision_fixed.c` runs the
+    // binary tree (5) for a 64 KiB broadcast on fewer than 4 processes and Rabenseifner (6)
+    // for an 8 KiB allreduce on 4 to 7 processes
+    let fixed_file = dir.join("fixed.conf").display().to_string();
+    ok(&[
+        "export",
+        "ompi-fixed",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "2,4",
+        "-o",
+        &fixed_file,
+    ]);
+    let fixed = read(&fixed_file);
+    let bcast = fixed.lookup(OmpiCollective::Bcast, 2, 65536).unwrap();
+    assert_eq!((bcast.algorithm, bcast.segment, bcast.faninout), (5, 0, 0));
+    let allreduce = fixed.lookup(OmpiCollective::Allreduce, 4, 8192).unwrap();
+    assert_eq!(allreduce.algorithm, 6);
+    // a larger required gain can only turn rules into deferrals (algorithm 0)
+    let mut deferred = Vec::new();
+    for gain in ["0", "0.5", "0.99"] {
+        let file = dir.join(format!("gain-{gain}.conf")).display().to_string();
+        ok(&[
+            "export",
+            "ompi-rules",
+            "--preset",
+            "open-mpi-openib",
+            "--procs",
+            "4,64",
+            "--bytes",
+            "1..1M",
+            "--min-gain",
+            gain,
+            "-o",
+            &file,
+        ]);
+        let rules = read(&file);
+        let mut zero = 0;
+        for &c in OmpiCollective::ALL {
+            for k in 0..=20 {
+                for p in [4, 64] {
+                    let size = c.rules_size(1 << k, p);
+                    if rules.lookup(c, p, size).is_some_and(|r| r.algorithm == 0) {
+                        zero += 1;
+                    }
+                }
+            }
+        }
+        deferred.push(zero);
+    }
+    assert!(deferred.windows(2).all(|w| w[0] <= w[1]), "{deferred:?}");
+    assert!(deferred[2] > deferred[0], "{deferred:?}");
+    // bad values name the option
+    for bad in ["1", "-0.1", "nan"] {
+        let err = user_error(&[
+            "export",
+            "ompi-rules",
+            "--preset",
+            "open-mpi-openib",
+            "--procs",
+            "4",
+            "--min-gain",
+            bad,
+        ]);
+        assert!(err.contains("--min-gain"), "{err}");
+    }
+    let err = user_error(&[
+        "export",
+        "mpich-json",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "4",
+        "--min-gain",
+        "0.1",
+    ]);
+    assert!(err.contains("--min-gain"), "{err}");
+}

@@ -16,8 +16,9 @@ BEGIN {
   # allreduce ring > recursive doubling (count < comm size), segmented ring > ring,
   # Rabenseifner > basic linear (count < largest power of two <= comm size),
   # bcast split binary tree > chain (too small to split), scatter-allgather (ring) > basic
-  # linear (count < comm size), reduce Rabenseifner > basic linear (as allreduce)
-  split("allreduce:4>3 allreduce:5>4 allreduce:6>1 bcast:4>2 bcast:8>1 bcast:9>1 reduce:7>1", a, " ")
+  # linear (count < comm size), reduce Rabenseifner > basic linear (as allreduce), allgather
+  # recursive doubling > bruck (comm size not a power of two)
+  split("allreduce:4>3 allreduce:5>4 allreduce:6>1 bcast:4>2 bcast:8>1 bcast:9>1 reduce:7>1 allgather:3>2", a, " ")
   for (i in a) ALLOWED[a[i]] = 1
   SEG["bcast"] = "2 3 4 5 6 7 8 9"; SEG["reduce"] = "2 3 4 5 6"; SEG["allreduce"] = "5"
   FAN["bcast"] = "2"; FAN["reduce"] = "2"

@@ -422,6 +422,7 @@ pub fn mpich_json_with_options(
         sizes,
         operator: options.operator,
         on_tie: OnTie::FirstCandidate,
+        min_gain: None,
     };
     for &c in collectives {
         let unsupported = ExportError::Unsupported {
