@@ -365,6 +365,9 @@ pub enum CalibrationError {
     /// The fitted parameters are invalid.
     #[error(transparent)]
     Parameters(#[from] ParameterError),
+    /// The fitted local-work or operator prices are invalid.
+    #[error(transparent)]
+    Collective(#[from] CollectiveError),
 }
 
 /// A collective that cannot be evaluated.
@@ -392,6 +395,13 @@ pub enum CollectiveError {
         name: &'static str,
         /// The rejected value.
         value: f64,
+    },
+    /// Invalid local-work prices ([`LocalWork`](crate::collectives::LocalWork),
+    /// [`CopyCost`](crate::collectives::CopyCost)).
+    #[error("local work: {detail}")]
+    InvalidLocalWork {
+        /// What is wrong, naming the field.
+        detail: String,
     },
     /// An algorithm that cannot run on this many processes (Open MPI's `two_proc` algorithms
     /// need exactly 2).

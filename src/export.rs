@@ -32,7 +32,7 @@
 use std::fmt;
 
 use crate::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
-use crate::collectives::{self, Operator, Problem};
+use crate::collectives::{self, LocalWork, Operator, Problem};
 use crate::error::{CollectiveError, ExportError};
 use crate::{CommModel, Message};
 
@@ -505,6 +505,9 @@ pub struct OmpiRulesOptions {
     /// writes algorithm `0` (Open MPI decides). `Some(0.0)` defers wherever the fixed decision
     /// is predicted as fast as the pick; `None` (the default) never compares.
     pub min_gain: Option<f64>,
+    /// The prices of copies and temporary buffers every algorithm is charged for
+    /// ([`LocalWork::FREE`]: messages and operator only).
+    pub local: LocalWork,
 }
 
 impl Default for OmpiRulesOptions {
@@ -513,6 +516,7 @@ impl Default for OmpiRulesOptions {
             operator: Operator::FREE,
             on_tie: OnTie::FirstCandidate,
             min_gain: None,
+            local: LocalWork::FREE,
         }
     }
 }
@@ -567,6 +571,7 @@ pub fn ompi_rules_with_options(
         operator: options.operator,
         on_tie: options.on_tie,
         min_gain: options.min_gain,
+        local: options.local,
     };
     let collectives = collectives
         .iter()
@@ -687,6 +692,7 @@ struct Grid<'a> {
     operator: Operator,
     on_tie: OnTie,
     min_gain: Option<f64>,
+    local: LocalWork,
 }
 
 impl Grid<'_> {
@@ -699,8 +705,9 @@ impl Grid<'_> {
             let mut rules: Vec<OmpiRule> = Vec::new();
             for &s in sizes {
                 let bytes = A::COLLECTIVE.problem_bytes(s, p);
-                let problem =
-                    Problem::new(p, Message::contiguous(bytes)).with_operator(self.operator);
+                let problem = Problem::new(p, Message::contiguous(bytes))
+                    .with_operator(self.operator)
+                    .with_local(self.local);
                 let previous = rules.last().map(|r| (r.algorithm, r.faninout, r.segment));
                 let (choice, tied) = choose::<A>(
                     self.model,

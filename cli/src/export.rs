@@ -117,7 +117,7 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
     let collectives = collectives(&args)?;
     let loaded = model::load(&args.source)?;
     let (text, note) = match args.format {
-        Format::OmpiRules => (ompi(&args, &loaded.spec, &collectives)?, String::new()),
+        Format::OmpiRules => (ompi(&args, &loaded, &collectives)?, String::new()),
         Format::OmpiFixed => (
             ompi_fixed_rules(&collectives, &args.procs.0)
                 .map_err(option_error)?
@@ -198,16 +198,19 @@ fn collectives(args: &ExportArgs) -> Result<Vec<OmpiCollective>, Failure> {
 
 fn ompi(
     args: &ExportArgs,
-    model: &dyn commcost::CommModel,
+    loaded: &crate::model::Loaded,
     collectives: &[OmpiCollective],
 ) -> Result<String, Failure> {
+    let model = &loaded.spec;
     let options = OmpiRulesOptions {
         on_tie: match args.on_tie {
             TiePolicy::Defer => OnTie::Defer,
             TiePolicy::First => OnTie::FirstCandidate,
         },
         min_gain: args.min_gain,
-        ..OmpiRulesOptions::default()
+        // the model file's measured local work and operator (free without a local section)
+        operator: loaded.operator,
+        local: loaded.local,
     };
     Ok(
         ompi_rules_with_options(model, collectives, &args.procs.0, &args.bytes.0, &options)

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use commcost::collectives::{LocalWork, Operator};
 use commcost::{CommModel, Message, ModelSpec, presets};
 use serde::{Deserialize, Serialize};
 
@@ -110,12 +111,28 @@ pub struct ModelFile {
     pub commcost_model_file: u32,
     pub provenance: Provenance,
     pub spec: ModelSpec,
+    /// What collectives spend besides messages (`commcost calibrate local`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<LocalSection>,
 }
 
-/// A loaded model with its name for reports.
+/// The local-work section of a model file: copy and temporary-buffer prices, the reduction
+/// operator, and how they were measured.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalSection {
+    pub work: LocalWork,
+    pub operator: Operator,
+    pub provenance: Provenance,
+}
+
+/// A loaded model with its name for reports, and the local-work prices of its file (free
+/// where the file has none).
 pub struct Loaded {
     pub name: String,
     pub spec: ModelSpec,
+    pub local: LocalWork,
+    pub operator: Operator,
 }
 
 pub fn load(source: &ModelSource) -> Result<Loaded, Failure> {
@@ -131,6 +148,8 @@ pub fn preset(name: &str) -> Result<Loaded, Failure> {
         Some(p) => Ok(Loaded {
             name: p.name.into(),
             spec: (p.build)(),
+            local: LocalWork::FREE,
+            operator: Operator::FREE,
         }),
         None => {
             let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
@@ -187,6 +206,7 @@ pub fn load_file(path: &Path) -> Result<Loaded, Failure> {
     let stem = file
         .file_stem()
         .map_or_else(|| shown.to_string(), |s| s.to_string_lossy().into_owned());
+    let mut local = (LocalWork::FREE, Operator::FREE);
     let (spec, name) = if value.get("commcost_model_file").is_some() {
         single(&selector)?;
         let parsed: ModelFile = serde_json::from_value(value)
@@ -197,6 +217,9 @@ pub fn load_file(path: &Path) -> Result<Loaded, Failure> {
                  reads version 1)",
                 parsed.commcost_model_file
             ));
+        }
+        if let Some(section) = parsed.local {
+            local = (section.work, section.operator);
         }
         (parsed.spec, stem)
     } else if value.get("model").is_some() {
@@ -259,7 +282,12 @@ pub fn load_file(path: &Path) -> Result<Loaded, Failure> {
     for warning in spec.unit_warnings() {
         eprintln!("commcost: warning: {shown}: {warning}");
     }
-    Ok(Loaded { name, spec })
+    Ok(Loaded {
+        name,
+        spec,
+        local: local.0,
+        operator: local.1,
+    })
 }
 
 pub fn write_file(path: &PathBuf, file: &ModelFile) -> Result<(), Failure> {

@@ -1592,3 +1592,54 @@ fn export_defers_to_open_mpis_fixed_decision_below_a_gain() {
     ]);
     assert!(err.contains("--min-gain"), "{err}");
 }
+
+#[test]
+fn calibrate_local_adds_measured_local_work_that_export_uses() {
+    let dir = scratch("local");
+    let model = dir.join("mine.json").display().to_string();
+    ok(&[
+        "calibrate",
+        "osu",
+        &fixture("osu/osu_latency.txt"),
+        &fixture("osu/osu_bw.txt"),
+        "-o",
+        &model,
+    ]);
+    let text = ok(&["calibrate", "local", "--quick", "--into", &model]);
+    assert!(text.contains("temporary buffer"), "{text}");
+    let file = json(&std::fs::read_to_string(&model).unwrap());
+    // the point-to-point model is kept, the section added with its provenance
+    assert_eq!(file["spec"]["model"], "loggp_protocols");
+    let local = &file["local"];
+    let classes = local["work"]["copy"]["classes"].as_array().unwrap();
+    assert!(!classes.is_empty() && classes[0][0] == 0, "{local}");
+    for c in classes {
+        let rate = c[1].as_f64().unwrap();
+        // a copy between 0 and 10 ns per byte: any machine this runs on
+        assert!((0.0..1e-8).contains(&rate), "{local}");
+    }
+    assert!(local["work"]["temp_buffer"].as_f64().unwrap() > 0.0);
+    assert!(local["operator"]["per_byte"].as_f64().unwrap() > 0.0);
+    assert!(local["provenance"]["accuracy"]["held_out_copies"].is_object());
+    // the file loads everywhere, and export prices the local work
+    let rules = dir.join("rules.conf").display().to_string();
+    ok(&[
+        "export",
+        "ompi-rules",
+        "--model",
+        &model,
+        "--procs",
+        "2,8",
+        "-o",
+        &rules,
+    ]);
+    // not a model file: the error names the option and the file
+    let err = user_error(&[
+        "calibrate",
+        "local",
+        "--quick",
+        "--into",
+        &fixture("osu/osu_bw.txt"),
+    ]);
+    assert!(err.contains("--into"), "{err}");
+}

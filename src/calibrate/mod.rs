@@ -27,6 +27,7 @@ mod derive;
 mod detect;
 mod imb;
 mod least_squares;
+mod local;
 mod mlines_regression;
 mod netgauge;
 mod osu;
@@ -77,6 +78,7 @@ pub use detect::{
 };
 pub use imb::parse_imb;
 pub use least_squares::{FitStatistics, LinearFit, least_squares};
+pub use local::fit_local_work;
 pub use mlines_regression::{
     Feature, FeatureSet, MlinesFit, MlinesSample, Order, RegressionVariant, Term, fit_mlines_model,
     fit_regression,

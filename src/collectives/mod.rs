@@ -87,6 +87,7 @@
 //!   within one cost).
 
 mod algorithms;
+mod local;
 mod names;
 pub mod ompi;
 mod select;
@@ -94,6 +95,7 @@ mod select;
 pub use algorithms::{
     Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
 };
+pub use local::{Copies, CopyCost, LocalWork, MAX_COPY_CLASSES};
 pub use names::MpichAlgorithm;
 pub use select::{DecisionTable, SwitchPoint, best, crossover, rank};
 
@@ -179,6 +181,10 @@ pub struct Problem {
     pub message: Message,
     /// The operator of reductions and scans ([`Operator::FREE`] otherwise).
     pub operator: Operator,
+    /// The prices of copies and temporary buffers ([`LocalWork::FREE`] by default: the
+    /// algorithms that price local work — Open MPI's, [`ompi`] — then cost their messages
+    /// and operator only).
+    pub local: LocalWork,
 }
 
 impl Problem {
@@ -188,7 +194,14 @@ impl Problem {
             processes,
             message,
             operator: Operator::FREE,
+            local: LocalWork::FREE,
         }
+    }
+
+    /// The same problem with local-work prices.
+    pub fn with_local(mut self, local: LocalWork) -> Self {
+        self.local = local;
+        self
     }
 
     /// The same problem with an operator.

@@ -423,6 +423,7 @@ pub fn mpich_json_with_options(
         operator: options.operator,
         on_tie: OnTie::FirstCandidate,
         min_gain: None,
+        local: crate::collectives::LocalWork::FREE,
     };
     for &c in collectives {
         let unsupported = ExportError::Unsupported {

@@ -14,6 +14,7 @@
 //!
 //! Data flows on: probe samples → [`crate::calibrate`] → models.
 
+mod local;
 mod log3p;
 mod matrix;
 mod memory;
@@ -22,6 +23,7 @@ mod memory;
 pub mod mpi;
 mod tcp;
 
+pub use local::{LocalKind, LocalSample, measure_local};
 pub use log3p::{Log3PCleaning, Log3PPlan};
 pub use matrix::{MatrixPlan, MatrixSample, measure_matrix_transfers};
 pub use memory::{CopyKind, CopyPlan, CopySample, measure_copies};

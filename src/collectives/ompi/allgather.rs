@@ -4,7 +4,7 @@ use super::parse_plain;
 use super::{Bcast, OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_in};
 use crate::CommModel;
 use crate::collectives::algorithms::{Spacings, setup};
-use crate::collectives::{Algorithm, Allgather as Textbook, Problem, ceil_log2};
+use crate::collectives::{Algorithm, Allgather as Textbook, Copies, Problem, ceil_log2};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
 /// Open MPI's allgather algorithms (`coll_tuned_allgather_algorithm`). `m` is each process's
@@ -110,6 +110,10 @@ impl Allgather {
 display_from_str!(Allgather);
 
 impl OmpiAlgorithm for Allgather {
+    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+        self.local_work_of(processes, bytes)
+    }
+
     const COLLECTIVE: OmpiCollective = OmpiCollective::Allgather;
 
     fn ompi_id(&self) -> u32 {
@@ -134,6 +138,26 @@ impl Algorithm for Allgather {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let messages = self.messages_cost(model, problem)?;
+        let work = self.local_work(problem.processes, problem.message.bytes());
+        Ok(messages + problem.local.price(&work))
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        ALL.iter()
+            .copied()
+            .filter(|a| *a != Self::TwoProc || problem.processes == 2)
+            .collect()
+    }
+}
+
+impl Allgather {
+    /// The messages and the operator: the closed form of the table above.
+    fn messages_cost(
+        &self,
+        model: &dyn CommModel,
+        problem: &Problem,
+    ) -> Result<f64, CollectiveError> {
         if *self == Self::TwoProc && problem.processes > 2 {
             return Err(CollectiveError::NotApplicable {
                 algorithm: "two-proc",
@@ -187,10 +211,25 @@ impl Algorithm for Allgather {
         })
     }
 
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        ALL.iter()
-            .copied()
-            .filter(|a| *a != Self::TwoProc || problem.processes == 2)
-            .collect()
+    /// Local work on the critical path (copies and temporary buffers, from Open MPI 4.1.4's
+    /// `coll_base` source; see [`OmpiAlgorithm::local_work`]).
+    pub(crate) fn local_work_of(&self, processes: u64, bytes: u64) -> Copies {
+        let (p, m) = (processes, bytes);
+        // rank 1 of Bruck: its block, then (P-1)m into the calloc'ed buffer, its m, and the
+        // (P-1)m rotation back (coll_base_allgather.c: 113, 170-191)
+        let bruck = Copies::none()
+            .with(2, m)
+            .with(2, (p - 1).saturating_mul(m))
+            .with_buffers(1);
+        match self {
+            Self::Bruck => bruck,
+            Self::RecursiveDoubling if !p.is_power_of_two() => bruck,
+            // own block into the receive buffer (the linear one: the gather root's)
+            Self::Linear
+            | Self::RecursiveDoubling
+            | Self::Ring
+            | Self::Neighbor
+            | Self::TwoProc => Copies::none().with(1, m),
+        }
     }
 }

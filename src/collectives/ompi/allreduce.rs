@@ -8,7 +8,7 @@ use super::{
 };
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Allreduce as Textbook, Problem, floor_log2};
+use crate::collectives::{Algorithm, Allreduce as Textbook, Copies, Problem, floor_log2};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
 /// Open MPI's allreduce algorithms (`coll_tuned_allreduce_algorithm`). `m` is the vector (also
@@ -120,6 +120,10 @@ impl Allreduce {
 display_from_str!(Allreduce);
 
 impl OmpiAlgorithm for Allreduce {
+    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+        self.local_work_of(processes, bytes)
+    }
+
     const COLLECTIVE: OmpiCollective = OmpiCollective::Allreduce;
 
     fn ompi_id(&self) -> u32 {
@@ -162,6 +166,36 @@ impl Algorithm for Allreduce {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let messages = self.messages_cost(model, problem)?;
+        let work = self.local_work(problem.processes, problem.message.bytes());
+        Ok(messages + problem.local.price(&work))
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        let m = problem.message.bytes();
+        let mut out = vec![
+            Self::BasicLinear,
+            Self::Nonoverlapping,
+            Self::RecursiveDoubling,
+            Self::Ring,
+        ];
+        out.extend(
+            segment_candidates(m)
+                .filter(|&s| s > 0)
+                .map(|segment| Self::SegmentedRing { segment }),
+        );
+        out.push(Self::Rabenseifner);
+        out
+    }
+}
+
+impl Allreduce {
+    /// The messages and the operator: the closed form of the table above.
+    fn messages_cost(
+        &self,
+        model: &dyn CommModel,
+        problem: &Problem,
+    ) -> Result<f64, CollectiveError> {
         let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
@@ -221,21 +255,33 @@ impl Algorithm for Allreduce {
         })
     }
 
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let m = problem.message.bytes();
-        let mut out = vec![
-            Self::BasicLinear,
-            Self::Nonoverlapping,
-            Self::RecursiveDoubling,
-            Self::Ring,
-        ];
-        out.extend(
-            segment_candidates(m)
-                .filter(|&s| s > 0)
-                .map(|segment| Self::SegmentedRing { segment }),
-        );
-        out.push(Self::Rabenseifner);
-        out
+    /// Local work on the critical path (copies and temporary buffers, from Open MPI 4.1.4's
+    /// `coll_base` source; see [`OmpiAlgorithm::local_work`]).
+    pub(crate) fn local_work_of(&self, processes: u64, bytes: u64) -> Copies {
+        let (p, m) = (processes, bytes);
+        let largest_pow2 = if p == 0 {
+            1
+        } else {
+            1u64 << super::floor_log2(p)
+        };
+        let doubling = Copies::none().with(2, m).with_buffers(1);
+        let ring = Copies::none()
+            .with(1, m)
+            .with_buffers(if p == 2 { 1 } else { 2 });
+        match *self {
+            // the root's receive buffer (coll_base_reduce.c: 671-680)
+            Self::BasicLinear => Copies::none().with_buffers(1),
+            // Open MPI's binomial reduce: the root's two receive buffers
+            Self::Nonoverlapping => Copies::none().with_buffers(2),
+            // sbuf into tmp, and the result back for half the ranks (coll_base_allreduce.c:
+            // 158-167, 260-263)
+            Self::RecursiveDoubling => doubling,
+            Self::Ring | Self::SegmentedRing { .. } if m < p => doubling,
+            Self::Ring | Self::SegmentedRing { .. } => ring,
+            Self::Rabenseifner if m < largest_pow2 => Copies::none().with_buffers(1),
+            // sbuf into rbuf; the temporary vector and four index arrays (l. 1004-1112)
+            Self::Rabenseifner => Copies::none().with(1, m).with_buffers(5),
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::fmt;
 use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in};
 use crate::CommModel;
 use crate::collectives::algorithms::{bruck_alltoall, setup};
-use crate::collectives::{Algorithm, Problem};
+use crate::collectives::{Algorithm, Copies, Problem};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
 /// Open MPI's all-to-all algorithms (`coll_tuned_alltoall_algorithm`). `m` is the block for each
@@ -104,6 +104,10 @@ impl Alltoall {
 display_from_str!(Alltoall);
 
 impl OmpiAlgorithm for Alltoall {
+    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+        self.local_work_of(processes, bytes)
+    }
+
     const COLLECTIVE: OmpiCollective = OmpiCollective::Alltoall;
 
     fn ompi_id(&self) -> u32 {
@@ -137,6 +141,27 @@ impl Algorithm for Alltoall {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let messages = self.messages_cost(model, problem)?;
+        let work = self.local_work(problem.processes, problem.message.bytes());
+        Ok(messages + problem.local.price(&work))
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        let mut out = vec![Self::Linear, Self::Pairwise, Self::ModifiedBruck];
+        if problem.processes == 2 {
+            out.push(Self::TwoProc);
+        }
+        out
+    }
+}
+
+impl Alltoall {
+    /// The messages and the operator: the closed form of the table above.
+    fn messages_cost(
+        &self,
+        model: &dyn CommModel,
+        problem: &Problem,
+    ) -> Result<f64, CollectiveError> {
         if *self == Self::TwoProc && problem.processes > 2 {
             return Err(CollectiveError::NotApplicable {
                 algorithm: "two-proc",
@@ -166,11 +191,54 @@ impl Algorithm for Alltoall {
         })
     }
 
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let mut out = vec![Self::Linear, Self::Pairwise, Self::ModifiedBruck];
-        if problem.processes == 2 {
-            out.push(Self::TwoProc);
+    /// Local work on the critical path (copies and temporary buffers, from Open MPI 4.1.4's
+    /// `coll_base` source; see [`OmpiAlgorithm::local_work`]).
+    pub(crate) fn local_work_of(&self, processes: u64, bytes: u64) -> Copies {
+        let (p, m) = (processes, bytes);
+        match self {
+            // the initial and final rotations of P m, and one block copy per set bit of every
+            // step index (coll_base_alltoall.c: 261-276, 309, 318-324); tmpbuf and two index
+            // arrays
+            Self::ModifiedBruck => {
+                let bits = popcount_sum(p);
+                Copies::none()
+                    .with(2, p.saturating_mul(m))
+                    .with(bits, m)
+                    .with_buffers(3)
+            }
+            // the own block, to itself
+            Self::Linear | Self::Pairwise | Self::LinearSync { .. } | Self::TwoProc => {
+                Copies::none().with(1, m)
+            }
         }
-        out
+    }
+}
+
+/// `Σ_{i=0}^{n-1} popcount(i)` in closed form (bit `k` is set in `2^k` of every `2^(k+1)`
+/// consecutive integers), saturating.
+fn popcount_sum(n: u64) -> u64 {
+    let n = u128::from(n);
+    let total: u128 = (0..64u32)
+        .map(|k| {
+            let period = 1u128 << (k + 1);
+            let half = 1u128 << k;
+            (n / period) * half + (n % period).saturating_sub(half)
+        })
+        .sum();
+    u64::try_from(total).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod local_work_tests {
+    use super::popcount_sum;
+
+    #[test]
+    fn popcount_sum_matches_counting() {
+        for n in 0..300u64 {
+            let counted: u64 = (0..n).map(|i| u64::from(i.count_ones())).sum();
+            assert_eq!(popcount_sum(n), counted, "n = {n}");
+        }
+        // 2^k numbers below 2^k carry k 2^(k-1) set bits
+        assert_eq!(popcount_sum(1 << 40), 40 << 39);
     }
 }

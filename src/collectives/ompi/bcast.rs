@@ -8,7 +8,7 @@ use super::{
 };
 use crate::CommModel;
 use crate::collectives::algorithms::{binomial_tree_of_blocks, setup};
-use crate::collectives::{Algorithm, Problem, ceil_log2};
+use crate::collectives::{Algorithm, Copies, Problem, ceil_log2};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
 /// Open MPI's broadcast algorithms (`coll_tuned_bcast_algorithm`). `m` is the buffer, which is
@@ -176,6 +176,10 @@ impl Bcast {
 display_from_str!(Bcast);
 
 impl OmpiAlgorithm for Bcast {
+    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+        self.local_work_of(processes, bytes)
+    }
+
     const COLLECTIVE: OmpiCollective = OmpiCollective::Bcast;
 
     fn ompi_id(&self) -> u32 {
@@ -236,6 +240,41 @@ impl Algorithm for Bcast {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let messages = self.messages_cost(model, problem)?;
+        let work = self.local_work(problem.processes, problem.message.bytes());
+        Ok(messages + problem.local.price(&work))
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        let m = problem.message.bytes();
+        let mut out = vec![Self::BasicLinear];
+        for segment in segment_candidates(m) {
+            for fanout in [2, 4, 8] {
+                out.push(Self::Chain { segment, fanout });
+            }
+            out.extend([
+                Self::Pipeline { segment },
+                Self::SplitBinaryTree { segment },
+                Self::BinaryTree { segment },
+                Self::Binomial { segment },
+                Self::Knomial {
+                    segment,
+                    radix: DEFAULT_RADIX,
+                },
+            ]);
+        }
+        out.extend([Self::ScatterAllgather, Self::ScatterAllgatherRing]);
+        out
+    }
+}
+
+impl Bcast {
+    /// The messages and the operator: the closed form of the table above.
+    fn messages_cost(
+        &self,
+        model: &dyn CommModel,
+        problem: &Problem,
+    ) -> Result<f64, CollectiveError> {
         if let Self::Knomial { radix, .. } = *self
             && radix < 2
         {
@@ -290,25 +329,11 @@ impl Algorithm for Bcast {
         })
     }
 
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let m = problem.message.bytes();
-        let mut out = vec![Self::BasicLinear];
-        for segment in segment_candidates(m) {
-            for fanout in [2, 4, 8] {
-                out.push(Self::Chain { segment, fanout });
-            }
-            out.extend([
-                Self::Pipeline { segment },
-                Self::SplitBinaryTree { segment },
-                Self::BinaryTree { segment },
-                Self::Binomial { segment },
-                Self::Knomial {
-                    segment,
-                    radix: DEFAULT_RADIX,
-                },
-            ]);
-        }
-        out.extend([Self::ScatterAllgather, Self::ScatterAllgatherRing]);
-        out
+    /// Local work on the critical path (copies and temporary buffers, from Open MPI 4.1.4's
+    /// `coll_base` source; see [`OmpiAlgorithm::local_work`]).
+    pub(crate) fn local_work_of(&self, processes: u64, bytes: u64) -> Copies {
+        // no bcast algorithm copies, reduces or allocates data (coll_base_bcast.c)
+        let _ = (processes, bytes);
+        Copies::none()
     }
 }

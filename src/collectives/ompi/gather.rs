@@ -7,7 +7,7 @@ use super::{
 };
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Gather as Textbook, Problem};
+use crate::collectives::{Algorithm, Copies, Gather as Textbook, Problem};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
 /// Open MPI's gather algorithms (`coll_tuned_gather_algorithm`). `m` is each process's block;
@@ -88,6 +88,10 @@ impl Gather {
 display_from_str!(Gather);
 
 impl OmpiAlgorithm for Gather {
+    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+        self.local_work_of(processes, bytes)
+    }
+
     const COLLECTIVE: OmpiCollective = OmpiCollective::Gather;
 
     fn ompi_id(&self) -> u32 {
@@ -120,6 +124,27 @@ impl Algorithm for Gather {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let messages = self.messages_cost(model, problem)?;
+        let work = self.local_work(problem.processes, problem.message.bytes());
+        Ok(messages + problem.local.price(&work))
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        let mut out = vec![Self::BasicLinear, Self::Binomial];
+        out.extend(
+            segment_candidates(problem.message.bytes()).map(|segment| Self::LinearSync { segment }),
+        );
+        out
+    }
+}
+
+impl Gather {
+    /// The messages and the operator: the closed form of the table above.
+    fn messages_cost(
+        &self,
+        model: &dyn CommModel,
+        problem: &Problem,
+    ) -> Result<f64, CollectiveError> {
         let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
@@ -145,11 +170,17 @@ impl Algorithm for Gather {
         })
     }
 
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let mut out = vec![Self::BasicLinear, Self::Binomial];
-        out.extend(
-            segment_candidates(problem.message.bytes()).map(|segment| Self::LinearSync { segment }),
-        );
-        out
+    /// Local work on the critical path (copies and temporary buffers, from Open MPI 4.1.4's
+    /// `coll_base` source; see [`OmpiAlgorithm::local_work`]).
+    pub(crate) fn local_work_of(&self, processes: u64, bytes: u64) -> Copies {
+        let (p, m) = (processes, bytes);
+        match self {
+            // the root's own block; before it, a child's block into the P m buffer every inner
+            // process allocates (coll_base_gather.c: 73-80, 108-116)
+            Self::Binomial if p > 2 => Copies::none().with(2, m).with_buffers(1),
+            Self::Binomial | Self::BasicLinear | Self::LinearSync { .. } => {
+                Copies::none().with(1, m)
+            }
+        }
     }
 }

@@ -340,6 +340,45 @@ pub trait OmpiAlgorithm: Algorithm + fmt::Display + FromStr<Err = AlgorithmParse
     fn segment_size(&self) -> u64 {
         0
     }
+
+    /// The local work on the algorithm's critical path for `processes` processes and a
+    /// problem message of `bytes` bytes: the copies (`sbuf` into `rbuf`, blocks into and out
+    /// of temporary buffers, Bruck's rotations) and the temporary buffers allocated per call,
+    /// read from Open MPI 4.1.4's `coll_base_*.c` (contiguous data, root 0, commutative
+    /// operator); [`Algorithm::cost`] adds their price
+    /// ([`LocalWork::price`](crate::collectives::LocalWork::price)) to the messages' and the
+    /// operator's. The operator's bytes are in the closed forms already.
+    ///
+    /// | collective | copies (count × bytes) and temporary buffers |
+    /// |---|---|
+    /// | bcast, barrier | none |
+    /// | allreduce | basic linear: 1 buffer; nonoverlapping: 2 buffers (the binomial reduce's root); recursive doubling: 2 × m, 1 buffer; ring, segmented ring: 1 × m, 2 buffers (1 at P = 2; recursive doubling's below P bytes); Rabenseifner: 1 × m, 5 buffers (basic linear's below the largest power of two ≤ P) |
+    /// | reduce (root) | linear: 1 buffer; chain, pipeline, binary, binomial: 1 receive buffer, 2 when the root has more than one child or segments; in-order binary: 3 buffers; Rabenseifner: 1 × m, 5 buffers |
+    /// | reduce_scatter | non-overlapping: 1 × m/P, 2 buffers; recursive halving, butterfly: 1 × m + 1 × m/P, 3 buffers; ring: 1 × m + 1 × m/P, 4 buffers |
+    /// | allgather | own block 1 × m; Bruck (and recursive doubling when P is not a power of two): rank 1's 2 × m + 2 × (P-1) m, 1 buffer |
+    /// | alltoall | own block 1 × m; modified Bruck: 2 × P m + (Σ_{i<P} popcount i) × m, 3 buffers |
+    /// | gather | root's block 1 × m; binomial (P > 2): 2 × m, 1 buffer (a child's copy into its P m buffer) |
+    /// | scatter | root's block 1 × m; binomial: ⌈log2 P⌉ × m (every process on the way copies its block before forwarding), ⌈log2 P⌉ - 1 buffers |
+    ///
+    /// Not counted: copies inside the transport (eager and shared-memory fragments), the
+    /// request objects of the point-to-point layer, derived datatypes Bruck's all-to-all
+    /// creates.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::collectives::ompi::{Alltoall, OmpiAlgorithm};
+    ///
+    /// // modified Bruck on 4 processes: two rotations of 4 m, popcount(1) + popcount(2)
+    /// // + popcount(3) = 4 block copies; tmpbuf and two index arrays
+    /// let work = Alltoall::ModifiedBruck.local_work(4, 1000);
+    /// assert_eq!(work.bytes(), 2 * 4000 + 4 * 1000);
+    /// assert_eq!(work.buffers(), 3);
+    /// ```
+    fn local_work(&self, processes: u64, bytes: u64) -> crate::collectives::Copies {
+        let _ = (processes, bytes);
+        crate::collectives::Copies::none()
+    }
 }
 
 /// Lower case, `_` and spaces as `-`.
@@ -901,6 +940,42 @@ pub(crate) use display_from_str;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Local work is added to the messages' cost exactly as priced: Bruck's all-to-all on 4
+    /// processes copies 2 x 4 m + 4 m (its source: two rotations of the P blocks, one block per
+    /// set bit of steps 1, 2, 3) and allocates 3 buffers; a broadcast copies nothing.
+    #[test]
+    fn local_work_is_added_to_the_messages() {
+        use crate::collectives::{CopyCost, LocalWork, Problem};
+        use crate::{LogGP, Message};
+        let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4).unwrap();
+        let local = LocalWork::new(CopyCost::new(0.0, &[(0, 1e-10)]).unwrap(), 1e-6).unwrap();
+        let free = Problem::new(4, Message::contiguous(1000));
+        let priced = free.with_local(local);
+        let a = Alltoall::ModifiedBruck;
+        let extra = a.cost(&model, &priced).unwrap() - a.cost(&model, &free).unwrap();
+        assert!(
+            (extra - (12_000.0 * 1e-10 + 3.0 * 1e-6)).abs() < 1e-12,
+            "{extra}"
+        );
+        for b in [Bcast::BasicLinear, Bcast::Binomial { segment: 0 }] {
+            assert_eq!(
+                b.cost(&model, &priced).unwrap().to_bits(),
+                b.cost(&model, &free).unwrap().to_bits()
+            );
+        }
+        // scatter's binomial tree on 8 processes: 3 block copies on the way, 2 buffers
+        let s = Scatter::Binomial;
+        let extra = s
+            .cost(
+                &model,
+                &Problem::new(8, Message::contiguous(1000)).with_local(local),
+            )
+            .unwrap()
+            - s.cost(&model, &Problem::new(8, Message::contiguous(1000)))
+                .unwrap();
+        assert!((extra - (3000.0 * 1e-10 + 2e-6)).abs() < 1e-12, "{extra}");
+    }
 
     /// Brute force: the k-nomial tree built as Open MPI builds it, arrival times by walking it.
     fn knomial_brute(r: u64, p: u64, hop: f64, wait: f64) -> f64 {

@@ -8,7 +8,7 @@ use super::{
 };
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Problem, floor_log2};
+use crate::collectives::{Algorithm, Copies, Problem, floor_log2};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
 /// Open MPI's reduce algorithms (`coll_tuned_reduce_algorithm`). `m` is the vector (also the
@@ -149,6 +149,10 @@ impl Reduce {
 display_from_str!(Reduce);
 
 impl OmpiAlgorithm for Reduce {
+    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+        self.local_work_of(processes, bytes)
+    }
+
     const COLLECTIVE: OmpiCollective = OmpiCollective::Reduce;
 
     fn ompi_id(&self) -> u32 {
@@ -204,6 +208,37 @@ impl Algorithm for Reduce {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let messages = self.messages_cost(model, problem)?;
+        let work = self.local_work(problem.processes, problem.message.bytes());
+        Ok(messages + problem.local.price(&work))
+    }
+
+    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+        let m = problem.message.bytes();
+        let mut out = vec![Self::Linear];
+        for segment in segment_candidates(m) {
+            for fanout in [2, 4, 8] {
+                out.push(Self::Chain { segment, fanout });
+            }
+            out.extend([
+                Self::Pipeline { segment },
+                Self::Binary { segment },
+                Self::Binomial { segment },
+                Self::InOrderBinary { segment },
+            ]);
+        }
+        out.push(Self::Rabenseifner);
+        out
+    }
+}
+
+impl Reduce {
+    /// The messages and the operator: the closed form of the table above.
+    fn messages_cost(
+        &self,
+        model: &dyn CommModel,
+        problem: &Problem,
+    ) -> Result<f64, CollectiveError> {
         let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
@@ -256,21 +291,29 @@ impl Algorithm for Reduce {
         })
     }
 
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let m = problem.message.bytes();
-        let mut out = vec![Self::Linear];
-        for segment in segment_candidates(m) {
-            for fanout in [2, 4, 8] {
-                out.push(Self::Chain { segment, fanout });
-            }
-            out.extend([
-                Self::Pipeline { segment },
-                Self::Binary { segment },
-                Self::Binomial { segment },
-                Self::InOrderBinary { segment },
-            ]);
+    /// Local work on the critical path (copies and temporary buffers, from Open MPI 4.1.4's
+    /// `coll_base` source; see [`OmpiAlgorithm::local_work`]).
+    pub(crate) fn local_work_of(&self, processes: u64, bytes: u64) -> Copies {
+        let (p, m) = (processes, bytes);
+        let largest_pow2 = if p == 0 {
+            1
+        } else {
+            1u64 << super::floor_log2(p)
+        };
+        // the root of the generic tree reduction receives into one or two segment buffers
+        // (coll_base_reduce.c: 123-137)
+        let tree = |children_above_one: bool| {
+            Copies::none().with_buffers(if children_above_one { 2 } else { 1 })
+        };
+        match *self {
+            Self::Linear => Copies::none().with_buffers(1),
+            Self::Chain { fanout, .. } => tree(fanout.min(p.saturating_sub(1)) > 1),
+            Self::Pipeline { segment } => tree(segment > 0 && segment < m),
+            Self::Binary { .. } | Self::Binomial { .. } => tree(p > 2),
+            // rank P - 1 is the tree's root: a temporary result and two receive buffers
+            Self::InOrderBinary { .. } => Copies::none().with_buffers(3),
+            Self::Rabenseifner if m < largest_pow2 => Copies::none().with_buffers(1),
+            Self::Rabenseifner => Copies::none().with(1, m).with_buffers(5),
         }
-        out.push(Self::Rabenseifner);
-        out
     }
 }

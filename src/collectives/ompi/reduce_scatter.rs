@@ -4,7 +4,7 @@ use super::parse_plain;
 use super::{OmpiAlgorithm, OmpiCollective, Reduce, display_from_str, linear_fan_out};
 use crate::CommModel;
 use crate::collectives::algorithms::{Spacings, setup};
-use crate::collectives::{Algorithm, Problem, floor_log2};
+use crate::collectives::{Algorithm, Copies, Problem, floor_log2};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
 /// Open MPI's reduce-scatter algorithms (`coll_tuned_reduce_scatter_algorithm`). `m` is the
@@ -81,6 +81,10 @@ impl ReduceScatter {
 display_from_str!(ReduceScatter);
 
 impl OmpiAlgorithm for ReduceScatter {
+    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+        self.local_work_of(processes, bytes)
+    }
+
     const COLLECTIVE: OmpiCollective = OmpiCollective::ReduceScatter;
 
     fn ompi_id(&self) -> u32 {
@@ -103,6 +107,23 @@ impl Algorithm for ReduceScatter {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let messages = self.messages_cost(model, problem)?;
+        let work = self.local_work(problem.processes, problem.message.bytes());
+        Ok(messages + problem.local.price(&work))
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        ALL.to_vec()
+    }
+}
+
+impl ReduceScatter {
+    /// The messages and the operator: the closed form of the table above.
+    fn messages_cost(
+        &self,
+        model: &dyn CommModel,
+        problem: &Problem,
+    ) -> Result<f64, CollectiveError> {
         let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
@@ -156,7 +177,22 @@ impl Algorithm for ReduceScatter {
         })
     }
 
-    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
-        ALL.to_vec()
+    /// Local work on the critical path (copies and temporary buffers, from Open MPI 4.1.4's
+    /// `coll_base` source; see [`OmpiAlgorithm::local_work`]).
+    pub(crate) fn local_work_of(&self, processes: u64, bytes: u64) -> Copies {
+        let (p, m) = (processes, bytes);
+        let block = m / p.max(1);
+        match self {
+            // reduce to the root (its vector buffer), then its own block of the scatterv
+            Self::NonOverlapping => Copies::none().with(1, block).with_buffers(2),
+            // sbuf into the result vector, its block out at the end; two vectors (and index
+            // arrays) (coll_base_reduce_scatter.c: 178-190, 348-351, 722-733)
+            Self::RecursiveHalving | Self::Butterfly => {
+                Copies::none().with(1, m).with(1, block).with_buffers(3)
+            }
+            // sbuf into the accumulation vector, the result block out; three buffers and the
+            // counts (l. 479-530, 604)
+            Self::Ring => Copies::none().with(1, m).with(1, block).with_buffers(4),
+        }
     }
 }

@@ -4,7 +4,7 @@ use super::parse_plain;
 use super::{OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_out};
 use crate::CommModel;
 use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Problem, Scatter as Textbook};
+use crate::collectives::{Algorithm, Copies, Problem, Scatter as Textbook};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
 /// Open MPI's scatter algorithms (`coll_tuned_scatter_algorithm`). `m` is each destination's
@@ -68,6 +68,10 @@ impl Scatter {
 display_from_str!(Scatter);
 
 impl OmpiAlgorithm for Scatter {
+    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+        self.local_work_of(processes, bytes)
+    }
+
     const COLLECTIVE: OmpiCollective = OmpiCollective::Scatter;
 
     fn ompi_id(&self) -> u32 {
@@ -89,6 +93,23 @@ impl Algorithm for Scatter {
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
+        let messages = self.messages_cost(model, problem)?;
+        let work = self.local_work(problem.processes, problem.message.bytes());
+        Ok(messages + problem.local.price(&work))
+    }
+
+    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+        vec![Self::BasicLinear, Self::Binomial]
+    }
+}
+
+impl Scatter {
+    /// The messages and the operator: the closed form of the table above.
+    fn messages_cost(
+        &self,
+        model: &dyn CommModel,
+        problem: &Problem,
+    ) -> Result<f64, CollectiveError> {
         let Some((mut x, m, p)) = setup(model, problem)? else {
             return Ok(0.0);
         };
@@ -98,7 +119,20 @@ impl Algorithm for Scatter {
         })
     }
 
-    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
-        vec![Self::BasicLinear, Self::Binomial]
+    /// Local work on the critical path (copies and temporary buffers, from Open MPI 4.1.4's
+    /// `coll_base` source; see [`OmpiAlgorithm::local_work`]).
+    pub(crate) fn local_work_of(&self, processes: u64, bytes: u64) -> Copies {
+        let (p, m) = (processes, bytes);
+        match self {
+            // every process on the way to the last leaf copies its own block before it forwards,
+            // each inner one into a buffer of its subtree (coll_base_scatter.c: 143-166)
+            Self::Binomial => {
+                let levels = u64::from(super::ceil_log2(p.max(1)));
+                Copies::none()
+                    .with(levels.max(1), m)
+                    .with_buffers(levels.saturating_sub(1))
+            }
+            Self::BasicLinear | Self::LinearNb => Copies::none().with(1, m),
+        }
     }
 }
