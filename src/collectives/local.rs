@@ -29,6 +29,22 @@
 //! ```
 //!
 //! where `t_buf` ([`LocalWork::temp_buffer`]) is the cost of allocating and releasing one.
+//!
+//! # Cache state of the messages
+//!
+//! The point-to-point model a collective is priced with should have been measured with bytes in
+//! the cache state the collective sends them in. Inside a collective, a process forwards bytes
+//! it has just received (tree and ring algorithms: a relay's message, a reduction's partial
+//! result) or written (a temporary buffer) — the state of
+//! `probe::PayloadBuffers::Echo` (feature `mpi`), the default of the MPI calibration —
+//! while the first send of the user's buffer in a benchmark loop that repeats the call on
+//! unchanged buffers (the OSU collective tests) is that of
+//! `PayloadBuffers::Separate` (`osu_latency`). Most messages of
+//! a collective are forwarded ones, so the collectives assume `Echo`: calibrate with
+//! `commcost calibrate mpi` (without `--separate-buffers`). Models imported from `osu_latency` /
+//! `osu_bw` carry the `Separate` state; on a network-bound platform the difference is below the
+//! repeat-to-repeat spread of the measurements, over shared memory it is the copy rate of a
+//! cache class (see `docs/ACCURACY.md`).
 
 use crate::error::CollectiveError;
 
