@@ -34,20 +34,15 @@ fn imb(run: &str) -> Option<BenchmarkSeries> {
     all.into_iter().find(|s| s.title == "IMB PingPong")
 }
 
-/// The bound on the model's median error over the direct fit's: 1.2, except for the held-out
-/// OSU run `tcp_3`, which misses it (2.55 % against 2.08 %, 1.23x; `docs/ACCURACY.md`) and is
-/// held to 1.3 so that a regression still shows.
-fn bound(name: &str) -> f64 {
-    if name == "osu tcp_3" { 1.3 } else { 1.2 }
-}
+/// The bound on the model's median error over the direct fit's (the target).
+const BOUND: f64 = 1.2;
 
 fn check(name: &str, fit: &BenchmarkFit) -> Vec<String> {
     let mut problems = Vec::new();
     let (model, direct) = (fit.latency_error.0, fit.direct_latency_error.0);
-    if model > bound(name) * direct + 1e-9 {
+    if model > BOUND * direct + 1e-9 {
         problems.push(format!(
-            "{name}: median error {model:.4} above {}x the direct fit's {direct:.4}",
-            bound(name)
+            "{name}: median error {model:.4} above {BOUND}x the direct fit's {direct:.4}"
         ));
     }
     for (k, r) in fit.ranges.iter().enumerate() {
