@@ -853,8 +853,8 @@ fn for_each_placement(
 /// least-absolute-deviation range lines have the least sum of absolute relative residuals (the
 /// lines' own objective). With `prune = Some(gain)`, a slope cut whose two ranges, merged into
 /// one line, would raise their sum by less than the factor `gain` is then dropped (the
-/// weakest first, the others placed again). `None` for more than 64 points, too many
-/// placements, or none.
+/// weakest first, the others placed again). Fewer cuts when no placement of `slope` exists;
+/// `None` for more than 64 points or too many placements.
 fn place_slope_cuts(
     lat: &[(u64, f64)],
     mut slope: usize,
@@ -883,7 +883,14 @@ fn place_slope_cuts(
         if !complete {
             return None;
         }
-        let (_, cuts) = best?;
+        // no placement of this many cuts (too few points where a slope change is visible)
+        let Some((_, cuts)) = best else {
+            if slope == 0 {
+                return None;
+            }
+            slope -= 1;
+            continue;
+        };
         let Some(gain) = prune else {
             return Some(cuts);
         };
