@@ -365,10 +365,16 @@ fn run() -> Result<(), Box<dyn Error>> {
         &std::fs::read_to_string(&runs_path).map_err(|e| format!("{runs_path}: {e}"))?,
         &stat,
     )?;
-    let models: BTreeMap<String, ModelSpec> = serde_json::from_str(
+    let mut value: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(&model_path).map_err(|e| format!("{model_path}: {e}"))?,
     )
     .map_err(|e| format!("{model_path}: {e}"))?;
+    // `mpi_calibrate` marks its preferred model; `--key` picks one here
+    if let Some(map) = value.as_object_mut() {
+        map.remove("preferred");
+    }
+    let models: BTreeMap<String, ModelSpec> =
+        serde_json::from_value(value).map_err(|e| format!("{model_path}: {e}"))?;
     let model = models
         .get(&key)
         .ok_or(format!("{model_path} has no model {key}"))?

@@ -35,21 +35,29 @@ fn list(value: &str, what: &str) -> Result<Vec<u64>, String> {
 }
 
 /// One `ModelSpec`, or a map of them as `mpi_calibrate` writes (`--key NAME` picks one; default
-/// `loggp_mpi`, else the only entry).
+/// the model the map marks `"preferred"`, else `loggp_mpi`, else the only entry).
 fn load_model(text: &str, key: Option<&str>) -> Result<Box<dyn CommModel>, String> {
     if key.is_none()
         && let Ok(spec) = serde_json::from_str::<ModelSpec>(text)
     {
         return Ok(spec.into_model());
     }
-    let mut map: BTreeMap<String, ModelSpec> = serde_json::from_str(text)
+    let mut value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let preferred = match value.as_object_mut().map(|m| m.remove("preferred")) {
+        Some(Some(serde_json::Value::String(p))) => Some(p),
+        Some(Some(other)) => return Err(format!("`preferred` must name a model, found {other}")),
+        _ => None,
+    };
+    let mut map: BTreeMap<String, ModelSpec> = serde_json::from_value(value)
         .map_err(|e| format!("neither a model nor a map of models: {e}"))?;
     let names = map.keys().cloned().collect::<Vec<_>>().join(", ");
-    let wanted = match key {
-        Some(k) => k.to_string(),
-        None if map.contains_key("loggp_mpi") => "loggp_mpi".to_string(),
-        None if map.len() == 1 => names.clone(),
-        None => return Err(format!("several models ({names}): choose one with --key")),
+    let wanted = match (key, preferred) {
+        (Some(k), _) => k.to_string(),
+        (None, Some(p)) => p,
+        (None, None) if map.contains_key("loggp_mpi") => "loggp_mpi".to_string(),
+        (None, None) if map.len() == 1 => names.clone(),
+        (None, None) => return Err(format!("several models ({names}): choose one with --key")),
     };
     map.remove(&wanted)
         .map(ModelSpec::into_model)

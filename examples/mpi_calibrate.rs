@@ -25,7 +25,9 @@
 //! receive into another ([`PayloadBuffers::Separate`], as `osu_latency` and benchmark loops
 //! over unchanged buffers do); by default each message is returned from the buffer it was
 //! received into ([`PayloadBuffers::Echo`]: the bytes sent were just written).
-//! The JSON file maps `loggp_mpi`, `plogp_mpi` and `log3p_mpi` to `ModelSpec`s.
+//! The JSON file maps `loggp_mpi`, `plogp_mpi` and `log3p_mpi` to `ModelSpec`s and marks
+//! `"preferred": "loggp_mpi"` (the LogGP with protocol ranges: the model `commcost --model FILE`
+//! loads; `FILE#plogp_mpi` picks another).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -366,7 +368,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(&output, serde_json::to_string_pretty(&models)?)?;
+    // the models by name, and which one a reader takes when it is given the file alone
+    let mut file = serde_json::Map::new();
+    file.insert("preferred".into(), "loggp_mpi".into());
+    for (name, spec) in &models {
+        file.insert((*name).into(), serde_json::to_value(spec)?);
+    }
+    std::fs::write(&output, serde_json::to_string_pretty(&file)?)?;
     println!("wrote {} ({} models)", output.display(), models.len());
     Ok(())
 }

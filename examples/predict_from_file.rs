@@ -16,17 +16,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string(&path)?;
     // one model (a map with a "model" tag) or a map of them; a load error names the field path,
     // e.g. "at `openib.ranges[1].model.gap`: invalid type: string ..."
-    let single = serde_json::from_str::<serde_json::Value>(&text)?
-        .get("model")
-        .is_some_and(serde_json::Value::is_string);
-    let mut json = serde_json::Deserializer::from_str(&text);
+    // (`mpi_calibrate`'s map also names its `"preferred"` model: not a model itself)
+    let mut value = serde_json::from_str::<serde_json::Value>(&text)?;
+    let single = value.get("model").is_some_and(serde_json::Value::is_string);
     let models: BTreeMap<String, ModelSpec> = if single {
         BTreeMap::from([(
             "model".to_string(),
-            ModelSpec::deserialize_with_path(&mut json).map_err(|e| format!("{path}: {e}"))?,
+            ModelSpec::deserialize_with_path(value).map_err(|e| format!("{path}: {e}"))?,
         )])
     } else {
-        commcost::deserialize_with_path(&mut json).map_err(|e| format!("{path}: {e}"))?
+        if let Some(map) = value.as_object_mut()
+            && map
+                .get("preferred")
+                .is_some_and(serde_json::Value::is_string)
+        {
+            map.remove("preferred");
+        }
+        commcost::deserialize_with_path(value).map_err(|e| format!("{path}: {e}"))?
     };
     let messages = [
         ("8 B", Message::contiguous(8)),

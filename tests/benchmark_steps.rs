@@ -1,9 +1,13 @@
 //! Level-step detection on the OSU size grid (1 byte to 4 MiB, 23 sizes): synthetic steps of
 //! 1.5x, 2x, 2.5x and 6x at every position, under uniform multiplicative noise of ±1 %, ±3 %
-//! and ±5 %, and smooth convex curves without steps. The expected answers are the ones the
-//! series were built with, not the detector's output.
+//! and ±5 %, and smooth convex curves without steps; and the LogGP fit on the same smooth
+//! series: one range on a LogGP line, no range where a convex curve is still flat. The expected
+//! answers are the ones the series were built with, not the detector's output.
 
-use commcost::calibrate::{StepConfig, detect_steps};
+use commcost::calibrate::{
+    BenchmarkFitConfig, BenchmarkPoint, BenchmarkSeries, SeriesKind, StepConfig, detect_steps,
+    fit_loggp_from_benchmarks,
+};
 
 /// The OSU point-to-point grid without its 0-byte row.
 fn osu_grid() -> Vec<u64> {
@@ -112,6 +116,82 @@ fn smooth_convex_curves_have_no_step() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A latency series of the OSU grid with `time(s)` seconds at `s` bytes.
+fn series(mut time: impl FnMut(u64) -> f64) -> BenchmarkSeries {
+    BenchmarkSeries {
+        title: "synthetic".into(),
+        kind: SeriesKind::Latency,
+        processes: None,
+        points: osu_grid()
+            .into_iter()
+            .map(|bytes| BenchmarkPoint {
+                bytes,
+                value: time(bytes),
+                min: None,
+                max: None,
+                repetitions: None,
+            })
+            .collect(),
+    }
+}
+
+/// The smooth families of `smooth_convex_curves_have_no_step` through the LogGP fit: no level
+/// step; a LogGP line is one range up to ±1 % noise (at ±3 % and ±5 % the fit may add one slope
+/// range where the one-line fit's median error is over 1.2x the direct fit's: 2 of the 30 noisy
+/// lines here); and no range starts where the noise-free curve is still within 5 % of its
+/// 1-byte time (a slope range there would fit noise, not the curve).
+#[test]
+fn the_fit_adds_no_range_on_a_line_and_none_where_a_curve_is_flat() {
+    let top = *osu_grid().last().unwrap() as f64;
+    let config = BenchmarkFitConfig::default();
+    let mut failures = Vec::new();
+    let mut fits = 0;
+    for (b, &(a, per_byte)) in BASES.iter().enumerate() {
+        for p in [1.0, 1.1, 1.2, 1.3] {
+            for share in [0.5, 1.0, 2.0] {
+                let c = share * per_byte * top / top.powf(p);
+                let clean = |s: f64| a + per_byte * s + if p > 1.0 { c * s.powf(p) } else { 0.0 };
+                for noise in [0.0, 0.01, 0.03, 0.05] {
+                    for draw in 0..5u64 {
+                        let mut rng = Lcg(draw * 104_729 + b as u64);
+                        let lat = series(|s| clean(s as f64) * rng.factor(noise));
+                        let fit = fit_loggp_from_benchmarks(&lat, None, &config).unwrap();
+                        fits += 1;
+                        let starts: Vec<u64> = fit.ranges.iter().map(|r| r.start).collect();
+                        let case = format!(
+                            "base {b}, p {p}, share {share}, ±{:.0} %, draw {draw}: ranges from \
+                             {starts:?}, steps {:?}",
+                            noise * 100.0,
+                            fit.steps
+                        );
+                        // a line is one range; at ±3 % noise and more, the fit may add
+                        // one slope range where one line misses the direct fit by 1.2x
+                        let most = if p <= 1.0 && noise < 0.03 { 1 } else { 2 };
+                        if !fit.steps.is_empty() || (p <= 1.0 && fit.ranges.len() > most) {
+                            failures.push(case);
+                            continue;
+                        }
+                        let flat = fit
+                            .ranges
+                            .iter()
+                            .skip(1)
+                            .any(|r| clean(r.measured_sizes.0 as f64) < 1.05 * clean(1.0));
+                        if flat {
+                            failures.push(case);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {fits} fits:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

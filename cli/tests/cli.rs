@@ -328,7 +328,8 @@ fn calibrate_osu_writes_a_model_with_provenance() {
     assert_eq!(file["spec"]["model"], "loggp_protocols");
     // Open MPI 4.1's shared-memory eager limit (4096 bytes with the header): the second
     // protocol starts after the 2 KiB measurement
-    assert_eq!(file["spec"]["ranges"][1]["start"], 2049);
+    let ranges = file["spec"]["ranges"].as_array().unwrap();
+    assert!(ranges.iter().any(|r| r["start"] == 2049), "{ranges:?}");
     // the model file is usable, and predicts the measured 1-byte latency (0.15 µs)
     let j = json(&ok(&[
         "predict", "--model", &out_file, "--bytes", "1", "--json",

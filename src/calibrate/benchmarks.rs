@@ -135,12 +135,12 @@ pub struct BenchmarkFitConfig {
 }
 
 impl Default for BenchmarkFitConfig {
-    /// `overhead_share = 0`, at most 4 ranges from slope changes, split gain 2, `P = 2`, the
+    /// `overhead_share = 0`, at most 6 ranges from slope changes, split gain 2, `P = 2`, the
     /// default step detection.
     fn default() -> Self {
         Self {
             overhead_share: 0.0,
-            max_ranges: 4,
+            max_ranges: 6,
             split_gain: 2.0,
             processors: 2,
             steps: StepConfig::default(),
@@ -261,11 +261,26 @@ fn check_series(what: &'static str, points: &[(u64, f64)]) -> Result<(), Calibra
 ///    the one-line misfit's root mean square exceeds twice the
 ///    [`noise_floor`](StepConfig::noise_floor), and at most
 ///    [`max_ranges`](BenchmarkFitConfig::max_ranges) cuts were added — the per-byte time of a
-///    message that outgrows a cache is such a range. The number of cuts found this way is
-///    kept, their positions are then chosen jointly by dynamic programming (least squared
-///    relative residuals of the constrained lines, the steps fixed), and each is then moved
-///    to where the model's median relative error is lowest (to any gap for up to 256 points,
-///    by up to 2 points for up to 4096).
+///    message that outgrows a cache is such a range. On up to 64 points (every benchmark
+///    grid) the number of cuts found this way is kept and their positions are chosen
+///    jointly, the steps fixed: of every placement with at least 3 points in each range next
+///    to a slope cut, the one whose range lines (below) have the least sum of absolute relative
+///    residuals — the lines' own objective, so that no range is placed to fit a few points
+///    exactly. A slope cut may only start a range at a size whose time lies more than 3 noise
+///    levels above the series' smallest-size level (the median of its first 3 points; the
+///    noise level is the median of [`detect_steps`](super::detect_steps)' local estimates):
+///    below that the per-byte time is not measurable, and a change of it is not either. A
+///    slope cut whose two ranges, merged into one line, would raise their sum by less than
+///    `√split_gain` is dropped (the weakest first, the others placed again). Then, while the
+///    model's median relative error is above both 1.2 times that of the best unconstrained
+///    piecewise-linear fit with as many pieces and the noise floor, one more slope range is
+///    tried, and kept when it at least halves (`1 / split_gain`) the model's median error,
+///    up to [`max_ranges`](BenchmarkFitConfig::max_ranges): non-negative LogGP lines cannot
+///    follow a time that grows faster than linearly (a copy outgrowing a cache), which
+///    unconstrained pieces follow with negative intercepts, so the constrained model needs
+///    another range where the direct fit does not. On more than 64 points the cuts are placed
+///    by dynamic programming over the least squared relative residuals of the constrained
+///    lines instead.
 ///
 /// A range starts one byte after the last measured size of the range below it (the benchmarks
 /// measure powers of two, so the real switch is somewhere in between). In each range a
@@ -288,8 +303,9 @@ fn check_series(what: &'static str, points: &[(u64, f64)]) -> Result<(), Calibra
 /// eq. (2)); with `G` fixed from the latency line, `g` is the relative-weighted mean of
 /// `I(s) - (s - 1) G` over the range, at least 0 (an adjustment when clamped).
 ///
-/// Cost: `O(n log n)` for `n` latency points (the dynamic program of a slope cut looks at no
-/// more than 512 candidate positions).
+/// Cost: on up to 64 points, at most 50 000 placements of `O(n log n)` each per range count
+/// tried (8 855 for 4 slope cuts on the OSU grid); beyond, `O(n log n)` (the dynamic program
+/// of a slope cut looks at no more than 512 candidate positions).
 ///
 /// # Limits
 ///
@@ -398,7 +414,29 @@ pub fn fit_loggp_from_benchmarks(
         cuts = best;
     }
 
-    refine_cuts(&lat, &mut cuts, &step_cuts);
+    // on a benchmark grid: the same number of slope cuts placed where the range lines' own
+    // objective is least, the weak ones dropped, and one more range where the constrained
+    // lines miss what a direct piecewise fit reaches
+    let allowed = visible_sizes(&lat, config.steps.noise_floor);
+    let slope = cuts.len() - step_cuts.len();
+    let prune = Some(config.split_gain.sqrt());
+    if let Some(placed) = place_slope_cuts(&lat, slope, &step_cuts, &allowed, prune) {
+        cuts = placed;
+        while cuts.len() - step_cuts.len() + 1 < config.max_ranges {
+            let model = median_error(&lat, &cuts);
+            let direct = direct_piecewise_error(&lat, cuts.len() + 1).map_or(0.0, |e| e.0);
+            if model <= BOUND * direct || model <= config.steps.noise_floor {
+                break;
+            }
+            let more = cuts.len() + 1 - step_cuts.len();
+            match place_slope_cuts(&lat, more, &step_cuts, &allowed, None) {
+                Some(more) if median_error(&lat, &more) * config.split_gain <= model => {
+                    cuts = more;
+                }
+                _ => break,
+            }
+        }
+    }
     let mut bounds = vec![0];
     bounds.extend(&cuts);
     bounds.push(lat.len());
@@ -637,54 +675,6 @@ fn median_error(lat: &[(u64, f64)], cuts: &[usize]) -> f64 {
     super::relative_errors(&pairs).map_or(f64::INFINITY, |e| e.0)
 }
 
-/// Moves each cut that is not a step to where the model's median relative error is lowest —
-/// to any gap of the series for series of up to 256 points, by up to 2 points for up to 4096 —
-/// while that lowers it (at most 3 sweeps).
-fn refine_cuts(lat: &[(u64, f64)], cuts: &mut [usize], steps: &[usize]) {
-    let n = lat.len();
-    if n > 4096 {
-        return;
-    }
-    let mut current = median_error(lat, cuts);
-    for _ in 0..3 {
-        let mut moved = false;
-        for i in 0..cuts.len() {
-            let original = cuts[i];
-            if steps.contains(&original) {
-                continue;
-            }
-            let candidates: Vec<usize> = if n <= 256 {
-                (1..n).collect()
-            } else {
-                (original.saturating_sub(2).max(1)..=(original + 2).min(n - 1)).collect()
-            };
-            let mut best = (current, original);
-            for c in candidates {
-                if c != original && cuts.contains(&c) {
-                    continue;
-                }
-                let mut trial = cuts.to_vec();
-                trial[i] = c;
-                trial.sort_unstable();
-                let e = median_error(lat, &trial);
-                if e < best.0 {
-                    best = (e, c);
-                }
-            }
-            if best.1 != original {
-                cuts[i] = best.1;
-                cuts.sort_unstable();
-                current = best.0;
-                moved = true;
-                break; // indices shifted: start the sweep again
-            }
-        }
-        if !moved {
-            break;
-        }
-    }
-}
-
 /// Adds slope-change cuts inside the step-free stretches (see [`fit_loggp_from_benchmarks`]).
 fn add_slope_cuts(
     lat: &[(u64, f64)],
@@ -736,4 +726,188 @@ fn weighted_mean(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
         den += 1.0 / (w * w);
     }
     if den > 0.0 { num / den } else { 0.0 }
+}
+
+/// Points a range next to a slope cut holds at least.
+const MIN_SLOPE_POINTS: usize = 3;
+
+/// The ratio of the model's median relative error to the direct piecewise fit's above which
+/// [`fit_loggp_from_benchmarks`] tries one more range.
+const BOUND: f64 = 1.2;
+
+/// The most slope-cut placements [`place_slope_cuts`] compares (C(23, 4) = 8855 on the OSU grid).
+const MAX_PLACEMENTS: usize = 50_000;
+
+/// For every point, whether a slope cut may start a range there: its time lies more than 3
+/// noise levels (the median of the step detection's local noise estimates, at least
+/// `noise_floor`) above the series' smallest-size level (the median of its first 3 points).
+/// Below that the per-byte time is not measurable, so a change of it is not either.
+fn visible_sizes(lat: &[(u64, f64)], noise_floor: f64) -> Vec<bool> {
+    let x: Vec<f64> = lat.iter().map(|p| p.0 as f64).collect();
+    let t: Vec<f64> = lat.iter().map(|p| p.1).collect();
+    let mut noise = super::steps::local_noise(&x, &t, noise_floor);
+    noise.sort_by(f64::total_cmp);
+    let sigma = noise.get(noise.len() / 2).copied().unwrap_or(noise_floor);
+    let mut first: Vec<f64> = t.iter().take(3).copied().collect();
+    first.sort_by(f64::total_cmp);
+    let base = first.get(first.len() / 2).copied().unwrap_or(0.0);
+    t.iter().map(|&v| v > base * (1.0 + 3.0 * sigma)).collect()
+}
+
+/// The least-absolute-deviation line of every range `q..p` of at least 2 points (`lines[q][p]`),
+/// with its sum of absolute relative residuals.
+#[allow(clippy::type_complexity)]
+fn segment_lines(lat: &[(u64, f64)]) -> Vec<Vec<Option<((f64, f64), f64)>>> {
+    let n = lat.len();
+    let mut lines = vec![vec![None; n + 1]; n + 1];
+    for q in 0..n {
+        for p in q + 2..=n {
+            let ((a, b), _) = least_absolute(&lat[q..p]);
+            let cost = lat[q..p]
+                .iter()
+                .map(|&(s, t)| ((t - a - b * s.saturating_sub(1) as f64) / t).abs())
+                .sum();
+            lines[q][p] = Some(((a, b), cost));
+        }
+    }
+    lines
+}
+
+/// The sum of the absolute relative residuals of the range lines with `bounds` (a one-point
+/// range's line passes through its point).
+#[allow(clippy::type_complexity)]
+fn placement_cost(lines: &[Vec<Option<((f64, f64), f64)>>], bounds: &[usize]) -> f64 {
+    bounds
+        .windows(2)
+        .map(|w| lines[w[0]][w[1]].map_or(0.0, |(_, c)| c))
+        .sum()
+}
+
+/// Every way to place `slope` cuts at the `allowed` points `1..n` that are not `steps`, each
+/// range next to a slope cut holding at least [`MIN_SLOPE_POINTS`] points; `visit` gets the
+/// sorted cuts (slope and step cuts together). Stops early, returning `false`, once `limit`
+/// placements were looked at.
+fn for_each_placement(
+    n: usize,
+    slope: usize,
+    steps: &[usize],
+    allowed: &[bool],
+    limit: usize,
+    visit: &mut dyn FnMut(&[usize]),
+) -> bool {
+    struct Walk<'a> {
+        n: usize,
+        steps: &'a [usize],
+        allowed: &'a [bool],
+        chosen: Vec<usize>,
+        calls: usize,
+        limit: usize,
+    }
+    fn rec(w: &mut Walk<'_>, left: usize, from: usize, visit: &mut dyn FnMut(&[usize])) -> bool {
+        if left == 0 {
+            let mut cuts: Vec<usize> = w.chosen.iter().chain(w.steps).copied().collect();
+            cuts.sort_unstable();
+            let mut bounds = vec![0];
+            bounds.extend(&cuts);
+            bounds.push(w.n);
+            let ok = bounds.windows(2).all(|b| {
+                let next_to_slope = w.chosen.contains(&b[0]) || w.chosen.contains(&b[1]);
+                !next_to_slope || b[1] - b[0] >= MIN_SLOPE_POINTS
+            });
+            // every placement looked at counts, visited or not
+            if w.calls >= w.limit {
+                return false;
+            }
+            w.calls += 1;
+            if ok {
+                visit(&cuts);
+            }
+            return true;
+        }
+        for c in from..w.n {
+            if w.steps.contains(&c) || !w.allowed.get(c).copied().unwrap_or(false) {
+                continue;
+            }
+            w.chosen.push(c);
+            let more = rec(w, left - 1, c + 1, visit);
+            w.chosen.pop();
+            if !more {
+                return false;
+            }
+        }
+        true
+    }
+    let mut walk = Walk {
+        n,
+        steps,
+        allowed,
+        chosen: Vec::with_capacity(slope),
+        calls: 0,
+        limit,
+    };
+    rec(&mut walk, slope, MIN_SLOPE_POINTS, visit)
+}
+
+/// Places `slope` cuts besides the fixed `steps` (see [`fit_loggp_from_benchmarks`]), on up to
+/// 64 points: of all placements (at most [`MAX_PLACEMENTS`]), the one whose constrained
+/// least-absolute-deviation range lines have the least sum of absolute relative residuals (the
+/// lines' own objective). With `prune = Some(gain)`, a slope cut whose two ranges, merged into
+/// one line, would raise their sum by less than the factor `gain` is then dropped (the
+/// weakest first, the others placed again). Fewer cuts when no placement of `slope` exists;
+/// `None` for more than 64 points or too many placements.
+fn place_slope_cuts(
+    lat: &[(u64, f64)],
+    mut slope: usize,
+    steps: &[usize],
+    allowed: &[bool],
+    prune: Option<f64>,
+) -> Option<Vec<usize>> {
+    let n = lat.len();
+    if n > 64 {
+        return None;
+    }
+    let lines = segment_lines(lat);
+    let seg_cost = |q: usize, p: usize| lines[q][p].map_or(0.0, |(_, c)| c);
+    loop {
+        let mut best: Option<(f64, Vec<usize>)> = None;
+        let complete = for_each_placement(n, slope, steps, allowed, MAX_PLACEMENTS, &mut |cuts| {
+            let mut bounds = Vec::with_capacity(cuts.len() + 2);
+            bounds.push(0);
+            bounds.extend(cuts);
+            bounds.push(n);
+            let cost = placement_cost(&lines, &bounds);
+            if best.as_ref().is_none_or(|(b, _)| cost < *b) {
+                best = Some((cost, cuts.to_vec()));
+            }
+        });
+        if !complete {
+            return None;
+        }
+        // no placement of this many cuts (too few points where a slope change is visible)
+        let Some((_, cuts)) = best else {
+            if slope == 0 {
+                return None;
+            }
+            slope -= 1;
+            continue;
+        };
+        let Some(gain) = prune else {
+            return Some(cuts);
+        };
+        // the weakest slope cut: the least rise of the cost when its two ranges merge
+        let mut bounds = vec![0];
+        bounds.extend(&cuts);
+        bounds.push(n);
+        let weakest = (1..bounds.len() - 1)
+            .filter(|&i| !steps.contains(&bounds[i]))
+            .map(|i| {
+                let (q, c, p) = (bounds[i - 1], bounds[i], bounds[i + 1]);
+                seg_cost(q, p) / (seg_cost(q, c) + seg_cost(c, p)).max(f64::MIN_POSITIVE)
+            })
+            .min_by(f64::total_cmp);
+        match weakest {
+            Some(ratio) if ratio < gain && slope > 0 => slope -= 1,
+            _ => return Some(cuts),
+        }
+    }
 }

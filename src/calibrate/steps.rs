@@ -103,7 +103,7 @@ pub struct Step {
 /// side, of the relative deviation of a point from the straight line through its two
 /// neighbours (zero on a LogGP range `a + b s`, whatever its curvature in a log-log plot),
 /// divided by that deviation's standard deviation for unit relative noise, `/ 0.6745`.
-fn local_noise(sizes: &[f64], t: &[f64], floor: f64) -> Vec<f64> {
+pub(super) fn local_noise(sizes: &[f64], t: &[f64], floor: f64) -> Vec<f64> {
     let n = t.len();
     if n < 3 {
         return vec![floor; n];
