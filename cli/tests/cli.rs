@@ -1644,3 +1644,42 @@ fn calibrate_local_adds_measured_local_work_that_export_uses() {
     ]);
     assert!(err.contains("--into"), "{err}");
 }
+
+/// The rules files the selection measurements of docs/ACCURACY.md ran with are what `export`
+/// writes today from the committed models: a change of the model or the exporter that changes
+/// them fails here, and the measurements must be taken again.
+#[test]
+fn committed_selection_rules_are_what_export_writes() {
+    let dir = scratch("selection-rules");
+    for (model, procs, committed) in [
+        (
+            "selection/cluster-1gbit-model.json",
+            "4,8",
+            "selection/cluster-1gbit-gain2.rules",
+        ),
+        (
+            "selection/vader-model-local.json",
+            "2",
+            "selection/vader-gain.rules",
+        ),
+    ] {
+        let out = dir.join("rules.conf").display().to_string();
+        ok(&[
+            "export",
+            "ompi-rules",
+            "--model",
+            &fixture(model),
+            "--procs",
+            procs,
+            "--bytes",
+            "1..4M",
+            "--min-gain",
+            "0.1",
+            "-o",
+            &out,
+        ]);
+        let written = std::fs::read_to_string(&out).unwrap();
+        let expected = std::fs::read_to_string(fixture(committed)).unwrap();
+        assert_eq!(written, expected, "{committed}");
+    }
+}

@@ -776,7 +776,21 @@ impl ToSchedule for Reduce {
             Self::Binary { segment } => reduce_tree(problem, &Tree::binary(p), m, segment),
             Self::Binomial { segment } => reduce_tree(problem, &Tree::binomial(p), m, segment),
             Self::InOrderBinary { segment } => {
-                reduce_tree(problem, &Tree::in_order_binary(p), m, segment)
+                let tree = Tree::in_order_binary(p);
+                let (s, q) = segments(m, segment);
+                let mut w = Program::new(problem, tree_ops(&tree, q) + 2)?;
+                for r in 0..p {
+                    w.rank(r);
+                    reduce_generic(&mut w, &tree, r, s, q);
+                    // the tree's root is P - 1; it sends the result on to the root, 0
+                    // (coll_base_reduce.c, ompi_coll_base_reduce_intra_in_order_binary)
+                    if p > 1 && r == p - 1 {
+                        w.send(0, 1, m);
+                    } else if p > 1 && r == 0 {
+                        w.recv(p - 1, 1, m);
+                    }
+                }
+                w.finish()
             }
             Self::Rabenseifner => {
                 let hp = floor_log2(p);

@@ -449,6 +449,16 @@ impl Report {
         out
     }
 
+    /// The summary line and the per-collective table as Markdown (the first part of
+    /// [`markdown`](Self::markdown)).
+    pub fn summary_markdown(&self) -> String {
+        let full = self.markdown();
+        match full.find("\n| collective | bytes |") {
+            Some(i) => full[..i].to_string(),
+            None => full,
+        }
+    }
+
     /// The per-collective table and the per-cell table as Markdown.
     pub fn markdown(&self) -> String {
         let mut s = format!(

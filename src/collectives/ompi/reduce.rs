@@ -25,7 +25,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// | 3 | `Pipeline` | `Reduce(chain(1), m, segment)` |
 /// | 4 | `Binary` | `Reduce(binary, m, segment)` |
 /// | 5 | `Binomial` | `Reduce(binomial, m, segment)` |
-/// | 6 | `InOrderBinary` | `Reduce(in-order binary, m, segment)`, the tree walked over its subtree sizes: `F(n) = max(F(n - 1 - R) + hop + [R > 0] wait, F(R) + hop)`, `R = ⌊n/2⌋` for `n >= 3` (else 0) |
+/// | 6 | `InOrderBinary` | `Reduce(in-order binary, m, segment)`, the tree walked over its subtree sizes: `F(n) = max(F(n - 1 - R) + hop + [R > 0] wait, F(R) + hop)`, `R = ⌊n/2⌋` for `n >= 3` (else 0), plus `T(m)`: the tree's root is `P - 1`, which sends the result to the root 0 |
 /// | 7 | `Rabenseifner` | `[np2](2 T(⌈m/2⌉) + op(⌈m/2⌉) + lag(⌈m/2⌉, op)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉) + lag(⌈m/2^k⌉, op))`; `Linear` when `m < 2^h'` |
 ///
 /// Rabenseifner's reduce is a recursive-halving reduce-scatter and a binomial gather of the
@@ -254,8 +254,10 @@ impl Reduce {
             Self::Binomial { segment } => {
                 reduce_tree(&mut x, m, segment, &Shape::binomial_fan_in(p))
             }
+            // the tree is rooted at P - 1, which then sends the result to the root, 0
             Self::InOrderBinary { segment } => {
                 reduce_tree(&mut x, m, segment, &Shape::in_order_fan_in(p))
+                    + if p > 1 { x.p2p(m) } else { 0.0 }
             }
             Self::Rabenseifner => {
                 let hp = floor_log2(p);
