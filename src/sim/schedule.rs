@@ -374,6 +374,12 @@ impl ScheduleBuilder {
         self.sig.is_empty()
     }
 
+    /// The error [`build`](Self::build) will report once the builder refused an operation
+    /// (returned an `OpId` of `u32::MAX`: the budget exceeded, too many operations).
+    pub(crate) fn refusal(&self) -> Option<SimError> {
+        self.error.clone()
+    }
+
     fn fail(&mut self, e: SimError) {
         if self.error.is_none() {
             self.error = Some(e);
