@@ -29,11 +29,19 @@
 //! are read and ignored: the simulator gives each rank one CPU and one NIC. `calc` times are
 //! integers in LogGOPSim's time unit; the caller gives its length in seconds.
 //!
-//! Reading is linear in the text: tokens are read one at a time (never all at once) and
-//! labels are slices of the text, so the memory read needs is that of the schedule plus the
-//! labels of one rank block (about [`LABEL_BYTES`] bytes each), counted against the memory
-//! budget ([`parse_goal_within`]). A cycle of dependencies is reported with the label and line
-//! of an operation on it.
+//! Reading is one pass over the text, with no token list: a statement of the shape Schedgen
+//! writes (`l<n>: send <bytes>b to <peer> tag <t>`, `… recv <bytes>b from <peer> tag <t>`,
+//! `l<n>: calc <t>`, `l<n> requires l<m>`, single spaces, one per line) is read straight from
+//! its bytes and appended to the schedule; anything else goes through a reader of one token at
+//! a time. Labels `l<n>` of the rank block being read are kept in a vector indexed by `n` (4
+//! bytes per entry, `n` up to 2^22), any other label in a hash map of slices of the text
+//! ([`LABEL_BYTES`] per entry); both are emptied when the block ends. A dependency is applied as
+//! soon as both its labels are known; one naming a label defined later waits for the end of
+//! the block, and so do the block's dependencies after it, so that dependencies reach the
+//! schedule in the order of the text. The memory read needs is that of the schedule plus the
+//! text and the labels of one rank block, counted against the memory budget
+//! ([`parse_goal_within`]). A cycle of dependencies is reported with the label and line of an
+//! operation on it.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -41,8 +49,10 @@ use std::collections::hash_map::Entry;
 use super::schedule::{OpId, OpKind, Schedule, ScheduleBuilder};
 use crate::error::{GoalError, SimError};
 
-/// Bytes counted per label of the rank block being read (its entry in the block's label
-/// table: the slice of the text, the operation, the table's slack) and per pending dependency.
+/// Bytes counted per label of the rank block being read that is not of Schedgen's form `l<n>`
+/// (its entry in the block's hash map: the slice of the text, the operation, the map's slack)
+/// and per dependency waiting for a label defined later; a label `l<n>` costs 4 bytes per
+/// entry of its block's vector, up to the highest `n`.
 pub const LABEL_BYTES: u64 = 48;
 
 /// The most characters of the input an error message repeats.
