@@ -17,6 +17,9 @@
 # Options:
 #   --runs N        timed runs per command (default 5; the table shows the minimum)
 #   --work DIR      where LogGOPSim is built and the files are made (default target/loggopsim-bench)
+#   --warmup N      untimed runs before the timed ones (default 1)
+#   --prepare       build LogGOPSim and make the files only (no timing; run it first, so that a
+#                   timed run times only the simulators)
 #   --header        print the table's header first
 #   --list          list the workloads and exit
 # Workloads (default: all): bcast_p12 bcast_p16 bcast_p20 recdoub_p10 recdoub_p14 recdoub_p16
@@ -31,16 +34,20 @@ set -euo pipefail
 LGS_COMMIT=76451de16546c7ea39651c183cbc532f4a3457c0
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=5
+warmup=1
+prepare=0
 work="$root/target/loggopsim-bench"
 header=0
 workloads=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
+    --prepare) prepare=1; shift ;;
     --work) work=$2; shift 2 ;;
     --header) header=1; shift ;;
     --list) echo "bcast_p12 bcast_p16 bcast_p20 recdoub_p10 recdoub_p14 recdoub_p16 dissem_p10 ring_p10"; exit 0 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) workloads+=("$1"); shift ;;
   esac
@@ -101,7 +108,7 @@ spec() {
 
 lgs_args=(-L 3000 -o 1000 -g 2000 -G 1 -O 0 -S 2000000000)
 
-if [ "$header" = 1 ]; then
+if [ "$header" = 1 ] && [ "$prepare" = 0 ]; then
   echo "| workload | operations | commcost simulate --goal | LogGOPSim (binary) | txt2bin + LogGOPSim | speed-up vs LogGOPSim / vs txt2bin + LogGOPSim | peak RSS commcost | peak RSS LogGOPSim | peak RSS txt2bin | makespan commcost | makespan LogGOPSim |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
 fi
@@ -119,6 +126,7 @@ for w in "${workloads[@]}"; do
     fi
   fi
   [ -s "$bin" ] || "$lgs/txt2bin" -i "$goal" -o "$bin" > /dev/null
+  [ "$prepare" = 1 ] && continue
   printf '{"model":"loggp","latency":3e-6,"overhead":1e-6,"gap":2e-6,"gap_per_byte":1e-9,"processors":%s}\n' \
     "$procs" > "$model"
 
@@ -126,19 +134,19 @@ for w in "${workloads[@]}"; do
   theirs="$lgs/LogGOPSim -f $bin ${lgs_args[*]}"
   compiled="$lgs/txt2bin -i $goal -o $work/goal/$w.tmp.bin && $theirs"
   json="$work/$w.hyperfine.json"
-  hyperfine --runs "$runs" --warmup 1 --style none --export-json "$json" \
+  hyperfine -i --runs "$runs" --warmup "$warmup" --style none --export-json "$json" \
     -n commcost "$ours" -n loggopsim "$theirs" -n txt2bin+loggopsim "$compiled" > /dev/null 2>&1
   rm -f "$work/goal/$w.tmp.bin"
 
-  rss() { /usr/bin/time -f %M "$@" 2>&1 > /dev/null | tail -1; }
+  # LogGOPSim exits with a failure status when messages are left unmatched
+  rss() { { /usr/bin/time -f %M "$@" 2>&1 > /dev/null || true; } | tail -1; }
   rss_ours=$(rss "$cc" simulate --goal "$goal" --model "$model" --max-memory 16G --json)
   rss_theirs=$(rss "$lgs/LogGOPSim" -f "$bin" "${lgs_args[@]}")
   rss_txt2bin=$(rss "$lgs/txt2bin" -i "$goal" -o "$work/goal/$w.tmp.bin")
   rm -f "$work/goal/$w.tmp.bin"
 
   "$cc" simulate --goal "$goal" --model "$model" --max-memory 16G --json > "$work/$w.commcost.json"
-  { "$lgs/LogGOPSim" -f "$bin" "${lgs_args[@]}" 2>&1 || true; } \
-    | grep -E '^(Host|Maximum|receive queue|send queue)' | head -100 > "$work/$w.loggopsim.txt"
+  "$lgs/LogGOPSim" -f "$bin" "${lgs_args[@]}" > "$work/$w.loggopsim.txt" 2>&1 || true
 
   python3 - "$json" "$w" "$rss_ours" "$rss_theirs" "$rss_txt2bin" "$work/$w.commcost.json" \
     "$work/$w.loggopsim.txt" <<'PY'
@@ -165,6 +173,6 @@ def s(t): return f"{t:.3f} s"
 def mb(kb): return f"{kb / 1024:.0f} MB"
 a, b, c = best["commcost"], best["loggopsim"], best["txt2bin+loggopsim"]
 print(f"| {w} | {ops} | {s(a)} | {s(b)} | {s(c)} | {b / a:.2f}× / {c / a:.2f}× | "
-      f"{mb(rss_ours)} | {mb(rss_theirs)} | {mb(rss_txt2bin)} | {ours_ns:g} ns | {theirs} |")
+      f"{mb(rss_ours)} | {mb(rss_theirs)} | {mb(rss_txt2bin)} | {f"{ours_ns:.3f}".rstrip("0").rstrip(".")} ns | {theirs} |")
 PY
 done

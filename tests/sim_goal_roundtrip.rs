@@ -25,10 +25,10 @@ type Op = (OpKind, Option<u64>, Option<u32>, Option<u64>, Option<u64>);
 fn by_rank(s: &Schedule) -> (Vec<Vec<OpId>>, Vec<usize>) {
     let mut ranks = vec![Vec::new(); s.ranks() as usize];
     let mut position = vec![0; s.len()];
-    for i in 0..s.len() {
+    for (i, at) in position.iter_mut().enumerate() {
         let op = OpId(i as u32);
         let r = s.rank(op).expect("rank") as usize;
-        position[i] = ranks[r].len();
+        *at = ranks[r].len();
         ranks[r].push(op);
     }
     (ranks, position)

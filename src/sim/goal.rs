@@ -1091,11 +1091,11 @@ pub fn write_goal_to<W: std::io::Write>(
     let mut label = vec![0u32; n];
     {
         let mut next = start.clone();
-        for i in 0..n {
+        for (i, l) in label.iter_mut().enumerate() {
             let r = rank_of(i);
             let at = next[r] as usize;
             order[at] = i as u32;
-            label[i] = next[r] - start[r] + 1;
+            *l = next[r] - start[r] + 1;
             next[r] += 1;
         }
     }
