@@ -170,9 +170,10 @@ elif hosts:
 else:
     theirs = "no result"
 def s(t): return f"{t:.3f} s"
-def mb(kb): return f"{kb / 1024:.0f} MB"
+def mb(kb): return f"{kb / 1024:.0f} MiB"
+ns = f"{ours_ns:.3f}".rstrip("0").rstrip(".")
 a, b, c = best["commcost"], best["loggopsim"], best["txt2bin+loggopsim"]
 print(f"| {w} | {ops} | {s(a)} | {s(b)} | {s(c)} | {b / a:.2f}× / {c / a:.2f}× | "
-      f"{mb(rss_ours)} | {mb(rss_theirs)} | {mb(rss_txt2bin)} | {f"{ours_ns:.3f}".rstrip("0").rstrip(".")} ns | {theirs} |")
+      f"{mb(rss_ours)} | {mb(rss_theirs)} | {mb(rss_txt2bin)} | {ns} ns | {theirs} |")
 PY
 done

@@ -1,16 +1,4 @@
-//! Schedgen's communication patterns as schedules: the operations, peers, sizes, tags and
-//! dependencies LogGOPSim's Schedgen (`src/Schedgen/schedgen.cpp` in the `spcl/LogGOPSim`
-//! repository; T. Hoefler, T. Schneider, A. Lumsdaine, "LogGOPSim — Simulating Large-Scale
-//! Applications in the LogGOPS Model", HPDC/LSAP 2010) writes for `schedgen -p <pattern> -s
-//! <P> -d <bytes>` (root 0, no `--nb`), in the same order, so that
-//! [`write_goal`](super::write_goal) of a pattern's schedule and Schedgen's own file are read
-//! into the same schedule by [`parse_goal`](super::parse_goal). `commcost goal <pattern>`
-//! writes them.
-//!
-//! Each pattern is written rank by rank, as Schedgen writes it: operation `i` of rank `r` is
-//! Schedgen's label `l<i+1>` of rank `r`, and every `requires` Schedgen writes is a
-//! [`Dependency::Requires`](super::Dependency::Requires) here, repeated ones included (the
-//! binomial broadcast repeats the dependency of a rank's sends on its receive once per round).
+//! Schedgen's communication patterns as schedules ([`SchedgenPattern`]).
 
 use std::str::FromStr;
 
@@ -18,7 +6,19 @@ use super::builders::{ceil_log2, sized_builder};
 use super::schedule::{OpId, Schedule};
 use crate::error::{AlgorithmParseError, CollectiveError, SimError};
 
-/// A communication pattern of Schedgen (its `-p` names).
+/// A communication pattern of Schedgen (its `-p` names), as the schedule LogGOPSim's Schedgen
+/// (`src/Schedgen/schedgen.cpp` in the `spcl/LogGOPSim` repository; T. Hoefler, T. Schneider,
+/// A. Lumsdaine, "LogGOPSim — Simulating Large-Scale Applications in the LogGOPS Model",
+/// HPDC/LSAP 2010) writes for `schedgen -p PATTERN -s P -d BYTES` (root 0, no `--nb`): the same
+/// operations, peers, sizes, tags and dependencies, in the same order, so that
+/// [`write_goal`](super::write_goal) of a pattern's schedule and Schedgen's own file are read
+/// into the same schedule by [`parse_goal`](super::parse_goal). `commcost goal PATTERN` writes
+/// them.
+///
+/// Each pattern is written rank by rank, as Schedgen writes it: operation `i` of rank `r` is
+/// Schedgen's label `l<i+1>` of rank `r`, and every `requires` Schedgen writes is a
+/// [`Dependency::Requires`](super::Dependency::Requires) here, repeated ones included (the
+/// binomial broadcast repeats the dependency of a rank's sends on its receive once per round).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SchedgenPattern {
     /// `binomialtreebcast`: in round `k` (of `⌈log2 P⌉`) rank `r < 2^k` sends `bytes` to
@@ -72,7 +72,7 @@ impl SchedgenPattern {
     }
 
     /// The pattern's schedule on `procs` ranks with `bytes` bytes per basic step, as
-    /// Schedgen writes it (see the [module docs](self)).
+    /// Schedgen writes it (see [`SchedgenPattern`]).
     ///
     /// # Errors
     ///
