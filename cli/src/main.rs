@@ -21,6 +21,7 @@ macro_rules! out {
 mod calibrate;
 mod collective;
 mod export;
+mod goal;
 mod model;
 mod plot;
 mod simulate;
@@ -187,6 +188,19 @@ enum Command {
         commcost simulate --goal trace.goal --goal-unit 1ns --preset open-mpi-gm"
     )]
     Simulate(simulate::SimulateArgs),
+    /// Write a schedule as LogGOPSim's GOAL text: one of Schedgen's patterns by name, or a
+    /// collective algorithm's schedule.
+    #[command(
+        allow_negative_numbers = true,
+        after_help = "Patterns: binomialtreebcast, dissemination, allreduce_ring, \
+        allreduce_recdoub (Schedgen's -p names; the same operations Schedgen writes).\n\n\
+        Examples:\n  \
+        commcost goal allreduce_ring --procs 1024 --bytes 1M -o ring.goal\n  \
+        commcost goal binomialtreebcast --procs 16 --bytes 8\n  \
+        commcost goal allreduce --algorithm rabenseifner --procs 64 --bytes 64K -o rab.goal\n  \
+        commcost goal bcast --ompi --algorithm pipeline:segment=8192 --procs 32 --bytes 1M"
+    )]
+    Goal(goal::GoalArgs),
 }
 
 /// The most (processes, size) points a decision table computes (about a second).
@@ -282,6 +296,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Plot(args) => plot::run(args),
         Command::Export(args) => export::run(args),
         Command::Simulate(args) => simulate::run(args),
+        Command::Goal(args) => goal::run(args),
     }
 }
 

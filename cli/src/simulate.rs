@@ -40,7 +40,8 @@ pub struct SimulateArgs {
     /// A LogGOPSim GOAL file to simulate instead of a collective.
     #[arg(long, value_name = "FILE")]
     goal: Option<PathBuf>,
-    /// The time unit of the GOAL file's `calc` durations [default: 1ns].
+    /// The time unit of the GOAL file's `calc` durations, read (--goal) or written
+    /// (--write-goal) [default: 1ns].
     #[arg(long, allow_hyphen_values = true, value_name = "TIME")]
     goal_unit: Option<String>,
     #[command(flatten)]
@@ -76,6 +77,10 @@ pub struct SimulateArgs {
     /// path outlined in red.
     #[arg(long, value_name = "FILE.svg")]
     svg: Option<PathBuf>,
+    /// Also write the schedule as GOAL text (Schedgen's style, which LogGOPSim's `txt2bin`
+    /// reads; calc times in --goal-unit).
+    #[arg(long, value_name = "FILE")]
+    write_goal: Option<PathBuf>,
     /// Machine-readable output (seconds).
     #[arg(long)]
     json: bool,
@@ -103,17 +108,18 @@ enum Subject {
 }
 
 /// A collective's schedule with its closed form.
-struct Built {
-    algorithm: String,
-    schedule: Schedule,
-    closed_form: f64,
-    exact: bool,
+pub(crate) struct Built {
+    pub(crate) algorithm: String,
+    pub(crate) schedule: Schedule,
+    /// The closed form and whether it is exact (when a model was given).
+    closed: Option<(f64, bool)>,
 }
 
-/// Parses, prices and builds the algorithm `name` of collective `A`.
+/// Parses and builds the algorithm `name` of collective `A`, priced on `model` if one is
+/// given.
 fn build<A>(
     name: &str,
-    model: &dyn CommModel,
+    model: Option<&dyn CommModel>,
     problem: &Problem,
     max_memory: u64,
 ) -> Result<Built, Failure>
@@ -127,8 +133,13 @@ where
     let algorithm: A = name
         .parse()
         .map_err(|e: AlgorithmParseError| Failure(format!("--algorithm: {e}")))?;
-    let closed_form = algorithm.cost(model, problem)?;
-    let exact = algorithm.closed_form_exact(model, problem);
+    let closed = match model {
+        Some(model) => Some((
+            algorithm.cost(model, problem)?,
+            algorithm.closed_form_exact(model, problem),
+        )),
+        None => None,
+    };
     let schedule = algorithm
         .schedule_within(problem, max_memory)
         .map_err(|e| {
@@ -140,8 +151,50 @@ where
     Ok(Built {
         algorithm: algorithm.to_string(),
         schedule,
-        closed_form,
-        exact,
+        closed,
+    })
+}
+
+/// The schedule of collective `name`'s algorithm `algorithm` (Open MPI's with `ompi`) and the
+/// collective's name as reported; priced on `model` if one is given.
+pub(crate) fn build_collective(
+    name: &str,
+    algorithm: &str,
+    ompi: bool,
+    model: Option<&dyn CommModel>,
+    problem: &Problem,
+    max_memory: u64,
+) -> Result<(String, Built), Failure> {
+    Ok(if ompi {
+        let c = ompi_collective(name)?;
+        let built = match c {
+            OmpiCollective::Allgather => {
+                build::<ompi::Allgather>(algorithm, model, problem, max_memory)
+            }
+            OmpiCollective::Allreduce => {
+                build::<ompi::Allreduce>(algorithm, model, problem, max_memory)
+            }
+            OmpiCollective::Alltoall => {
+                build::<ompi::Alltoall>(algorithm, model, problem, max_memory)
+            }
+            OmpiCollective::Barrier => {
+                build::<ompi::Barrier>(algorithm, model, problem, max_memory)
+            }
+            OmpiCollective::Bcast => build::<ompi::Bcast>(algorithm, model, problem, max_memory),
+            OmpiCollective::Gather => build::<ompi::Gather>(algorithm, model, problem, max_memory),
+            OmpiCollective::Reduce => build::<ompi::Reduce>(algorithm, model, problem, max_memory),
+            OmpiCollective::ReduceScatter => {
+                build::<ompi::ReduceScatter>(algorithm, model, problem, max_memory)
+            }
+            OmpiCollective::Scatter => {
+                build::<ompi::Scatter>(algorithm, model, problem, max_memory)
+            }
+        }?;
+        (c.to_string(), built)
+    } else {
+        let c = textbook_collective(name)?;
+        let built = crate::collective::dispatch!(c, build(algorithm, model, problem, max_memory))?;
+        (format!("{c:?}").to_ascii_lowercase(), built)
     })
 }
 
@@ -288,8 +341,11 @@ fn simulate_and_report(
             )
         }
         (None, Some(name)) => {
-            if args.goal_unit.is_some() {
-                return fail("--goal-unit is the time unit of a GOAL file; give it with --goal");
+            if args.goal_unit.is_some() && args.write_goal.is_none() {
+                return fail(
+                    "--goal-unit is the time unit of a GOAL file; give it with --goal or \
+                     --write-goal",
+                );
             }
             let Some(algorithm) = &args.algorithm else {
                 return fail("--algorithm NAME is required with a collective");
@@ -307,44 +363,15 @@ fn simulate_and_report(
             if let Some(op) = &args.operator {
                 problem = problem.with_operator(parse_operator(op)?);
             }
-            let (collective, built) = if args.ompi {
-                let c = ompi_collective(name)?;
-                let built = match c {
-                    OmpiCollective::Allgather => {
-                        build::<ompi::Allgather>(algorithm, model, &problem, max_memory)
-                    }
-                    OmpiCollective::Allreduce => {
-                        build::<ompi::Allreduce>(algorithm, model, &problem, max_memory)
-                    }
-                    OmpiCollective::Alltoall => {
-                        build::<ompi::Alltoall>(algorithm, model, &problem, max_memory)
-                    }
-                    OmpiCollective::Barrier => {
-                        build::<ompi::Barrier>(algorithm, model, &problem, max_memory)
-                    }
-                    OmpiCollective::Bcast => {
-                        build::<ompi::Bcast>(algorithm, model, &problem, max_memory)
-                    }
-                    OmpiCollective::Gather => {
-                        build::<ompi::Gather>(algorithm, model, &problem, max_memory)
-                    }
-                    OmpiCollective::Reduce => {
-                        build::<ompi::Reduce>(algorithm, model, &problem, max_memory)
-                    }
-                    OmpiCollective::ReduceScatter => {
-                        build::<ompi::ReduceScatter>(algorithm, model, &problem, max_memory)
-                    }
-                    OmpiCollective::Scatter => {
-                        build::<ompi::Scatter>(algorithm, model, &problem, max_memory)
-                    }
-                }?;
-                (c.to_string(), built)
-            } else {
-                let c = textbook_collective(name)?;
-                let built =
-                    crate::collective::dispatch!(c, build(algorithm, model, &problem, max_memory))?;
-                (format!("{c:?}").to_ascii_lowercase(), built)
-            };
+            let (collective, built) = build_collective(
+                name,
+                algorithm,
+                args.ompi,
+                Some(model),
+                &problem,
+                max_memory,
+            )?;
+            let (closed_form, exact) = built.closed.unwrap_or((0.0, false));
             (
                 built.schedule,
                 Subject::Collective {
@@ -353,12 +380,17 @@ fn simulate_and_report(
                     processes: procs,
                     bytes,
                     ompi: args.ompi,
-                    closed_form: built.closed_form,
-                    exact: built.exact,
+                    closed_form,
+                    exact,
                 },
             )
         }
     };
+    if let Some(path) = &args.write_goal {
+        let unit = units::parse_seconds(args.goal_unit.as_deref().unwrap_or("1ns"))
+            .map_err(|e| Failure(format!("--goal-unit: {e}")))?;
+        write_goal_file(path, "--write-goal", &schedule, unit)?;
+    }
     let noise = args.noise.as_deref().map(parse_noise).transpose()?;
     let options = SimOptions {
         timeline: args.timeline.is_some() || args.svg.is_some(),
@@ -376,6 +408,13 @@ fn simulate_and_report(
         .simulate(&schedule, model, &options)
         .map_err(|e| Failure(format!("simulation: {e}")))?;
     let mut notes = Vec::new();
+    if let Some(path) = &args.write_goal {
+        notes.push(format!(
+            "goal: {} ({} operations)",
+            path.display(),
+            schedule.len()
+        ));
+    }
     if let Some(path) = &args.timeline {
         write_timeline(path, &result, &schedule)?;
         notes.push(format!(
@@ -411,6 +450,20 @@ fn read_goal(path: &Path, unit: f64, max_memory: u64) -> Result<Schedule, Failur
         commcost::limits::MAX_GOAL_FILE_BYTES.min(max_memory),
     )?;
     parse_goal_within(&text, unit, max_memory).map_err(|e| Failure(format!("{shown}: {e}")))
+}
+
+/// Writes `schedule` as GOAL to `path` (`flag` names the option in errors).
+pub(crate) fn write_goal_file(
+    path: &Path,
+    flag: &str,
+    schedule: &Schedule,
+    unit: f64,
+) -> Result<(), Failure> {
+    let shown = path.display();
+    let file = std::fs::File::create(path)
+        .map_err(|e| Failure(format!("{flag} {shown}: cannot write: {e}")))?;
+    commcost::sim::write_goal_to(schedule, unit, file)
+        .map_err(|e| Failure(format!("{flag} {shown}: cannot write: {e}")))
 }
 
 fn write_timeline(path: &Path, result: &SimResult, schedule: &Schedule) -> Result<(), Failure> {

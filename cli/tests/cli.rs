@@ -1682,4 +1682,118 @@ fn committed_selection_rules_are_what_export_writes() {
         let expected = std::fs::read_to_string(fixture(committed)).unwrap();
         assert_eq!(written, expected, "{committed}");
     }
+/// LogGOPSim's parameters of `tests/fixtures/loggopsim` (set `eager_G1`): L = 3 µs, o = 1 µs,
+/// g = 2 µs, G = 1 ns/B.
+const LOGGOPSIM_G1: &str = r#"{"model": "loggp", "latency": 3e-6, "overhead": 1e-6, "gap": 2e-6,
+    "gap_per_byte": 1e-9, "processors": 16}"#;
+
+#[test]
+fn goal_writes_schedgen_patterns_and_simulate_writes_its_schedule() {
+    let dir = scratch("goal_cli");
+    let model = write(&dir, "m.json", LOGGOPSIM_G1);
+    let makespan = |goal: &str| {
+        json(&ok(&[
+            "simulate", "--goal", goal, "--model", &model, "--json",
+        ]))["makespan_seconds"]
+            .as_f64()
+            .expect("makespan")
+    };
+    // ours, written by `commcost goal`, and Schedgen's own file: both give LogGOPSim's
+    // 20028 ns (tests/fixtures/loggopsim/out/eager_G1/binomialtreebcast_p16_d8.txt)
+    let ours = dir.join("bcast.goal").display().to_string();
+    ok(&[
+        "goal",
+        "binomialtreebcast",
+        "--procs",
+        "16",
+        "--bytes",
+        "8",
+        "-o",
+        &ours,
+    ]);
+    let schedgen = fixture("loggopsim/goal/binomialtreebcast_p16_d8.goal");
+    assert_relative_eq!(makespan(&ours), 20028e-9, max_relative = 1e-9);
+    assert_relative_eq!(makespan(&schedgen), 20028e-9, max_relative = 1e-9);
+    // to standard output, Schedgen's style
+    let text = ok(&["goal", "allreduce_ring", "--procs", "4", "--bytes", "1024"]);
+    assert!(
+        text.starts_with("num_ranks 4\n\nrank 0 {\nl1: send 256b to 1 tag 0\n"),
+        "{text}"
+    );
+    // a crate algorithm's schedule, written while simulated, simulates to the same makespan
+    let written = dir.join("rab.goal").display().to_string();
+    let direct = json(&ok(&[
+        "simulate",
+        "allreduce",
+        "--algorithm",
+        "rabenseifner",
+        "--model",
+        &model,
+        "--procs",
+        "16",
+        "--bytes",
+        "64K",
+        "--json",
+        "--write-goal",
+        &written,
+    ]))["makespan_seconds"]
+        .as_f64()
+        .expect("makespan");
+    assert_relative_eq!(makespan(&written), direct, max_relative = 1e-12);
+    let by_goal = dir.join("rab2.goal").display().to_string();
+    ok(&[
+        "goal",
+        "allreduce",
+        "--algorithm",
+        "rabenseifner",
+        "--procs",
+        "16",
+        "--bytes",
+        "64K",
+        "-o",
+        &by_goal,
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(&by_goal).expect("written"),
+        std::fs::read_to_string(&written).expect("written")
+    );
+    // mistakes: one line each
+    let e = user_error(&["goal", "ringg", "--procs", "4", "--bytes", "8"]);
+    assert!(
+        e.contains("allreduce_ring") && e.contains("--algorithm"),
+        "{e}"
+    );
+    let e = user_error(&["goal", "allreduce_recdoub", "--procs", "6", "--bytes", "8"]);
+    assert!(e.contains("power of two"), "{e}");
+    let e = user_error(&[
+        "goal",
+        "allreduce_ring",
+        "--procs",
+        "100000",
+        "--bytes",
+        "8",
+    ]);
+    assert!(e.contains("exceeds the limit"), "{e}");
+    let e = user_error(&[
+        "goal",
+        "dissemination",
+        "--procs",
+        "4",
+        "--bytes",
+        "8",
+        "--operator",
+        "1us,1ns",
+    ]);
+    assert!(e.contains("--operator"), "{e}");
+    let e = user_error(&[
+        "goal",
+        "dissemination",
+        "--procs",
+        "4",
+        "--bytes",
+        "8",
+        "-o",
+        "/nonexistent-dir/x.goal",
+    ]);
+    assert!(e.contains("--output"), "{e}");
 }

@@ -29,21 +29,30 @@
 //! are read and ignored: the simulator gives each rank one CPU and one NIC. `calc` times are
 //! integers in LogGOPSim's time unit; the caller gives its length in seconds.
 //!
-//! Reading is linear in the text: tokens are read one at a time (never all at once) and
-//! labels are slices of the text, so the memory read needs is that of the schedule plus the
-//! labels of one rank block (about [`LABEL_BYTES`] bytes each), counted against the memory
-//! budget ([`parse_goal_within`]). A cycle of dependencies is reported with the label and line
-//! of an operation on it.
+//! Reading is one pass over the text, with no token list: a statement of the shape Schedgen
+//! writes (`l<n>: send <bytes>b to <peer> tag <t>`, `… recv <bytes>b from <peer> tag <t>`,
+//! `l<n>: calc <t>`, `l<n> requires l<m>`, single spaces, one per line) is read straight from
+//! its bytes and appended to the schedule; anything else goes through a reader of one token at
+//! a time. Labels `l<n>` of the rank block being read are kept in a vector indexed by `n` (4
+//! bytes per entry, `n` up to 2^22), any other label in a hash map of slices of the text
+//! ([`LABEL_BYTES`] per entry); both are emptied when the block ends. A dependency is applied as
+//! soon as both its labels are known; one naming a label defined later waits for the end of
+//! the block, and so do the block's dependencies after it, so that dependencies reach the
+//! schedule in the order of the text. The memory read needs is that of the schedule plus the
+//! text and the labels of one rank block, counted against the memory budget
+//! ([`parse_goal_within`]). A cycle of dependencies is reported with the label and line of an
+//! operation on it.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::fmt::Write as _;
 
 use super::schedule::{OpId, OpKind, Schedule, ScheduleBuilder};
 use crate::error::{GoalError, SimError};
 
-/// Bytes counted per label of the rank block being read (its entry in the block's label
-/// table: the slice of the text, the operation, the table's slack) and per pending dependency.
+/// Bytes counted per label of the rank block being read that is not of Schedgen's form `l<n>`
+/// (its entry in the block's hash map: the slice of the text, the operation, the map's slack)
+/// and per dependency waiting for a label defined later; a label `l<n>` costs 4 bytes per
+/// entry of its block's vector, up to the highest `n`.
 pub const LABEL_BYTES: u64 = 48;
 
 /// The most characters of the input an error message repeats.
@@ -384,6 +393,12 @@ pub fn parse_goal_within(
     b.set_extra_memory(text.len() as u64)?;
     // which ranks had their block (one bit each)
     let mut seen = vec![0u64; ranks.div_ceil(64) as usize];
+    // the labels of the block being read (their room kept from block to block)
+    let mut labels = Labels {
+        numbered: Vec::new(),
+        high: 0,
+        named: LabelMap::default(),
+    };
     loop {
         p.skip_ends()?;
         if p.peek()? == Tok::Eof {
@@ -417,7 +432,7 @@ pub fn parse_goal_within(
             ));
         }
         seen[word] |= bit;
-        rank_block(&mut p, &mut b, rank, ranks, seconds_per_unit)?;
+        rank_block(&mut p, &mut b, &mut labels, rank, ranks, seconds_per_unit)?;
     }
     drop(seen);
     b.build().map_err(|e| match e {
@@ -502,25 +517,292 @@ fn locate(text: &str, op: u64) -> Option<(usize, String)> {
     }
 }
 
+/// The highest `n` of a label `l<n>` kept in a block's table of numbered labels (a vector
+/// indexed by `n`, Schedgen's labels): 4 bytes per entry up to the highest `n` used, counted
+/// against the memory budget; other labels are hashed.
+const MAX_NUMBERED_LABEL: u32 = 1 << 22;
+
+/// `n` of a label `l<n>` written as Schedgen writes it (`l1`, `l2`, …: no sign, no leading
+/// zero), at most [`MAX_NUMBERED_LABEL`].
+fn numbered(label: &[u8]) -> Option<u32> {
+    let digits = label.strip_prefix(b"l")?;
+    if digits.is_empty() || digits.len() > 7 || digits[0] == b'0' {
+        return None;
+    }
+    let mut n = 0u32;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u32::from(d - b'0');
+    }
+    (n <= MAX_NUMBERED_LABEL).then_some(n)
+}
+
+/// A small, fast hash of labels (FxHash's multiply-rotate): labels are the text's own, a
+/// collision costs only time.
+#[derive(Default, Clone, Copy)]
+struct LabelHasher(u64);
+
+impl std::hash::Hasher for LabelHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+}
+
+type LabelMap<'a> = HashMap<&'a str, OpId, std::hash::BuildHasherDefault<LabelHasher>>;
+
+/// The labels of one rank block: `l<n>` in a vector indexed by `n` ([`NONE_OP`] where not
+/// defined), any other label in a hash map.
+struct Labels<'a> {
+    numbered: Vec<u32>,
+    /// The highest `n` defined in this block (the part of `numbered` to clear).
+    high: usize,
+    named: LabelMap<'a>,
+}
+
+/// No operation has this label.
+const NONE_OP: u32 = u32::MAX;
+
+impl<'a> Labels<'a> {
+    fn get(&self, label: &str) -> Option<OpId> {
+        match numbered(label.as_bytes()) {
+            Some(n) => self
+                .numbered
+                .get(n as usize)
+                .filter(|&&op| op != NONE_OP)
+                .map(|&op| OpId(op)),
+            None => self.named.get(label).copied(),
+        }
+    }
+    fn get_numbered(&self, n: u32) -> Option<OpId> {
+        self.numbered
+            .get(n as usize)
+            .filter(|&&op| op != NONE_OP)
+            .map(|&op| OpId(op))
+    }
+    /// Bytes held (the numbered table, the map at [`LABEL_BYTES`] per entry of capacity).
+    fn bytes(&self) -> u64 {
+        (self.numbered.capacity() as u64)
+            .saturating_mul(4)
+            .saturating_add((self.named.capacity() as u64).saturating_mul(LABEL_BYTES))
+    }
+    /// Empties the table for the next block (keeping its room).
+    fn clear(&mut self) {
+        let high = self.high.min(self.numbered.len().saturating_sub(1));
+        if !self.numbered.is_empty() {
+            self.numbered[..=high].fill(NONE_OP);
+        }
+        self.high = 0;
+        self.named.clear();
+    }
+}
+
+/// A statement of the form Schedgen writes, read straight from the bytes (see
+/// [`fast_statement`]).
+enum Fast {
+    /// `l<n>: send|recv <bytes>b to|from <peer> tag <tag>` (`send` when true).
+    Message {
+        label: u32,
+        send: bool,
+        bytes: u64,
+        peer: u64,
+        tag: u32,
+    },
+    /// `l<n>: calc <units>`.
+    Calc { label: u32, units: u64 },
+    /// `l<n> requires|irequires l<m>` (`irequires` when true).
+    Dep { op: u32, on: u32, start: bool },
+}
+
+/// Reads a decimal number at `*i` (at least one digit, at most 19: no overflow).
+fn fast_int(bytes: &[u8], i: &mut usize) -> Option<u64> {
+    let start = *i;
+    let mut v = 0u64;
+    while let Some(&d) = bytes.get(*i) {
+        if !d.is_ascii_digit() {
+            break;
+        }
+        if *i - start == 19 {
+            return None;
+        }
+        v = v * 10 + u64::from(d - b'0');
+        *i += 1;
+    }
+    (*i > start).then_some(v)
+}
+
+/// Matches `word` at `*i`.
+fn fast_word(bytes: &[u8], i: &mut usize, word: &[u8]) -> Option<()> {
+    if bytes.get(*i..*i + word.len())? == word {
+        *i += word.len();
+        Some(())
+    } else {
+        None
+    }
+}
+
+/// A label `l<n>` (as [`numbered`]) at `*i`, followed by a byte that cannot continue it.
+fn fast_label(bytes: &[u8], i: &mut usize) -> Option<u32> {
+    let start = *i;
+    fast_word(bytes, i, b"l")?;
+    while bytes.get(*i).is_some_and(u8::is_ascii_digit) {
+        *i += 1;
+    }
+    if bytes
+        .get(*i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    {
+        return None;
+    }
+    numbered(&bytes[start..*i])
+}
+
+/// The statement at `i` when it is one of the three shapes Schedgen writes, with single
+/// spaces and ended by a newline, and the position after that newline; `None` for anything
+/// else (which the token reader then reads, with its errors). The values are not checked
+/// here beyond their syntax.
+fn fast_statement(bytes: &[u8], mut i: usize) -> Option<(Fast, usize)> {
+    let i = &mut i;
+    let label = fast_label(bytes, i)?;
+    let statement = match bytes.get(*i)? {
+        b':' => {
+            fast_word(bytes, i, b": ")?;
+            match bytes.get(*i)? {
+                b's' | b'r' => {
+                    let send = bytes[*i] == b's';
+                    fast_word(bytes, i, if send { b"send " } else { b"recv " })?;
+                    let size = fast_int(bytes, i)?;
+                    fast_word(bytes, i, if send { b"b to " } else { b"b from " })?;
+                    let peer = fast_int(bytes, i)?;
+                    fast_word(bytes, i, b" tag ")?;
+                    let tag = u32::try_from(fast_int(bytes, i)?).ok()?;
+                    Fast::Message {
+                        label,
+                        send,
+                        bytes: size,
+                        peer,
+                        tag,
+                    }
+                }
+                b'c' => {
+                    fast_word(bytes, i, b"calc ")?;
+                    let units = fast_int(bytes, i)?;
+                    Fast::Calc { label, units }
+                }
+                _ => return None,
+            }
+        }
+        b' ' => {
+            *i += 1;
+            let start = bytes.get(*i) == Some(&b'i');
+            if start {
+                *i += 1;
+            }
+            fast_word(bytes, i, b"requires ")?;
+            let on = fast_label(bytes, i)?;
+            Fast::Dep {
+                op: label,
+                on,
+                start,
+            }
+        }
+        _ => return None,
+    };
+    fast_word(bytes, i, b"\n")?;
+    Some((statement, *i))
+}
+
 fn rank_block<'a>(
     p: &mut Parser<'a>,
     b: &mut ScheduleBuilder,
+    labels: &mut Labels<'a>,
     rank: u64,
     ranks: u64,
     seconds_per_unit: f64,
 ) -> Result<(), GoalError> {
-    let mut labels: HashMap<&'a str, OpId> = HashMap::new();
     let mut deps: Vec<PendingDep<'a>> = Vec::new();
     // the labels and pending dependencies of this block, counted against the memory budget
     // before their tables grow
     let text = p.lexer.text.len() as u64;
-    let grow = |b: &mut ScheduleBuilder, labels: usize, deps: usize| {
-        let bytes = (labels as u64 + deps as u64)
+    let grow = |b: &mut ScheduleBuilder, labels: u64, deps: usize| {
+        let bytes = (deps as u64)
             .saturating_mul(LABEL_BYTES)
+            .saturating_add(labels)
             .saturating_add(text);
         b.set_extra_memory(bytes).map_err(GoalError::Schedule)
     };
+    let bytes = p.lexer.text.as_bytes();
+    // a dependency was deferred (it names a label defined later): the block's later ones are
+    // deferred too, so that they reach the builder in the order of the text
+    let mut deferring = false;
     loop {
+        // Schedgen's statements, straight from the bytes (no token is waiting)
+        if p.ahead[0].is_none() {
+            while bytes.get(p.lexer.i) == Some(&b'\n') {
+                p.lexer.i += 1;
+                p.lexer.line += 1;
+            }
+            if let Some((statement, next)) = fast_statement(bytes, p.lexer.i) {
+                let line = p.lexer.line;
+                let done = match statement {
+                    Fast::Message {
+                        label,
+                        send,
+                        bytes,
+                        peer,
+                        tag,
+                    } if peer < ranks => {
+                        let op = if send {
+                            b.send(rank, peer, tag, bytes)
+                        } else {
+                            b.recv(rank, peer, tag, bytes)
+                        };
+                        define_numbered(b, labels, label, op, rank, line, &grow, &deps)?;
+                        true
+                    }
+                    Fast::Calc { label, units } => {
+                        let seconds = units as f64 * seconds_per_unit;
+                        if seconds > crate::limits::MAX_SECONDS {
+                            false
+                        } else {
+                            let op = b.calc(rank, seconds);
+                            define_numbered(b, labels, label, op, rank, line, &grow, &deps)?;
+                            true
+                        }
+                    }
+                    Fast::Dep { op, on, start } => {
+                        match (deferring, labels.get_numbered(op), labels.get_numbered(on)) {
+                            (false, Some(a), Some(c)) => {
+                                if start {
+                                    b.irequires(a, c);
+                                } else {
+                                    b.requires(a, c);
+                                }
+                                true
+                            }
+                            // deferred: read again by the token reader below
+                            _ => false,
+                        }
+                    }
+                    // a peer out of range: the token reader reports it
+                    Fast::Message { .. } => false,
+                };
+                if done {
+                    p.lexer.i = next;
+                    p.lexer.line += 1;
+                    continue;
+                }
+            }
+        }
         p.skip_ends()?;
         let line = p.line()?;
         let mut label = None;
@@ -546,13 +828,23 @@ fn rank_block<'a>(
                         return Err(syntax(line, format!("expected a label, found {other}")));
                     }
                 };
+                p.end()?;
+                let irequires = x == "irequires";
+                if !deferring && let (Some(a), Some(c)) = (labels.get(w), labels.get(on)) {
+                    if irequires {
+                        b.irequires(a, c);
+                    } else {
+                        b.requires(a, c);
+                    }
+                    continue;
+                }
+                deferring = true;
                 if deps.len() == deps.capacity() {
                     let next = (deps.capacity() * 2).max(16);
-                    grow(b, labels.capacity(), next)?;
+                    grow(b, labels.bytes(), next)?;
                     deps.reserve_exact(next - deps.len());
                 }
-                deps.push((w, on, x == "irequires", line));
-                p.end()?;
+                deps.push((w, on, irequires, line));
                 continue;
             }
             // an unlabelled operation: read below
@@ -566,20 +858,26 @@ fn rank_block<'a>(
         }
         let op = operation(p, b, rank, ranks, seconds_per_unit, line)?;
         if let Some(l) = label {
-            if labels.len() == labels.capacity() {
-                let next = (labels.capacity() * 2).max(16);
-                grow(b, next, deps.capacity())?;
-                labels.reserve(next - labels.len());
-            }
-            match labels.entry(l) {
-                Entry::Occupied(_) => {
-                    return Err(syntax(
-                        line,
-                        format!("label `{}` defined twice in rank {rank}", echo(l)),
-                    ));
-                }
-                Entry::Vacant(v) => {
-                    v.insert(op);
+            match numbered(l.as_bytes()) {
+                Some(n) => define_numbered(b, labels, n, op, rank, line, &grow, &deps)?,
+                None => {
+                    if labels.named.len() == labels.named.capacity() {
+                        let next = (labels.named.capacity() * 2).max(16);
+                        let more = (next - labels.named.len()) as u64 * LABEL_BYTES;
+                        grow(b, labels.bytes().saturating_add(more), deps.capacity())?;
+                        labels.named.reserve(next - labels.named.len());
+                    }
+                    match labels.named.entry(l) {
+                        Entry::Occupied(_) => {
+                            return Err(syntax(
+                                line,
+                                format!("label `{}` defined twice in rank {rank}", echo(l)),
+                            ));
+                        }
+                        Entry::Vacant(v) => {
+                            v.insert(op);
+                        }
+                    }
                 }
             }
         }
@@ -587,7 +885,7 @@ fn rank_block<'a>(
     }
     for &(op, on, start, line) in &deps {
         let find = |l: &str| {
-            labels.get(l).copied().ok_or_else(|| {
+            labels.get(l).ok_or_else(|| {
                 syntax(
                     line,
                     format!("undefined label `{}` in rank {rank}", echo(l)),
@@ -601,9 +899,53 @@ fn rank_block<'a>(
             b.requires(a, c);
         }
     }
-    drop(labels);
     drop(deps);
-    grow(b, 0, 0)?;
+    labels.clear();
+    grow(b, labels.bytes(), 0)?;
+    Ok(())
+}
+
+/// Defines label `l<n>` as `op` (an error if the block defined it already), growing the
+/// table within the memory budget.
+#[allow(clippy::too_many_arguments)]
+fn define_numbered<'a>(
+    b: &mut ScheduleBuilder,
+    labels: &mut Labels<'a>,
+    n: u32,
+    op: OpId,
+    rank: u64,
+    line: usize,
+    grow: &impl Fn(&mut ScheduleBuilder, u64, usize) -> Result<(), GoalError>,
+    deps: &[PendingDep<'a>],
+) -> Result<(), GoalError> {
+    if op.0 == NONE_OP {
+        // the builder refused the operation: its error, now (nothing more can be added)
+        return Err(GoalError::Schedule(b.refusal().unwrap_or(
+            SimError::TooLarge {
+                what: "operations",
+                count: u64::from(NONE_OP),
+                limit: super::MAX_OPERATIONS,
+            },
+        )));
+    }
+    let n = n as usize;
+    if n >= labels.numbered.len() {
+        if n >= labels.numbered.capacity() {
+            let next = (labels.numbered.capacity() * 2).max(n + 1).max(64);
+            let more = (next - labels.numbered.len()) as u64 * 4;
+            grow(b, labels.bytes().saturating_add(more), deps.len())?;
+            labels.numbered.reserve_exact(next - labels.numbered.len());
+        }
+        labels.numbered.resize(n + 1, NONE_OP);
+    }
+    if labels.numbered[n] != NONE_OP {
+        return Err(syntax(
+            line,
+            format!("label `l{n}` defined twice in rank {rank}"),
+        ));
+    }
+    labels.numbered[n] = op.0;
+    labels.high = labels.high.max(n);
     Ok(())
 }
 
@@ -685,7 +1027,8 @@ fn optional_fields(p: &mut Parser, allowed: &[&str]) -> Result<u64, GoalError> {
 
 /// Writes a schedule as GOAL, in Schedgen's style: labels `l1, l2, …` per rank, one statement
 /// per line, sizes of contiguous bytes, calc times rounded to whole units of `seconds_per_unit`
-/// seconds.
+/// seconds. LogGOPSim's `txt2bin` reads the text ([`write_goal_to`] writes it to a file or
+/// any other writer without holding it in memory).
 ///
 /// # Examples
 ///
@@ -701,32 +1044,80 @@ fn optional_fields(p: &mut Parser, allowed: &[&str]) -> Result<u64, GoalError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_goal(schedule: &Schedule, seconds_per_unit: f64) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "num_ranks {}", schedule.ranks());
+    let mut out = Vec::new();
+    // writing to a Vec cannot fail
+    let _ = write_goal_to(schedule, seconds_per_unit, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`write_goal`] to a writer (buffered here: pass the file itself), statement by statement;
+/// besides the writer's buffer it holds two `u32` per operation (the operations in rank
+/// order and their labels).
+///
+/// # Errors
+///
+/// The writer's.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::sim::{SchedgenPattern, write_goal, write_goal_to};
+///
+/// let s = SchedgenPattern::Dissemination.schedule(8, 1)?;
+/// let mut out = Vec::new();
+/// write_goal_to(&s, 1e-9, &mut out)?;
+/// assert_eq!(String::from_utf8(out)?, write_goal(&s, 1e-9));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_goal_to<W: std::io::Write>(
+    schedule: &Schedule,
+    seconds_per_unit: f64,
+    out: W,
+) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     let n = schedule.len();
-    let mut by_rank: Vec<Vec<usize>> = vec![Vec::new(); schedule.ranks() as usize];
+    let ranks = schedule.ranks() as usize;
+    let rank_of = |i: usize| schedule.rank(OpId(i as u32)).unwrap_or(0) as usize;
+    // the operations in rank order (a counting sort), and each one's label within its rank
+    let mut start = vec![0u32; ranks + 1];
     for i in 0..n {
-        by_rank[schedule.rank(OpId(i as u32)).unwrap_or(0) as usize].push(i);
+        start[rank_of(i) + 1] += 1;
     }
-    let mut label = vec![0usize; n];
-    for (r, ops) in by_rank.iter().enumerate() {
-        let _ = writeln!(out, "\nrank {r} {{");
-        for (j, &i) in ops.iter().enumerate() {
-            label[i] = j + 1;
-            let op = OpId(i as u32);
+    for r in 0..ranks {
+        start[r + 1] += start[r];
+    }
+    let mut order = vec![0u32; n];
+    let mut label = vec![0u32; n];
+    {
+        let mut next = start.clone();
+        for (i, l) in label.iter_mut().enumerate() {
+            let r = rank_of(i);
+            let at = next[r] as usize;
+            order[at] = i as u32;
+            *l = next[r] - start[r] + 1;
+            next[r] += 1;
+        }
+    }
+    writeln!(out, "num_ranks {}", schedule.ranks())?;
+    for r in 0..ranks {
+        writeln!(out, "\nrank {r} {{")?;
+        let ops = &order[start[r] as usize..start[r + 1] as usize];
+        for &i in ops {
+            let op = OpId(i);
+            let l = label[i as usize];
             match schedule.kind(op) {
-                Some(OpKind::Send) | Some(OpKind::Recv) => {
-                    let send = schedule.kind(op) == Some(OpKind::Send);
-                    let _ = writeln!(
+                Some(kind @ (OpKind::Send | OpKind::Recv)) => {
+                    let send = kind == OpKind::Send;
+                    writeln!(
                         out,
-                        "l{}: {} {}b {} {} tag {}",
-                        j + 1,
+                        "l{l}: {} {}b {} {} tag {}",
                         if send { "send" } else { "recv" },
                         schedule.message(op).map_or(0, |m| m.bytes()),
                         if send { "to" } else { "from" },
                         schedule.peer(op).unwrap_or(0),
                         schedule.tag(op).unwrap_or(0)
-                    );
+                    )?;
                 }
                 _ => {
                     let units = if seconds_per_unit > 0.0 {
@@ -734,20 +1125,20 @@ pub fn write_goal(schedule: &Schedule, seconds_per_unit: f64) -> String {
                     } else {
                         0.0
                     };
-                    let _ = writeln!(out, "l{}: calc {}", j + 1, units as u64);
+                    writeln!(out, "l{l}: calc {}", units as u64)?;
                 }
             }
         }
         for &i in ops {
-            for (d, kind) in schedule.dependents(OpId(i as u32)) {
+            for (d, kind) in schedule.dependents(OpId(i)) {
                 let word = match kind {
                     super::Dependency::Requires => "requires",
                     super::Dependency::Irequires => "irequires",
                 };
-                let _ = writeln!(out, "l{} {word} l{}", label[d.index()], label[i]);
+                writeln!(out, "l{} {word} l{}", label[d.index()], label[i as usize])?;
             }
         }
-        let _ = writeln!(out, "}}");
+        writeln!(out, "}}")?;
     }
-    out
+    out.flush()
 }

@@ -35,7 +35,8 @@ pub const DEFAULT_MAX_MEMORY: u64 = 2 << 30;
 /// Bytes per operation of a stored schedule's own arrays, from the first operation added to
 /// the end of its simulation: the builder's arrays (kind and message, rank, peer: 12 bytes,
 /// up to twice that while they grow), then the schedule's (kind and message, rank, partner,
-/// order, successor offsets, roots: 24 bytes, 8 more while messages are matched).
+/// order, successor offsets, roots: 24 bytes; while messages are matched, 16 more: each send
+/// and receive in its source's bucket with its destination and tag).
 pub const SCHEDULE_BYTES_PER_OPERATION: u64 = 64;
 
 /// Bytes per operation of a simulation's state: the operation's state (12 bytes), its end and

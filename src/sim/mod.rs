@@ -21,7 +21,8 @@
 //!   critical path, timeline as CSV).
 //! * [`Simulator`]: the same simulation, keeping its memory between calls (for programs that
 //!   simulate many schedules).
-//! * [`parse_goal`], [`write_goal`]: LogGOPSim's GOAL text format.
+//! * [`parse_goal`], [`write_goal`]: LogGOPSim's GOAL text format; [`SchedgenPattern`]: the
+//!   schedules LogGOPSim's Schedgen writes.
 //! * [`Noise`]: seeded CPU noise.
 //! * A memory budget ([`DEFAULT_MAX_MEMORY`], [`stored_schedule_memory`]): a schedule and its
 //!   simulation that would need more are [`SimError::MemoryBudget`](crate::SimError::MemoryBudget)
@@ -113,11 +114,12 @@ mod memory;
 mod noise;
 mod ompi_builders;
 mod rank;
+mod schedgen;
 mod schedule;
 
 pub use builders::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
 pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, Simulator, simulate};
-pub use goal::{LABEL_BYTES, parse_goal, parse_goal_within, write_goal};
+pub use goal::{LABEL_BYTES, parse_goal, parse_goal_within, write_goal, write_goal_to};
 pub use memory::{
     BYTES_PER_DEPENDENCY, BYTES_PER_DEPENDENCY_ENTRY, BYTES_PER_DISTINCT_VALUE, BYTES_PER_RANK,
     DEFAULT_MAX_MEMORY, SCHEDULE_BYTES_PER_OPERATION, SIMULATION_BYTES_PER_OPERATION,
@@ -126,6 +128,7 @@ pub use memory::{
 };
 pub use noise::Noise;
 pub use rank::{CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated};
+pub use schedgen::SchedgenPattern;
 pub use schedule::{
     Calc, Dependency, MAX_CALC_SECONDS, MAX_OPERATIONS, MAX_RANKS, OpId, OpKind, Schedule,
     ScheduleBuilder,

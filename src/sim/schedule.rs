@@ -374,6 +374,12 @@ impl ScheduleBuilder {
         self.sig.is_empty()
     }
 
+    /// The error [`build`](Self::build) will report once the builder refused an operation
+    /// (returned an `OpId` of `u32::MAX`: the budget exceeded, too many operations).
+    pub(crate) fn refusal(&self) -> Option<SimError> {
+        self.error.clone()
+    }
+
     fn fail(&mut self, e: SimError) {
         if self.error.is_none() {
             self.error = Some(e);
@@ -1034,8 +1040,11 @@ fn match_messages(
             rank[i]
         }
     };
-    // operations of kind `k` bucketed by source, each bucket in (destination, tag, op) order
-    let bucket = |k: u8| -> Vec<u32> {
+    // operations of kind `k` bucketed by source, each bucket in (destination, tag, op) order,
+    // with their keys `destination << 32 | tag` beside them (read in order when merging),
+    // and where each source's bucket starts
+    let key = |i: usize| (u64::from(dst(i)) << 32) | u64::from(tag(i));
+    let bucket = |k: u8| -> (Vec<u32>, Vec<u64>, Vec<u32>) {
         let mut start = vec![0u32; ranks + 1];
         for i in 0..n {
             if kind(i) == k {
@@ -1047,37 +1056,45 @@ fn match_messages(
         }
         let mut fill = start[..ranks].to_vec();
         let mut ops = vec![0u32; start[ranks] as usize];
+        let mut keys = vec![0u64; start[ranks] as usize];
         for i in 0..n {
             if kind(i) == k {
                 let slot = &mut fill[src(i)];
                 ops[*slot as usize] = i as u32;
+                keys[*slot as usize] = key(i);
                 *slot += 1;
             }
         }
         drop(fill);
         let mut keyed: Vec<(u64, u32)> = Vec::new();
         for r in 0..ranks {
-            let group = &mut ops[start[r] as usize..start[r + 1] as usize];
+            let range = start[r] as usize..start[r + 1] as usize;
             // already in operation order: sorting is needed only when (dst, tag) goes down
-            let key = |&i: &u32| (u64::from(dst(i as usize)) << 32) | u64::from(tag(i as usize));
-            if !group.is_sorted_by_key(key) {
-                // keys read once; (key, position) pairs are distinct, so an unstable sort
-                // keeps equal keys in operation order
+            if !keys[range.clone()].is_sorted() {
+                // (key, position) pairs are distinct, so an unstable sort keeps equal keys in
+                // operation order
                 keyed.clear();
-                keyed.extend(group.iter().map(|i| (key(i), *i)));
+                keyed.extend(
+                    keys[range.clone()]
+                        .iter()
+                        .copied()
+                        .zip(ops[range.clone()].iter().copied()),
+                );
                 keyed.sort_unstable();
-                for (slot, &(_, i)) in group.iter_mut().zip(&keyed) {
-                    *slot = i;
+                for ((k, i), &(key, op)) in keys[range.clone()]
+                    .iter_mut()
+                    .zip(&mut ops[range.clone()])
+                    .zip(&keyed)
+                {
+                    *k = key;
+                    *i = op;
                 }
             }
         }
-        ops
+        (ops, keys, start)
     };
-    let sends = bucket(KIND_SEND);
-    let recvs = bucket(KIND_RECV);
-    let key = |i: usize| -> u128 {
-        ((src(i) as u128) << 96) | (u128::from(dst(i)) << 64) | (u128::from(tag(i)) << 32)
-    };
+    let (sends, send_keys, send_start) = bucket(KIND_SEND);
+    let (recvs, recv_keys, recv_start) = bucket(KIND_RECV);
     let mut partner = vec![NONE; n];
     let unmatched = |i: usize| {
         let send = kind(i) == KIND_SEND;
@@ -1090,35 +1107,40 @@ fn match_messages(
             missing: if send { "recv" } else { "send" },
         }
     };
-    let (mut a, mut b) = (0usize, 0usize);
-    while a < sends.len() || b < recvs.len() {
-        if a == sends.len() {
-            return Err(unmatched(recvs[b] as usize));
-        }
-        if b == recvs.len() {
-            return Err(unmatched(sends[a] as usize));
-        }
-        let (s, r) = (sends[a] as usize, recvs[b] as usize);
-        match key(s).cmp(&key(r)) {
-            std::cmp::Ordering::Less => return Err(unmatched(s)),
-            std::cmp::Ordering::Greater => return Err(unmatched(r)),
-            std::cmp::Ordering::Equal => {
-                let (sb, rb) = (
-                    messages[class(s) as usize].bytes(),
-                    messages[class(r) as usize].bytes(),
-                );
-                if sb != rb {
-                    return Err(SimError::SizeMismatch {
-                        send: ext(s),
-                        send_bytes: sb,
-                        recv: ext(r),
-                        recv_bytes: rb,
-                    });
+    // merged source by source: in (source, destination, tag, op) order, as one merge of the
+    // whole lists would (an operation left over in a source's bucket is unmatched)
+    for r in 0..ranks {
+        let (mut a, a_end) = (send_start[r] as usize, send_start[r + 1] as usize);
+        let (mut b, b_end) = (recv_start[r] as usize, recv_start[r + 1] as usize);
+        while a < a_end || b < b_end {
+            if a == a_end {
+                return Err(unmatched(recvs[b] as usize));
+            }
+            if b == b_end {
+                return Err(unmatched(sends[a] as usize));
+            }
+            let (s, v) = (sends[a] as usize, recvs[b] as usize);
+            match send_keys[a].cmp(&recv_keys[b]) {
+                std::cmp::Ordering::Less => return Err(unmatched(s)),
+                std::cmp::Ordering::Greater => return Err(unmatched(v)),
+                std::cmp::Ordering::Equal => {
+                    let (sb, rb) = (
+                        messages[class(s) as usize].bytes(),
+                        messages[class(v) as usize].bytes(),
+                    );
+                    if sb != rb {
+                        return Err(SimError::SizeMismatch {
+                            send: ext(s),
+                            send_bytes: sb,
+                            recv: ext(v),
+                            recv_bytes: rb,
+                        });
+                    }
+                    partner[s] = v as u32;
+                    partner[v] = s as u32;
+                    a += 1;
+                    b += 1;
                 }
-                partner[s] = r as u32;
-                partner[r] = s as u32;
-                a += 1;
-                b += 1;
             }
         }
     }
