@@ -1682,6 +1682,8 @@ fn committed_selection_rules_are_what_export_writes() {
         let expected = std::fs::read_to_string(fixture(committed)).unwrap();
         assert_eq!(written, expected, "{committed}");
     }
+}
+
 /// LogGOPSim's parameters of `tests/fixtures/loggopsim` (set `eager_G1`): L = 3 µs, o = 1 µs,
 /// g = 2 µs, G = 1 ns/B.
 const LOGGOPSIM_G1: &str = r#"{"model": "loggp", "latency": 3e-6, "overhead": 1e-6, "gap": 2e-6,
