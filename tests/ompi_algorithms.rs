@@ -257,9 +257,10 @@ fn reduce_hand_calculations() {
     // in-order binary of 8 as Open MPI builds it (7: 6 3, 6: 5 4, 3: 2 1, 1: 0; the left child
     // absorbed first waits for the right one), hop 21.5, wait 13: F(2) = 21.5,
     // F(3) = F(1) + 21.5 + 13 = 34.5, F(4) = max(F(1) + 21.5 + 13, F(2) + 21.5) = 43,
-    // F(8) = max(F(3) + 21.5 + 13, F(4) + 21.5) = max(69, 64.5) = 69
+    // F(8) = max(F(3) + 21.5 + 13, F(4) + 21.5) = max(69, 64.5) = 69; then rank 7 sends the
+    // result to the root, 0 (ompi_coll_base_reduce_intra_in_order_binary): + T(1000) = 20
     let in_order = Reduce::InOrderBinary { segment: 0 };
-    assert_relative_eq!(cost(in_order, 8, 1000), 69.0, max_relative = 1e-12);
+    assert_relative_eq!(cost(in_order, 8, 1000), 89.0, max_relative = 1e-12);
     // as the allreduce's halving rounds: 79.875
     assert_relative_eq!(
         cost(Reduce::Rabenseifner, 8, 1000),

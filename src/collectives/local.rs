@@ -1,57 +1,12 @@
-//! Local work: what a process of a collective spends besides sending and receiving — memory
-//! copies (`sbuf` into `rbuf`, blocks into and out of temporary buffers, Bruck's rotations) and
-//! the temporary buffers an implementation allocates per call.
-//!
-//! The operator of reductions is priced separately ([`Operator`](super::Operator)); the
-//! messages by the point-to-point model. A platform's collectives are then priced by three
-//! values: the [`CommModel`](crate::CommModel), the [`Operator`](super::Operator) and a
-//! [`LocalWork`], which a [`Problem`](super::Problem) carries
-//! ([`Problem::with_local`](super::Problem::with_local)).
-//!
-//! # Formula
-//!
-//! A copy of `b` bytes costs, with the size classes `(from_k, r_k)` of a [`CopyCost`] (the rate
-//! of the last class with `from_k <= b`):
-//!
-//! ```text
-//! copy(b) = c0 + r(b) · b            (0 for b = 0)
-//! ```
-//!
-//! the memory logP view of a copy (K. W. Cameron, X.-H. Sun, "Quantifying locality effect in
-//! data access delay: memory logP", IPDPS 2003, eq. 1: `T = s · (o(s) + l(s, d))` for a
-//! contiguous copy, `d = 1`) with the size dependence of `o(s)` reduced to a few cache classes:
-//! a copy whose buffers fit in the L2 or L3 cache runs at that cache's rate, a larger one at
-//! memory's. An algorithm's local work on its critical path is a list of copies
-//! ([`Copies`]) and a number of temporary buffers, priced as
-//!
-//! ```text
-//! local = Σ_i n_i · copy(b_i) + buffers · t_buf
-//! ```
-//!
-//! where `t_buf` ([`LocalWork::temp_buffer`]) is the cost of allocating and releasing one.
-//!
-//! # Cache state of the messages
-//!
-//! The point-to-point model a collective is priced with should have been measured with bytes in
-//! the cache state the collective sends them in. Inside a collective, a process forwards bytes
-//! it has just received (tree and ring algorithms: a relay's message, a reduction's partial
-//! result) or written (a temporary buffer) — the state of
-//! `probe::PayloadBuffers::Echo` (feature `mpi`), the default of the MPI calibration —
-//! while the first send of the user's buffer in a benchmark loop that repeats the call on
-//! unchanged buffers (the OSU collective tests) is that of
-//! `PayloadBuffers::Separate` (`osu_latency`). Most messages of
-//! a collective are forwarded ones, so the collectives assume `Echo`: calibrate with
-//! `commcost calibrate mpi` (without `--separate-buffers`). Models imported from `osu_latency` /
-//! `osu_bw` carry the `Separate` state; on a network-bound platform the difference is below the
-//! repeat-to-repeat spread of the measurements, over shared memory it is the copy rate of a
-//! cache class (see `docs/ACCURACY.md`).
+//! Local work of collectives: copies and temporary buffers besides the messages (see
+//! [`LocalWork`]).
 
 use crate::error::CollectiveError;
 
 /// The most size classes of a [`CopyCost`].
 pub const MAX_COPY_CLASSES: usize = 4;
 
-/// The cost of one local memory copy by size class (see the [module docs](self)).
+/// The cost of one local memory copy by size class (see [`LocalWork`] for the formula).
 ///
 /// With the `serde` feature it (de)serialises as
 /// `{"per_call": c0, "classes": [[from_bytes, seconds_per_byte], ...]}`; loading goes through
@@ -192,7 +147,55 @@ impl CopyCost {
     }
 }
 
-/// Local work prices: memory copies and temporary buffers (see the [module docs](self)).
+/// Local work: what a process of a collective spends besides sending and receiving — memory
+/// copies (`sbuf` into `rbuf`, blocks into and out of temporary buffers, Bruck's rotations) and
+/// the temporary buffers an implementation allocates per call.
+///
+/// The operator of reductions is priced separately ([`Operator`](super::Operator)); the
+/// messages by the point-to-point model. A platform's collectives are then priced by three
+/// values: the [`CommModel`](crate::CommModel), the [`Operator`](super::Operator) and a
+/// [`LocalWork`], which a [`Problem`](super::Problem) carries
+/// ([`Problem::with_local`](super::Problem::with_local)).
+///
+/// # Formula
+///
+/// A copy of `b` bytes costs, with the size classes `(from_k, r_k)` of a [`CopyCost`] (the rate
+/// of the last class with `from_k <= b`):
+///
+/// ```text
+/// copy(b) = c0 + r(b) · b            (0 for b = 0)
+/// ```
+///
+/// the memory logP view of a copy (K. W. Cameron, X.-H. Sun, "Quantifying locality effect in
+/// data access delay: memory logP", IPDPS 2003, eq. 1: `T = s · (o(s) + l(s, d))` for a
+/// contiguous copy, `d = 1`) with the size dependence of `o(s)` reduced to a few cache classes:
+/// a copy whose buffers fit in the L2 or L3 cache runs at that cache's rate, a larger one at
+/// memory's. An algorithm's local work on its critical path is a list of copies
+/// ([`Copies`]) and a number of temporary buffers, priced as
+///
+/// ```text
+/// local = Σ_i n_i · copy(b_i) + buffers · t_buf
+/// ```
+///
+/// where `t_buf` ([`LocalWork::temp_buffer`]) is the cost of allocating and releasing one.
+///
+/// # Cache state of the messages
+///
+/// The point-to-point model a collective is priced with should have been measured with bytes in
+/// the cache state the collective sends them in. Inside a collective, a process forwards bytes
+/// it has just received (tree and ring algorithms: a relay's message, a reduction's partial
+/// result) or written (a temporary buffer) — the state of
+/// `probe::PayloadBuffers::Echo` (feature `mpi`), the default of the MPI calibration —
+/// while the first send of the user's buffer in a benchmark loop that repeats the call on
+/// unchanged buffers (the OSU collective tests) is that of
+/// `PayloadBuffers::Separate` (`osu_latency`). Most messages of
+/// a collective are forwarded ones, so the collectives assume `Echo`: calibrate with
+/// `commcost calibrate mpi` (without `--separate-buffers`). Models imported from `osu_latency` /
+/// `osu_bw` carry the `Separate` state; on a network-bound platform the difference is below the
+/// repeat-to-repeat spread of the measurements, over shared memory it is the copy rate of a
+/// cache class (see `docs/ACCURACY.md`).
+///
+/// # Serde
 ///
 /// With the `serde` feature: `{"copy": {..}, "temp_buffer": seconds}`.
 #[derive(Debug, Clone, Copy, PartialEq)]

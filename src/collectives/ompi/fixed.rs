@@ -1,34 +1,4 @@
-//! Open MPI 4.1.4's fixed decisions: the algorithm its tuned component runs when no rules file
-//! (or a rule with algorithm `0`) decides.
-//!
-//! `coll_tuned_decision_fixed.c` of Open MPI 4.1.4 (`ompi/mca/coll/tuned/`, the decision
-//! functions `ompi_coll_tuned_<collective>_intra_dec_fixed`) chooses from the communicator size
-//! `P` and a message size, with thresholds found by measurement on the Open MPI team's
-//! machines. The tables below are those thresholds, transcribed as data: per collective, a list
-//! of communicator-size blocks (`from P`, in increasing order) and in each a list of rules
-//! (`from bytes`, algorithm ID); the decision is the last block whose `P` is at most the
-//! communicator size and in it the last rule whose size is at most the message size — exactly
-//! how Open MPI reads a rules file, so the tables can be written out as one
-//! ([`crate::export::ompi_fixed_rules`]) and checked against the real library
-//! (`scripts/ompi_rules_check.sh --run-with none`, which traces the algorithm every call runs).
-//!
-//! Every decision passes segment size 0 and fan-out 0 to the algorithm: segmented algorithms
-//! run unsegmented, and a chain's fan-out 0 is raised to 1 by `ompi_coll_base_topo_build_chain`
-//! (a pipeline). The k-nomial broadcast uses the MCA default radix 4.
-//!
-//! # Message sizes
-//!
-//! The fixed decisions look sizes up in the crate's [`Problem`](crate::collectives::Problem)
-//! convention, not the rules file's: `type size × count` for bcast, allreduce and reduce,
-//! `type size × Σ recvcounts` for reduce_scatter, and the **per-process block**
-//! `type size × sendcount` for allgather, alltoall, gather and scatter (where the rules file
-//! uses `× P`). Barrier depends on `P` only.
-//!
-//! # Operators
-//!
-//! allreduce, reduce and reduce_scatter decide differently for non-commutative operators
-//! (reduce_scatter always runs its non-overlapping algorithm then); `commutative` selects the
-//! table. Predefined operators such as `MPI_SUM` are commutative.
+//! Open MPI 4.1.4's fixed decisions as data (see [`fixed_decision`]).
 
 use super::{OmpiAlgorithm, OmpiCollective};
 use crate::error::AlgorithmParseError;
@@ -38,8 +8,40 @@ type Table = &'static [(u64, &'static [(u64, u32)])];
 
 /// Open MPI 4.1.4's fixed decision for `collective` on `processes` processes and a message of
 /// `bytes` bytes in the [`Problem`](crate::collectives::Problem) convention (the per-process
-/// block for allgather, alltoall, gather and scatter; see the [module docs](self)): the
-/// algorithm ID Open MPI runs (its segment size and fan-out are 0).
+/// block for allgather, alltoall, gather and scatter): the algorithm ID Open MPI runs (its
+/// segment size and fan-out are 0).
+///
+/// Open MPI 4.1.4's fixed decisions are the algorithm its tuned component runs when no rules file
+/// (or a rule with algorithm `0`) decides.
+///
+/// `coll_tuned_decision_fixed.c` of Open MPI 4.1.4 (`ompi/mca/coll/tuned/`, the decision
+/// functions `ompi_coll_tuned_<collective>_intra_dec_fixed`) chooses from the communicator size
+/// `P` and a message size, with thresholds found by measurement on the Open MPI team's
+/// machines. The crate holds those thresholds as data: per collective, a list
+/// of communicator-size blocks (`from P`, in increasing order) and in each a list of rules
+/// (`from bytes`, algorithm ID); the decision is the last block whose `P` is at most the
+/// communicator size and in it the last rule whose size is at most the message size — exactly
+/// how Open MPI reads a rules file, so the tables can be written out as one
+/// ([`crate::export::ompi_fixed_rules`]) and checked against the real library
+/// (`scripts/ompi_rules_check.sh --run-with none`, which traces the algorithm every call runs).
+///
+/// Every decision passes segment size 0 and fan-out 0 to the algorithm: segmented algorithms
+/// run unsegmented, and a chain's fan-out 0 is raised to 1 by `ompi_coll_base_topo_build_chain`
+/// (a pipeline). The k-nomial broadcast uses the MCA default radix 4.
+///
+/// # Message sizes
+///
+/// The fixed decisions look sizes up in the crate's [`Problem`](crate::collectives::Problem)
+/// convention, not the rules file's: `type size × count` for bcast, allreduce and reduce,
+/// `type size × Σ recvcounts` for reduce_scatter, and the **per-process block**
+/// `type size × sendcount` for allgather, alltoall, gather and scatter (where the rules file
+/// uses `× P`). Barrier depends on `P` only.
+///
+/// # Operators
+///
+/// allreduce, reduce and reduce_scatter decide differently for non-commutative operators
+/// (reduce_scatter always runs its non-overlapping algorithm then); `commutative` selects the
+/// table. Predefined operators such as `MPI_SUM` are commutative.
 ///
 /// # Examples
 ///
