@@ -644,7 +644,7 @@ pub fn ompi_fixed_rules(
                         algorithm,
                         faninout: 0,
                         segment: 0,
-                        label: format!("fixed decision: {}", fixed_name(c, algorithm)),
+                        label: format!("fixed decision: {}", algorithm_name(c, algorithm)),
                     });
                 }
                 if blocks.last().is_some_and(|b| b.rules == rules) {
@@ -662,27 +662,6 @@ pub fn ompi_fixed_rules(
         })
         .collect();
     Ok(OmpiRules { collectives })
-}
-
-/// Open MPI's name of algorithm `id` of `collective` (the fixed tables name only valid IDs).
-fn fixed_name(c: OmpiCollective, id: u32) -> &'static str {
-    fn name<A: OmpiAlgorithm>(id: u32) -> &'static str {
-        id.to_string()
-            .parse::<A>()
-            .map(|a| a.ompi_name())
-            .unwrap_or("?")
-    }
-    match c {
-        OmpiCollective::Allgather => name::<ompi::Allgather>(id),
-        OmpiCollective::Allreduce => name::<ompi::Allreduce>(id),
-        OmpiCollective::Alltoall => name::<ompi::Alltoall>(id),
-        OmpiCollective::Barrier => name::<ompi::Barrier>(id),
-        OmpiCollective::Bcast => name::<ompi::Bcast>(id),
-        OmpiCollective::Gather => name::<ompi::Gather>(id),
-        OmpiCollective::Reduce => name::<ompi::Reduce>(id),
-        OmpiCollective::ReduceScatter => name::<ompi::ReduceScatter>(id),
-        OmpiCollective::Scatter => name::<ompi::Scatter>(id),
-    }
 }
 
 struct Grid<'a> {

@@ -35,7 +35,7 @@ fn imb(run: &str) -> Option<BenchmarkSeries> {
     all.into_iter().find(|s| s.title == "IMB PingPong")
 }
 
-/// The bound on the model's median error over the direct fit's (the target).
+/// The bound on the model's median error over the direct fit's: a fit that follows the data.
 const BOUND: f64 = 1.2;
 
 fn check(name: &str, fit: &BenchmarkFit) -> Vec<String> {
