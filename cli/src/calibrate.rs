@@ -167,6 +167,14 @@ fn progress_bar(total: u64, what: &str) -> ProgressBar {
     bar
 }
 
+/// A probe's progress callback that moves `bar`.
+fn advance(bar: &ProgressBar) -> impl FnMut(&str, usize, usize) + '_ {
+    |_, done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    }
+}
+
 fn loggp_roles() -> Map<String, Value> {
     let mut m = Map::new();
     for (k, v) in [
@@ -708,10 +716,7 @@ fn host(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
         kinds: vec![CopyKind::Contiguous, CopyKind::Pack],
     };
     let bar = progress_bar(0, "memory copies");
-    let mut progress = |_: &str, done: usize, total: usize| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    };
+    let mut progress = advance(&bar);
     let samples = measure_copies(&plan, &methodology, &budget, &mut progress)?;
     bar.finish();
     let time_of = |kind: CopyKind, size: u64, stride: u64| {
@@ -753,10 +758,7 @@ fn host(output: Option<PathBuf>, quick: bool) -> Result<(), Failure> {
         kinds: vec![CopyKind::Pack],
     };
     let bar = progress_bar(0, "held-out packs");
-    let mut progress = |_: &str, done: usize, total: usize| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    };
+    let mut progress = advance(&bar);
     let held = measure_copies(&held_plan, &methodology, &budget, &mut progress)?;
     bar.finish();
     let pairs: Vec<(f64, f64)> = held
@@ -867,10 +869,7 @@ fn local(into: &std::path::Path, output: Option<PathBuf>, quick: bool) -> Result
         }
     }
     let bar = progress_bar(0, "copies");
-    let mut progress = |_: &str, done: usize, total: usize| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    };
+    let mut progress = advance(&bar);
     let plan = |sizes: &[u64]| CopyPlan {
         element: 8,
         sizes: sizes.to_vec(),
@@ -882,10 +881,7 @@ fn local(into: &std::path::Path, output: Option<PathBuf>, quick: bool) -> Result
     bar.finish();
     let local_sizes: Vec<u64> = (6..=10).map(|k| 1u64 << (2 * k)).collect();
     let bar = progress_bar(0, "buffers and operator");
-    let mut progress = |_: &str, done: usize, total: usize| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    };
+    let mut progress = advance(&bar);
     let samples = measure_local(
         &local_sizes,
         &[LocalKind::TempBuffer, LocalKind::SumF32],

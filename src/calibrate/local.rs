@@ -119,16 +119,7 @@ pub fn fit_local_work(
     Ok((local, Operator::new(per_call, per_byte)?))
 }
 
-/// The median (mean of the middle two for an even count); `None` for no values.
+/// `prtt::median`, `None` for no values.
 fn median(values: &mut [f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    Some(if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    })
+    (!values.is_empty()).then(|| super::prtt::median(values))
 }
