@@ -125,6 +125,9 @@ impl Algorithm for Gather {
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
         let messages = self.messages_cost(model, problem)?;
+        if problem.local.is_free() {
+            return Ok(messages);
+        }
         let work = self.local_work(problem.processes, problem.message.bytes());
         Ok(messages + problem.local.price(&work))
     }
