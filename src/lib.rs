@@ -92,6 +92,7 @@ pub mod sim;
 pub mod simgrid;
 mod spec;
 mod table;
+mod util;
 
 #[cfg(feature = "serde")]
 pub use error::LoadError;

@@ -1134,16 +1134,7 @@ pub enum Alltoall {
 }
 algorithm_list!(Alltoall [PairwiseExchange, Bruck]);
 
-/// `#{j < p : bit k of j is set}` (`k < 64`): `⌊p / 2^(k+1)⌋ 2^k + max(0, p mod 2^(k+1) - 2^k)`,
-/// with shifts and masks.
-fn blocks_with_bit(p: u64, k: u32) -> u64 {
-    let p = u128::from(p);
-    let half = 1u128 << k;
-    let full_periods = (p >> (k + 1)) << k;
-    let remainder = p & ((half << 1) - 1);
-    // <= p, fits in u64
-    (full_periods + remainder.saturating_sub(half)) as u64
-}
+use crate::util::bits::blocks_with_bit;
 
 /// `Σ_{k=0}^{h-1} T(m n_k)`, `n_k` = [`blocks_with_bit`]`(P, k)`.
 ///
@@ -1492,15 +1483,5 @@ mod tests {
         }
         // all 64-bit patterns but u64::MAX itself: 64 · 2^63 - 64
         assert_eq!(set_bits_below(u64::MAX), (64u128 << 63) - 64);
-    }
-
-    #[test]
-    fn blocks_with_bit_counts_indices() {
-        for p in 0..200u64 {
-            for k in 0..9 {
-                let brute = (0..p).filter(|j| j >> k & 1 == 1).count() as u64;
-                assert_eq!(blocks_with_bit(p, k), brute, "p {p} k {k}");
-            }
-        }
     }
 }

@@ -276,16 +276,4 @@ pub trait Algorithm: Copy + std::fmt::Debug + PartialEq + Send + Sync + 'static 
     }
 }
 
-/// `⌈log2 P⌉` (0 for `P <= 1`).
-pub(crate) fn ceil_log2(p: u64) -> u32 {
-    if p <= 1 {
-        0
-    } else {
-        64 - (p - 1).leading_zeros()
-    }
-}
-
-/// `⌊log2 P⌋` (`P >= 1`).
-pub(crate) fn floor_log2(p: u64) -> u32 {
-    63 - p.max(1).leading_zeros()
-}
+pub(crate) use crate::util::bits::{ceil_log2, floor_log2};

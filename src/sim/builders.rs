@@ -120,31 +120,8 @@ pub fn collective_schedule<A: ToSchedule>(
     algorithm.schedule(problem)
 }
 
-/// `⌈log2 P⌉` (0 for `P <= 1`).
-pub(super) fn ceil_log2(p: u64) -> u32 {
-    if p <= 1 {
-        0
-    } else {
-        64 - (p - 1).leading_zeros()
-    }
-}
-
-/// `⌊log2 P⌋` (`P >= 1`).
-pub(super) fn floor_log2(p: u64) -> u32 {
-    63 - p.max(1).leading_zeros()
-}
-
-/// The lowest set bit of `r` (`r > 0`).
-pub(super) fn lowbit(r: u64) -> u64 {
-    r & r.wrapping_neg()
-}
-
-/// `#{j < P : bit k of j is set}`.
-fn blocks_with_bit(p: u64, k: u32) -> u64 {
-    let half = 1u64 << k;
-    let period = half << 1;
-    (p / period) * half + (p % period).saturating_sub(half)
-}
+use crate::util::bits::blocks_with_bit;
+pub(super) use crate::util::bits::{ceil_log2, floor_log2, lowbit};
 
 /// The largest number of operations the collective schedule builders ([`ToSchedule`], for the
 /// textbook and Open MPI algorithms) write: `2^27` (about 4 GB of schedule and simulation
@@ -1046,16 +1023,6 @@ mod tests {
                     };
                     assert_eq!(per_rank(&built, &x), per_rank(&oracle, &y), "{what}");
                 }
-            }
-        }
-    }
-
-    #[test]
-    fn blocks_with_bit_counts_indices() {
-        for p in 0..200u64 {
-            for k in 0..9 {
-                let brute = (0..p).filter(|j| j >> k & 1 == 1).count() as u64;
-                assert_eq!(blocks_with_bit(p, k), brute, "p {p} k {k}");
             }
         }
     }

@@ -1,0 +1,3 @@
+//! Crate-private helpers shared by several modules.
+
+pub(crate) mod bits;
