@@ -10,10 +10,10 @@ use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, DecisionTable, Gather, Operator,
     Problem, Reduce, Scan, Scatter, rank,
 };
-use commcost::{
-    CommModel, LogGP, LogGpo, LogNP, LogP, Mechanism, Message, PLogP, Progress, Table1D, export,
-    presets,
-};
+use commcost::models::loggpo::Mechanism;
+use commcost::models::loggpo::Progress;
+use commcost::table::Table1D;
+use commcost::{CommModel, LogGP, LogGpo, LogNP, LogP, Message, PLogP, export, presets};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 fn evaluation(c: &mut Criterion) {

@@ -5,9 +5,18 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+use commcost::models::copy_transfer::Composition;
+use commcost::models::copy_transfer::Stage;
+use commcost::models::loggpo::Mechanism;
+use commcost::models::loggpo::Progress;
+use commcost::models::lognp::Hop;
+use commcost::models::lognp::SizeCost;
+use commcost::models::lognp::StrideCost;
+use commcost::table::Table1D;
+use commcost::table::Table2D;
 use commcost::{
-    CommModel, Composition, CopyTransfer, Hop, Log3P, LogGP, LogGpo, LogNP, LogP, Mechanism,
-    MemoryLogP, Message, Pram, Progress, Protocols, SizeCost, Stage, StrideCost, Table1D, Table2D,
+    CommModel, CopyTransfer, Log3P, LogGP, LogGpo, LogNP, LogP, MemoryLogP, Message, Pram,
+    Protocols,
 };
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 

@@ -14,7 +14,10 @@
 //!
 //! Run with `cargo run --release --example overlap`.
 
-use commcost::{CommModel, LogGpo, Mechanism, Message, Progress, Table1D, presets};
+use commcost::models::loggpo::Mechanism;
+use commcost::models::loggpo::Progress;
+use commcost::table::Table1D;
+use commcost::{CommModel, LogGpo, Message, presets};
 
 const US: f64 = 1e-6;
 

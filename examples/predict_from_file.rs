@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         {
             map.remove("preferred");
         }
-        commcost::deserialize_with_path(value).map_err(|e| format!("{path}: {e}"))?
+        commcost::models::spec::deserialize_with_path(value).map_err(|e| format!("{path}: {e}"))?
     };
     let messages = [
         ("8 B", Message::contiguous(8)),

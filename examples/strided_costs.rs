@@ -16,7 +16,9 @@
 //! Run with `cargo run --release --example strided_costs`.
 
 use commcost::mlines::lines_touched;
-use commcost::{CommModel, Log3P, Message, Table1D, Table2D, presets};
+use commcost::table::Table1D;
+use commcost::table::Table2D;
+use commcost::{CommModel, Log3P, Message, presets};
 
 const US: f64 = 1e-6;
 const ELEMENT: u64 = 8; // doubles: the paper's unit stride

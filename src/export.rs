@@ -33,11 +33,13 @@ use std::fmt;
 
 use crate::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
 use crate::collectives::{self, LocalWork, Operator, Problem};
-use crate::error::{CollectiveError, ExportError};
+use crate::error::CollectiveError;
 use crate::{CommModel, Message};
 
+mod error;
 mod mpich;
 
+pub use error::ExportError;
 pub use mpich::{MpichJsonOptions, MpichVersion, mpich_json, mpich_json_with_options};
 
 /// The most grid cells (communicator sizes × message sizes × collectives) one export prices.
@@ -154,7 +156,7 @@ pub struct OmpiCollectiveRules {
 /// let text = rules.to_string();
 /// assert!(text.contains("65536 6 0 0 # rabenseifner"));
 /// assert_eq!(text.parse::<OmpiRules>()?, rules);
-/// # Ok::<(), commcost::ExportError>(())
+/// # Ok::<(), commcost::export::ExportError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OmpiRules {
@@ -178,7 +180,7 @@ impl OmpiRules {
     /// let rule = rules.lookup(OmpiCollective::Bcast, 16, 10_000).unwrap();
     /// assert_eq!((rule.algorithm, rule.segment), (3, 1024));
     /// assert!(rules.lookup(OmpiCollective::Bcast, 2, 10_000).is_none());
-    /// # Ok::<(), commcost::ExportError>(())
+    /// # Ok::<(), commcost::export::ExportError>(())
     /// ```
     pub fn lookup(
         &self,
@@ -405,7 +407,7 @@ fn check_grid(what: &'static str, axis: &[u64], min: u64) -> Result<(), ExportEr
 /// assert!(text.contains("2 # collectives"));
 /// // every block starts at message size 0
 /// assert!(rules.collectives.iter().all(|c| c.blocks.iter().all(|b| b.rules[0].size == 0)));
-/// # Ok::<(), commcost::ExportError>(())
+/// # Ok::<(), commcost::export::ExportError>(())
 /// ```
 pub fn ompi_rules(
     model: &dyn CommModel,
@@ -544,7 +546,7 @@ impl Default for OmpiRulesOptions {
 /// assert_eq!(rules.lookup(OmpiCollective::Bcast, 2, 8).unwrap().algorithm, 0);
 /// // on 64 processes the model has a preference
 /// assert_ne!(rules.lookup(OmpiCollective::Bcast, 64, 8).unwrap().algorithm, 0);
-/// # Ok::<(), commcost::ExportError>(())
+/// # Ok::<(), commcost::export::ExportError>(())
 /// ```
 pub fn ompi_rules_with_options(
     model: &dyn CommModel,
@@ -619,7 +621,7 @@ pub fn ompi_rules_with_options(
 /// // processes on, recursive doubling (3) at every size
 /// let rule = rules.lookup(OmpiCollective::Allgather, 4, 1 << 20).unwrap();
 /// assert_eq!((rule.algorithm, rule.segment, rule.faninout), (3, 0, 0));
-/// # Ok::<(), commcost::ExportError>(())
+/// # Ok::<(), commcost::export::ExportError>(())
 /// ```
 pub fn ompi_fixed_rules(
     collectives: &[OmpiCollective],

@@ -78,55 +78,65 @@ pub mod collectives;
 mod error;
 pub mod export;
 pub mod limits;
-#[cfg(feature = "serde")]
-mod load;
 mod message;
 pub mod mlines;
 mod model;
-mod models;
+pub mod models;
 pub mod presets;
 #[cfg(feature = "calibrate")]
 #[cfg_attr(docsrs, doc(cfg(feature = "calibrate")))]
 pub mod probe;
 pub mod sim;
 pub mod simgrid;
-mod spec;
-mod table;
+pub mod table;
 mod util;
 
 #[cfg(feature = "serde")]
 pub use error::LoadError;
-pub use error::{AlgorithmParseError, ExportError, FileError};
-pub use error::{
-    CalibrationError, CollectiveError, FitError, LinesError, MessageError, ParameterError,
-    ProbeError, TimelineError,
-};
-pub use error::{GoalError, SimError};
-#[cfg(feature = "serde")]
-pub use load::deserialize_with_path;
+pub use error::{FileError, MessageError, ParameterError};
 pub use message::Message;
 pub use model::{AffineCost, CommModel, Quantities};
-pub use models::copy_transfer::{Composition, CopyTransfer, Stage};
+pub use models::copy_transfer::CopyTransfer;
+pub use models::log3p::Log3P;
 pub use models::loggp::LogGP;
-pub use models::loggpo::{
-    LogGpo, Mechanism, Overlap, Progress, Protocol, RendezvousCase, Timeline,
-};
-pub use models::lognp::{Hop, Log3P, Log3PBreakdown, LogNP, SizeCost, StrideCost};
+pub use models::loggpo::LogGpo;
+pub use models::lognp::LogNP;
 pub use models::logp::LogP;
-pub use models::memory_logp::{CacheHierarchy, CacheLevel, MemoryLogP, MemoryNetworkLogP};
+pub use models::memory_logp::{MemoryLogP, MemoryNetworkLogP};
 pub use models::mlines::MlinesModel;
 pub use models::plogp::PLogP;
 pub use models::pram::Pram;
-pub use models::protocol::{ProtocolRange, Protocols};
-pub use spec::{ModelSpec, UnitWarning};
-pub use table::{Table1D, Table2D};
-// named-parameter constructors (`LogGP::from_params`, `LogGP::from_micros`, ...)
-pub use models::loggp::LogGPParams;
-pub use models::loggpo::LogGpoParams;
-pub use models::lognp::Log3PPoint;
-pub use models::logp::LogPParams;
-pub use models::memory_logp::MemoryLogPParams;
-pub use models::mlines::MlinesParams;
+pub use models::protocol::Protocols;
+pub use models::spec::ModelSpec;
+
+// Crate-internal short paths (`crate::Table1D`, `crate::SimError`, ...) of items whose public
+// path is in their module.
+#[cfg(feature = "calibrate")]
+#[allow(unused_imports)]
+pub(crate) use calibrate::{CalibrationError, FitError};
+#[allow(unused_imports)]
+pub(crate) use collectives::{AlgorithmParseError, CollectiveError};
+#[allow(unused_imports)]
+pub(crate) use export::ExportError;
+#[allow(unused_imports)]
+pub(crate) use mlines::LinesError;
+#[allow(unused_imports)]
+pub(crate) use models::copy_transfer::{Composition, Stage};
+#[allow(unused_imports)]
+pub(crate) use models::loggpo::{Mechanism, Overlap, Progress, Timeline, TimelineError};
+#[allow(unused_imports)]
+pub(crate) use models::lognp::{Hop, SizeCost, StrideCost};
+#[allow(unused_imports)]
+pub(crate) use models::memory_logp::{CacheHierarchy, CacheLevel};
+#[allow(unused_imports)]
+pub(crate) use models::protocol::ProtocolRange;
+#[cfg(feature = "calibrate")]
+#[allow(unused_imports)]
+pub(crate) use probe::ProbeError;
+#[allow(unused_imports)]
+pub(crate) use sim::{GoalError, SimError};
+#[allow(unused_imports)]
+pub(crate) use table::{Table1D, Table2D};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

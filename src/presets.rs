@@ -36,7 +36,9 @@
 //! T. Hoefler, T. Lichei, W. Rehm, "Low-overhead LogGP parameter assessment for modern
 //! interconnection networks", IPDPS 2007, Table 2.
 
-use crate::{CacheHierarchy, CacheLevel, Log3P, LogGP, Protocols};
+use crate::models::memory_logp::CacheHierarchy;
+use crate::models::memory_logp::CacheLevel;
+use crate::{Log3P, LogGP, Protocols};
 
 const MICROSECOND: f64 = 1e-6;
 
@@ -182,7 +184,7 @@ pub fn table2_transports() -> [(&'static str, Protocols<LogGP>); 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ProtocolRange;
+    use crate::models::protocol::ProtocolRange;
 
     /// The presets' split of `L` and `o` is [`crate::calibrate::split_end_to_end`]'s.
     #[test]

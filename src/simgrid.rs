@@ -76,7 +76,7 @@
 //! let os = smpi.os_at(4096);
 //! assert!((os - model.send_overhead(&Message::contiguous(4096))).abs() < 1e-15);
 //! assert!(smpi.platform_xml(4).contains("smpi/os"));
-//! # Ok::<(), commcost::ExportError>(())
+//! # Ok::<(), commcost::export::ExportError>(())
 //! ```
 
 use std::fmt::Write as _;

@@ -146,7 +146,7 @@ impl Segment {
 /// # Examples
 ///
 /// ```
-/// use commcost::Table1D;
+/// use commcost::table::Table1D;
 ///
 /// // o_net measured at 1 KiB and 16 KiB (µs)
 /// let o_net = Table1D::new(vec![1024.0, 16384.0], vec![20.0, 131.0])?;
@@ -248,7 +248,7 @@ impl Table1D {
     /// # Examples
     ///
     /// ```
-    /// use commcost::Table1D;
+    /// use commcost::table::Table1D;
     ///
     /// // 1 at 0 bytes, 3 at 100, 4 at 300: the last segment is 2.5 + 0.005 s from 100 bytes on
     /// let t = Table1D::new(vec![0.0, 100.0, 300.0], vec![1.0, 3.0, 4.0])?;
@@ -290,7 +290,7 @@ impl Table1D {
     /// (`None` otherwise).
     ///
     /// ```
-    /// use commcost::Table1D;
+    /// use commcost::table::Table1D;
     /// // falls from 2 to 1 between 0 and 100 bytes, and on below 0 beyond 200 bytes
     /// let t = Table1D::new(vec![0.0, 100.0], vec![2.0, 1.0])?;
     /// assert_eq!(t.non_negative_affine_piece(50), None); // the end segment turns negative
@@ -381,7 +381,7 @@ impl Table1D {
 /// # Examples
 ///
 /// ```
-/// use commcost::Table2D;
+/// use commcost::table::Table2D;
 ///
 /// // l_mw measured at two sizes and two strides (µs); rows are sizes, columns strides
 /// let l_mw = Table2D::new(

@@ -2,11 +2,12 @@
 //! `tests/fixtures/` (see the NOTE.md files there), and the LogGP fit from them.
 
 use approx::{assert_abs_diff_eq, assert_relative_eq};
+use commcost::calibrate::CalibrationError;
 use commcost::calibrate::{
     BenchmarkFitConfig, BenchmarkPoint, BenchmarkSeries, SeriesKind, fit_loggp_from_benchmarks,
     parse_imb, parse_osu,
 };
-use commcost::{CalibrationError, CommModel, Message};
+use commcost::{CommModel, Message};
 
 fn fixture(path: &str) -> String {
     std::fs::read_to_string(format!(

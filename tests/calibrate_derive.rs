@@ -2,11 +2,14 @@
 
 mod common;
 
+use commcost::calibrate::CalibrationError;
 use commcost::calibrate::{
     AssessmentConfig, CopyMeasurements, Log3PMeasurements, assess_loggp, derive_log3p,
     derive_memory_logp, parse_netgauge,
 };
-use commcost::{CalibrationError, CommModel, MemoryLogP, Message, Table1D, Table2D};
+use commcost::table::Table1D;
+use commcost::table::Table2D;
+use commcost::{CommModel, MemoryLogP, Message};
 use common::{HAND_RELATIVE, US, assert_rel};
 use proptest::prelude::*;
 

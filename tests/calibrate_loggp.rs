@@ -3,11 +3,12 @@
 
 mod common;
 
+use commcost::calibrate::CalibrationError;
 use commcost::calibrate::{
     AssessmentConfig, DetectionConfig, Prober, PrttPlan, PrttSample, assess_loggp, detect_changes,
     detect_changes_naive, measure_prtt,
 };
-use commcost::{CalibrationError, LogGP, Protocols, presets};
+use commcost::{LogGP, Protocols, presets};
 use common::{SplitMix64, assert_rel};
 use proptest::prelude::*;
 

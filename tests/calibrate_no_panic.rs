@@ -70,7 +70,9 @@ fn consistent() -> impl Strategy<Value = Vec<PrttSample>> {
     })
 }
 
-fn check_models(result: Result<commcost::calibrate::LogGPAssessment, commcost::CalibrationError>) {
+fn check_models(
+    result: Result<commcost::calibrate::LogGPAssessment, commcost::calibrate::CalibrationError>,
+) {
     let Ok(a) = result else { return };
     for bytes in [0u64, 1, 1000, 65536, 1 << 20, u64::MAX] {
         let m = Message::contiguous(bytes);

@@ -19,9 +19,14 @@
 use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Broadcast, Gather, Problem, Reduce, Scan, Scatter,
 };
+use commcost::models::copy_transfer::Composition;
+use commcost::models::copy_transfer::Stage;
+use commcost::models::loggpo::Mechanism;
+use commcost::models::loggpo::Progress;
+use commcost::table::Table1D;
 use commcost::{
-    CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP,
-    Message, MlinesModel, PLogP, Pram, Progress, Protocols, Stage, Table1D, presets,
+    CommModel, CopyTransfer, LogGP, LogGpo, LogNP, LogP, MemoryLogP, Message, MlinesModel, PLogP,
+    Pram, Protocols, presets,
 };
 use proptest::prelude::*;
 
@@ -152,7 +157,7 @@ fn every_model(k: [f64; 4]) -> Vec<(&'static str, Box<dyn CommModel>)> {
 /// Every algorithm of every collective whose message must cross one link whole.
 fn costs(model: &dyn CommModel, problem: &Problem, segment: u64) -> Vec<(String, f64)> {
     let mut out = Vec::new();
-    let mut push = |label: String, cost: Result<f64, commcost::CollectiveError>| {
+    let mut push = |label: String, cost: Result<f64, commcost::collectives::CollectiveError>| {
         out.push((label, cost.expect("valid problem")));
     };
     for a in [

@@ -26,10 +26,15 @@ use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Operator, Problem,
     Reduce, Scan, Scatter,
 };
+use commcost::models::copy_transfer::Composition;
+use commcost::models::copy_transfer::Stage;
+use commcost::models::loggpo::Mechanism;
+use commcost::models::loggpo::Progress;
+use commcost::models::protocol::ProtocolRange;
+use commcost::table::Table1D;
 use commcost::{
-    AffineCost, CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism,
-    MemoryLogP, MemoryNetworkLogP, Message, MlinesModel, ModelSpec, PLogP, Pram, Progress,
-    ProtocolRange, Protocols, Stage, Table1D, presets,
+    AffineCost, CommModel, CopyTransfer, LogGP, LogGpo, LogNP, LogP, MemoryLogP, MemoryNetworkLogP,
+    Message, MlinesModel, ModelSpec, PLogP, Pram, Protocols, presets,
 };
 use proptest::prelude::*;
 

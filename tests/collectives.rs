@@ -7,11 +7,12 @@
 
 mod common;
 
+use commcost::collectives::CollectiveError;
 use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, DecisionTable, Gather, Operator,
     Problem, Reduce, Scan, Scatter, best, crossover, rank,
 };
-use commcost::{CollectiveError, CommModel, LogGP, Message, Protocols, presets};
+use commcost::{CommModel, LogGP, Message, Protocols, presets};
 use common::{HAND_RELATIVE, US, assert_rel};
 use proptest::prelude::*;
 

@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 
 use commcost::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
 use commcost::collectives::{self, Algorithm, DecisionTable, MpichAlgorithm, Problem, best};
-use commcost::{ExportError, Message, export, presets};
+use commcost::export::ExportError;
+use commcost::{Message, export, presets};
 
 /// `(comm size, [[msg size, alg, faninout, segsize]])`
 type Block = (i64, Vec<[i64; 4]>);

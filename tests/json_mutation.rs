@@ -8,10 +8,15 @@
 //! themselves: the four Table 2 transports and the Titan log_3 P preset (Hoefler et al. 2007;
 //! Cameron, Ge & Sun 2007), and one hand-built model of every other kind.
 
+use commcost::models::copy_transfer::Composition;
+use commcost::models::copy_transfer::Stage;
+use commcost::models::loggpo::Mechanism;
+use commcost::models::loggpo::Progress;
+use commcost::table::Table1D;
+use commcost::table::Table2D;
 use commcost::{
-    CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP,
-    MemoryNetworkLogP, Message, MlinesModel, ModelSpec, PLogP, Pram, Progress, Protocols, Stage,
-    Table1D, Table2D, presets,
+    CommModel, CopyTransfer, LogGP, LogGpo, LogNP, LogP, MemoryLogP, MemoryNetworkLogP, Message,
+    MlinesModel, ModelSpec, PLogP, Pram, Protocols, presets,
 };
 use serde_json::{Value, json};
 

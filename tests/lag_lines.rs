@@ -15,10 +15,13 @@
 mod common;
 
 use commcost::collectives::{Algorithm, Allgather, Allreduce, Operator, Problem};
-use commcost::{
-    AffineCost, CommModel, Hop, Log3P, LogGP, LogGpo, LogNP, LogP, Mechanism, Message, PLogP,
-    Progress, SizeCost, Table1D, Table2D, presets,
-};
+use commcost::models::loggpo::Mechanism;
+use commcost::models::loggpo::Progress;
+use commcost::models::lognp::Hop;
+use commcost::models::lognp::SizeCost;
+use commcost::table::Table1D;
+use commcost::table::Table2D;
+use commcost::{AffineCost, CommModel, Log3P, LogGP, LogGpo, LogNP, LogP, Message, PLogP, presets};
 
 const US: f64 = 1e-6;
 /// 2^-30 seconds: values in multiples of it are exact in binary.
@@ -216,7 +219,7 @@ fn lognp_cases() -> Vec<Case> {
                 word_bytes: 8,
             }),
             Hop::new(SizeCost::PerByte(table(&[64.0, 1024.0], &[2e-9, 1e-9]))).with_strided(
-                commcost::StrideCost::Table(
+                commcost::models::lognp::StrideCost::Table(
                     Table2D::new(
                         vec![0.0, 65536.0],
                         vec![8.0, 64.0],

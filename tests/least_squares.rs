@@ -2,7 +2,7 @@
 
 mod common;
 
-use commcost::FitError;
+use commcost::calibrate::FitError;
 use commcost::calibrate::least_squares;
 use common::{EXACT_FIT_RELATIVE, assert_rel};
 use proptest::prelude::*;

@@ -6,10 +6,14 @@
 
 mod common;
 
-use commcost::{
-    CommModel, LogGpo, Mechanism, Message, ParameterError, Progress, Protocol, RendezvousCase,
-    Table1D, Timeline, TimelineError,
-};
+use commcost::models::loggpo::Mechanism;
+use commcost::models::loggpo::Progress;
+use commcost::models::loggpo::ProtocolKind;
+use commcost::models::loggpo::RendezvousCase;
+use commcost::models::loggpo::Timeline;
+use commcost::models::loggpo::TimelineError;
+use commcost::table::Table1D;
+use commcost::{CommModel, LogGpo, Message, ParameterError};
 use common::{HAND_RELATIVE, US, assert_rel};
 use proptest::prelude::*;
 
@@ -53,7 +57,7 @@ fn eager() {
     let o = dcp()
         .timeline(&Message::contiguous(8192), &at(0.0, 0.0, 10.0, 10.0, 10.0))
         .unwrap();
-    assert_eq!((o.protocol, o.case), (Protocol::Eager, None));
+    assert_eq!((o.protocol, o.case), (ProtocolKind::Eager, None));
     assert_rel(o.total, 19.1062 * US, HAND_RELATIVE);
     assert_rel(o.send_overhead, 1.8192 * US, HAND_RELATIVE);
     assert_rel(o.recv_overhead, 4.096 * US, HAND_RELATIVE);
@@ -80,7 +84,7 @@ fn rendezvous_dependent_late_receiver() {
         .unwrap();
     assert_eq!(
         (o.protocol, o.case),
-        (Protocol::Rendezvous, Some(RendezvousCase::LateReceiver))
+        (ProtocolKind::Rendezvous, Some(RendezvousCase::LateReceiver))
     );
     assert_rel(o.send_wait_overhead, 88.0886 * US, HAND_RELATIVE);
     assert_rel(o.send_overhead, 90.0886 * US, HAND_RELATIVE);
@@ -149,7 +153,7 @@ fn rendezvous_independent() {
     // Tc = 8 + 15 + 7.5536 + 65.535 = 96.0886, whatever the arrivals
     for t in [at(0.0, 10.0, 4.0, 12.0, 4.0), at(0.0, 3.0, 4.0, 20.0, 4.0)] {
         let o = icp().timeline(&Message::contiguous(65536), &t).unwrap();
-        assert_eq!((o.protocol, o.case), (Protocol::Rendezvous, None));
+        assert_eq!((o.protocol, o.case), (ProtocolKind::Rendezvous, None));
         assert_rel(o.send_overhead, 4.0 * US, HAND_RELATIVE);
         assert_rel(o.send_wait_overhead, 2.0 * US, HAND_RELATIVE);
         assert_rel(o.recv_overhead, 11.5536 * US, HAND_RELATIVE);
@@ -173,8 +177,8 @@ fn protocol_switch_at_s() {
         42.0225 * US,
         HAND_RELATIVE,
     );
-    assert_eq!(m.protocol(16384), Protocol::Eager);
-    assert_eq!(m.protocol(16385), Protocol::Rendezvous);
+    assert_eq!(m.protocol(16384), ProtocolKind::Eager);
+    assert_eq!(m.protocol(16385), ProtocolKind::Rendezvous);
     // the trait's overheads are the balanced Os / Or: eager Oi and Oc
     assert_rel(
         m.send_overhead(&Message::contiguous(16384)),
@@ -384,6 +388,6 @@ fn the_eager_limit_is_the_rendezvous_threshold_of_the_trait() {
     // S = 16384 B: K <= S eager, K > S rendezvous (the model's own protocol switch)
     let m = dcp();
     assert_eq!(CommModel::rendezvous_above(&m), Some(16384));
-    assert_eq!(m.protocol(16384), Protocol::Eager);
-    assert_eq!(m.protocol(16385), Protocol::Rendezvous);
+    assert_eq!(m.protocol(16384), ProtocolKind::Eager);
+    assert_eq!(m.protocol(16385), ProtocolKind::Rendezvous);
 }

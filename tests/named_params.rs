@@ -1,10 +1,11 @@
 //! Named-parameter and unit-safe constructors, and the wrong-unit check of loaded models.
 
 use approx::assert_relative_eq;
-use commcost::{
-    CommModel, Log3P, Log3PPoint, LogGP, LogGPParams, LogP, LogPParams, Message, MlinesModel,
-    MlinesParams, ModelSpec, presets,
-};
+use commcost::models::log3p::Log3PPoint;
+use commcost::models::loggp::LogGPParams;
+use commcost::models::logp::LogPParams;
+use commcost::models::mlines::MlinesParams;
+use commcost::{CommModel, Log3P, LogGP, LogP, Message, MlinesModel, ModelSpec, presets};
 
 /// Table 2 of Hoefler, Lichei & Rehm (IPDPS 2007), in µs, through the crate's split of the
 /// measured end-to-end latency (`L = L_e2e - 2o`, and where `2o > L_e2e`, `L = 0`,

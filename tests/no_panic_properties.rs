@@ -25,15 +25,26 @@ use commcost::mlines::{
     paper_row_bounds, per_row_line_sum, rows, tight_column_bounds, vector_lines,
     vector_lines_by_enumeration,
 };
+use commcost::models::copy_transfer::Composition;
+use commcost::models::copy_transfer::Stage;
+use commcost::models::loggpo::Mechanism;
+use commcost::models::loggpo::Progress;
+use commcost::models::loggpo::Timeline;
+use commcost::models::lognp::Hop;
+use commcost::models::lognp::SizeCost;
+use commcost::models::lognp::StrideCost;
+use commcost::models::memory_logp::CacheHierarchy;
+use commcost::models::memory_logp::CacheLevel;
+use commcost::models::protocol::ProtocolRange;
 use commcost::probe::{
     Budget, CopyKind, CopyPlan, Log3PPlan, MatrixPlan, Methodology, TcpLoopbackProber,
     measure_copies, measure_matrix_transfers,
 };
+use commcost::table::Table1D;
+use commcost::table::Table2D;
 use commcost::{
-    AffineCost, CacheHierarchy, CacheLevel, CommModel, Composition, CopyTransfer, Hop, Log3P,
-    LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP, MemoryNetworkLogP, Message, MlinesModel,
-    ModelSpec, Pram, Progress, ProtocolRange, Protocols, SizeCost, Stage, StrideCost, Table1D,
-    Table2D, Timeline,
+    AffineCost, CommModel, CopyTransfer, Log3P, LogGP, LogGpo, LogNP, LogP, MemoryLogP,
+    MemoryNetworkLogP, Message, MlinesModel, ModelSpec, Pram, Protocols,
 };
 use proptest::prelude::*;
 
@@ -669,7 +680,7 @@ impl AnyOmpi {
         &self,
         model: &dyn CommModel,
         problem: &Problem,
-    ) -> Result<f64, commcost::CollectiveError> {
+    ) -> Result<f64, commcost::collectives::CollectiveError> {
         match self {
             Self::Allgather(a) => a.cost(model, problem),
             Self::Allreduce(a) => a.cost(model, problem),
@@ -710,7 +721,7 @@ fn check_ompi<M: CommModel + Clone + 'static>(
     let failures = finishes(20, move || {
         let problem = Problem::new(processes, msg);
         let mut failures: Vec<String> = Vec::new();
-        let mut check = |what: String, r: Result<f64, commcost::CollectiveError>| {
+        let mut check = |what: String, r: Result<f64, commcost::collectives::CollectiveError>| {
             if let Ok(t) = r
                 && !(t.is_finite() && t >= 0.0)
             {

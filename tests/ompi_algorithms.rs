@@ -6,12 +6,13 @@
 //! round is evaluated one by one.
 
 use approx::assert_relative_eq;
+use commcost::collectives::CollectiveError;
 use commcost::collectives::ompi::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, OmpiAlgorithm, OmpiCollective, Reduce,
     ReduceScatter, Scatter,
 };
 use commcost::collectives::{Algorithm, Operator, Problem};
-use commcost::{CollectiveError, CommModel, Message};
+use commcost::{CommModel, Message};
 
 #[derive(Debug)]
 struct Toy;

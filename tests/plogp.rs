@@ -4,7 +4,8 @@
 
 use approx::assert_relative_eq;
 use commcost::collectives::{Algorithm, Broadcast, Problem};
-use commcost::{CommModel, Message, ModelSpec, PLogP, Table1D};
+use commcost::table::Table1D;
+use commcost::{CommModel, Message, ModelSpec, PLogP};
 
 const US: f64 = 1e-6;
 

@@ -2,7 +2,10 @@
 
 mod common;
 
-use commcost::{CommModel, LogGP, LogP, Message, Pram, ProtocolRange, Protocols, Table1D, Table2D};
+use commcost::models::protocol::ProtocolRange;
+use commcost::table::Table1D;
+use commcost::table::Table2D;
+use commcost::{CommModel, LogGP, LogP, Message, Pram, Protocols};
 use common::{SAME_PREDICTION_RELATIVE, assert_rel};
 use proptest::prelude::*;
 

@@ -5,17 +5,24 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
+use commcost::calibrate::FitError;
 use commcost::calibrate::least_squares;
 use commcost::mlines::{
     LinesError, MAX_NESTED_STEPS, NestedLayout, floor_sum, nested_lines, vector_lines,
 };
+use commcost::models::copy_transfer::Composition;
+use commcost::models::copy_transfer::Stage;
+use commcost::models::lognp::SizeCost;
+use commcost::models::memory_logp::CacheHierarchy;
+use commcost::models::memory_logp::CacheLevel;
 use commcost::probe::{
     Budget, CopyKind, CopyPlan, Log3PPlan, MatrixPlan, Methodology, ProbeError, TcpLoopbackProber,
     measure_copies, measure_matrix_transfers,
 };
+use commcost::table::Table1D;
+use commcost::table::Table2D;
 use commcost::{
-    AffineCost, CacheHierarchy, CacheLevel, CommModel, Composition, CopyTransfer, FitError, LogGP,
-    LogNP, Message, ParameterError, SizeCost, Stage, Table1D, Table2D, limits,
+    AffineCost, CommModel, CopyTransfer, LogGP, LogNP, Message, ParameterError, limits,
 };
 
 /// Runs `f` on a thread and fails the test if it takes longer than `seconds`.
@@ -113,7 +120,7 @@ fn word_cost_with_zero_byte_words_counts_bytes() {
     // read as 1-byte words: 1 + (10 - 1) · 0.5
     approx::assert_relative_eq!(words.eval(10), 5.5, max_relative = 1e-15);
     approx::assert_relative_eq!(words.eval(0), 1.0, max_relative = 1e-15);
-    assert!(LogNP::new(vec![commcost::Hop::new(words)], 0).is_err());
+    assert!(LogNP::new(vec![commcost::models::lognp::Hop::new(words)], 0).is_err());
 }
 
 #[test]
@@ -382,7 +389,7 @@ fn extreme_accepted_tables_predict_finite_times() {
     .unwrap();
     let v = t.eval(u64::MAX as f64);
     assert!(v.is_finite() && v > 0.0);
-    let hop = commcost::Hop::new(SizeCost::PerByte(t));
+    let hop = commcost::models::lognp::Hop::new(SizeCost::PerByte(t));
     let m = LogNP::new(vec![hop.clone(), hop], 0).unwrap();
     let p = m.p2p(&Message::contiguous(u64::MAX));
     assert!(p.is_finite() && p > 0.0, "{p}");
@@ -474,7 +481,10 @@ fn line_walking_reference_count_refuses_huge_vectors() {
 
 #[test]
 fn loggpo_timelines_at_the_ends_of_the_f64_range_give_finite_times_or_errors() {
-    use commcost::{LogGpo, Mechanism, Progress, Timeline};
+    use commcost::LogGpo;
+    use commcost::models::loggpo::Mechanism;
+    use commcost::models::loggpo::Progress;
+    use commcost::models::loggpo::Timeline;
     let m = LogGpo::new(
         5e-6,
         1e-9,

@@ -1,10 +1,16 @@
 //! Serde: every parameter struct round-trips, and loading runs the constructors' validation.
 //! (`cargo test` enables the `serde` feature through the crate's dev-dependency on itself.)
 
+use commcost::models::copy_transfer::Composition;
+use commcost::models::copy_transfer::Stage;
+use commcost::models::loggpo::Mechanism;
+use commcost::models::loggpo::Progress;
+use commcost::models::protocol::ProtocolRange;
+use commcost::table::Table1D;
+use commcost::table::Table2D;
 use commcost::{
-    CommModel, Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP,
-    MemoryNetworkLogP, Message, MlinesModel, ModelSpec, Pram, Progress, ProtocolRange, Protocols,
-    Stage, Table1D, Table2D, presets,
+    CommModel, CopyTransfer, LogGP, LogGpo, LogNP, LogP, MemoryLogP, MemoryNetworkLogP, Message,
+    MlinesModel, ModelSpec, Pram, Protocols, presets,
 };
 use serde::Deserialize;
 use serde::de::value::{Error as ValueError, MapDeserializer};

@@ -3,10 +3,13 @@
 //! field path.
 
 use commcost::mlines::NestedLayout;
-use commcost::{
-    CacheLevel, Hop, LogGP, LogNP, MemoryNetworkLogP, Message, ModelSpec, Protocols, SizeCost,
-    StrideCost, Timeline, deserialize_with_path,
-};
+use commcost::models::loggpo::Timeline;
+use commcost::models::lognp::Hop;
+use commcost::models::lognp::SizeCost;
+use commcost::models::lognp::StrideCost;
+use commcost::models::memory_logp::CacheLevel;
+use commcost::models::spec::deserialize_with_path;
+use commcost::{LogGP, LogNP, MemoryNetworkLogP, Message, ModelSpec, Protocols};
 
 fn rejects<T: serde::de::DeserializeOwned + std::fmt::Debug>(text: &str) {
     let r = serde_json::from_str::<T>(text);

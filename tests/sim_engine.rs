@@ -3,8 +3,9 @@
 mod common;
 
 use commcost::collectives::{Broadcast, Problem, Scan};
+use commcost::sim::SimError;
 use commcost::sim::{Noise, OpKind, ScheduleBuilder, SimOptions, ToSchedule, simulate};
-use commcost::{CommModel, LogGP, Message, SimError};
+use commcost::{CommModel, LogGP, Message};
 use common::assert_rel;
 
 const US: f64 = 1e-6;

@@ -4,8 +4,9 @@
 mod common;
 
 use commcost::collectives::{Allreduce, Problem};
+use commcost::sim::GoalError;
 use commcost::sim::{SimOptions, ToSchedule, parse_goal, simulate, write_goal};
-use commcost::{CommModel, GoalError, LogGP, Message};
+use commcost::{CommModel, LogGP, Message};
 use common::assert_rel;
 
 const US: f64 = 1e-6;
@@ -150,7 +151,7 @@ fn errors_name_the_line() {
     // a tiny file asking for 4 billion ranks is refused, not allocated
     assert!(matches!(
         parse_goal("num_ranks 4000000000\n", 1e-9),
-        Err(GoalError::Schedule(commcost::SimError::TooLarge {
+        Err(GoalError::Schedule(commcost::sim::SimError::TooLarge {
             what: "ranks",
             ..
         }))

@@ -8,12 +8,13 @@
 
 use std::path::Path;
 
+use commcost::Message;
 use commcost::collectives::{self, Operator, Problem, ompi};
+use commcost::sim::SimError;
 use commcost::sim::{
     Dependency, OpId, OpKind, SchedgenPattern, Schedule, ToSchedule, parse_goal, write_goal,
     write_goal_to,
 };
-use commcost::{Message, SimError};
 
 /// The calc unit of the written text, seconds.
 const UNIT: f64 = 1e-9;
@@ -262,7 +263,7 @@ fn schedgen_files_are_the_patterns() {
 
 #[test]
 fn schedgen_pattern_errors() {
-    use commcost::CollectiveError;
+    use commcost::collectives::CollectiveError;
     assert!(matches!(
         SchedgenPattern::AllreduceRing.schedule(0, 8),
         Err(SimError::Collective(CollectiveError::NoProcesses))

@@ -25,8 +25,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use commcost::LogGP;
+use commcost::sim::GoalError;
 use commcost::sim::{OpId, OpKind, Schedule, SimOptions, SimResult, parse_goal, simulate};
-use commcost::{GoalError, LogGP};
 
 /// One nanosecond in seconds (LogGOPSim's unit, and Schedgen's calc unit with `--timemult
 /// 1000`, its default).

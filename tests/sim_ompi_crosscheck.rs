@@ -545,7 +545,7 @@ fn rank_simulated_barrier_at_five_processes() {
 /// beyond the simulator's operation limit are refused with `TooLarge`, not built.
 #[test]
 fn large_communicators_build_or_are_refused() {
-    use commcost::SimError;
+    use commcost::sim::SimError;
     let problem = Problem::new(1 << 16, Message::contiguous(1 << 16));
     let s = ReduceScatter::RecursiveHalving.schedule(&problem).unwrap();
     assert!(s.len() < 1 << 22);
@@ -571,7 +571,8 @@ fn large_communicators_build_or_are_refused() {
 /// Out-of-range problems are errors, never panics or huge allocations.
 #[test]
 fn invalid_problems_are_errors() {
-    use commcost::{CollectiveError, SimError};
+    use commcost::collectives::CollectiveError;
+    use commcost::sim::SimError;
     let huge = Problem::new(1 << 40, Message::contiguous(8));
     let none = Problem::new(0, Message::contiguous(8));
     for problem in [huge, none] {

@@ -5,7 +5,8 @@
 //! breakpoint: both ends of every section.
 
 use commcost::simgrid::{SmpiOptions, smpi_config};
-use commcost::{CommModel, LogGP, LogP, Message, PLogP, Pram, Table1D, presets};
+use commcost::table::Table1D;
+use commcost::{CommModel, LogGP, LogP, Message, PLogP, Pram, presets};
 
 /// `size:offset:per-byte;…` as written after `--cfg=NAME:`.
 fn sections(cfg: &str, name: &str) -> Vec<(u64, f64, f64)> {

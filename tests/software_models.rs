@@ -3,10 +3,18 @@
 
 mod common;
 
+use commcost::models::copy_transfer::Composition;
+use commcost::models::copy_transfer::Stage;
+use commcost::models::lognp::Hop;
+use commcost::models::lognp::SizeCost;
+use commcost::models::lognp::StrideCost;
+use commcost::models::memory_logp::CacheHierarchy;
+use commcost::models::memory_logp::CacheLevel;
+use commcost::table::Table1D;
+use commcost::table::Table2D;
 use commcost::{
-    CacheHierarchy, CacheLevel, CommModel, Composition, CopyTransfer, Hop, Log3P, LogGP, LogNP,
-    LogP, MemoryLogP, MemoryNetworkLogP, Message, ParameterError, Pram, SizeCost, Stage,
-    StrideCost, Table1D, Table2D, presets,
+    CommModel, CopyTransfer, Log3P, LogGP, LogNP, LogP, MemoryLogP, MemoryNetworkLogP, Message,
+    ParameterError, Pram, presets,
 };
 use common::{HAND_RELATIVE, SAME_PREDICTION_RELATIVE, US, assert_rel};
 use proptest::prelude::*;

@@ -1,6 +1,8 @@
 //! Parameter validation: every constructor rejects bad values with an error naming the field.
 
-use commcost::{LogGP, LogP, ParameterError, Pram, Table1D, Table2D};
+use commcost::table::Table1D;
+use commcost::table::Table2D;
+use commcost::{LogGP, LogP, ParameterError, Pram};
 
 fn field(err: ParameterError) -> &'static str {
     match err {

@@ -382,7 +382,7 @@ fn choice<A: Describe>(a: A, cost: f64) -> Choice {
     }
 }
 
-fn collective_error(e: commcost::CollectiveError) -> CoreError {
+fn collective_error(e: commcost::collectives::CollectiveError) -> CoreError {
     CoreError::Collective(format!("collective: {e}"))
 }
 

@@ -16,7 +16,8 @@ use commcost::collectives::ompi::{self, OmpiAlgorithm};
 use commcost::collectives::{
     self as coll, Algorithm, DecisionTable, MpichAlgorithm, Problem, best, rank,
 };
-use commcost::{CommModel, Message, ModelSpec, PLogP, Table1D, presets};
+use commcost::table::Table1D;
+use commcost::{CommModel, Message, ModelSpec, PLogP, presets};
 
 /// The directory holding the build's `libcommcost_capi.a` (the test binary is in `deps/` below it).
 fn lib_dir() -> PathBuf {

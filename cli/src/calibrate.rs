@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use commcost::calibrate::CalibrationError;
 use commcost::calibrate::{
     Adjustment, AssessmentConfig, BenchmarkFit, BenchmarkFitConfig, BenchmarkSeries,
     CopyMeasurements, Prober, PrttPlan, SeriesKind, assess_loggp, derive_memory_logp,
@@ -11,7 +12,7 @@ use commcost::calibrate::{
     relative_errors,
 };
 use commcost::probe::{Budget, CopyKind, CopyPlan, Methodology, TcpLoopbackProber, measure_copies};
-use commcost::{CalibrationError, CommModel, LogGP, Message, ModelSpec, Protocols};
+use commcost::{CommModel, LogGP, Message, ModelSpec, Protocols};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value, json};
 
@@ -502,7 +503,7 @@ fn best_time<A: commcost::collectives::Algorithm>(
     model: &Protocols<LogGP>,
     procs: u64,
     bytes: u64,
-) -> Result<f64, commcost::CollectiveError> {
+) -> Result<f64, commcost::collectives::CollectiveError> {
     let problem = commcost::collectives::Problem::new(procs, Message::contiguous(bytes));
     commcost::collectives::best::<A>(model, &problem).map(|(_, t)| t)
 }

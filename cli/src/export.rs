@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use commcost::ExportError;
 use commcost::collectives::ompi::OmpiCollective;
+use commcost::export::ExportError;
 use commcost::export::{
     MpichJsonOptions, MpichVersion, OmpiRulesOptions, OnTie, mpich_json_with_options,
     ompi_fixed_rules, ompi_rules_with_options,

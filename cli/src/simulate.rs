@@ -6,13 +6,14 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use commcost::collectives::AlgorithmParseError;
 use commcost::collectives::ompi::OmpiCollective;
 use commcost::collectives::{Algorithm, Operator, Problem, ompi};
 use commcost::sim::{
     CriticalPath, ExactClosedForm, Noise, OpId, OpKind, Schedule, SimOptions, SimResult, Simulator,
     ToSchedule, parse_goal_within,
 };
-use commcost::{AlgorithmParseError, CommModel, Message};
+use commcost::{CommModel, Message};
 use plotters::prelude::*;
 
 use crate::collective::Collective;

@@ -59,7 +59,7 @@ pub struct BenchmarkPLogPFit {
 /// let fit = fit_plogp_from_benchmarks(&latency, Some(&bw), 2)?;
 /// // g(1) = 1 B / (1 MB/s) = 1 µs, so L = 2 µs - 1 µs
 /// assert!((fit.model.latency() - 1e-6).abs() < 1e-15);
-/// # Ok::<(), commcost::CalibrationError>(())
+/// # Ok::<(), commcost::calibrate::CalibrationError>(())
 /// ```
 pub fn fit_plogp_from_benchmarks(
     latency: &BenchmarkSeries,

@@ -338,7 +338,7 @@ fn check_series(what: &'static str, points: &[(u64, f64)]) -> Result<(), Calibra
 /// // the points lie on 1.5 µs + (s - 1) · 1 ns
 /// assert!((range.fixed - 1.5e-6).abs() < 1e-15);
 /// assert!((range.gap_per_byte - 1e-9).abs() < 1e-18);
-/// # Ok::<(), commcost::CalibrationError>(())
+/// # Ok::<(), commcost::calibrate::CalibrationError>(())
 /// ```
 pub fn fit_loggp_from_benchmarks(
     latency: &BenchmarkSeries,

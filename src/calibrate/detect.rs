@@ -522,7 +522,7 @@ fn validate(sizes: &[f64], values: &[f64]) -> Result<(), CalibrationError> {
 /// let segments = detect_changes(&sizes, &values, &DetectionConfig::default())?;
 /// assert_eq!(segments.len(), 2);
 /// assert_eq!(segments[1].start, 20);
-/// # Ok::<(), commcost::CalibrationError>(())
+/// # Ok::<(), commcost::calibrate::CalibrationError>(())
 /// ```
 pub fn detect_changes(
     sizes: &[f64],

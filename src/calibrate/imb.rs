@@ -106,7 +106,7 @@ impl Open {
 /// assert_eq!(series[0].kind, SeriesKind::Latency);
 /// assert_eq!(series[0].processes, Some(2));
 /// assert!((series[0].points[1].value - 0.31e-6).abs() < 1e-18);
-/// # Ok::<(), commcost::CalibrationError>(())
+/// # Ok::<(), commcost::calibrate::CalibrationError>(())
 /// ```
 pub fn parse_imb(text: &str) -> Result<Vec<BenchmarkSeries>, CalibrationError> {
     let mut out = Vec::new();

@@ -44,7 +44,7 @@ use crate::error::FitError;
 /// assert!((fit.coefficients()[0] - 2.0).abs() < 1e-12);
 /// assert!((fit.coefficients()[1] - 3.0).abs() < 1e-12);
 /// assert!(fit.training().sigma_eps().unwrap() < 1e-12);
-/// # Ok::<(), commcost::FitError>(())
+/// # Ok::<(), commcost::calibrate::FitError>(())
 /// ```
 pub fn least_squares(
     design: &[f64],

@@ -47,7 +47,7 @@ use crate::error::CalibrationError;
 /// assert!((local.copy().per_byte(8 << 20) - 0.2e-9).abs() < 1e-13);
 /// assert!((local.temp_buffer() - 100e-9).abs() < 1e-15);
 /// assert!((op.cost(1 << 16) - (1e-6 + 65536.0 * 0.25e-9)).abs() < 1e-12);
-/// # Ok::<(), commcost::CalibrationError>(())
+/// # Ok::<(), commcost::calibrate::CalibrationError>(())
 /// ```
 pub fn fit_local_work(
     copies: &[(u64, f64)],

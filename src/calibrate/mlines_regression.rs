@@ -260,7 +260,7 @@ impl RegressionVariant {
 /// let test: Vec<_> = (1..20).map(|i| sample(150.0 * i as f64, (5 * i % 11 + 2 * i) as f64)).collect();
 /// let fit = fit_regression(RegressionVariant::M1, 64, &train, &test)?;
 /// assert!((fit.coefficients()[2] - 20e-9).abs() < 1e-15);
-/// # Ok::<(), commcost::FitError>(())
+/// # Ok::<(), commcost::calibrate::FitError>(())
 /// ```
 pub fn fit_regression(
     variant: RegressionVariant,
@@ -340,7 +340,7 @@ pub fn fit_regression(
 /// let model = fit_mlines_model(&samples, 64)?;
 /// assert_eq!(model.per_byte(), 0.0);
 /// assert!((model.per_line() - 3e-9).abs() < 1e-11);
-/// # Ok::<(), commcost::FitError>(())
+/// # Ok::<(), commcost::calibrate::FitError>(())
 /// ```
 pub fn fit_mlines_model(
     samples: &[MlinesSample],

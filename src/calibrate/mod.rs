@@ -25,6 +25,7 @@ mod benchmark_plogp;
 mod benchmarks;
 mod derive;
 mod detect;
+mod error;
 mod imb;
 mod least_squares;
 mod local;
@@ -76,6 +77,7 @@ pub use derive::{CopyMeasurements, Log3PMeasurements, derive_log3p, derive_memor
 pub use detect::{
     DetectionConfig, Segment, detect_changes, detect_changes_naive, detect_changes_netgauge,
 };
+pub use error::{CalibrationError, FitError};
 pub use imb::parse_imb;
 pub use least_squares::{FitStatistics, LinearFit, least_squares};
 pub use local::fit_local_work;

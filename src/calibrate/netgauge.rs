@@ -96,7 +96,7 @@ fn optional(value: f64) -> Option<f64> {
 /// assert_eq!(run.rows[0].size, 1);
 /// assert!((run.rows[0].prtt_single - 30.8e-6).abs() < 1e-15);
 /// assert_eq!(run.rows[0].gap, None);
-/// # Ok::<(), commcost::CalibrationError>(())
+/// # Ok::<(), commcost::calibrate::CalibrationError>(())
 /// ```
 pub fn parse_netgauge(text: &str) -> Result<NetgaugeRun, CalibrationError> {
     const COLUMNS: [&str; 11] = [
@@ -276,7 +276,7 @@ impl NetgaugeRun {
     /// let text = "1 10 30.8 77.06 390.04 15.4 4.72 4.6 5.0 -0.001 0.1\n";
     /// let model = parse_netgauge(text)?.reported_model()?;
     /// assert!((model.p2p(&Message::contiguous(1)) - 15.4e-6).abs() < 1e-12);
-    /// # Ok::<(), commcost::CalibrationError>(())
+    /// # Ok::<(), commcost::calibrate::CalibrationError>(())
     /// ```
     pub fn reported_model(&self) -> Result<Protocols<LogGP>, CalibrationError> {
         self.reported_model_with_adjustments()

@@ -124,7 +124,7 @@ fn kind_from_title(title: &str) -> Option<SeriesKind> {
 /// assert_eq!(series.points[0].bytes, 4);
 /// assert!((series.points[0].value - 0.34e-6).abs() < 1e-18);
 /// assert_eq!(series.points[0].repetitions, Some(1000));
-/// # Ok::<(), commcost::CalibrationError>(())
+/// # Ok::<(), commcost::calibrate::CalibrationError>(())
 /// ```
 pub fn parse_osu(text: &str) -> Result<BenchmarkSeries, CalibrationError> {
     let mut title: Option<String> = None;

@@ -1412,7 +1412,7 @@ pub trait Prober {
 /// let mut prober = SimulatedProber::new(presets::open_mpi_openib(), 0.0, 1);
 /// // PRTT(1, 0, 1) = 2 p2p(1 B) = 2 · 5.96 µs, the paper's end-to-end L (Table 2)
 /// assert!((prober.prtt(1, 0.0, 1)? - 11.92e-6).abs() < 1e-15);
-/// # Ok::<(), commcost::CalibrationError>(())
+/// # Ok::<(), commcost::calibrate::CalibrationError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct SimulatedProber {

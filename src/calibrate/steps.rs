@@ -280,7 +280,7 @@ fn outlier(sizes: &[f64], t: &[f64], sigma: f64, side: &[usize]) -> Option<usize
 /// let steps = detect_steps(&sizes, &times, &StepConfig::default())?;
 /// assert_eq!(steps.len(), 1);
 /// assert_eq!(steps[0].between, (4096, 8192));
-/// # Ok::<(), commcost::CalibrationError>(())
+/// # Ok::<(), commcost::calibrate::CalibrationError>(())
 /// ```
 pub fn detect_steps(
     sizes: &[u64],

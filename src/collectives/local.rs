@@ -78,7 +78,7 @@ impl CopyCost {
     /// assert!((copy.cost(1024) - (50e-9 + 1024.0 * 0.05e-9)).abs() < 1e-18);
     /// assert!((copy.cost(1 << 20) - (50e-9 + (1 << 20) as f64 * 0.2e-9)).abs() < 1e-15);
     /// assert_eq!(copy.cost(0), 0.0);
-    /// # Ok::<(), commcost::CollectiveError>(())
+    /// # Ok::<(), commcost::collectives::CollectiveError>(())
     /// ```
     pub fn new(per_call: f64, classes: &[(u64, f64)]) -> Result<Self, CollectiveError> {
         let bad = |detail: String| CollectiveError::InvalidLocalWork { detail };
@@ -295,7 +295,7 @@ impl LocalWork {
     /// let work = Copies::none().with(1, 1 << 20).with(3, 4096).with_buffers(1);
     /// let expected = (1 << 20) as f64 * 1e-10 + 3.0 * 4096.0 * 1e-10 + 2e-6;
     /// assert!((local.price(&work) - expected).abs() < 1e-15);
-    /// # Ok::<(), commcost::CollectiveError>(())
+    /// # Ok::<(), commcost::collectives::CollectiveError>(())
     /// ```
     pub fn price(&self, work: &Copies) -> f64 {
         if self.is_free() {

@@ -87,6 +87,7 @@
 //!   within one cost).
 
 mod algorithms;
+mod error;
 mod local;
 mod names;
 pub mod ompi;
@@ -95,11 +96,11 @@ mod select;
 pub use algorithms::{
     Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
 };
+pub use error::{AlgorithmParseError, CollectiveError};
 pub use local::{Copies, CopyCost, LocalWork, MAX_COPY_CLASSES};
 pub use names::MpichAlgorithm;
 pub use select::{DecisionTable, SwitchPoint, best, crossover, rank};
 
-use crate::error::CollectiveError;
 use crate::{CommModel, Message};
 
 /// The cost of applying a reduction or scan operator to the data of one step.

@@ -22,7 +22,7 @@ use crate::error::CollectiveError;
 /// let openib = presets::open_mpi_openib();
 /// let ranking = rank::<Broadcast>(&openib, &Problem::new(64, Message::contiguous(8)))?;
 /// assert_eq!(ranking[0].0, Broadcast::Binomial); // small messages: the tree wins
-/// # Ok::<(), commcost::CollectiveError>(())
+/// # Ok::<(), commcost::collectives::CollectiveError>(())
 /// ```
 pub fn rank<A: Algorithm>(
     model: &dyn CommModel,
@@ -186,7 +186,7 @@ fn probe_sizes<A: Algorithm>(
 /// )?;
 /// // 100 processes, 2 MiB: the entry at (64, 64 KiB), the grid point at or below both
 /// assert_eq!(table.lookup(100, 2 << 20), table.lookup(64, 65536));
-/// # Ok::<(), commcost::CollectiveError>(())
+/// # Ok::<(), commcost::collectives::CollectiveError>(())
 /// ```
 ///
 /// With the `serde` feature the table (de)serialises as `{"processes": [..], "sizes": [..],
@@ -287,7 +287,7 @@ impl<A: Algorithm> DecisionTable<A> {
     /// assert_eq!(cells.len(), 4);
     /// assert_eq!((cells[1].0, cells[1].1), (4, 1 << 22));
     /// assert_eq!(cells[1].2, table.lookup(4, 1 << 22));
-    /// # Ok::<(), commcost::CollectiveError>(())
+    /// # Ok::<(), commcost::collectives::CollectiveError>(())
     /// ```
     pub fn cells(&self) -> impl Iterator<Item = (u64, u64, A)> + '_ {
         self.processes.iter().enumerate().flat_map(move |(i, &p)| {
@@ -318,7 +318,7 @@ impl<A: Algorithm> DecisionTable<A> {
     ///     assert_eq!(table.lookup(s.processes, s.size), s.to);
     ///     assert_ne!(s.from, s.to);
     /// }
-    /// # Ok::<(), commcost::CollectiveError>(())
+    /// # Ok::<(), commcost::collectives::CollectiveError>(())
     /// ```
     pub fn switch_points(&self) -> Vec<SwitchPoint<A>> {
         let n = self.sizes.len();

@@ -22,7 +22,7 @@ use crate::{CommModel, Message};
 /// assert_eq!("4.1rc1".parse::<MpichVersion>()?, MpichVersion::V4_1);
 /// assert!("3.4.3".parse::<MpichVersion>().is_err());
 /// assert!("4.0.2; x".parse::<MpichVersion>().is_err());
-/// # Ok::<(), commcost::ExportError>(())
+/// # Ok::<(), commcost::export::ExportError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MpichVersion {
@@ -287,7 +287,7 @@ fn mpich_collective(c: OmpiCollective) -> Option<(&'static str, &'static str)> {
 /// assert!(json.contains("\"algorithm=MPIR_Allreduce_intra_"));
 /// // complete: MPICH's own decisions for what the model does not price
 /// assert!(json.contains("\"collective=allgatherv\""));
-/// # Ok::<(), commcost::ExportError>(())
+/// # Ok::<(), commcost::export::ExportError>(())
 /// ```
 pub fn mpich_json(
     model: &dyn CommModel,
@@ -399,7 +399,7 @@ pub fn mpich_json(
 /// let json = export::mpich_json_with_options(
 ///     &openib, &[OmpiCollective::Barrier], &[2, 64], &[1], &options)?;
 /// assert!(json.contains("\"algorithm=MPIR_Barrier_intra_k_dissemination\": {\n"));
-/// # Ok::<(), commcost::ExportError>(())
+/// # Ok::<(), commcost::export::ExportError>(())
 /// ```
 pub fn mpich_json_with_options(
     model: &dyn CommModel,

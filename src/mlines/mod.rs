@@ -49,14 +49,15 @@
 //! as in the AtCoder Library (`floor_sum`).
 
 use crate::Message;
-pub use crate::error::LinesError;
 
 mod bounds;
+mod error;
 mod nested;
 
 pub use bounds::{
     PaperColumnBounds, paper_column_bounds, paper_row_bounds, per_row_line_sum, tight_column_bounds,
 };
+pub use error::LinesError;
 pub use nested::{MAX_NESTED_STEPS, NestedLayout, nested_lines};
 
 /// `FS(n, m, a, b) = Σ_{i=0}^{n-1} ⌊(a i + b) / m⌋` in `O(log m)` steps; `None` for `m = 0`

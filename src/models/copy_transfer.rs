@@ -3,7 +3,9 @@
 
 use crate::error::ParameterError;
 use crate::models::lognp::{Hop, LogNP, SizeCost, StrideCost};
-use crate::{CommModel, Message, Table1D, Table2D};
+use crate::table::Table1D;
+use crate::table::Table2D;
+use crate::{CommModel, Message};
 
 /// One stage of a [`CopyTransfer`] chain: a local copy or a transfer across the interconnect.
 ///
@@ -190,7 +192,9 @@ pub enum Composition {
 /// # Examples
 ///
 /// ```
-/// use commcost::{CommModel, Composition, CopyTransfer, Message, Stage};
+/// use commcost::{CommModel, CopyTransfer, Message};
+/// use commcost::models::copy_transfer::Composition;
+/// use commcost::models::copy_transfer::Stage;
 ///
 /// let pack = Stage::new("pack", 4e9, 0.0)?.with_strided_bandwidth(vec![8.0, 64.0], vec![4e9, 1e9])?;
 /// let wire = Stage::new("wire", 1e9, 5e-6)?;
@@ -317,7 +321,9 @@ impl CommModel for CopyTransfer {
     /// faster than the message itself: `p2p(s / k) + (k - 1) interval(s / k) >= p2p(s)`.
     ///
     /// ```
-    /// use commcost::{CommModel, Composition, CopyTransfer, Message, Stage};
+    /// use commcost::{CommModel, CopyTransfer, Message};
+    /// use commcost::models::copy_transfer::Composition;
+    /// use commcost::models::copy_transfer::Stage;
     /// // two stages of 1 µs startup at 1 GB/s and 0.5 GB/s
     /// let stages = vec![Stage::new("copy", 1e9, 1e-6)?, Stage::new("wire", 0.5e9, 1e-6)?];
     /// let sequential = CopyTransfer::new(stages.clone(), Composition::Sequential, 8)?;

@@ -214,7 +214,8 @@ impl CommModel for LogGP {
 /// # Examples
 ///
 /// ```
-/// use commcost::{LogGP, LogGPParams};
+/// use commcost::LogGP;
+/// use commcost::models::loggp::LogGPParams;
 /// let params = LogGPParams {
 ///     latency: 5e-6,
 ///     overhead: 1e-6,
@@ -278,7 +279,8 @@ impl LogGP {
     /// # Examples
     ///
     /// ```
-    /// use commcost::{CommModel, LogGP, LogGPParams, Message};
+    /// use commcost::{CommModel, LogGP, Message};
+    /// use commcost::models::loggp::LogGPParams;
     /// // MPICH2/TCP, Table 2 of Hoefler, Lichei & Rehm (IPDPS 2007), as printed
     /// let tcp = LogGP::from_micros(LogGPParams {
     ///     latency: 45.74,

@@ -197,7 +197,8 @@ impl CommModel for LogP {
 /// # Examples
 ///
 /// ```
-/// use commcost::{LogP, LogPParams};
+/// use commcost::LogP;
+/// use commcost::models::logp::LogPParams;
 /// let params = LogPParams { latency: 5e-6, overhead: 1e-6, gap: 2e-6, processors: 8, word_bytes: 8 };
 /// assert_eq!(LogP::from_params(params)?, LogP::new(5e-6, 1e-6, 2e-6, 8, 8)?);
 /// # Ok::<(), commcost::ParameterError>(())
@@ -241,7 +242,8 @@ impl LogP {
     /// # Examples
     ///
     /// ```
-    /// use commcost::{LogP, LogPParams};
+    /// use commcost::LogP;
+    /// use commcost::models::logp::LogPParams;
     /// let us = LogP::from_micros(LogPParams { latency: 5.0, overhead: 1.0, gap: 2.0, processors: 8, word_bytes: 8 })?;
     /// assert!((us.latency() - 5e-6).abs() < 1e-18);
     /// # Ok::<(), commcost::ParameterError>(())

@@ -4,7 +4,9 @@
 use crate::error::ParameterError;
 use crate::mlines::vector_lines;
 use crate::models::lognp::{Hop, LogNP, SizeCost, StrideCost};
-use crate::{CommModel, LogP, Message, Table1D, Table2D};
+use crate::table::Table1D;
+use crate::table::Table2D;
+use crate::{CommModel, LogP, Message};
 
 /// memory logP: per-byte overhead `o` of contiguous data and per-byte effective latency
 /// `l(s, d)` of strided data, for memory communication (copy, pack, unpack).
@@ -35,7 +37,8 @@ use crate::{CommModel, LogP, Message, Table1D, Table2D};
 /// # Examples
 ///
 /// ```
-/// use commcost::{CommModel, MemoryLogP, Message, Table2D};
+/// use commcost::{CommModel, MemoryLogP, Message};
+/// use commcost::table::Table2D;
 ///
 /// // o = 0.5 ns/byte; l = 2 ns/byte at stride 64 for every size
 /// let l = Table2D::new(vec![0.0], vec![4.0, 64.0], vec![vec![0.0, 2e-9]])?;
@@ -535,7 +538,8 @@ impl CacheHierarchy {
 /// # Examples
 ///
 /// ```
-/// use commcost::{MemoryLogP, MemoryLogPParams};
+/// use commcost::MemoryLogP;
+/// use commcost::models::memory_logp::MemoryLogPParams;
 /// let params = MemoryLogPParams {
 ///     overhead_per_byte: MemoryLogP::constant_overhead(0.5e-9)?,
 ///     latency_per_byte: None,

@@ -156,7 +156,8 @@ impl CommModel for MlinesModel {
 /// # Examples
 ///
 /// ```
-/// use commcost::{MlinesModel, MlinesParams};
+/// use commcost::MlinesModel;
+/// use commcost::models::mlines::MlinesParams;
 /// let params = MlinesParams { per_message: 1e-6, per_byte: 1e-10, per_line: 3e-9, line_bytes: 64 };
 /// assert_eq!(MlinesModel::from_params(params)?, MlinesModel::new(1e-6, 1e-10, 3e-9, 64)?);
 /// # Ok::<(), commcost::ParameterError>(())

@@ -1,12 +1,21 @@
-//! One file per model.
+//! The models, one module per model, with the types that belong to one model only (LogGPO's
+//! [`Timeline`](loggpo::Timeline), log_n P's [`Hop`](lognp::Hop), ...) and each model's
+//! named-parameter struct.
+//!
+//! The model types themselves are also at the crate root ([`LogGP`](crate::LogGP), ...); the
+//! table of models is in the [crate documentation](crate#models).
 
-pub(crate) mod copy_transfer;
-pub(crate) mod loggp;
-pub(crate) mod loggpo;
-pub(crate) mod lognp;
-pub(crate) mod logp;
-pub(crate) mod memory_logp;
-pub(crate) mod mlines;
-pub(crate) mod plogp;
-pub(crate) mod pram;
-pub(crate) mod protocol;
+pub mod copy_transfer;
+#[cfg(feature = "serde")]
+mod load;
+pub mod log3p;
+pub mod loggp;
+pub mod loggpo;
+pub mod lognp;
+pub mod logp;
+pub mod memory_logp;
+pub mod mlines;
+pub mod plogp;
+pub mod pram;
+pub mod protocol;
+pub mod spec;

@@ -1,7 +1,8 @@
 //! pLogP (Kielmann, Bal, Verstoep 2000): LogP with size-dependent overheads and gap.
 
 use crate::error::ParameterError;
-use crate::{AffineCost, CommModel, Message, Table1D};
+use crate::table::Table1D;
+use crate::{AffineCost, CommModel, Message};
 
 /// The parameterised LogP model: a latency `L` and, per message size `m`, a send overhead
 /// `o_s(m)`, a receive overhead `o_r(m)` and a gap `g(m)`, each a measured function of the size
@@ -35,7 +36,8 @@ use crate::{AffineCost, CommModel, Message, Table1D};
 /// # Examples
 ///
 /// ```
-/// use commcost::{CommModel, Message, PLogP, Table1D};
+/// use commcost::{CommModel, Message, PLogP};
+/// use commcost::table::Table1D;
 ///
 /// // L = 5 µs; g(m) = 2 µs + 1 ns/B; o_s(m) = 1 µs + 0.5 ns/B; o_r(m) = 1 µs
 /// let model = PLogP::new(
@@ -108,7 +110,8 @@ impl PLogP {
     /// # Examples
     ///
     /// ```
-    /// use commcost::{PLogP, Table1D};
+    /// use commcost::PLogP;
+    /// use commcost::table::Table1D;
     /// let flat = Table1D::constant(1e-6)?;
     /// let negative = Table1D::constant(-1e-6)?;
     /// assert!(PLogP::new(5e-6, flat.clone(), flat.clone(), flat.clone(), 2).is_ok());
@@ -304,7 +307,8 @@ impl CommModel for PLogP {
     /// # Examples
     ///
     /// ```
-    /// use commcost::{CommModel, Message, PLogP, Table1D};
+    /// use commcost::{CommModel, Message, PLogP};
+    /// use commcost::table::Table1D;
     /// // L = 1 µs, o_s(m) = 8 µs, g(m) = 2 µs + 1 ns/B: the sender lags by 5 µs - 1 ns/B
     /// let model = PLogP::new(
     ///     1e-6,

@@ -14,6 +14,7 @@
 //!
 //! Data flows on: probe samples → [`crate::calibrate`] → models.
 
+mod error;
 mod local;
 mod log3p;
 mod matrix;
@@ -23,6 +24,7 @@ mod memory;
 pub mod mpi;
 mod tcp;
 
+pub use error::ProbeError;
 pub use local::{LocalKind, LocalSample, measure_local};
 pub use log3p::{Log3PCleaning, Log3PPlan};
 pub use matrix::{MatrixPlan, MatrixSample, measure_matrix_transfers};
@@ -32,8 +34,6 @@ pub use tcp::{TcpLoopbackProber, measure_layouts};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-pub use crate::error::ProbeError;
 
 /// Limits of a probe: wall time, bytes allocated, and a cancel flag another thread can raise.
 #[derive(Debug, Clone)]

@@ -67,7 +67,7 @@ use crate::error::{CollectiveError, SimError};
 /// let s = Broadcast::Binomial.schedule(&Problem::new(8, Message::contiguous(64)))?;
 /// // 7 sends and 7 receives
 /// assert_eq!(s.len(), 14);
-/// # Ok::<(), commcost::SimError>(())
+/// # Ok::<(), commcost::sim::SimError>(())
 /// ```
 pub trait ToSchedule {
     /// The schedule of this algorithm for `problem`.
@@ -94,7 +94,8 @@ pub trait ToSchedule {
     /// ```
     /// use commcost::collectives::{Broadcast, Problem};
     /// use commcost::sim::ToSchedule;
-    /// use commcost::{Message, SimError};
+    /// use commcost::Message;
+    /// use commcost::sim::SimError;
     ///
     /// let problem = Problem::new(1 << 16, Message::contiguous(8));
     /// assert!(Broadcast::Linear.schedule_within(&problem, 1 << 30).is_ok());

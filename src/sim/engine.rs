@@ -1025,7 +1025,8 @@ impl Simulator {
     /// ```
     /// use commcost::collectives::{Broadcast, Problem};
     /// use commcost::sim::{SimOptions, Simulator, ToSchedule};
-    /// use commcost::{Message, Pram, SimError};
+    /// use commcost::{Message, Pram};
+    /// use commcost::sim::SimError;
     ///
     /// let schedule = Broadcast::Linear.schedule(&Problem::new(4096, Message::contiguous(8)))?;
     /// let mut simulator = Simulator::new();

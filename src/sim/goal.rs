@@ -337,7 +337,8 @@ pub fn parse_goal(text: &str, seconds_per_unit: f64) -> Result<Schedule, GoalErr
 ///
 /// ```
 /// use commcost::sim::parse_goal_within;
-/// use commcost::{GoalError, SimError};
+/// use commcost::sim::GoalError;
+/// use commcost::sim::SimError;
 ///
 /// let mut text = String::from("num_ranks 1\nrank 0 {\n");
 /// for i in 0..10_000 {

@@ -25,7 +25,7 @@
 //!   schedules LogGOPSim's Schedgen writes.
 //! * [`Noise`]: seeded CPU noise.
 //! * A memory budget ([`DEFAULT_MAX_MEMORY`], [`stored_schedule_memory`]): a schedule and its
-//!   simulation that would need more are [`SimError::MemoryBudget`](crate::SimError::MemoryBudget)
+//!   simulation that would need more are [`SimError::MemoryBudget`]
 //!   before anything of that size is allocated.
 //! * [`rank_simulated`]: the candidates of a collective ranked by the simulated makespan where
 //!   a closed form is not exact ([`ExactClosedForm`]), bounded by [`SimLimits`].
@@ -108,6 +108,7 @@
 
 mod builders;
 mod engine;
+mod error;
 mod goal;
 mod implicit;
 mod memory;
@@ -119,6 +120,7 @@ mod schedule;
 
 pub use builders::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
 pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, Simulator, simulate};
+pub use error::{GoalError, SimError};
 pub use goal::{LABEL_BYTES, parse_goal, parse_goal_within, write_goal, write_goal_to};
 pub use memory::{
     BYTES_PER_DEPENDENCY, BYTES_PER_DEPENDENCY_ENTRY, BYTES_PER_DISTINCT_VALUE, BYTES_PER_RANK,

@@ -25,7 +25,7 @@ use crate::error::SimError;
 /// // over many draws the mean is close to 1 µs
 /// let mean = (0..100_000).map(|i| noise.delay(i, 0)).sum::<f64>() / 1e5;
 /// assert!((mean - 1e-6).abs() < 2e-8);
-/// # Ok::<(), commcost::SimError>(())
+/// # Ok::<(), commcost::sim::SimError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Noise {

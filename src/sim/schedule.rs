@@ -105,7 +105,7 @@ pub const MAX_CALC_SECONDS: f64 = 1e30;
 /// b.depend(calc, recv, Dependency::Requires);
 /// let schedule = b.build()?;
 /// assert_eq!((schedule.ranks(), schedule.len()), (2, 3));
-/// # Ok::<(), commcost::SimError>(())
+/// # Ok::<(), commcost::sim::SimError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct ScheduleBuilder {
@@ -183,7 +183,7 @@ impl ScheduleBuilder {
     /// # Examples
     ///
     /// ```
-    /// use commcost::SimError;
+    /// use commcost::sim::SimError;
     /// use commcost::sim::ScheduleBuilder;
     ///
     /// let mut b = ScheduleBuilder::new(2);
@@ -568,7 +568,7 @@ impl ScheduleBuilder {
     /// let s = b.build()?;
     /// assert_eq!(s.dependencies(), 4);
     /// assert_eq!(s.dependents(first).count(), 2);
-    /// # Ok::<(), commcost::SimError>(())
+    /// # Ok::<(), commcost::sim::SimError>(())
     /// ```
     pub fn requires_all(&mut self, ops: std::ops::Range<OpId>, on: std::ops::Range<OpId>) {
         if ops.start >= ops.end || on.start >= on.end {

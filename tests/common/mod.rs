@@ -63,9 +63,13 @@ impl SplitMix64 {
 /// One model of every kind the crate has, each with realistic parameters and a sender no
 /// slower than the network: the models the simulator cross-checks run on.
 pub fn model_kinds() -> Vec<(&'static str, Box<dyn commcost::CommModel>)> {
+    use commcost::models::copy_transfer::Composition;
+    use commcost::models::copy_transfer::Stage;
+    use commcost::models::loggpo::Mechanism;
+    use commcost::models::loggpo::Progress;
+    use commcost::table::Table1D;
     use commcost::{
-        Composition, CopyTransfer, LogGP, LogGpo, LogNP, LogP, Mechanism, MemoryLogP, MlinesModel,
-        Pram, Progress, Protocols, Stage, Table1D, presets,
+        CopyTransfer, LogGP, LogGpo, LogNP, LogP, MemoryLogP, MlinesModel, Pram, Protocols, presets,
     };
     let memory = MemoryLogP::new(
         Table1D::new(vec![64.0, 1024.0, 65536.0], vec![2e-9, 1e-9, 0.8e-9]).unwrap(),

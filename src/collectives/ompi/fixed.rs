@@ -81,7 +81,7 @@ pub fn fixed_decision(
 ///
 /// let a: Bcast = fixed_algorithm(4, 2_000_000, true)?;
 /// assert_eq!(a, Bcast::Chain { segment: 0, fanout: 1 });
-/// # Ok::<(), commcost::AlgorithmParseError>(())
+/// # Ok::<(), commcost::collectives::AlgorithmParseError>(())
 /// ```
 pub fn fixed_algorithm<A: OmpiAlgorithm>(
     processes: u64,

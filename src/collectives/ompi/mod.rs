@@ -148,7 +148,7 @@ use crate::error::AlgorithmParseError;
 /// let c: OmpiCollective = "reduce_scatter".parse()?;
 /// assert_eq!((c, c.id(), c.to_string()), (OmpiCollective::ReduceScatter, 12, "reduce-scatter".into()));
 /// assert_eq!(c.max_algorithm_id(), 4);
-/// # Ok::<(), commcost::AlgorithmParseError>(())
+/// # Ok::<(), commcost::collectives::AlgorithmParseError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -319,7 +319,7 @@ impl FromStr for OmpiCollective {
 /// // the rule `msg_size 6 0 4096` of a rules file
 /// assert_eq!((reduce.ompi_id(), reduce.faninout(), reduce.segment_size()), (6, 0, 4096));
 /// assert_eq!(reduce.ompi_name(), "in-order_binary");
-/// # Ok::<(), commcost::AlgorithmParseError>(())
+/// # Ok::<(), commcost::collectives::AlgorithmParseError>(())
 /// ```
 pub trait OmpiAlgorithm: Algorithm + fmt::Display + FromStr<Err = AlgorithmParseError> {
     /// The collective the algorithm belongs to.

@@ -1,9 +1,14 @@
-//! [`ModelSpec`]: any model of the crate as one value, the form in which models are stored.
+//! [`ModelSpec`]: any model of the crate as one value, the form in which models are stored, and
+//! loading with the path of the offending field ([`deserialize_with_path`], feature `serde`).
 
 use crate::{
     CommModel, CopyTransfer, Log3P, LogGP, LogGpo, LogNP, LogP, MemoryLogP, MemoryNetworkLogP,
     Message, MlinesModel, PLogP, Pram, Protocols,
 };
+
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub use super::load::deserialize_with_path;
 
 /// Any model of the crate, as a tagged value.
 ///

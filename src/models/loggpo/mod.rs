@@ -1,8 +1,14 @@
 //! LogGPO: overlap of computation and communication for MPI point-to-point messages under
 //! eager and rendezvous protocols, progress strategies and transfer mechanisms.
 
-use crate::error::{ParameterError, TimelineError};
-use crate::{AffineCost, CommModel, Message, Table1D};
+use crate::error::ParameterError;
+
+mod timeline;
+
+use crate::table::Table1D;
+use crate::{AffineCost, CommModel, Message};
+use timeline::overlap_ratio;
+pub use timeline::{Overlap, ProtocolKind, RendezvousCase, Timeline, TimelineError};
 
 /// How an MPI library makes progress on a message (LogGPO's `Scp`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -48,126 +54,6 @@ impl Mechanism {
     }
 }
 
-/// The protocol a message size selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    /// `K <= S`.
-    Eager,
-    /// `K > S`.
-    Rendezvous,
-}
-
-/// Which rendezvous case of dependent progress + RAT applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RendezvousCase {
-    /// (a) `Tr > Ts + O' + L`: the receiver posts after the request arrived and sends the ACK.
-    LateReceiver,
-    /// (b) `Tr <= Ts + O' + L`: the ACK is sent from the receiver's `MPI_Wait`.
-    EarlyReceiver,
-}
-
-/// When each call arrives (seconds on one clock) and the computation placed between the
-/// non-blocking calls and their waits.
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
-pub struct Timeline {
-    /// `Ts`: arrival of `MPI_Isend`.
-    pub isend: f64,
-    /// `Tr`: arrival of `MPI_Irecv`.
-    pub irecv: f64,
-    /// `Tsw`: arrival of the sender's `MPI_Wait`.
-    pub send_wait: f64,
-    /// `Trw`: arrival of the receiver's `MPI_Wait`.
-    pub recv_wait: f64,
-    /// `comp`: user computation between the non-blocking call and its wait.
-    pub computation: f64,
-}
-
-impl Timeline {
-    /// Both processes post at 0, compute `computation` seconds, then wait: `Tr = Ts`,
-    /// `Trw = Tsw` (Chen et al. 2009, §2, without a timeline).
-    pub fn balanced(computation: f64) -> Self {
-        Self {
-            isend: 0.0,
-            irecv: 0.0,
-            send_wait: computation,
-            recv_wait: computation,
-            computation,
-        }
-    }
-
-    fn validate(&self) -> Result<(), TimelineError> {
-        for (name, value) in [
-            ("isend", self.isend),
-            ("irecv", self.irecv),
-            ("send_wait", self.send_wait),
-            ("recv_wait", self.recv_wait),
-        ] {
-            if !value.is_finite() {
-                return Err(TimelineError::OutOfRange {
-                    name,
-                    value,
-                    expected: "finite",
-                });
-            }
-        }
-        if !(self.computation >= 0.0 && self.computation.is_finite()) {
-            return Err(TimelineError::OutOfRange {
-                name: "computation",
-                value: self.computation,
-                expected: "finite and >= 0",
-            });
-        }
-        for (wait, wait_time, start, start_time) in [
-            ("send_wait", self.send_wait, "isend", self.isend),
-            ("recv_wait", self.recv_wait, "irecv", self.irecv),
-        ] {
-            if wait_time < start_time {
-                return Err(TimelineError::WaitBeforeStart {
-                    wait,
-                    wait_time,
-                    start,
-                    start_time,
-                });
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Every quantity of the LogGPO analysis for one message on one timeline.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Overlap {
-    /// Eager or rendezvous.
-    pub protocol: Protocol,
-    /// The dependent-progress rendezvous case, when it applies.
-    pub case: Option<RendezvousCase>,
-    /// `Os`: total overhead at the sender.
-    pub send_overhead: f64,
-    /// `Or`: total overhead at the receiver.
-    pub recv_overhead: f64,
-    /// `Osw`: overhead inside the sender's `MPI_Wait`.
-    pub send_wait_overhead: f64,
-    /// `Orw`: overhead inside the receiver's `MPI_Wait`.
-    pub recv_wait_overhead: f64,
-    /// `Tc`: total communication cost.
-    pub total: f64,
-    /// `Rso = comp / (comp + Os)`.
-    pub send_overlap: f64,
-    /// `Rro = comp / (comp + Or)`.
-    pub recv_overlap: f64,
-}
-
-/// `comp / (comp + O)`; 1 when both are 0 (nothing left exposed).
-fn overlap_ratio(computation: f64, overhead: f64) -> f64 {
-    if computation + overhead > 0.0 {
-        computation / (computation + overhead)
-    } else {
-        1.0
-    }
-}
-
 /// The LogGPO model: LogGP's `L` and `G` (the gap `g` is dropped), the eager / rendezvous switch
 /// `S`, the progress strategy, the transfer mechanisms, the control-message overhead `O'`, and
 /// the size-dependent initialisation `Oi(K)` and memory-copy `Oc(K)` overheads.
@@ -208,7 +94,11 @@ fn overlap_ratio(computation: f64, overhead: f64) -> f64 {
 /// # Examples
 ///
 /// ```
-/// use commcost::{CommModel, LogGpo, Mechanism, Message, Progress, Table1D, Timeline};
+/// use commcost::{CommModel, LogGpo, Message};
+/// use commcost::models::loggpo::Mechanism;
+/// use commcost::models::loggpo::Progress;
+/// use commcost::table::Table1D;
+/// use commcost::models::loggpo::Timeline;
 ///
 /// // L = 5 µs, G = 1 ns/B, S = 16 KiB, O' = 2 µs, Oi = 1 µs + 0.1 ns/B, Oc = 0.5 ns/B
 /// let model = LogGpo::new(
@@ -380,11 +270,11 @@ impl LogGpo {
     }
 
     /// The protocol a message of `bytes` bytes uses.
-    pub fn protocol(&self, bytes: u64) -> Protocol {
+    pub fn protocol(&self, bytes: u64) -> ProtocolKind {
         if bytes <= self.eager_limit {
-            Protocol::Eager
+            ProtocolKind::Eager
         } else {
-            Protocol::Rendezvous
+            ProtocolKind::Rendezvous
         }
     }
 
@@ -407,10 +297,10 @@ impl LogGpo {
         let (l, o) = (self.latency, self.control_overhead);
         let comp = timeline.computation;
         let (protocol, case, os, or, osw, orw, tc) = match self.protocol(k) {
-            Protocol::Eager => {
+            ProtocolKind::Eager => {
                 let oc = self.copy_overhead.eval(k as f64).max(0.0);
                 (
-                    Protocol::Eager,
+                    ProtocolKind::Eager,
                     None,
                     oi,
                     oc,
@@ -419,7 +309,7 @@ impl LogGpo {
                     oi + transfer + l + oc,
                 )
             }
-            Protocol::Rendezvous => match self.progress {
+            ProtocolKind::Rendezvous => match self.progress {
                 Progress::Dependent => {
                     let late = timeline.irecv > timeline.isend + o + l;
                     let blocking = if late {
@@ -432,17 +322,33 @@ impl LogGpo {
                     let tc = 4.0 * o + 3.0 * l + blocking + oi + transfer;
                     if late {
                         let case = Some(RendezvousCase::LateReceiver);
-                        (Protocol::Rendezvous, case, o + osw, 2.0 * o, osw, 0.0, tc)
+                        (
+                            ProtocolKind::Rendezvous,
+                            case,
+                            o + osw,
+                            2.0 * o,
+                            osw,
+                            0.0,
+                            tc,
+                        )
                     } else {
                         let orw = 2.0 * o + l + oi + transfer;
                         let case = Some(RendezvousCase::EarlyReceiver);
-                        (Protocol::Rendezvous, case, o + osw, o + orw, osw, orw, tc)
+                        (
+                            ProtocolKind::Rendezvous,
+                            case,
+                            o + osw,
+                            o + orw,
+                            osw,
+                            orw,
+                            tc,
+                        )
                     }
                 }
                 Progress::Independent => {
                     let tc = 4.0 * o + 3.0 * l + oi + transfer;
                     (
-                        Protocol::Rendezvous,
+                        ProtocolKind::Rendezvous,
                         None,
                         2.0 * o,
                         2.0 * o + oi,
@@ -576,7 +482,10 @@ impl CommModel for LogGpo {
     /// # Examples
     ///
     /// ```
-    /// use commcost::{CommModel, LogGpo, Mechanism, Message, Progress, Table1D};
+    /// use commcost::{CommModel, LogGpo, Message};
+    /// use commcost::models::loggpo::Mechanism;
+    /// use commcost::models::loggpo::Progress;
+    /// use commcost::table::Table1D;
     /// let model = LogGpo::new(
     ///     5e-6, 1e-9, 16384, Progress::Independent, Mechanism::T, Mechanism::Rta, 2e-6,
     ///     Table1D::constant(1e-6)?, Table1D::constant(3e-6)?,
@@ -611,7 +520,10 @@ impl CommModel for LogGpo {
     /// # Examples
     ///
     /// ```
-    /// use commcost::{CommModel, LogGpo, Mechanism, Message, Progress, Table1D};
+    /// use commcost::{CommModel, LogGpo, Message};
+    /// use commcost::models::loggpo::Mechanism;
+    /// use commcost::models::loggpo::Progress;
+    /// use commcost::table::Table1D;
     /// // G = 2 ns/B above L = 1 ns: the sender lags 1 ns on every size
     /// let model = LogGpo::new(
     ///     1e-9, 2e-9, 16384, Progress::Dependent, Mechanism::T, Mechanism::Rat, 2e-6,
@@ -648,11 +560,11 @@ impl CommModel for LogGpo {
             .non_negative_affine_piece(bytes)?
             .plus(transfer)?;
         match self.protocol(bytes) {
-            Protocol::Eager => line
+            ProtocolKind::Eager => line
                 .plus(self.copy_overhead.non_negative_affine_piece(bytes)?)?
                 .plus(AffineCost::everywhere(self.latency, 0.0))?
                 .within(1, self.eager_limit),
-            Protocol::Rendezvous => {
+            ProtocolKind::Rendezvous => {
                 let handshake = 4.0 * self.control_overhead + 3.0 * self.latency;
                 line.plus(AffineCost::everywhere(handshake, 0.0))?
                     .within(self.eager_limit.saturating_add(1), u64::MAX)
@@ -671,7 +583,11 @@ impl CommModel for LogGpo {
 /// # Examples
 ///
 /// ```
-/// use commcost::{LogGpo, LogGpoParams, Mechanism, Progress, Table1D};
+/// use commcost::LogGpo;
+/// use commcost::models::loggpo::LogGpoParams;
+/// use commcost::models::loggpo::Mechanism;
+/// use commcost::models::loggpo::Progress;
+/// use commcost::table::Table1D;
 /// let params = LogGpoParams {
 ///     latency: 5e-6,
 ///     gap_per_byte: 1e-9,

@@ -23,7 +23,8 @@ use crate::{
 /// # Examples
 ///
 /// ```
-/// use commcost::{ModelSpec, deserialize_with_path};
+/// use commcost::ModelSpec;
+/// use commcost::models::spec::deserialize_with_path;
 ///
 /// let text = r#"{"model": "loggp_protocols", "ranges": [
 ///     {"start": 1, "end": 1024, "model": {"latency": 5e-6, "overhead": 1e-6, "gap": 2e-6,
