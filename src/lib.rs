@@ -95,7 +95,7 @@ mod util;
 pub use error::LoadError;
 pub use error::{FileError, MessageError, ParameterError};
 pub use message::Message;
-pub use model::{AffineCost, CommModel, Quantities};
+pub use model::{AffineCost, CommModel, PiecewiseCost, Quantities};
 pub use models::copy_transfer::CopyTransfer;
 pub use models::log3p::Log3P;
 pub use models::loggp::LogGP;

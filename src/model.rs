@@ -97,126 +97,6 @@ pub trait CommModel: Debug + Send + Sync {
         }
     }
 
-    /// Message sizes (bytes) at which the model's costs may jump: the first size of each new
-    /// protocol range. Searches over message size (crossover points of collectives) place extra
-    /// probes around them, because between them the costs are continuous.
-    ///
-    /// Default: none (a model whose costs are continuous in size).
-    fn size_breakpoints(&self) -> Vec<u64> {
-        Vec::new()
-    }
-
-    /// [`p2p`](Self::p2p) of **contiguous** messages as an affine function of their size (or of
-    /// their number of whole words), on the largest range of sizes around `bytes` where it is one
-    /// (a protocol range, a segment of a measured table):
-    ///
-    /// ```text
-    /// p2p(Message::contiguous(b)) = intercept + per_unit · ⌈b / unit⌉     for first <= b <= last
-    /// ```
-    ///
-    /// with `first <= bytes <= last`, equal up to floating-point rounding. Collectives use it to
-    /// sum the `O(log P)` rounds of a doubling or halving algorithm as a geometric series, with
-    /// one call per range instead of one model evaluation per round.
-    ///
-    /// Default: `None` (the model makes no such promise; callers evaluate every size).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use commcost::{CommModel, LogGP, Message, Protocols};
-    ///
-    /// // eager LogGP below 12289 bytes, rendezvous above
-    /// let eager = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
-    /// let rendezvous = LogGP::new(20e-6, 1e-6, 2e-6, 0.5e-9, 2)?;
-    /// let model = Protocols::from_starts(vec![(1, eager), (12289, rendezvous)])?;
-    /// let line = model.p2p_affine(4096).unwrap();
-    /// // the eager range: T(s) = 2o + L + (s - 1) G = (7 µs - G) + G s, for 1 <= s <= 12288
-    /// assert_eq!((line.first, line.last), (1, 12288));
-    /// assert!((line.per_unit - 1e-9).abs() < 1e-21 && line.unit == 1);
-    /// let t = model.p2p(&Message::contiguous(10_000));
-    /// assert!((line.at(10_000) - t).abs() < 1e-15);
-    /// # Ok::<(), commcost::ParameterError>(())
-    /// ```
-    fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
-        let _ = bytes;
-        None
-    }
-
-    /// `true` only if a sender always keeps pace with the network: for **every** message,
-    /// [`send_interval`](Self::send_interval) `<=` [`p2p`](Self::p2p).
-    ///
-    /// Collectives whose processes send in consecutive rounds space those sends by
-    /// `max(T, I)` (a round cannot start before its data arrived, `T` after the previous send,
-    /// nor before the sender may send again, `I` after it); a model that promises `I <= T`
-    /// lets them sum `T` alone in closed form. LogGP keeps pace when `g <= 2o + L`, LogP when
-    /// `max(g, o) <= 2o + L`; a published transport may not (Open MPI over InfiniBand in its
-    /// rendezvous range: `g = 21.39 µs` against a one-message time that starts at `5.96 µs`,
-    /// Hoefler, Lichei & Rehm, IPDPS 2007, Table 2).
-    ///
-    /// Default: `false` (no promise; collectives then add the lags of the rounds, from the
-    /// model's lag lines ([`send_lag_affine`](Self::send_lag_affine)) with one call per size
-    /// range, or by comparing `I` and `T` round by round, `O(log P)` more model calls; exact
-    /// either way).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use commcost::{CommModel, LogGP, Message};
-    /// // g = 2 µs <= 2o + L = 7 µs
-    /// let fast = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
-    /// assert!(fast.sender_keeps_pace());
-    /// // g = 9 µs > 2o + L = 3 µs: two messages cannot leave closer than 9 µs
-    /// let slow = LogGP::new(1e-6, 1e-6, 9e-6, 1e-9, 2)?;
-    /// let m = Message::contiguous(1000);
-    /// assert!(!slow.sender_keeps_pace() && slow.send_interval(&m) > slow.p2p(&m));
-    /// # Ok::<(), commcost::ParameterError>(())
-    /// ```
-    fn sender_keeps_pace(&self) -> bool {
-        false
-    }
-
-    /// How far the sender falls behind the network on **contiguous** messages, on the largest
-    /// range of sizes around `bytes` where it is affine: a line `E(b)` (an [`AffineCost`],
-    /// seconds, may be negative) with
-    ///
-    /// ```text
-    /// max(0, I(b) - T(b) - e) = max(0, E(b) - e)     for first <= b <= last and every e >= 0
-    /// ```
-    ///
-    /// `I` being [`send_interval`](Self::send_interval) and `T` [`p2p`](Self::p2p), equal up to
-    /// floating-point rounding: `E(b) = I(b) - T(b)` wherever that is positive, and `E(b) <= 0`
-    /// wherever it is not. This is the lag `max(0, I - T - op)` that collectives whose
-    /// processes send in consecutive rounds add per round (see
-    /// [`sender_keeps_pace`](Self::sender_keeps_pace)); with a line per range they sum the lags
-    /// of all rounds inside one range without a model call per round. LogGP's lag is the
-    /// constant `max(0, g - 2o - L)` on every size (Alexandrov, Ionescu, Schauser & Scheiman,
-    /// "LogGP", SPAA 1995: `I(s) = max(o, g + (s - 1) G)` against `T(s) = 2o + L + (s - 1) G`),
-    /// LogP's `max(0, max(g, o) - 2o - L)` (`m` words sent `max(g, o)` apart against
-    /// `2o + L + (m - 1) max(g, o)`). pLogP, LogGPO, log_n P and log_3 P describe theirs too
-    /// (each type's documentation derives it).
-    ///
-    /// Default: `None` (the model makes no such promise; callers compare `I` and `T` for every
-    /// round).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use commcost::{CommModel, LogGP, Message};
-    ///
-    /// // g = 9 µs against 2o + L = 3 µs: a sender is 6 µs behind on every size
-    /// let slow = LogGP::new(1e-6, 1e-6, 9e-6, 1e-9, 2)?;
-    /// let line = slow.send_lag_affine(4096).unwrap();
-    /// assert!((line.at(4096) - 6e-6).abs() < 1e-18 && line.per_unit == 0.0);
-    /// let m = Message::contiguous(4096);
-    /// let lag = slow.send_interval(&m) - slow.p2p(&m);
-    /// assert!((lag - line.at(4096)).abs() < 1e-18);
-    /// # Ok::<(), commcost::ParameterError>(())
-    /// ```
-    fn send_lag_affine(&self, bytes: u64) -> Option<AffineCost> {
-        let _ = bytes;
-        None
-    }
-
     /// Messages larger than this many bytes use the model's **rendezvous** protocol, smaller
     /// ones its **eager** protocol, when the model describes both: a rendezvous message
     /// leaves only once its receive is posted and its send completes with the receive. Eager
@@ -240,10 +120,163 @@ pub trait CommModel: Debug + Send + Sync {
     fn rendezvous_above(&self) -> Option<u64> {
         None
     }
+
+    /// The model's piecewise description of its costs ([`PiecewiseCost`]): affine pieces of
+    /// `p2p` and of the sender's lag, the sizes where costs may jump, and whether a sender
+    /// keeps pace with the network. Collectives use it to sum rounds in closed form; every
+    /// cost they compute is the same without it, only slower.
+    ///
+    /// Default: `None`. A model that describes itself returns `Some(self)`; a wrapper forwards
+    /// its inner model's.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, LogGP};
+    ///
+    /// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+    /// let lines = model.piecewise().unwrap();
+    /// assert!(lines.sender_keeps_pace());
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        None
+    }
+}
+
+/// Optional promises of a [`CommModel`] about the shape of its costs, reached through
+/// [`CommModel::piecewise`]. The collectives use them to sum the `O(log P)` rounds of an
+/// algorithm in closed form, with one call per size range instead of one model evaluation per
+/// round.
+///
+/// Every method is a promise about the model's own [`p2p`](CommModel::p2p) and
+/// [`send_interval`](CommModel::send_interval): a wrong one silently changes the costs the
+/// collectives compute, so a model implements only what its formula guarantees. Each default
+/// makes no promise.
+pub trait PiecewiseCost {
+    /// Message sizes (bytes) at which the model's costs may jump: the first size of each new
+    /// protocol range. Searches over message size (crossover points of collectives) place extra
+    /// probes around them, because between them the costs are continuous.
+    ///
+    /// Default: none (a model whose costs are continuous in size).
+    fn size_breakpoints(&self) -> Vec<u64> {
+        Vec::new()
+    }
+
+    /// [`p2p`](CommModel::p2p) of **contiguous** messages as an affine function of their size (or of
+    /// their number of whole words), on the largest range of sizes around `bytes` where it is one
+    /// (a protocol range, a segment of a measured table):
+    ///
+    /// ```text
+    /// p2p(Message::contiguous(b)) = intercept + per_unit · ⌈b / unit⌉     for first <= b <= last
+    /// ```
+    ///
+    /// with `first <= bytes <= last`, equal up to floating-point rounding. Collectives use it to
+    /// sum the `O(log P)` rounds of a doubling or halving algorithm as a geometric series, with
+    /// one call per range instead of one model evaluation per round.
+    ///
+    /// Default: `None` (the model makes no such promise; callers evaluate every size).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, LogGP, Message, PiecewiseCost, Protocols};
+    ///
+    /// // eager LogGP below 12289 bytes, rendezvous above
+    /// let eager = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+    /// let rendezvous = LogGP::new(20e-6, 1e-6, 2e-6, 0.5e-9, 2)?;
+    /// let model = Protocols::from_starts(vec![(1, eager), (12289, rendezvous)])?;
+    /// let line = model.p2p_affine(4096).unwrap();
+    /// // the eager range: T(s) = 2o + L + (s - 1) G = (7 µs - G) + G s, for 1 <= s <= 12288
+    /// assert_eq!((line.first, line.last), (1, 12288));
+    /// assert!((line.per_unit - 1e-9).abs() < 1e-21 && line.unit == 1);
+    /// let t = model.p2p(&Message::contiguous(10_000));
+    /// assert!((line.at(10_000) - t).abs() < 1e-15);
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
+        let _ = bytes;
+        None
+    }
+
+    /// `true` only if a sender always keeps pace with the network: for **every** message,
+    /// [`send_interval`](CommModel::send_interval) `<=` [`p2p`](CommModel::p2p).
+    ///
+    /// Collectives whose processes send in consecutive rounds space those sends by
+    /// `max(T, I)` (a round cannot start before its data arrived, `T` after the previous send,
+    /// nor before the sender may send again, `I` after it); a model that promises `I <= T`
+    /// lets them sum `T` alone in closed form. LogGP keeps pace when `g <= 2o + L`, LogP when
+    /// `max(g, o) <= 2o + L`; a published transport may not (Open MPI over InfiniBand in its
+    /// rendezvous range: `g = 21.39 µs` against a one-message time that starts at `5.96 µs`,
+    /// Hoefler, Lichei & Rehm, IPDPS 2007, Table 2).
+    ///
+    /// Default: `false` (no promise; collectives then add the lags of the rounds, from the
+    /// model's lag lines ([`send_lag_affine`](Self::send_lag_affine)) with one call per size
+    /// range, or by comparing `I` and `T` round by round, `O(log P)` more model calls; exact
+    /// either way).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, LogGP, Message, PiecewiseCost};
+    /// // g = 2 µs <= 2o + L = 7 µs
+    /// let fast = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+    /// assert!(fast.sender_keeps_pace());
+    /// // g = 9 µs > 2o + L = 3 µs: two messages cannot leave closer than 9 µs
+    /// let slow = LogGP::new(1e-6, 1e-6, 9e-6, 1e-9, 2)?;
+    /// let m = Message::contiguous(1000);
+    /// assert!(!slow.sender_keeps_pace() && slow.send_interval(&m) > slow.p2p(&m));
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    fn sender_keeps_pace(&self) -> bool {
+        false
+    }
+
+    /// How far the sender falls behind the network on **contiguous** messages, on the largest
+    /// range of sizes around `bytes` where it is affine: a line `E(b)` (an [`AffineCost`],
+    /// seconds, may be negative) with
+    ///
+    /// ```text
+    /// max(0, I(b) - T(b) - e) = max(0, E(b) - e)     for first <= b <= last and every e >= 0
+    /// ```
+    ///
+    /// `I` being [`send_interval`](CommModel::send_interval) and `T` [`p2p`](CommModel::p2p), equal up to
+    /// floating-point rounding: `E(b) = I(b) - T(b)` wherever that is positive, and `E(b) <= 0`
+    /// wherever it is not. This is the lag `max(0, I - T - op)` that collectives whose
+    /// processes send in consecutive rounds add per round (see
+    /// [`sender_keeps_pace`](Self::sender_keeps_pace)); with a line per range they sum the lags
+    /// of all rounds inside one range without a model call per round. LogGP's lag is the
+    /// constant `max(0, g - 2o - L)` on every size (Alexandrov, Ionescu, Schauser & Scheiman,
+    /// "LogGP", SPAA 1995: `I(s) = max(o, g + (s - 1) G)` against `T(s) = 2o + L + (s - 1) G`),
+    /// LogP's `max(0, max(g, o) - 2o - L)` (`m` words sent `max(g, o)` apart against
+    /// `2o + L + (m - 1) max(g, o)`). pLogP, LogGPO, log_n P and log_3 P describe theirs too
+    /// (each type's documentation derives it).
+    ///
+    /// Default: `None` (the model makes no such promise; callers compare `I` and `T` for every
+    /// round).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::{CommModel, LogGP, Message, PiecewiseCost};
+    ///
+    /// // g = 9 µs against 2o + L = 3 µs: a sender is 6 µs behind on every size
+    /// let slow = LogGP::new(1e-6, 1e-6, 9e-6, 1e-9, 2)?;
+    /// let line = slow.send_lag_affine(4096).unwrap();
+    /// assert!((line.at(4096) - 6e-6).abs() < 1e-18 && line.per_unit == 0.0);
+    /// let m = Message::contiguous(4096);
+    /// let lag = slow.send_interval(&m) - slow.p2p(&m);
+    /// assert!((lag - line.at(4096)).abs() < 1e-18);
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
+    fn send_lag_affine(&self, bytes: u64) -> Option<AffineCost> {
+        let _ = bytes;
+        None
+    }
 }
 
 /// An affine piece of a cost: `intercept + per_unit · ⌈b / unit⌉` for sizes
-/// `first <= b <= last` ([`CommModel::p2p_affine`]); `unit = 1` (a line in bytes) for every model
+/// `first <= b <= last` ([`PiecewiseCost::p2p_affine`]); `unit = 1` (a line in bytes) for every model
 /// but those that count whole words (LogP: `unit = w`).
 ///
 /// # Examples
@@ -424,23 +457,44 @@ macro_rules! forward_comm_model {
             fn quantities(&self, msg: &Message) -> Quantities {
                 (**self).quantities(msg)
             }
-            fn size_breakpoints(&self) -> Vec<u64> {
-                (**self).size_breakpoints()
-            }
-            fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
-                (**self).p2p_affine(bytes)
-            }
-            fn sender_keeps_pace(&self) -> bool {
-                (**self).sender_keeps_pace()
-            }
-            fn send_lag_affine(&self, bytes: u64) -> Option<AffineCost> {
-                (**self).send_lag_affine(bytes)
-            }
             fn rendezvous_above(&self) -> Option<u64> {
                 (**self).rendezvous_above()
+            }
+            fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+                (**self).piecewise()
             }
         }
     )*};
 }
 
 forward_comm_model!(&M, Box<M>, Arc<M>);
+
+/// The [`PiecewiseCost`] promises of a model behind `dyn CommModel`, through
+/// [`CommModel::piecewise`]; each answers as the default of [`PiecewiseCost`] (no promise)
+/// when the model gives no piecewise description.
+impl dyn CommModel + '_ {
+    /// [`PiecewiseCost::size_breakpoints`] of the model, or none.
+    pub fn size_breakpoints(&self) -> Vec<u64> {
+        self.piecewise()
+            .map_or_else(Vec::new, PiecewiseCost::size_breakpoints)
+    }
+
+    /// [`PiecewiseCost::p2p_affine`] of the model, or `None`.
+    #[inline]
+    pub fn p2p_affine(&self, bytes: u64) -> Option<AffineCost> {
+        self.piecewise()?.p2p_affine(bytes)
+    }
+
+    /// [`PiecewiseCost::sender_keeps_pace`] of the model, or `false`.
+    #[inline]
+    pub fn sender_keeps_pace(&self) -> bool {
+        self.piecewise()
+            .is_some_and(PiecewiseCost::sender_keeps_pace)
+    }
+
+    /// [`PiecewiseCost::send_lag_affine`] of the model, or `None`.
+    #[inline]
+    pub fn send_lag_affine(&self, bytes: u64) -> Option<AffineCost> {
+        self.piecewise()?.send_lag_affine(bytes)
+    }
+}

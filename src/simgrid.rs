@@ -34,7 +34,7 @@
 //!
 //! The sizes `0 < b_1 < b_2 < …` cut the size axis into sections `(b_k, b_{k+1}]`: the powers
 //! of two up to [`SmpiOptions::max_bytes`] and, for every protocol switch of the model
-//! ([`CommModel::size_breakpoints`]) at `s`, `s - 1` — so a new protocol range begins a section.
+//! ([`PiecewiseCost::size_breakpoints`](crate::PiecewiseCost::size_breakpoints)) at `s`, `s - 1` — so a new protocol range begins a section.
 //! On each section every quantity is the line through its values at the two ends, `b_k + 1` and
 //! `b_{k+1}`; consecutive sections on the same line (or with the same factor) are written once:
 //!

@@ -22,6 +22,7 @@ mod common;
 
 use std::sync::Arc;
 
+use commcost::PiecewiseCost;
 use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Operator, Problem,
     Reduce, Scan, Scatter,
@@ -782,12 +783,21 @@ impl CommModel for SlopedLag {
     fn p2p(&self, msg: &Message) -> f64 {
         self.a + self.per_byte * msg.bytes() as f64
     }
+
     fn send_interval(&self, msg: &Message) -> f64 {
         self.p2p(msg) + self.line(msg.bytes()).at(msg.bytes())
     }
+
+    fn piecewise(&self) -> Option<&dyn commcost::PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl commcost::PiecewiseCost for SlopedLag {
     fn p2p_affine(&self, _bytes: u64) -> Option<AffineCost> {
         Some(AffineCost::everywhere(self.a, self.per_byte))
     }
+
     fn send_lag_affine(&self, bytes: u64) -> Option<AffineCost> {
         Some(self.line(bytes))
     }

@@ -14,6 +14,7 @@
 
 mod common;
 
+use commcost::PiecewiseCost;
 use commcost::collectives::{Algorithm, Allgather, Allreduce, Operator, Problem};
 use commcost::models::loggpo::Mechanism;
 use commcost::models::loggpo::Progress;

@@ -536,6 +536,13 @@ impl CommModel for ZeroUnitModel {
     fn p2p(&self, msg: &Message) -> f64 {
         1e-6 + 1e-9 * msg.bytes() as f64
     }
+
+    fn piecewise(&self) -> Option<&dyn commcost::PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl commcost::PiecewiseCost for ZeroUnitModel {
     fn p2p_affine(&self, _bytes: u64) -> Option<AffineCost> {
         Some(AffineCost {
             unit: 0,
@@ -606,24 +613,37 @@ impl CommModel for HostileModel {
     fn p2p(&self, _: &Message) -> f64 {
         self.value
     }
+
     fn send_overhead(&self, _: &Message) -> f64 {
         self.value
     }
+
     fn recv_overhead(&self, _: &Message) -> f64 {
         self.value
     }
+
     fn send_interval(&self, _: &Message) -> f64 {
         self.value
     }
+
     fn gap(&self, _: &Message) -> f64 {
         self.value
     }
+
+    fn piecewise(&self) -> Option<&dyn commcost::PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl commcost::PiecewiseCost for HostileModel {
     fn size_breakpoints(&self) -> Vec<u64> {
         vec![0, 1, u64::MAX, 12289]
     }
+
     fn p2p_affine(&self, _: u64) -> Option<AffineCost> {
         self.piece
     }
+
     fn send_lag_affine(&self, _: u64) -> Option<AffineCost> {
         self.piece
     }

@@ -38,6 +38,7 @@
 
 mod common;
 
+use commcost::PiecewiseCost;
 use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Operator, Problem,
     Reduce, Scan, Scatter,

@@ -193,7 +193,7 @@ pub fn run(args: PlotArgs) -> Result<(), Failure> {
                         .map(|&s| (s as f64, m.spec.p2p(&Message::contiguous(s)) * 1e6))
                         .collect(),
                 });
-                for b in m.spec.size_breakpoints() {
+                for b in m.spec.as_model().size_breakpoints() {
                     if (lo..=hi).contains(&b) {
                         switches.push((b as f64, format!("{} protocol switch", m.name)));
                     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use commcost::calibrate::{BenchmarkFitConfig, SeriesKind, fit_loggp_from_benchmarks, parse_osu};
 use commcost::sim::{OpId, OpKind, SimOptions, simulate as run_simulation};
-use commcost::{CommModel, Message, ModelSpec};
+use commcost::{Message, ModelSpec};
 use commcost_capi::core::{self, Choice, Collective, CoreError, Family};
 use numpy::ndarray::ArrayD;
 use numpy::{IntoPyArray, PyArray1, PyArrayDyn, PyArrayMethods};
@@ -368,7 +368,7 @@ impl Model {
 
     /// Sizes at which the model's costs may jump (protocol switches).
     fn size_breakpoints(&self) -> Vec<u64> {
-        self.spec.size_breakpoints()
+        self.spec.as_model().size_breakpoints()
     }
 
     /// The model's name: the preset, the file, `json` or `dict`.

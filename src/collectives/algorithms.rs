@@ -13,9 +13,9 @@ use crate::{AffineCost, CommModel, Quantities};
 pub(super) struct Pieces<'a> {
     model: &'a dyn CommModel,
     problem: &'a Problem,
-    /// Pieces are contiguous messages, so the model's [`CommModel::p2p_affine`] applies.
+    /// Pieces are contiguous messages, so the model's [`PiecewiseCost::p2p_affine`](crate::PiecewiseCost::p2p_affine) applies.
     contiguous: bool,
-    /// The model promises `I <= T` for every message ([`CommModel::sender_keeps_pace`]).
+    /// The model promises `I <= T` for every message ([`PiecewiseCost::sender_keeps_pace`](crate::PiecewiseCost::sender_keeps_pace)).
     keeps_pace: bool,
     /// The last `p2p` evaluated: consecutive rounds often send pieces of the same size (Bruck
     /// at powers of two, halvings that reached one byte), and models are pure.
@@ -24,7 +24,7 @@ pub(super) struct Pieces<'a> {
     /// priced by its line without calling the model.
     first_range: Option<AffineCost>,
     latest_range: Option<AffineCost>,
-    /// The latest lag line the model described ([`CommModel::send_lag_affine`]): a later piece
+    /// The latest lag line the model described ([`PiecewiseCost::send_lag_affine`](crate::PiecewiseCost::send_lag_affine)): a later piece
     /// inside it has its lag without a model call (the sums over rounds walk the pieces in
     /// order, so one line is enough).
     lag_range: Option<AffineCost>,
@@ -74,7 +74,7 @@ impl Pieces<'_> {
         self.model.send_interval(&self.problem.piece(bytes))
     }
 
-    /// The model promises `I <= T` ([`CommModel::sender_keeps_pace`]): every lag is 0.
+    /// The model promises `I <= T` ([`PiecewiseCost::sender_keeps_pace`](crate::PiecewiseCost::sender_keeps_pace)): every lag is 0.
     pub(super) fn keeps_pace(&self) -> bool {
         self.keeps_pace
     }
@@ -84,8 +84,8 @@ impl Pieces<'_> {
     /// round may send again in the next — its sends are at least `I` apart. Rounds of a process
     /// that sends in consecutive rounds are spaced `max(T + extra, I) = T + extra + lag`.
     /// 0 without model calls when the model promises `I <= T`
-    /// ([`CommModel::sender_keeps_pace`]); without a model call when `x` lies in a lag line the
-    /// model already described ([`CommModel::send_lag_affine`], asked for by the sums over
+    /// ([`PiecewiseCost::sender_keeps_pace`](crate::PiecewiseCost::sender_keeps_pace)); without a model call when `x` lies in a lag line the
+    /// model already described ([`PiecewiseCost::send_lag_affine`](crate::PiecewiseCost::send_lag_affine), asked for by the sums over
     /// rounds); else from one `quantities` call (cheaper than asking for a line that a single
     /// lag would not use again).
     pub(super) fn lag(&mut self, bytes: u64, extra: f64) -> f64 {
@@ -106,7 +106,7 @@ impl Pieces<'_> {
         self.lag_range.filter(|a| a.contains(bytes))
     }
 
-    /// The model's lag line ([`CommModel::send_lag_affine`]) around a contiguous piece of
+    /// The model's lag line ([`PiecewiseCost::send_lag_affine`](crate::PiecewiseCost::send_lag_affine)) around a contiguous piece of
     /// `bytes` bytes, if the pieces are contiguous, the model gives one and it holds at `bytes`.
     fn lag_line(&mut self, bytes: u64) -> Option<AffineCost> {
         if !self.contiguous {
@@ -129,7 +129,7 @@ impl Pieces<'_> {
     /// `u64::MAX`).
     ///
     /// Over the rounds whose pieces share one lag line of the model
-    /// ([`CommModel::send_lag_affine`]) that is a constant `E`, the lags are `count · max(0, E)`:
+    /// ([`PiecewiseCost::send_lag_affine`](crate::PiecewiseCost::send_lag_affine)) that is a constant `E`, the lags are `count · max(0, E)`:
     /// one model call per range (none when the model keeps pace); a sloped line is evaluated
     /// round by round without model calls.
     pub(super) fn doubling_lag(&mut self, unit: u64, n: u32) -> f64 {
@@ -221,7 +221,7 @@ impl Pieces<'_> {
         total
     }
     /// `E(x)` with `max(0, I(x) - T(x) - e) = max(0, E(x) - e)` for every `e >= 0`: the
-    /// model's lag line at `x` ([`CommModel::send_lag_affine`], asked for once per range and
+    /// model's lag line at `x` ([`PiecewiseCost::send_lag_affine`](crate::PiecewiseCost::send_lag_affine), asked for once per range and
     /// remembered), else `I(x) - T(x)` from one `quantities` call.
     fn excess(&mut self, bytes: u64) -> f64 {
         if let Some(line) = self.lag_line(bytes) {

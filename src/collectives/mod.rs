@@ -6,7 +6,7 @@
 //! function here names a concrete model. Costs are in seconds; `P = 1` costs 0 and `P = 0` is
 //! [`CollectiveError::NoProcesses`]. All evaluations are `O(1)` or `O(log P)`; for contiguous
 //! messages on a model that describes itself as affine within size ranges
-//! ([`CommModel::p2p_affine`]), the `O(log P)` rounds are summed in closed form with one model
+//! ([`PiecewiseCost::p2p_affine`](crate::PiecewiseCost::p2p_affine)), the `O(log P)` rounds are summed in closed form with one model
 //! call per range.
 //!
 //! Round structures follow R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective
@@ -24,9 +24,9 @@
 //! Rabenseifner, pairwise exchange) cannot start a round's send before its data arrived, `T`
 //! after its previous send (plus the operator), nor before it may send again, `I` after it: its
 //! rounds are spaced `max(T + op, I)`, and every such form adds the lag `max(0, I - T - op)` to
-//! its rounds of `T`. A model that promises `I <= T` ([`CommModel::sender_keeps_pace`]) skips
+//! its rounds of `T`. A model that promises `I <= T` ([`PiecewiseCost::sender_keeps_pace`](crate::PiecewiseCost::sender_keeps_pace)) skips
 //! that comparison; one that describes the lag as a line per size range
-//! ([`CommModel::send_lag_affine`]: LogGP's `g - 2o - L`, LogP's `max(g, o) - 2o - L`, LogGPO's
+//! ([`PiecewiseCost::send_lag_affine`](crate::PiecewiseCost::send_lag_affine): LogGP's `g - 2o - L`, LogP's `max(g, o) - 2o - L`, LogGPO's
 //! `G - L`, pLogP's `o_s(m) - g(m) - L` per table segment) has the
 //! lags of all rounds inside a range summed with one model call; LogGOPS simulation of every
 //! schedule (`commcost::sim`) agrees. Where consecutive rounds carry pieces of different sizes
@@ -78,7 +78,7 @@
 //! * the five quantities are finite and non-negative seconds; NaN, ±inf or negative values
 //!   flow through the sums unchanged (garbage in, garbage out) and [`rank`] orders NaN last
 //!   ([`f64::total_cmp`]);
-//! * a [`CommModel::p2p_affine`] piece is used only when `first <= bytes <= last` for the
+//! * a [`PiecewiseCost::p2p_affine`](crate::PiecewiseCost::p2p_affine) piece is used only when `first <= bytes <= last` for the
 //!   size asked about (else the size is evaluated with `p2p`), and then for every size in its
 //!   range; a `unit` of 0 is read as 1 byte, as [`AffineCost::at`](crate::AffineCost::at)
 //!   does. A piece whose line is not the model's `p2p` on its range changes the costs, not

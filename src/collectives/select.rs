@@ -69,7 +69,7 @@ const PROBES_PER_OCTAVE: f64 = 32.0;
 ///
 /// `a` is "faster" at a size when its cost is strictly below `b`'s. The search probes the range
 /// on a geometric grid (32 probes per doubling) plus, for each of the model's
-/// [`size_breakpoints`](CommModel::size_breakpoints) `b` and each factor `f` by which the
+/// [`size_breakpoints`](crate::PiecewiseCost::size_breakpoints) `b` and each factor `f` by which the
 /// collective scales its internal messages ([`Algorithm::size_factors`]), the sizes around `b / f`
 /// — where a protocol switch inside the collective makes the costs jump. The first probe whose
 /// ranking differs brackets the change; bisection over whole bytes then finds the exact size.

@@ -5,7 +5,7 @@ use crate::error::ParameterError;
 use crate::models::lognp::{Hop, LogNP, SizeCost, StrideCost};
 use crate::table::Table1D;
 use crate::table::Table2D;
-use crate::{CommModel, Message};
+use crate::{CommModel, Message, PiecewiseCost};
 
 /// One stage of a [`CopyTransfer`] chain: a local copy or a transfer across the interconnect.
 ///
@@ -350,6 +350,12 @@ impl CommModel for CopyTransfer {
         }
     }
 
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl PiecewiseCost for CopyTransfer {
     /// A contiguous message costs `Σ startup_i + s Σ_i 1/bw_i` (sequential) or
     /// `Σ startup_i + s max_i 1/bw_i` (pipelined): one line on every size.
     fn p2p_affine(&self, _bytes: u64) -> Option<crate::AffineCost> {

@@ -5,7 +5,7 @@ use super::lognp::{Hop, LogNP, SizeCost, StrideCost};
 use crate::error::ParameterError;
 use crate::table::Table1D;
 use crate::table::Table2D;
-use crate::{CommModel, Message};
+use crate::{CommModel, Message, PiecewiseCost};
 
 /// The three named components of a log_3 P prediction, for "which part dominates" analysis.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -292,6 +292,12 @@ impl CommModel for Log3P {
         self.breakdown(msg).middleware() / 2.0
     }
 
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl PiecewiseCost for Log3P {
     /// Always: the interval is the send overhead `(o_mw + l_mw) / 2` (the trait's default), at
     /// most `T = o_mw + l_mw + o_net` with every term non-negative (Cameron, Ge & Sun, IEEE TC
     /// 2007, eq. (5)-(6)); halving and adding non-negative numbers keep that order in floating

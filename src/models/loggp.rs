@@ -1,7 +1,7 @@
 //! LogGP (Alexandrov et al. 1995): LogP plus a gap per byte for long messages.
 
 use crate::error::ParameterError;
-use crate::{AffineCost, CommModel, Message};
+use crate::{AffineCost, CommModel, Message, PiecewiseCost};
 
 /// The LogGP model: LogP with a per-byte gap `G` for long messages.
 ///
@@ -175,14 +175,20 @@ impl CommModel for LogGP {
         self.overhead.max(self.cumulative_gap(msg.bytes()))
     }
 
-    /// `g <= 2o + L`: then `max(o, g + (s - 1) G) <= 2o + L + (s - 1) G` for every `s`.
-    fn sender_keeps_pace(&self) -> bool {
-        self.gap <= 2.0 * self.overhead + self.latency
-    }
-
     /// `g`.
     fn gap(&self, _msg: &Message) -> f64 {
         self.gap
+    }
+
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl PiecewiseCost for LogGP {
+    /// `g <= 2o + L`: then `max(o, g + (s - 1) G) <= 2o + L + (s - 1) G` for every `s`.
+    fn sender_keeps_pace(&self) -> bool {
+        self.gap <= 2.0 * self.overhead + self.latency
     }
 
     /// `T(s) = (2o + L - G) + G s` for `s >= 1`; the 0-byte message `2o + L` on its own.

@@ -3,7 +3,7 @@
 use crate::error::ParameterError;
 use crate::table::Table1D;
 use crate::table::Table2D;
-use crate::{CommModel, LogGP, LogP, Message, Pram};
+use crate::{CommModel, LogGP, LogP, Message, PiecewiseCost, Pram};
 
 /// The cost of one hop as a function of the message size `s` (bytes): the unit-stride cost
 /// `o_i(s)` or the gap `g_i(s)` of a log_n P hop.
@@ -126,7 +126,7 @@ impl SizeCost {
     }
 
     /// The cost as an affine function of the size on the sizes around `bytes` where it is one
-    /// (see [`CommModel::p2p_affine`]): a table's segment (while its line stays non-negative,
+    /// (see [`PiecewiseCost::p2p_affine`]): a table's segment (while its line stays non-negative,
     /// as [`eval`](Self::eval) clamps), a single rate, LogGP's long-message line, a constant
     /// per-byte rate, LogP's word staircase (a line in whole words). `None` for a per-byte table
     /// of several points (`s · t(s)` is quadratic in a segment).
@@ -544,6 +544,12 @@ impl CommModel for LogNP {
             .fold(0.0, f64::max)
     }
 
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl PiecewiseCost for LogNP {
     /// Always: the interval is the slowest hop, `max_i c_i`, and `T = Σ_i c_i` sums the same
     /// hop costs `c_i = max(o_i, g_i) + l_i`, none negative (Cameron, Ge & Sun, IEEE TC 2007,
     /// eq. (1)), so `I <= T` for every message, gapped or not, strided or not. In floating

@@ -1,7 +1,7 @@
 //! LogP (Culler et al. 1993): latency, overhead, gap, processors, fixed small-message size.
 
 use crate::error::ParameterError;
-use crate::{CommModel, Message};
+use crate::{CommModel, Message, PiecewiseCost};
 
 /// The LogP model: a network that carries fixed-size small messages of `w` bytes.
 ///
@@ -156,15 +156,21 @@ impl CommModel for LogP {
         self.words(msg.bytes()) as f64 * self.injection_interval()
     }
 
+    /// `g`.
+    fn gap(&self, _msg: &Message) -> f64 {
+        self.gap
+    }
+
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl PiecewiseCost for LogP {
     /// `max(g, o) <= 2o + L`: then `m max(g, o) <= 2o + L + (m - 1) max(g, o)` for every
     /// number of words `m`.
     fn sender_keeps_pace(&self) -> bool {
         self.injection_interval() <= 2.0 * self.overhead + self.latency
-    }
-
-    /// `g`.
-    fn gap(&self, _msg: &Message) -> f64 {
-        self.gap
     }
 
     /// `T = (2o + L - I) + I ⌈B / w⌉` in words of `w` bytes for `B >= 1` (`I = max(g, o)`); the

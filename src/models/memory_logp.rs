@@ -6,7 +6,7 @@ use crate::mlines::vector_lines;
 use crate::models::lognp::{Hop, LogNP, SizeCost, StrideCost};
 use crate::table::Table1D;
 use crate::table::Table2D;
-use crate::{CommModel, LogP, Message};
+use crate::{CommModel, LogP, Message, PiecewiseCost};
 
 /// memory logP: per-byte overhead `o` of contiguous data and per-byte effective latency
 /// `l(s, d)` of strided data, for memory communication (copy, pack, unpack).
@@ -217,6 +217,12 @@ impl CommModel for MemoryLogP {
         self.p2p(msg)
     }
 
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl PiecewiseCost for MemoryLogP {
     /// A contiguous copy pays the interpolated `s o(s)` alone: the segment of that table.
     fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
         self.overhead_cost.affine_piece(bytes)

@@ -2,7 +2,7 @@
 
 use crate::error::ParameterError;
 use crate::mlines::lines_touched;
-use crate::{CommModel, Message};
+use crate::{CommModel, Message, PiecewiseCost};
 
 /// The Mlines point-to-point model: a message costs a fixed amount, an amount per byte and an
 /// amount per unique memory line its bytes touch.
@@ -144,6 +144,12 @@ impl CommModel for MlinesModel {
         self.p2p(msg)
     }
 
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl PiecewiseCost for MlinesModel {
     /// `I = T` for every message (the interval is the whole cost): the rounds of a collective
     /// are spaced `T` apart without a lag.
     fn sender_keeps_pace(&self) -> bool {

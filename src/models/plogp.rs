@@ -2,7 +2,7 @@
 
 use crate::error::ParameterError;
 use crate::table::Table1D;
-use crate::{AffineCost, CommModel, Message};
+use crate::{AffineCost, CommModel, Message, PiecewiseCost};
 
 /// The parameterised LogP model: a latency `L` and, per message size `m`, a send overhead
 /// `o_s(m)`, a receive overhead `o_r(m)` and a gap `g(m)`, each a measured function of the size
@@ -67,7 +67,7 @@ pub struct PLogP {
     gap: Table1D,
     processors: u64,
     /// Whether `max(g(m), o_s(m)) <= L + g(m)` on every size, worked out once by
-    /// [`new`](Self::new) from the lag lines ([`CommModel::sender_keeps_pace`]); derived from
+    /// [`new`](Self::new) from the lag lines ([`PiecewiseCost::sender_keeps_pace`](crate::PiecewiseCost::sender_keeps_pace)); derived from
     /// the fields above, so not serialised.
     #[cfg_attr(feature = "serde", serde(skip_serializing))]
     keeps_pace: bool,
@@ -174,7 +174,7 @@ impl PLogP {
 }
 
 impl PLogP {
-    /// The lag `E(m)` ([`CommModel::send_lag_affine`]) on the sizes around `bytes` where the
+    /// The lag `E(m)` ([`PiecewiseCost::send_lag_affine`](crate::PiecewiseCost::send_lag_affine)) on the sizes around `bytes` where the
     /// segments of `g` and `o_s` that hold `bytes` both apply and `g(m)` keeps one sign.
     ///
     /// `I(m) - T(m) = max(g⁺, o_s⁺) - L - g⁺ = max(0, o_s⁺ - g⁺) - L` with `x⁺ = max(0, x)`
@@ -288,6 +288,12 @@ impl CommModel for PLogP {
         0.0
     }
 
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl PiecewiseCost for PLogP {
     /// `o_s(m) <= L + g(m)` on every size (`max(g(m), o_s(m)) <= L + g(m)`, with the tables'
     /// values clamped at 0 as everywhere): decided once at construction, exactly, from the lag
     /// lines ([`send_lag_affine`](Self::send_lag_affine)) — a line is `<= 0` on its range

@@ -1,7 +1,7 @@
 //! PRAM: every communication costs one unit.
 
 use crate::error::ParameterError;
-use crate::{CommModel, Message};
+use crate::{CommModel, Message, PiecewiseCost};
 
 /// The PRAM model: every communication, whatever its size or layout, costs one unit.
 ///
@@ -82,6 +82,12 @@ impl CommModel for Pram {
         self.unit_cost
     }
 
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl PiecewiseCost for Pram {
     /// The constant `unit_cost` on every size.
     fn p2p_affine(&self, _bytes: u64) -> Option<crate::AffineCost> {
         Some(crate::AffineCost::everywhere(self.unit_cost, 0.0))

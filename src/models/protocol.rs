@@ -1,7 +1,7 @@
 //! A transport as a sequence of size ranges, each with its own model (eager / rendezvous, ...).
 
 use crate::error::ParameterError;
-use crate::{CommModel, Message};
+use crate::{CommModel, Message, PiecewiseCost};
 
 /// One size range `[start, end)` of a [`Protocols`] model and the model used inside it.
 ///
@@ -259,28 +259,49 @@ impl<M: CommModel> CommModel for Protocols<M> {
     fn p2p(&self, msg: &Message) -> f64 {
         self.model_for(msg.bytes()).p2p(msg)
     }
+
     fn send_overhead(&self, msg: &Message) -> f64 {
         self.model_for(msg.bytes()).send_overhead(msg)
     }
+
     fn recv_overhead(&self, msg: &Message) -> f64 {
         self.model_for(msg.bytes()).recv_overhead(msg)
     }
+
     fn send_interval(&self, msg: &Message) -> f64 {
         self.model_for(msg.bytes()).send_interval(msg)
     }
+
     fn gap(&self, msg: &Message) -> f64 {
         self.model_for(msg.bytes()).gap(msg)
     }
+
     /// One range lookup for all five quantities.
     fn quantities(&self, msg: &Message) -> crate::Quantities {
         self.model_for(msg.bytes()).quantities(msg)
     }
+
+    /// As stated with [`with_rendezvous_above`](Protocols::with_rendezvous_above).
+    fn rendezvous_above(&self) -> Option<u64> {
+        self.rendezvous_above
+    }
+
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl<M: CommModel> PiecewiseCost for Protocols<M> {
     /// Every range's model keeps pace.
     fn sender_keeps_pace(&self) -> bool {
-        self.ranges
-            .iter()
-            .all(|range| range.model.sender_keeps_pace())
+        self.ranges.iter().all(|range| {
+            range
+                .model
+                .piecewise()
+                .is_some_and(PiecewiseCost::sender_keeps_pace)
+        })
     }
+
     /// Every switch point, and the breakpoints of each range's model inside its range.
     fn size_breakpoints(&self) -> Vec<u64> {
         let mut points: Vec<u64> = self.switch_points().collect();
@@ -288,7 +309,9 @@ impl<M: CommModel> CommModel for Protocols<M> {
             points.extend(
                 range
                     .model
-                    .size_breakpoints()
+                    .piecewise()
+                    .map(PiecewiseCost::size_breakpoints)
+                    .unwrap_or_default()
                     .into_iter()
                     .filter(|&b| range.contains(b)),
             );
@@ -297,23 +320,24 @@ impl<M: CommModel> CommModel for Protocols<M> {
         points.dedup();
         points
     }
+
     /// The range's model's affine piece, cut to the range (the first range also holds the
     /// sizes below its start).
     #[inline]
     fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
         let (model, first, last) = self.sizes_around(bytes);
-        model.p2p_affine(bytes)?.within(first, last)
+        model.piecewise()?.p2p_affine(bytes)?.within(first, last)
     }
+
     /// The range's model's lag line, cut to the range (as [`p2p_affine`](Self::p2p_affine)):
     /// inside one range all five quantities are that model's.
     #[inline]
     fn send_lag_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
         let (model, first, last) = self.sizes_around(bytes);
-        model.send_lag_affine(bytes)?.within(first, last)
-    }
-    /// As stated with [`with_rendezvous_above`](Protocols::with_rendezvous_above).
-    fn rendezvous_above(&self) -> Option<u64> {
-        self.rendezvous_above
+        model
+            .piecewise()?
+            .send_lag_affine(bytes)?
+            .within(first, last)
     }
 }
 

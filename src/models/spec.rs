@@ -174,20 +174,11 @@ impl CommModel for ModelSpec {
     fn quantities(&self, msg: &Message) -> crate::Quantities {
         self.as_model().quantities(msg)
     }
-    fn size_breakpoints(&self) -> Vec<u64> {
-        self.as_model().size_breakpoints()
-    }
-    fn p2p_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
-        self.as_model().p2p_affine(bytes)
-    }
-    fn sender_keeps_pace(&self) -> bool {
-        self.as_model().sender_keeps_pace()
-    }
-    fn send_lag_affine(&self, bytes: u64) -> Option<crate::AffineCost> {
-        self.as_model().send_lag_affine(bytes)
-    }
     fn rendezvous_above(&self) -> Option<u64> {
         self.as_model().rendezvous_above()
+    }
+    fn piecewise(&self) -> Option<&dyn crate::PiecewiseCost> {
+        self.as_model().piecewise()
     }
 }
 

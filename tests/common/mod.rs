@@ -170,21 +170,33 @@ impl commcost::CommModel for Forwarding<'_> {
     fn p2p(&self, msg: &commcost::Message) -> f64 {
         self.model.p2p(msg)
     }
+
     fn send_overhead(&self, msg: &commcost::Message) -> f64 {
         self.model.send_overhead(msg)
     }
+
     fn recv_overhead(&self, msg: &commcost::Message) -> f64 {
         self.model.recv_overhead(msg)
     }
+
     fn send_interval(&self, msg: &commcost::Message) -> f64 {
         self.model.send_interval(msg)
     }
+
     fn gap(&self, msg: &commcost::Message) -> f64 {
         self.model.gap(msg)
     }
+
     fn quantities(&self, msg: &commcost::Message) -> commcost::Quantities {
         self.model.quantities(msg)
     }
+
+    fn piecewise(&self) -> Option<&dyn commcost::PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl commcost::PiecewiseCost for Forwarding<'_> {
     fn size_breakpoints(&self) -> Vec<u64> {
         if self.affine {
             self.model.size_breakpoints()
@@ -192,12 +204,15 @@ impl commcost::CommModel for Forwarding<'_> {
             Vec::new()
         }
     }
+
     fn p2p_affine(&self, bytes: u64) -> Option<commcost::AffineCost> {
         self.affine.then(|| self.model.p2p_affine(bytes)).flatten()
     }
+
     fn sender_keeps_pace(&self) -> bool {
         self.keeps_pace && self.model.sender_keeps_pace()
     }
+
     fn send_lag_affine(&self, bytes: u64) -> Option<commcost::AffineCost> {
         self.lag_lines
             .then(|| self.model.send_lag_affine(bytes))

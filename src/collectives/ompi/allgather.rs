@@ -23,7 +23,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 ///
 /// Bruck, recursive doubling and ring as in Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005;
 /// neighbor exchange after Chen et al. as in `coll_base_allgather.c`. `lag(x) = max(0, I(x) -
-/// T(x))` (0 when the sender keeps pace, [`CommModel::sender_keeps_pace`]): a process sending in
+/// T(x))` (0 when the sender keeps pace, [`PiecewiseCost::sender_keeps_pace`](crate::PiecewiseCost::sender_keeps_pace)): a process sending in
 /// consecutive rounds sends them `max(T, I)` apart, and its receiving NIC takes the next piece
 /// in for that piece's interval after the previous one, so that round `k + 1` follows round `k`
 /// by `T(x_{k+1}) + max(lag(x_{k+1}), min_{j<=k} lag(x_j))` (see

@@ -31,7 +31,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// [`Allreduce`](crate::collectives::Allreduce)); Rabenseifner's as Open MPI folds the
 /// `P - 2^h'` extra processes in (each pair exchanges halves, reduces its half, and the odd one
 /// sends its half back); the fallbacks are Open MPI's. `lag(x, e) = max(0, I(x) - T(x) - e)`
-/// (0 when the sender keeps pace, [`CommModel::sender_keeps_pace`]): a process sending in
+/// (0 when the sender keeps pace, [`PiecewiseCost::sender_keeps_pace`](crate::PiecewiseCost::sender_keeps_pace)): a process sending in
 /// consecutive rounds sends them `max(T + e, I)` apart — Rabenseifner's after every
 /// reduce-scatter round and every allgather round but the last, as the crate's
 /// [`Allreduce`](crate::collectives::Allreduce).

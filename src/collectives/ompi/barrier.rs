@@ -12,7 +12,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// # Formula
 ///
 /// With `T = T(0)`, `I = I(0)`, `or = or(0)` (empty messages), `lag = max(0, I - T)` (0 when
-/// the sender keeps pace, [`CommModel::sender_keeps_pace`]: a process's consecutive sends are
+/// the sender keeps pace, [`PiecewiseCost::sender_keeps_pace`](crate::PiecewiseCost::sender_keeps_pace): a process's consecutive sends are
 /// `max(T, I)` apart):
 ///
 /// | ID | variant | cost |

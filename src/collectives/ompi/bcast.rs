@@ -34,7 +34,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// (h - 1) g(c)`. Algorithm 8's recursive doubling on `P` not a power of two also forwards the
 /// blocks of the missing partners by recursive halving; that forwarding is not priced.
 /// `lag(x) = max(0, I(x) - T(x))`: when the sender cannot keep pace
-/// ([`CommModel::sender_keeps_pace`]) a process that sends in consecutive allgather rounds
+/// ([`PiecewiseCost::sender_keeps_pace`](crate::PiecewiseCost::sender_keeps_pace)) a process that sends in consecutive allgather rounds
 /// sends them `max(T, I)` apart (8: `lag(c) + Σ_{k<h-1} lag(c 2^k)`).
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),

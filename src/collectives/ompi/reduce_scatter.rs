@@ -21,7 +21,7 @@ use crate::error::{AlgorithmParseError, CollectiveError};
 /// | 4 | `Butterfly` | as `RecursiveHalving` (same rounds and pieces) |
 ///
 /// Recursive halving as in Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005. `lag(x, e) =
-/// max(0, I(x) - T(x) - e)` (0 when the sender keeps pace, [`CommModel::sender_keeps_pace`]):
+/// max(0, I(x) - T(x) - e)` (0 when the sender keeps pace, [`PiecewiseCost::sender_keeps_pace`](crate::PiecewiseCost::sender_keeps_pace)):
 /// a process sending in consecutive rounds sends them `max(T + e, I)` apart.
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),

@@ -6,7 +6,7 @@ use crate::error::ParameterError;
 mod timeline;
 
 use crate::table::Table1D;
-use crate::{AffineCost, CommModel, Message};
+use crate::{AffineCost, CommModel, Message, PiecewiseCost};
 use timeline::overlap_ratio;
 pub use timeline::{Overlap, ProtocolKind, RendezvousCase, Timeline, TimelineError};
 
@@ -500,6 +500,12 @@ impl CommModel for LogGpo {
         (overlap.total - self.latency + self.gap_per_byte).max(overlap.send_overhead)
     }
 
+    fn piecewise(&self) -> Option<&dyn PiecewiseCost> {
+        Some(self)
+    }
+}
+
+impl PiecewiseCost for LogGpo {
     /// `G <= L`: the lag `I - T` is `G - L` on every size (see
     /// [`send_lag_affine`](Self::send_lag_affine)), so the sender keeps pace exactly when the
     /// time per byte does not exceed the latency — the usual case (`G` is nanoseconds per byte,
