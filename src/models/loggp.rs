@@ -44,7 +44,7 @@ use crate::{AffineCost, CommModel, Message, PiecewiseCost};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "LogGPFields")
+    serde(try_from = "LogGPParams", into = "LogGPParams")
 )]
 pub struct LogGP {
     latency: f64,
@@ -52,25 +52,6 @@ pub struct LogGP {
     gap: f64,
     gap_per_byte: f64,
     processors: u64,
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LogGPFields {
-    latency: f64,
-    overhead: f64,
-    gap: f64,
-    gap_per_byte: f64,
-    processors: u64,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<LogGPFields> for LogGP {
-    type Error = ParameterError;
-    fn try_from(f: LogGPFields) -> Result<Self, Self::Error> {
-        LogGP::new(f.latency, f.overhead, f.gap, f.gap_per_byte, f.processors)
-    }
 }
 
 impl LogGP {
@@ -214,8 +195,9 @@ impl PiecewiseCost for LogGP {
     }
 }
 
-/// LogGP's parameters by name, for [`LogGP::from_params`] (seconds), [`LogGP::from_micros`]
-/// and [`LogGP::from_nanos`]: no way to swap `g` and `G` by position.
+/// LogGP's parameters by name, for [`LogGP::from_params`] (seconds) and [`LogGP::from_micros`]:
+/// no way to swap `g` and `G` by position. With the `serde` feature this is the form a
+/// [`LogGP`] is stored in.
 ///
 /// # Examples
 ///
@@ -234,6 +216,11 @@ impl PiecewiseCost for LogGP {
 /// # Ok::<(), commcost::ParameterError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LogGPParams {
     /// `L`: wire latency.
     pub latency: f64,
@@ -303,15 +290,6 @@ impl LogGP {
         Self::from_params(params.scaled(1e-6))
     }
 
-    /// Builds LogGP from named parameters in nanoseconds (and ns per byte).
-    ///
-    /// # Errors
-    ///
-    /// As [`new`](Self::new).
-    pub fn from_nanos(params: LogGPParams) -> Result<Self, ParameterError> {
-        Self::from_params(params.scaled(1e-9))
-    }
-
     /// The parameters by name, in seconds.
     #[must_use]
     pub fn params(&self) -> LogGPParams {
@@ -321,6 +299,19 @@ impl LogGP {
             gap: self.gap,
             gap_per_byte: self.gap_per_byte,
             processors: self.processors,
+        }
+    }
+}
+
+impl From<LogGP> for LogGPParams {
+    /// The parameters by name (the form `LogGP` is stored in).
+    fn from(m: LogGP) -> Self {
+        Self {
+            latency: m.latency,
+            overhead: m.overhead,
+            gap: m.gap,
+            gap_per_byte: m.gap_per_byte,
+            processors: m.processors,
         }
     }
 }

@@ -42,7 +42,7 @@ use crate::{CommModel, Message, PiecewiseCost};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "LogPFields")
+    serde(try_from = "LogPParams", into = "LogPParams")
 )]
 pub struct LogP {
     latency: f64,
@@ -50,25 +50,6 @@ pub struct LogP {
     gap: f64,
     processors: u64,
     word_bytes: u64,
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LogPFields {
-    latency: f64,
-    overhead: f64,
-    gap: f64,
-    processors: u64,
-    word_bytes: u64,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<LogPFields> for LogP {
-    type Error = ParameterError;
-    fn try_from(f: LogPFields) -> Result<Self, Self::Error> {
-        LogP::new(f.latency, f.overhead, f.gap, f.processors, f.word_bytes)
-    }
 }
 
 impl LogP {
@@ -210,6 +191,11 @@ impl PiecewiseCost for LogP {
 /// # Ok::<(), commcost::ParameterError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LogPParams {
     /// `L`: wire latency of a word-sized message.
     pub latency: f64,
@@ -261,6 +247,19 @@ impl LogP {
             gap: params.gap * 1e-6,
             ..params
         })
+    }
+}
+
+impl From<LogP> for LogPParams {
+    /// The parameters by name (the form `LogP` is stored in).
+    fn from(m: LogP) -> Self {
+        Self {
+            latency: m.latency,
+            overhead: m.overhead,
+            gap: m.gap,
+            processors: m.processors,
+            word_bytes: m.word_bytes,
+        }
     }
 }
 

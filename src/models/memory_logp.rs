@@ -58,7 +58,7 @@ use crate::{CommModel, LogP, Message, PiecewiseCost};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "MemoryLogPFields")
+    serde(try_from = "MemoryLogPParams", into = "MemoryLogPParams")
 )]
 pub struct MemoryLogP {
     overhead_per_byte: Table1D,
@@ -71,29 +71,6 @@ pub struct MemoryLogP {
     /// `s · l(s, d)` as it is evaluated (derived from `latency_per_byte`).
     #[cfg_attr(feature = "serde", serde(skip_serializing))]
     latency_cost: Option<StrideCost>,
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MemoryLogPFields {
-    overhead_per_byte: Table1D,
-    latency_per_byte: Option<Table2D>,
-    word_bytes: u64,
-    unit_stride: u64,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<MemoryLogPFields> for MemoryLogP {
-    type Error = ParameterError;
-    fn try_from(f: MemoryLogPFields) -> Result<Self, Self::Error> {
-        MemoryLogP::new(
-            f.overhead_per_byte,
-            f.latency_per_byte,
-            f.word_bytes,
-            f.unit_stride,
-        )
-    }
 }
 
 impl MemoryLogP {
@@ -556,6 +533,11 @@ impl CacheHierarchy {
 /// # Ok::<(), commcost::ParameterError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct MemoryLogPParams {
     /// `o(s)`: copy overhead per byte by size (seconds per byte).
     pub overhead_per_byte: Table1D,
@@ -580,5 +562,25 @@ impl MemoryLogP {
             params.word_bytes,
             params.unit_stride,
         )
+    }
+}
+
+impl From<MemoryLogP> for MemoryLogPParams {
+    /// The parameters by name (the form `MemoryLogP` is stored in).
+    fn from(m: MemoryLogP) -> Self {
+        Self {
+            overhead_per_byte: m.overhead_per_byte,
+            latency_per_byte: m.latency_per_byte,
+            word_bytes: m.word_bytes,
+            unit_stride: m.unit_stride,
+        }
+    }
+}
+
+impl TryFrom<MemoryLogPParams> for MemoryLogP {
+    type Error = ParameterError;
+    /// As [`MemoryLogP::from_params`].
+    fn try_from(params: MemoryLogPParams) -> Result<Self, Self::Error> {
+        Self::from_params(params)
     }
 }

@@ -43,31 +43,13 @@ use crate::{CommModel, Message, PiecewiseCost};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "MlinesModelFields")
+    serde(try_from = "MlinesParams", into = "MlinesParams")
 )]
 pub struct MlinesModel {
     per_message: f64,
     per_byte: f64,
     per_line: f64,
     line_bytes: u64,
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MlinesModelFields {
-    per_message: f64,
-    per_byte: f64,
-    per_line: f64,
-    line_bytes: u64,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<MlinesModelFields> for MlinesModel {
-    type Error = ParameterError;
-    fn try_from(f: MlinesModelFields) -> Result<Self, Self::Error> {
-        MlinesModel::new(f.per_message, f.per_byte, f.per_line, f.line_bytes)
-    }
 }
 
 impl MlinesModel {
@@ -169,6 +151,11 @@ impl PiecewiseCost for MlinesModel {
 /// # Ok::<(), commcost::ParameterError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct MlinesParams {
     /// `α`: seconds per message.
     pub per_message: f64,
@@ -193,6 +180,18 @@ impl MlinesModel {
             params.per_line,
             params.line_bytes,
         )
+    }
+}
+
+impl From<MlinesModel> for MlinesParams {
+    /// The parameters by name (the form `MlinesModel` is stored in).
+    fn from(m: MlinesModel) -> Self {
+        Self {
+            per_message: m.per_message,
+            per_byte: m.per_byte,
+            per_line: m.per_line,
+            line_bytes: m.line_bytes,
+        }
     }
 }
 

@@ -122,7 +122,7 @@ impl Mechanism {
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "LogGpoFields")
+    serde(try_from = "LogGpoParams", into = "LogGpoParams")
 )]
 pub struct LogGpo {
     latency: f64,
@@ -134,39 +134,6 @@ pub struct LogGpo {
     control_overhead: f64,
     init_overhead: Table1D,
     copy_overhead: Table1D,
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LogGpoFields {
-    latency: f64,
-    gap_per_byte: f64,
-    eager_limit: u64,
-    progress: Progress,
-    eager_mechanism: Mechanism,
-    rendezvous_mechanism: Mechanism,
-    control_overhead: f64,
-    init_overhead: Table1D,
-    copy_overhead: Table1D,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<LogGpoFields> for LogGpo {
-    type Error = ParameterError;
-    fn try_from(f: LogGpoFields) -> Result<Self, Self::Error> {
-        LogGpo::new(
-            f.latency,
-            f.gap_per_byte,
-            f.eager_limit,
-            f.progress,
-            f.eager_mechanism,
-            f.rendezvous_mechanism,
-            f.control_overhead,
-            f.init_overhead,
-            f.copy_overhead,
-        )
-    }
 }
 
 impl LogGpo {
@@ -610,6 +577,11 @@ impl PiecewiseCost for LogGpo {
 /// # Ok::<(), commcost::ParameterError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LogGpoParams {
     /// `L`, seconds.
     pub latency: f64,
@@ -649,5 +621,30 @@ impl LogGpo {
             params.init_overhead,
             params.copy_overhead,
         )
+    }
+}
+
+impl From<LogGpo> for LogGpoParams {
+    /// The parameters by name (the form `LogGpo` is stored in).
+    fn from(m: LogGpo) -> Self {
+        Self {
+            latency: m.latency,
+            gap_per_byte: m.gap_per_byte,
+            eager_limit: m.eager_limit,
+            progress: m.progress,
+            eager_mechanism: m.eager_mechanism,
+            rendezvous_mechanism: m.rendezvous_mechanism,
+            control_overhead: m.control_overhead,
+            init_overhead: m.init_overhead,
+            copy_overhead: m.copy_overhead,
+        }
+    }
+}
+
+impl TryFrom<LogGpoParams> for LogGpo {
+    type Error = ParameterError;
+    /// As [`LogGpo::from_params`].
+    fn try_from(params: LogGpoParams) -> Result<Self, Self::Error> {
+        Self::from_params(params)
     }
 }
