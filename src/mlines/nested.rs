@@ -1,6 +1,7 @@
 //! Planes of vector blocks: the memory lines of a 3-D subarray.
 
-use super::{LinesError, binary_gcd, floor_sum_difference_u64, floor_sum_nonzero, vector_lines};
+use super::period::{binary_gcd, floor_sum_difference_u64};
+use super::{LinesError, floor_sum_nonzero, vector_lines};
 
 /// A 3-D subarray: `planes` planes whose starts are `plane_stride` bytes apart, each holding
 /// `rows` blocks of `block` bytes whose starts are `row_stride` bytes apart; the first byte is
