@@ -13,7 +13,7 @@ use crate::error::ParameterError;
 /// f(s, d) = (1 - u) f_j(s) + u f_{j+1}(s)
 /// ```
 ///
-/// where `f_j(s)` is the stride-`d_j` column interpolated in `s` as [`Table1D`] does (linear,
+/// where `f_j(s)` is the stride-`d_j` column interpolated in `s` as [`Table1D`](super::Table1D) does (linear,
 /// extrapolated). Outside the stride grid `d` is clamped to the first / last stride.
 ///
 /// # Examples
