@@ -213,29 +213,12 @@ pub enum Composition {
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "CopyTransferFields")
+    serde(try_from = "CopyTransferParams", into = "CopyTransferParams")
 )]
 pub struct CopyTransfer {
     stages: Vec<Stage>,
     composition: Composition,
     unit_stride: u64,
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CopyTransferFields {
-    stages: Vec<Stage>,
-    composition: Composition,
-    unit_stride: u64,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<CopyTransferFields> for CopyTransfer {
-    type Error = ParameterError;
-    fn try_from(f: CopyTransferFields) -> Result<Self, Self::Error> {
-        CopyTransfer::new(f.stages, f.composition, f.unit_stride)
-    }
 }
 
 impl CopyTransfer {
@@ -468,4 +451,51 @@ fn pipelined_hop(m: &CopyTransfer) -> Hop {
     points.dedup();
     let extra = points.iter().map(|&d| envelope(d) - contiguous).collect();
     hop.with_strided(per_byte_extra(points, extra))
+}
+
+/// The copy-transfer model's parameters by name, for [`CopyTransfer::from_params`]; with the
+/// `serde` feature the form a [`CopyTransfer`] is stored in.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct CopyTransferParams {
+    /// The copies and transfers, in order.
+    pub stages: Vec<Stage>,
+    /// How the stages combine.
+    pub composition: Composition,
+    /// Unit stride in bytes: messages whose stride is at or below it pay no strided cost.
+    pub unit_stride: u64,
+}
+
+impl CopyTransfer {
+    /// Builds the model from its parameters by name (the form it is stored in).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub fn from_params(params: CopyTransferParams) -> Result<Self, ParameterError> {
+        Self::new(params.stages, params.composition, params.unit_stride)
+    }
+}
+
+impl TryFrom<CopyTransferParams> for CopyTransfer {
+    type Error = ParameterError;
+    /// As [`CopyTransfer::from_params`].
+    fn try_from(params: CopyTransferParams) -> Result<Self, Self::Error> {
+        Self::from_params(params)
+    }
+}
+
+impl From<CopyTransfer> for CopyTransferParams {
+    /// The parameters by name.
+    fn from(m: CopyTransfer) -> Self {
+        Self {
+            stages: m.stages,
+            composition: m.composition,
+            unit_stride: m.unit_stride,
+        }
+    }
 }

@@ -65,36 +65,13 @@ impl Log3PBreakdown {
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "Log3PFields")
+    serde(try_from = "Log3PParams", into = "Log3PParams")
 )]
 pub struct Log3P {
     middleware_overhead: Table1D,
     middleware_latency: Table2D,
     network_overhead: Table1D,
     unit_stride: u64,
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Log3PFields {
-    middleware_overhead: Table1D,
-    middleware_latency: Table2D,
-    network_overhead: Table1D,
-    unit_stride: u64,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<Log3PFields> for Log3P {
-    type Error = ParameterError;
-    fn try_from(f: Log3PFields) -> Result<Self, Self::Error> {
-        Log3P::new(
-            f.middleware_overhead,
-            f.middleware_latency,
-            f.network_overhead,
-            f.unit_stride,
-        )
-    }
 }
 
 impl Log3P {
@@ -405,5 +382,60 @@ impl Log3P {
             network_overhead: point.network_overhead * 1e-6,
             ..point
         })
+    }
+}
+
+/// log_3 P's parameters by name, for [`Log3P::from_params`]; with the `serde` feature the form a
+/// [`Log3P`] is stored in.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct Log3PParams {
+    /// `o_mw(s)`: middleware overhead by size, seconds.
+    pub middleware_overhead: Table1D,
+    /// `l_mw(s, d)`: additional middleware latency of strided data by size and stride, seconds.
+    pub middleware_latency: Table2D,
+    /// `o_net(s)`: network overhead by size, seconds.
+    pub network_overhead: Table1D,
+    /// Unit stride in bytes: messages whose stride is at or below it pay no strided cost.
+    pub unit_stride: u64,
+}
+
+impl Log3P {
+    /// Builds the model from its parameters by name (the form it is stored in).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub fn from_params(params: Log3PParams) -> Result<Self, ParameterError> {
+        Self::new(
+            params.middleware_overhead,
+            params.middleware_latency,
+            params.network_overhead,
+            params.unit_stride,
+        )
+    }
+}
+
+impl TryFrom<Log3PParams> for Log3P {
+    type Error = ParameterError;
+    /// As [`Log3P::from_params`].
+    fn try_from(params: Log3PParams) -> Result<Self, Self::Error> {
+        Self::from_params(params)
+    }
+}
+
+impl From<Log3P> for Log3PParams {
+    /// The parameters by name.
+    fn from(m: Log3P) -> Self {
+        Self {
+            middleware_overhead: m.middleware_overhead,
+            middleware_latency: m.middleware_latency,
+            network_overhead: m.network_overhead,
+            unit_stride: m.unit_stride,
+        }
     }
 }

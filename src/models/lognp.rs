@@ -429,27 +429,11 @@ impl Hop {
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "LogNPFields")
+    serde(try_from = "LogNPParams", into = "LogNPParams")
 )]
 pub struct LogNP {
     pub(super) hops: Vec<Hop>,
     pub(super) unit_stride: u64,
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LogNPFields {
-    hops: Vec<Hop>,
-    unit_stride: u64,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<LogNPFields> for LogNP {
-    type Error = ParameterError;
-    fn try_from(f: LogNPFields) -> Result<Self, Self::Error> {
-        LogNP::new(f.hops, f.unit_stride)
-    }
 }
 
 impl LogNP {
@@ -635,6 +619,50 @@ impl From<Pram> for LogNP {
                 m.unit_cost(),
             )))],
             unit_stride: 0,
+        }
+    }
+}
+
+/// log_n P's parameters by name, for [`LogNP::from_params`]; with the `serde` feature the form a
+/// [`LogNP`] is stored in.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct LogNPParams {
+    /// The implicit transfers, in order.
+    pub hops: Vec<Hop>,
+    /// Unit stride in bytes: messages whose stride is at or below it pay no strided cost.
+    pub unit_stride: u64,
+}
+
+impl LogNP {
+    /// Builds the model from its parameters by name (the form it is stored in).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub fn from_params(params: LogNPParams) -> Result<Self, ParameterError> {
+        Self::new(params.hops, params.unit_stride)
+    }
+}
+
+impl TryFrom<LogNPParams> for LogNP {
+    type Error = ParameterError;
+    /// As [`LogNP::from_params`].
+    fn try_from(params: LogNPParams) -> Result<Self, Self::Error> {
+        Self::from_params(params)
+    }
+}
+
+impl From<LogNP> for LogNPParams {
+    /// The parameters by name.
+    fn from(m: LogNP) -> Self {
+        Self {
+            hops: m.hops,
+            unit_stride: m.unit_stride,
         }
     }
 }

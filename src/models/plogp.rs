@@ -58,7 +58,7 @@ use crate::{AffineCost, CommModel, Message, PiecewiseCost};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "PLogPFields")
+    serde(try_from = "PLogPParams", into = "PLogPParams")
 )]
 pub struct PLogP {
     latency: f64,
@@ -71,31 +71,6 @@ pub struct PLogP {
     /// the fields above, so not serialised.
     #[cfg_attr(feature = "serde", serde(skip_serializing))]
     keeps_pace: bool,
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PLogPFields {
-    latency: f64,
-    send_overhead: Table1D,
-    recv_overhead: Table1D,
-    gap: Table1D,
-    processors: u64,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<PLogPFields> for PLogP {
-    type Error = ParameterError;
-    fn try_from(f: PLogPFields) -> Result<Self, Self::Error> {
-        PLogP::new(
-            f.latency,
-            f.send_overhead,
-            f.recv_overhead,
-            f.gap,
-            f.processors,
-        )
-    }
 }
 
 impl PLogP {
@@ -354,5 +329,64 @@ impl PiecewiseCost for PLogP {
             .filter(|s| **s >= 0.0)
             .map(|s| s.ceil() as u64)
             .collect()
+    }
+}
+
+/// pLogP's parameters by name, for [`PLogP::from_params`]; with the `serde` feature the form a
+/// [`PLogP`] is stored in.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct PLogPParams {
+    /// `L`: latency, seconds.
+    pub latency: f64,
+    /// `o_s(m)`: send overhead by message size, seconds.
+    pub send_overhead: Table1D,
+    /// `o_r(m)`: receive overhead by message size, seconds.
+    pub recv_overhead: Table1D,
+    /// `g(m)`: gap by message size, seconds.
+    pub gap: Table1D,
+    /// `P`: processors.
+    pub processors: u64,
+}
+
+impl PLogP {
+    /// Builds the model from its parameters by name (the form it is stored in).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub fn from_params(params: PLogPParams) -> Result<Self, ParameterError> {
+        Self::new(
+            params.latency,
+            params.send_overhead,
+            params.recv_overhead,
+            params.gap,
+            params.processors,
+        )
+    }
+}
+
+impl TryFrom<PLogPParams> for PLogP {
+    type Error = ParameterError;
+    /// As [`PLogP::from_params`].
+    fn try_from(params: PLogPParams) -> Result<Self, Self::Error> {
+        Self::from_params(params)
+    }
+}
+
+impl From<PLogP> for PLogPParams {
+    /// The parameters by name.
+    fn from(m: PLogP) -> Self {
+        Self {
+            latency: m.latency,
+            send_overhead: m.send_overhead,
+            recv_overhead: m.recv_overhead,
+            gap: m.gap,
+            processors: m.processors,
+        }
     }
 }

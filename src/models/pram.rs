@@ -32,25 +32,10 @@ use crate::{CommModel, Message, PiecewiseCost};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "PramFields")
+    serde(try_from = "PramParams", into = "PramParams")
 )]
 pub struct Pram {
     unit_cost: f64,
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PramFields {
-    unit_cost: f64,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<PramFields> for Pram {
-    type Error = ParameterError;
-    fn try_from(f: PramFields) -> Result<Self, Self::Error> {
-        Pram::new(f.unit_cost)
-    }
 }
 
 impl Pram {
@@ -101,5 +86,46 @@ impl PiecewiseCost for Pram {
     /// `I - T = 0 - unit_cost` on every size: never behind.
     fn send_lag_affine(&self, _bytes: u64) -> Option<crate::AffineCost> {
         Some(crate::AffineCost::everywhere(-self.unit_cost, 0.0))
+    }
+}
+
+/// PRAM's parameter by name, for [`Pram::from_params`]; with the `serde` feature the form a
+/// [`Pram`] is stored in.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct PramParams {
+    /// The cost of every communication, seconds.
+    pub unit_cost: f64,
+}
+
+impl Pram {
+    /// Builds the model from its parameters by name (the form it is stored in).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub fn from_params(params: PramParams) -> Result<Self, ParameterError> {
+        Self::new(params.unit_cost)
+    }
+}
+
+impl TryFrom<PramParams> for Pram {
+    type Error = ParameterError;
+    /// As [`Pram::from_params`].
+    fn try_from(params: PramParams) -> Result<Self, Self::Error> {
+        Self::from_params(params)
+    }
+}
+
+impl From<Pram> for PramParams {
+    /// The parameters by name.
+    fn from(m: Pram) -> Self {
+        Self {
+            unit_cost: m.unit_cost,
+        }
     }
 }
