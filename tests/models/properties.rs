@@ -1,6 +1,6 @@
 //! Invariants of the foundation models and tables, checked with proptest.
 
-mod common;
+use crate::common;
 
 use commcost::{CommModel, LogGP, LogP, Message, Pram, ProtocolRange, Protocols, Table1D, Table2D};
 use common::{SAME_PREDICTION_RELATIVE, assert_rel};
