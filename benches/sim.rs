@@ -4,7 +4,7 @@
 //! memory is kept between the calls.
 //!
 //! ```text
-//! flock /tmp/measure.lock cargo bench --bench sim
+//! cargo bench --bench sim
 //! ```
 
 use std::time::Duration;

@@ -54,8 +54,8 @@ locked() {
   fi
 }
 
-nice -n 19 cargo build --release --quiet --features mpi,serde --example mpi_collectives
-bin="$(pwd)/target/release/examples/mpi_collectives"
+nice -n 19 cargo build --release --quiet -p commcost-validation --features mpi --bin mpi_collectives
+bin="$(pwd)/target/release/mpi_collectives"
 mkdir -p "$out"
 runs="$out/ompi_runs.csv"
 rm -f "$runs"

@@ -1,6 +1,6 @@
 //! log_3 P and memory logP derivation (Cameron, Ge & Sun, IEEE TC 2007; Cameron & Sun, IPDPS 2003) and the Netgauge file reader (Netgauge 2.4.6, `ptrn_loggp.c`).
 
-mod common;
+use crate::common;
 
 use commcost::calibrate::CalibrationError;
 use commcost::calibrate::{

@@ -4,7 +4,7 @@
 //! Parameters of the hand computations (µs): L = 5, G = 0.001 µs/B, S = 16384 B, O' = 2,
 //! Oi(K) = 1 + 0.0001 K, Oc(K) = 0.0005 K.
 
-mod common;
+use crate::common;
 
 use commcost::models::loggpo::Mechanism;
 use commcost::models::loggpo::Progress;

@@ -1,7 +1,7 @@
 //! GOAL import: a hand-written file in the documented format, a binomial broadcast written the
 //! way LogGOPSim's Schedgen writes it, error lines, and a write/read round trip.
 
-mod common;
+use crate::common;
 
 use commcost::collectives::{Allreduce, Problem};
 use commcost::sim::GoalError;

@@ -4,7 +4,7 @@
 //! bytes, n = 16), this prints how often each parameter lands within the tolerances of
 //! docs/ACCURACY.md (g, G within 3 %, L and o within 2 %).
 //!
-//! Run with `cargo run --release --example assessment_accuracy [seeds]` (default 300).
+//! Run with `cargo run --release -p commcost-validation --bin assessment_accuracy [seeds]` (default 300).
 
 use commcost::calibrate::{AssessmentConfig, Prober, PrttSample, SimulatedProber, assess_loggp};
 use commcost::{CommModel, Message, presets};

@@ -1,6 +1,6 @@
 //! The crate's least-squares routine: exact recovery, hand-computed statistics, errors.
 
-mod common;
+use crate::common;
 
 use commcost::calibrate::FitError;
 use commcost::calibrate::least_squares;

@@ -2,9 +2,9 @@
 //! predict measurements they were not fitted on, and writes the parameters as JSON.
 //!
 //! ```sh
-//! cargo run --release --example calibrate_host              # about 1-3 minutes
-//! cargo run --release --example calibrate_host -- --quick   # about 20 seconds
-//! cargo run --release --example calibrate_host -- --output my-host.json
+//! cargo run --release -p commcost-validation --bin calibrate_host              # about 1-3 minutes
+//! cargo run --release -p commcost-validation --bin calibrate_host -- --quick   # about 20 seconds
+//! cargo run --release -p commcost-validation --bin calibrate_host -- --output my-host.json
 //! ```
 //!
 //! What it does (nothing is simulated):
@@ -26,7 +26,8 @@
 //!
 //! The JSON file maps names to `ModelSpec`s (`memory_logp`, `mlines`, `loggp_tcp_loopback`,
 //! `log3p_tcp_loopback`);
-//! `cargo run --example predict_from_file -- FILE` loads it and predicts.
+//! `commcost predict --model FILE#NAME` (or `cargo run --example predict_from_file -- FILE`)
+//! loads it and predicts.
 
 use std::collections::BTreeMap;
 use std::io::Write;

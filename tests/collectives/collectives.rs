@@ -5,7 +5,7 @@
 //! `gap = 3`, overheads 1. Handy values: p2p(8) = 7.07, p2p(1024) = 17.23, p2p(2048) = 27.47,
 //! p2p(4096) = 47.95, p2p(8192) = 88.91; interval(1024) = 13.23.
 
-mod common;
+use crate::common;
 
 use commcost::collectives::CollectiveError;
 use commcost::collectives::{

@@ -18,7 +18,7 @@
 //! the recursive-doubling allgather and Rabenseifner at powers of two) are written out from
 //! the send and receive constraints themselves (`lock_step`), not as a sum of lags.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

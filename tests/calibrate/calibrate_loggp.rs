@@ -1,7 +1,7 @@
 //! LogGP assessment from PRTT data (Hoefler, Lichei & Rehm, IPDPS 2007): synthetic data from the Table 2 presets, with
 //! and without noise; protocol detection; the measurement plan; malformed input.
 
-mod common;
+use crate::common;
 
 use commcost::calibrate::CalibrationError;
 use commcost::calibrate::{

@@ -2,7 +2,7 @@
 //! a simulation of the schedules Open MPI 4.1's `coll_base_*.c` run (`commcost::sim`).
 //!
 //! The simulator (LogGOPS semantics) and the closed forms are two independent formulations of
-//! the same algorithms. For every algorithm and every model kind of `tests/sim_crosscheck.rs`
+//! the same algorithms. For every algorithm and every model kind of `tests/slow/sim_crosscheck.rs`
 //! (plus a LogGP sender slower than the network and the published Open MPI/openib transport,
 //! where `CommModel::sender_keeps_pace` is false), this file asserts the relation the closed
 //! form's documentation states:
@@ -34,7 +34,7 @@
 //! random `P` up to 2^16. `COMMCOST_SIM_REPORT=1` prints the measured range of simulated /
 //! closed per algorithm instead of asserting the factors.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 
@@ -615,7 +615,7 @@ fn invalid_problems_are_errors() {
 }
 
 /// `ExactClosedForm` of the crate's own algorithms agrees with their simulation wherever it
-/// says exact (the relations of `tests/sim_crosscheck.rs`), on every model kind here.
+/// says exact (the relations of `tests/slow/sim_crosscheck.rs`), on every model kind here.
 #[test]
 fn textbook_exactness_claims_hold() {
     use commcost::collectives::{

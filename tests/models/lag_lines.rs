@@ -12,7 +12,7 @@
 //!   model against the same model behind a wrapper that hides them (the library then compares
 //!   `I` and `T` round by round), to a relative 1e-12.
 
-mod common;
+use crate::common;
 
 use commcost::PiecewiseCost;
 use commcost::collectives::{Algorithm, Allgather, Allreduce, Operator, Problem};

@@ -3,7 +3,7 @@
 //! does not change a single collective cost: with it hidden, the collectives compare `I` and
 //! `T` round by round and find every lag zero.
 
-mod common;
+use crate::common;
 
 use commcost::collectives::{Operator, Problem};
 use commcost::{CommModel, Message};

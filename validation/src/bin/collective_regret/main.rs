@@ -2,7 +2,7 @@
 //! model the crate calibrated on the same machine.
 //!
 //! ```sh
-//! cargo run --release --example collective_regret -- \
+//! cargo run --release -p commcost-validation --bin collective_regret -- \
 //!     [--runs tests/fixtures/collectives/ompi_runs.csv] \
 //!     [--defaults tests/fixtures/collectives/ompi_default_choice.csv] \
 //!     [--model tests/fixtures/collectives/mpi_calibrate_2ranks_plogp.json] [--key plogp_mpi] \
@@ -13,7 +13,7 @@
 //! The model is the crate's own calibration on this machine: by default pLogP (Kielmann, Bal,
 //! Verstoep, "Fast measurement of LogP parameters for message passing platforms", IPDPS
 //! Workshops 2000) from the PRTT assessment of blocking `MPI_Send`/`MPI_Recv` between 2 ranks
-//! over vader (`examples/mpi_calibrate.rs`; `--key loggp_mpi` gives the LogGP with protocol
+//! over vader (`validation/src/bin/mpi_calibrate.rs`; `--key loggp_mpi` gives the LogGP with protocol
 //! ranges from the same measurements). No parameter is fitted to the collective runs.
 //!
 //! For every measured cell (collective, process count `P`, message size) it prices each
@@ -41,7 +41,7 @@
 //!
 //! **Operator.** Reductions (reduce, allreduce, reduce_scatter) are priced with an [`Operator`]
 //! fitted to the measured cost of `MPI_Reduce_local` (`MPI_SUM` on `f64`, operands in memory;
-//! `examples/mpi_collectives.rs --reduce-local`): `op(m) = per_call + per_byte · m`, least
+//! `validation/src/bin/mpi_collectives.rs --reduce-local`): `op(m) = per_call + per_byte · m`, least
 //! squares on the relative error (the sizes span five decades, so every size weighs the same).
 //! `--operator free` prices reductions as pure communication ([`Operator::FREE`]).
 //!
@@ -67,6 +67,9 @@ use commcost::collectives::ompi::{
 };
 use commcost::collectives::{Operator, Problem};
 use commcost::{CommModel, LogGP, Message, ModelSpec};
+
+mod stats;
+use stats::spearman;
 
 /// One measured run: an algorithm (or the default) at one cell.
 #[derive(Debug, Clone)]
@@ -237,46 +240,6 @@ fn fit_operator(text: &str, stat: &str) -> Result<Operator, String> {
 /// (one time unit per message hop and per message a sender starts, nothing per byte).
 fn rounds(run: &Run, unit: &dyn CommModel) -> f64 {
     predict(run, unit, Operator::FREE).map_or(f64::INFINITY, |(_, c)| c)
-}
-
-/// Ranks (1-based) with ties sharing their average rank.
-fn ranks(values: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
-    let mut r = vec![0.0; values.len()];
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i;
-        while j + 1 < order.len() && values[order[j + 1]].total_cmp(&values[order[i]]).is_eq() {
-            j += 1;
-        }
-        let avg = (i + j) as f64 / 2.0 + 1.0;
-        for &k in &order[i..=j] {
-            r[k] = avg;
-        }
-        i = j + 1;
-    }
-    r
-}
-
-/// Spearman's rank correlation: Pearson's correlation of the (tie-averaged) ranks.
-fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
-    if x.len() != y.len() || x.len() < 3 {
-        return None;
-    }
-    let (rx, ry) = (ranks(x), ranks(y));
-    let n = rx.len() as f64;
-    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (a, b) in rx.iter().zip(&ry) {
-        sxy += (a - mx) * (b - my);
-        sxx += (a - mx) * (a - mx);
-        syy += (b - my) * (b - my);
-    }
-    if sxx == 0.0 || syy == 0.0 {
-        return None;
-    }
-    Some(sxy / (sxx * syy).sqrt())
 }
 
 fn us(t: f64) -> String {

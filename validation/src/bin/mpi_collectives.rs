@@ -2,9 +2,9 @@
 //! collectives' predicted costs with real runs.
 //!
 //! ```sh
-//! cargo build --release --features mpi,serde --example mpi_collectives
+//! cargo build --release -p commcost-validation --features mpi --bin mpi_collectives
 //! mpirun -np 4 --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm 6 \
-//!   target/release/examples/mpi_collectives --collective bcast --algorithm 6 --name binomial \
+//!   target/release/mpi_collectives --collective bcast --algorithm 6 --name binomial \
 //!   --output runs.csv
 //! ```
 //!
@@ -34,7 +34,7 @@
 //! (`--warmup` calls, then `--samples` timed calls, each on fresh data so the operator reads
 //! both operands from memory as a collective's receive-and-reduce does), and writes
 //! `bytes,calls,min_s,median_s` (seconds per call). That is the local cost a reduction
-//! collective adds per reduced block; `examples/collective_regret.rs` fits
+//! collective adds per reduced block; `validation/src/bin/collective_regret` fits
 //! `Operator::new(per_call, per_byte)` to it by least squares.
 
 use std::fs::OpenOptions;

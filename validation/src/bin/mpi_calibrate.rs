@@ -4,9 +4,9 @@
 //! strided transfers.
 //!
 //! ```sh
-//! cargo build --release --features mpi,serde --example mpi_calibrate
-//! mpirun -np 2 target/release/examples/mpi_calibrate [--quick] [--check] [--diagnostics] [--separate-buffers] [--output FILE]
-//! mpirun -np 2 target/release/examples/mpi_calibrate --netgauge-grid PREFIX [--order in-order|shuffled|both] [--passes N]
+//! cargo build --release -p commcost-validation --features mpi --bin mpi_calibrate
+//! mpirun -np 2 target/release/mpi_calibrate [--quick] [--check] [--diagnostics] [--separate-buffers] [--output FILE]
+//! mpirun -np 2 target/release/mpi_calibrate --netgauge-grid PREFIX [--order in-order|shuffled|both] [--passes N]
 //! ```
 //!
 //! `--netgauge-grid PREFIX` measures only PRTT samples, on Netgauge's size grid (1, 1025, 2049,
@@ -79,7 +79,7 @@ fn netgauge_grid(
     let sizes: Vec<u64> = (0..256).map(|k| 1 + 1024 * k).collect();
     let n = 10;
     let header = format!(
-        "PRTT samples measured by examples/mpi_calibrate.rs --netgauge-grid (MpiProber: blocking\nMPI_Send/MPI_Recv, Listing 1 of Hoefler, Lichei, Rehm, IPDPS 2007), n = {n}, 256 sizes\n1 + 1024 k B; times are the minimum over samples of the mean of repetitions."
+        "PRTT samples measured by validation/src/bin/mpi_calibrate.rs --netgauge-grid (MpiProber: blocking\nMPI_Send/MPI_Recv, Listing 1 of Hoefler, Lichei, Rehm, IPDPS 2007), n = {n}, 256 sizes\n1 + 1024 k B; times are the minimum over samples of the mean of repetitions."
     );
     let plan = PrttPlan {
         sizes: sizes.clone(),

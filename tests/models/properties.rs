@@ -1,6 +1,6 @@
 //! Invariants of the foundation models and tables, checked with proptest.
 
-mod common;
+use crate::common;
 
 use commcost::models::protocol::ProtocolRange;
 use commcost::table::Table1D;

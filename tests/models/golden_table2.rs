@@ -6,7 +6,7 @@
 //! the table's `o(1)` or `L / 2` where `2 o(1) > L` (NMPI/SCI, Open MPI/openib: the overhead
 //! overlaps the wire time).
 
-mod common;
+use crate::common;
 
 use commcost::{CommModel, Message, presets};
 use common::{HAND_RELATIVE, US, assert_rel};

@@ -36,7 +36,7 @@
 //! schedules up to 201); set `COMMCOST_SIM_LONG=1` (best with `--release`) for twelve random `P`
 //! up to 2^20 (quadratic schedules up to 2^10 + 1).
 
-mod common;
+use crate::common;
 
 use commcost::PiecewiseCost;
 use commcost::collectives::{

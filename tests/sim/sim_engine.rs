@@ -1,6 +1,6 @@
 //! The simulator's semantics on small schedules, against hand calculations.
 
-mod common;
+use crate::common;
 
 use commcost::collectives::{Broadcast, Problem, Scan};
 use commcost::sim::SimError;

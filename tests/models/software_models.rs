@@ -1,7 +1,7 @@
 //! log_n P, log_3 P, memory logP and copy-transfer: the papers' numbers, exact conversions into
 //! log_n P, monotonicity, and validation.
 
-mod common;
+use crate::common;
 
 use commcost::models::copy_transfer::Composition;
 use commcost::models::copy_transfer::Stage;

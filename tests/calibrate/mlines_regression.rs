@@ -1,6 +1,6 @@
 //! The Mlines model and its regression variants on synthetic data with a known answer.
 
-mod common;
+use crate::common;
 
 use commcost::calibrate::{Feature, MlinesSample, RegressionVariant, Term, fit_regression};
 use commcost::mlines::columns;

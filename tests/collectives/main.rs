@@ -1,0 +1,11 @@
+//! Collectives: closed forms against sums by hand, lower bounds, Open MPI's algorithms,
+//! selection and the exported rules files.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod collective_lower_bound;
+mod collective_sums;
+mod collectives;
+mod export;
+mod ompi_algorithms;
