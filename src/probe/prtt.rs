@@ -88,6 +88,47 @@ pub struct PrttPlan {
     pub seed: u64,
 }
 
+impl PrttPlan {
+    /// The size grid for an MPI transport, dense where MPI libraries switch protocol (fast
+    /// paths for tiny messages, eager limits), since each protocol range needs several points
+    /// before [`assess_loggp`](crate::calibrate::assess_loggp) can tell it from outliers:
+    ///
+    /// ```text
+    /// 1 B; 32 B steps from 32 to 480 B; 256 B steps from 512 B to 8 KiB;
+    /// 1 KiB steps (4 KiB when `quick`) above 8 KiB to 64 KiB;
+    /// the powers of two from 128 KiB to 64 MiB that do not exceed `max_size`
+    /// ```
+    ///
+    /// `n = 16` (the paper's), `passes` passes, shuffle seed 3. What `commcost calibrate mpi`
+    /// measures.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::probe::PrttPlan;
+    /// let plan = PrttPlan::mpi(1 << 16, 3, false);
+    /// // 1 + 15 + 31 + 56 sizes, the last 64 KiB
+    /// assert_eq!(plan.sizes.len(), 103);
+    /// assert_eq!(plan.sizes.last(), Some(&65536));
+    /// ```
+    pub fn mpi(max_size: u64, passes: usize, quick: bool) -> Self {
+        const DENSE: u64 = 1 << 16;
+        let step = if quick { 4096 } else { 1024 };
+        let sizes = std::iter::once(1)
+            .chain((1..16).map(|k| k * 32))
+            .chain((2..=32).map(|k| k * 256))
+            .chain((8192 / step + 1..=DENSE / step).map(|k| k * step))
+            .chain((17..=26).map(|k| 1u64 << k).filter(|&s| s <= max_size))
+            .collect();
+        Self {
+            sizes,
+            n: 16,
+            passes,
+            seed: 3,
+        }
+    }
+}
+
 /// How much the passes of [`measure_prtt`] disagreed at one size: `(max - min) / median` of
 /// each PRTT kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -204,4 +245,34 @@ pub fn measure_prtt(
         });
     }
     Ok(PrttMeasurement { samples, spread })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The MPI grid written out by hand: the sizes `calibrate mpi` measured before the grid
+    /// had a constructor.
+    #[test]
+    fn the_mpi_grid_is_dense_below_64_kib_then_powers_of_two() {
+        let mut expected: Vec<u64> = vec![1];
+        expected.extend([
+            32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480,
+        ]);
+        expected.extend((512..=8192).step_by(256));
+        expected.extend((9216..=65536).step_by(1024));
+        expected.extend([131072, 262144, 524288, 1048576, 2097152, 4194304]);
+        let plan = PrttPlan::mpi(4 << 20, 5, false);
+        assert_eq!(plan.sizes, expected);
+        assert_eq!((plan.n, plan.passes, plan.seed), (16, 5, 3));
+        let quick = PrttPlan::mpi(1 << 16, 2, true);
+        assert_eq!(quick.sizes.len(), 1 + 15 + 31 + 14);
+        assert_eq!(&quick.sizes[47..49], &[12288, 16384]);
+        // past 64 MiB: the grid stops there, whatever the request
+        assert_eq!(
+            PrttPlan::mpi(u64::MAX, 1, false).sizes.last(),
+            Some(&(1 << 26))
+        );
+        assert_eq!(PrttPlan::mpi(0, 1, true).sizes.last(), Some(&65536));
+    }
 }

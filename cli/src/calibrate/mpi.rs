@@ -145,19 +145,8 @@ pub(super) fn mpi_calibration(
     }
     // dense where MPI libraries switch protocol (small-message paths, eager limits), then the
     // powers of two up to --max-size
-    let step = if quick { 4096 } else { 1024 };
-    let sizes: Vec<u64> = std::iter::once(1)
-        .chain((1..16).map(|k| k * 32))
-        .chain((2..=32).map(|k| k * 256))
-        .chain((8192 / step + 1..=DENSE / step).map(|k| k * step))
-        .chain((17..=26).map(|k| 1u64 << k).filter(|&s| s <= max_size))
-        .collect();
-    let plan = PrttPlan {
-        sizes: sizes.clone(),
-        n: 16,
-        passes: methodology.passes,
-        seed: 3,
-    };
+    let plan = PrttPlan::mpi(max_size, methodology.passes, quick);
+    let sizes = &plan.sizes;
     let bar = progress_bar(
         (3 * sizes.len() * (methodology.passes + 1)) as u64,
         "MPI PRTT",
