@@ -4,7 +4,7 @@
 //! [`CommModel`](crate::CommModel) → predictions → collectives. This module holds the fitting
 //! machinery; models never call it.
 //!
-//! * [`least_squares`] — linear least squares with column normalisation and the fit statistics
+//! * [`least_squares()`] — linear least squares with column normalisation and the fit statistics
 //!   every later fit reports ([`FitStatistics`]).
 //! * [`detect_changes`] — protocol-change detection on `(size, value)` series, robust to noise,
 //!   outliers and level shifts; [`detect_changes_netgauge`] reproduces Netgauge's rule.

@@ -22,14 +22,14 @@ const BOUND: f64 = 1.2;
 /// The latency series (0-byte rows dropped, sorted by size; two rows of one size are an
 /// error) is split into protocol ranges in two stages:
 ///
-/// 1. **level steps** ([`detect_steps`](super::detect_steps)): every jump of the one-way time
+/// 1. **level steps** ([`detect_steps`]): every jump of the one-way time
 ///    between two neighbouring sizes that stands out of the local trend and noise starts a
 ///    range, wherever it is on the grid (a range may hold a single point);
 /// 2. **slope changes**: inside the step-free stretches, one more cut (each side at least 3
 ///    points) is added at a time where it lowers the sum of squared relative residuals the
 ///    most, while that sum drops by at least [`split_gain`](BenchmarkFitConfig::split_gain),
 ///    the one-line misfit's root mean square exceeds twice the
-///    [`noise_floor`](StepConfig::noise_floor), and at most
+///    [`noise_floor`](crate::calibrate::StepConfig::noise_floor), and at most
 ///    [`max_ranges`](BenchmarkFitConfig::max_ranges) cuts were added — the per-byte time of a
 ///    message that outgrows a cache is such a range. On up to 64 points (every benchmark
 ///    grid) the number of cuts found this way is kept and their positions are chosen
@@ -38,7 +38,7 @@ const BOUND: f64 = 1.2;
 ///    residuals — the lines' own objective, so that no range is placed to fit a few points
 ///    exactly. A slope cut may only start a range at a size whose time lies more than 3 noise
 ///    levels above the series' smallest-size level (the median of its first 3 points; the
-///    noise level is the median of [`detect_steps`](super::detect_steps)' local estimates):
+///    noise level is the median of [`detect_steps`]' local estimates):
 ///    below that the per-byte time is not measurable, and a change of it is not either. A
 ///    slope cut whose two ranges, merged into one line, would raise their sum by less than
 ///    `√split_gain` is dropped (the weakest first, the others placed again). Then, while the
@@ -82,7 +82,7 @@ const BOUND: f64 = 1.2;
 /// A ping-pong and a bandwidth stream see only sums: `2o + L` and `max(o, g + (s - 1) G)`.
 /// They do not separate the CPU overhead `o` from the wire latency `L` — that takes a method
 /// that overlaps computation with communication, such as the parametrised round trips of
-/// [`assess_loggp`](super::assess_loggp). Here `2o` is
+/// [`assess_loggp`](crate::calibrate::assess_loggp). Here `2o` is
 /// [`overhead_share`](BenchmarkFitConfig::overhead_share) of the fixed part (0 by default), a
 /// choice, not a measurement; point-to-point predictions do not depend on it, overlap and
 /// pipelined-collective predictions do. Without a bandwidth series `g` is 0.
@@ -93,7 +93,7 @@ const BOUND: f64 = 1.2;
 /// [`CalibrationError::InvalidValue`] for a non-positive or non-finite value, or two rows of
 /// one size; [`CalibrationError::Inconsistent`] for a bandwidth series given as latency or the
 /// reverse; invalid configuration (`max_ranges` outside 1 to 64, `split_gain` not above 1,
-/// `overhead_share` outside 0 to 1, invalid [`StepConfig`]) as
+/// `overhead_share` outside 0 to 1, invalid [`StepConfig`](crate::calibrate::StepConfig)) as
 /// [`CalibrationError::Parameters`].
 ///
 /// # Examples

@@ -5,7 +5,7 @@ use super::BenchmarkFitConfig;
 use super::fit::least_absolute;
 use crate::calibrate::steps::{self, LineSums, best_split};
 
-/// Adds slope-change cuts inside the step-free stretches (see [`fit_loggp_from_benchmarks`]).
+/// Adds slope-change cuts inside the step-free stretches (see [`fit_loggp_from_benchmarks`](super::fit_loggp_from_benchmarks)).
 pub(super) fn add_slope_cuts(
     lat: &[(u64, f64)],
     prefix: &[LineSums],
@@ -163,7 +163,7 @@ fn for_each_placement(
     rec(&mut walk, slope, MIN_SLOPE_POINTS, visit)
 }
 
-/// Places `slope` cuts besides the fixed `steps` (see [`fit_loggp_from_benchmarks`]), on up to
+/// Places `slope` cuts besides the fixed `steps` (see [`fit_loggp_from_benchmarks`](super::fit_loggp_from_benchmarks)), on up to
 /// 64 points: of all placements (at most [`MAX_PLACEMENTS`]), the one whose constrained
 /// least-absolute-deviation range lines have the least sum of absolute relative residuals (the
 /// lines' own objective). With `prune = Some(gain)`, a slope cut whose two ranges, merged into

@@ -20,7 +20,7 @@ use crate::error::CalibrationError;
 ///
 /// # Errors
 ///
-/// As [`detect_changes`].
+/// As [`detect_changes`](super::detect_changes).
 pub fn detect_changes_netgauge(
     sizes: &[f64],
     values: &[f64],

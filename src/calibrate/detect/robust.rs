@@ -170,7 +170,7 @@ fn sse_of(series: &Series<'_>, points: &[usize]) -> (f64, usize) {
     }
 }
 
-/// The boundary pass of [`detect_changes`]: a switch among the first points of the series
+/// The boundary pass of [`detect_changes`](super::detect_changes): a switch among the first points of the series
 /// (before the look-ahead could see it: at the 3rd, 4th or 5th point) splits the first range
 /// when the point after the switch and most of the next `x` are more than `deviation` noise
 /// levels off the first line, and the point before the switch is off the next line by more
@@ -310,7 +310,7 @@ fn refine(
     segments
 }
 
-/// The merge pass of [`detect_changes`].
+/// The merge pass of [`detect_changes`](super::detect_changes).
 fn merge(
     series: &Series<'_>,
     mut segments: Vec<Segment>,
