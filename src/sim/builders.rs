@@ -15,8 +15,11 @@
 //! reordering for the simulator, and the operations of one round, or of one time, lie together
 //! in memory.
 
+use super::builder::ScheduleBuilder;
 use super::implicit::RecursiveDoublingAllreduce;
-use super::schedule::{OpId, Schedule, ScheduleBuilder};
+use super::layout::Operations;
+use super::op::{KIND_CALC, KIND_RECV, KIND_SEND, OpId};
+use super::schedule::Schedule;
 use crate::collectives::{
     Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Problem, Reduce, Scan, Scatter,
 };
@@ -634,9 +637,10 @@ fn recursive_doubling_allreduce(problem: &Problem, per_rank: u64) -> Result<Sche
     match RecursiveDoublingAllreduce::new(p, cost > 0.0) {
         Some(layout) => Ok(Schedule::computed(
             p,
-            layout,
-            problem.piece(m),
-            (cost > 0.0).then_some(cost),
+            Operations::RecursiveDoublingAllreduce(layout),
+            RecursiveDoublingAllreduce::signatures([KIND_SEND, KIND_RECV, KIND_CALC]),
+            vec![problem.piece(m)],
+            (cost > 0.0).then_some(cost).into_iter().collect(),
         )),
         None => recursive_doubling_allreduce_stored(problem, per_rank),
     }
@@ -900,8 +904,8 @@ mod tests {
                 let per_rank = 6 * u64::from(floor_log2(p)) + 4;
                 let computed = recursive_doubling_allreduce(&problem, per_rank).unwrap();
                 let stored = recursive_doubling_allreduce_stored(&problem, per_rank).unwrap();
-                assert!(computed.computed_layout().is_some());
-                assert!(stored.computed_layout().is_none());
+                assert!(computed.operations().is_computed());
+                assert!(!stored.operations().is_computed());
                 let what = format!("P {p}, m {m}, operator {with_operator}");
                 assert_eq!(computed.len(), stored.len(), "{what}");
                 assert_eq!(computed.dependencies(), stored.dependencies(), "{what}");

@@ -3,9 +3,10 @@
 use std::collections::VecDeque;
 use std::io::Write;
 
-use super::implicit::RecursiveDoublingAllreduce;
+use super::layout::{Layout, LayoutVisitor};
 use super::noise::Noise;
-use super::schedule::{NONE, OpId, OpKind, RECV, SEND, START_EDGE, Schedule, Signature};
+use super::op::{KIND_RECV, KIND_SEND, NONE, OpId, OpKind, START_EDGE, Signature};
+use super::schedule::Schedule;
 use crate::error::SimError;
 use crate::{CommModel, Quantities};
 
@@ -374,125 +375,48 @@ struct Work {
     bits: Vec<u64>,
 }
 
-/// The engine's view of a schedule's operations, by internal position: stored arrays, or a
-/// layout that computes them.
-trait Layout {
-    /// Kind, tag and message class of operation `i`.
-    fn signature(&self, i: usize) -> Signature;
-    /// The rank of operation `i` (internal number).
-    fn rank(&self, i: usize) -> u32;
+/// The engine's view of a schedule's operations: the layout, with its signature indices
+/// resolved.
+struct View<'a, L> {
+    layout: &'a L,
+    signatures: &'a [Signature],
+}
+
+impl<L> Clone for View<'_, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<L> Copy for View<'_, L> {}
+
+impl<L: Layout> View<'_, L> {
     /// The matched operation of a send or receive, `NONE` for a calc.
-    fn partner(&self, i: usize) -> u32;
-    /// `(signature, rank, partner)` of operation `i`.
-    #[inline]
-    fn describe(&self, i: usize) -> (Signature, u32, u32) {
-        (self.signature(i), self.rank(i), self.partner(i))
-    }
-    /// Calls `f` with each successor entry of `i` (position, `START_EDGE` set for an
-    /// `irequires`), in order.
-    fn for_each_successor(&self, i: usize, f: impl FnMut(u32));
-    /// Sets `node` to the `n` operations' initial states (their numbers of dependencies, no
-    /// flags) and appends the operations without dependencies to `ready`, in operation order;
-    /// `false` if an operation has more than `PENDING` dependencies.
-    fn initial_state(&self, n: usize, node: &mut Vec<Node>, ready: &mut VecDeque<u32>) -> bool;
-}
-
-/// A schedule's stored arrays.
-struct Stored<'a> {
-    sig: &'a [u32],
-    signatures: &'a [Signature],
-    rank: &'a [u32],
-    partner: &'a [u32],
-    offsets: &'a [u32],
-    successors: &'a [u32],
-    roots: &'a [u32],
-}
-
-impl Layout for Stored<'_> {
-    #[inline]
-    fn signature(&self, i: usize) -> Signature {
-        self.signatures[self.sig[i] as usize]
-    }
-    #[inline]
-    fn rank(&self, i: usize) -> u32 {
-        self.rank[i]
-    }
-    #[inline]
-    fn partner(&self, i: usize) -> u32 {
-        self.partner[i]
-    }
-    #[inline]
-    fn for_each_successor(&self, i: usize, mut f: impl FnMut(u32)) {
-        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
-        for &e in &self.successors[a..b] {
-            f(e);
-        }
-    }
-    fn initial_state(&self, n: usize, node: &mut Vec<Node>, ready: &mut VecDeque<u32>) -> bool {
-        node.clear();
-        node.resize(n, Node::default());
-        for &e in self.successors {
-            let pending = &mut node[(e & !START_EDGE) as usize].state;
-            if *pending == PENDING {
-                return false;
-            }
-            *pending += 1;
-        }
-        ready.extend(self.roots.iter().copied());
-        true
-    }
-}
-
-/// The recursive-doubling allreduce's computed layout.
-struct Computed<'a> {
-    layout: &'a RecursiveDoublingAllreduce,
-    signatures: &'a [Signature],
-}
-
-impl Layout for Computed<'_> {
-    #[inline(always)]
-    fn signature(&self, i: usize) -> Signature {
-        self.signatures[self.layout.signature(i) as usize]
-    }
-    #[inline(always)]
-    fn rank(&self, i: usize) -> u32 {
-        self.layout.rank(i)
-    }
     #[inline(always)]
     fn partner(&self, i: usize) -> u32 {
         self.layout.partner(i)
     }
+    /// The rank of operation `i` (internal number).
+    #[inline(always)]
+    fn rank(&self, i: usize) -> u32 {
+        self.layout.rank(i)
+    }
+    /// `(signature, rank, partner)` of operation `i`.
     #[inline(always)]
     fn describe(&self, i: usize) -> (Signature, u32, u32) {
         let (sig, rank, partner) = self.layout.describe(i);
         (self.signatures[sig as usize], rank, partner)
     }
+    /// Calls `f` with each successor entry of `i`, in order.
     #[inline(always)]
-    fn for_each_successor(&self, i: usize, mut f: impl FnMut(u32)) {
-        let range = self.layout.successors(i);
-        let mut s = range.start;
-        while s < range.end {
-            f(s);
-            s += 1;
-        }
+    fn for_each_successor(&self, i: usize, f: impl FnMut(u32)) {
+        self.layout.for_each_successor(i, f);
     }
-    fn initial_state(&self, n: usize, node: &mut Vec<Node>, ready: &mut VecDeque<u32>) -> bool {
-        // one count per operation, in order: each state written once (no zeroing pass first),
-        // the roots found on the way (internal order is operation order)
-        node.clear();
-        node.reserve(n);
-        let mut fits = true;
-        self.layout.dependency_counts(|i, d| {
-            fits &= d <= PENDING;
-            node.push(Node {
-                start: 0.0,
-                state: d.min(PENDING),
-            });
-            if d == 0 {
-                ready.push_back(i as u32);
-            }
-        });
-        fits && node.len() == n
+    /// Sets `node` to the operations' initial states and appends the operations without
+    /// dependencies to `ready`; `false` if an operation has more than `PENDING` dependencies.
+    fn initial_state(&self, node: &mut Vec<Node>, ready: &mut VecDeque<u32>) -> bool {
+        self.layout
+            .initial_state(node, |x: &mut Node| &mut x.state, PENDING, ready)
     }
 }
 
@@ -505,7 +429,7 @@ struct Engine<'a, L: Layout> {
     now: f64,
     node: Vec<Node>,
     /// Per operation, its kind, message class, rank, partner and successors.
-    l: &'a L,
+    l: View<'a, L>,
     /// Whether any dependency is an `irequires` (else nothing waits for a start).
     start_edges: bool,
     calcs: &'a [f64],
@@ -610,7 +534,7 @@ impl<'a, L: Layout> Engine<'a, L> {
         if started && !self.start_edges {
             return;
         }
-        let l: &'a L = self.l;
+        let l = self.l;
         l.for_each_successor(op, |e| {
             if (e & START_EDGE != 0) != started {
                 return;
@@ -742,9 +666,9 @@ impl<'a, L: Layout> Engine<'a, L> {
             return false;
         }
         if code & 1 == EV_READY {
-            x.kind == SEND
+            x.kind == KIND_SEND
         } else {
-            x.kind == RECV
+            x.kind == KIND_RECV
                 && x.class == y.class
                 && self.node[b].state & (ARRIVED | POSTED) == ARRIVED | POSTED
         }
@@ -755,7 +679,7 @@ impl<'a, L: Layout> Engine<'a, L> {
         let (r, partner) = (r as usize, partner as usize);
         let class = x.class as usize;
         match x.kind {
-            SEND => {
+            KIND_SEND => {
                 let q = self.q[class];
                 let nic_free = self.ranks[r].nic_send_free;
                 if self.waits_for_nic(op, r, t, nic_free, |h| h.nic_send, EV_READY) {
@@ -784,7 +708,7 @@ impl<'a, L: Layout> Engine<'a, L> {
                     self.complete(op, r, overhead_end);
                 }
             }
-            RECV => {
+            KIND_RECV => {
                 self.node[op].start = t;
                 self.node[op].state |= POSTED;
                 self.satisfy(op, t, true);
@@ -1132,31 +1056,26 @@ impl Simulator {
                 },
             );
         }
-        match schedule.computed_layout() {
-            Some(layout) => run_on(
-                w,
-                schedule,
-                &Computed {
-                    layout,
-                    signatures: schedule.raw_signatures(),
-                },
-                options,
-            ),
-            None => run_on(
-                w,
-                schedule,
-                &Stored {
-                    sig: schedule.raw_sig(),
-                    signatures: schedule.raw_signatures(),
-                    rank: schedule.raw_rank(),
-                    partner: schedule.raw_partner(),
-                    offsets: schedule.raw_offsets(),
-                    successors: schedule.raw_successors(),
-                    roots: schedule.raw_roots(),
-                },
-                options,
-            ),
-        }
+        schedule.operations().visit(RunOn {
+            w,
+            schedule,
+            options,
+        })
+    }
+}
+
+/// [`run_on`] as a [`LayoutVisitor`].
+struct RunOn<'a> {
+    w: &'a mut Work,
+    schedule: &'a Schedule,
+    options: &'a SimOptions,
+}
+
+impl LayoutVisitor for RunOn<'_> {
+    type Output = Result<SimResult, SimError>;
+    #[inline]
+    fn visit<L: Layout>(self, l: &L) -> Self::Output {
+        run_on(self.w, self.schedule, l, self.options)
     }
 }
 
@@ -1176,7 +1095,10 @@ fn run_on<L: Layout>(
         now_ready: std::mem::take(&mut w.now_ready),
         now: 0.0,
         node: std::mem::take(&mut w.node),
-        l,
+        l: View {
+            layout: l,
+            signatures: schedule.raw_signatures(),
+        },
         start_edges: schedule.has_start_edges(),
         calcs: schedule.raw_calcs(),
         orig: schedule.raw_orig(),
@@ -1218,7 +1140,7 @@ impl<L: Layout> Engine<'_, L> {
     ) -> Result<SimResult, SimError> {
         let n = schedule.len();
         // operations without dependencies are ready at 0, in operation order
-        if !self.l.initial_state(n, &mut self.node, &mut self.now_ready) {
+        if !self.l.initial_state(&mut self.node, &mut self.now_ready) {
             return Err(SimError::TooLarge {
                 what: "dependencies of one operation",
                 count: u64::from(PENDING) + 1,

@@ -46,7 +46,9 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use super::schedule::{OpId, OpKind, Schedule, ScheduleBuilder};
+use super::builder::ScheduleBuilder;
+use super::op::{OpId, OpKind};
+use super::schedule::Schedule;
 use crate::error::{GoalError, SimError};
 
 /// Bytes counted per label of the rank block being read that is not of Schedgen's form `l<n>`

@@ -106,17 +106,22 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod builder;
 mod builders;
 mod engine;
 mod goal;
 mod implicit;
+mod layout;
 mod memory;
 mod noise;
 mod ompi_builders;
+mod op;
 mod rank;
 mod schedgen;
 mod schedule;
+mod validate;
 
+pub use builder::ScheduleBuilder;
 pub use builders::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
 pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, Simulator, simulate};
 pub use goal::{LABEL_BYTES, parse_goal, parse_goal_within, write_goal, write_goal_to};
@@ -127,9 +132,7 @@ pub use memory::{
     simulation_memory, stored_schedule_memory,
 };
 pub use noise::Noise;
+pub use op::{Calc, Dependency, OpId, OpKind};
 pub use rank::{CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated};
 pub use schedgen::SchedgenPattern;
-pub use schedule::{
-    Calc, Dependency, MAX_CALC_SECONDS, MAX_OPERATIONS, MAX_RANKS, OpId, OpKind, Schedule,
-    ScheduleBuilder,
-};
+pub use schedule::{MAX_CALC_SECONDS, MAX_OPERATIONS, MAX_RANKS, Schedule};

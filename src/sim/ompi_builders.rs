@@ -17,9 +17,11 @@
 //! The structure of each schedule, and how its simulation relates to the closed form, is
 //! described on [`ToSchedule`](super::ToSchedule) and in `docs/SIMULATOR.md`.
 
+use super::builder::ScheduleBuilder;
 use super::builders::ToSchedule;
 use super::builders::{ceil_log2, check_ranks, floor_log2, fold, lowbit, sized_builder, unfold};
-use super::schedule::{OpId, Schedule, ScheduleBuilder};
+use super::op::OpId;
+use super::schedule::Schedule;
 use crate::collectives::ompi::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, MAX_TREE_FANOUT, Reduce, ReduceScatter,
     Scatter,

@@ -3,7 +3,8 @@
 use std::str::FromStr;
 
 use super::builders::{ceil_log2, sized_builder};
-use super::schedule::{OpId, Schedule};
+use super::op::OpId;
+use super::schedule::Schedule;
 use crate::error::{AlgorithmParseError, CollectiveError, SimError};
 
 /// A communication pattern of Schedgen (its `-p` names), as the schedule LogGOPSim's Schedgen
