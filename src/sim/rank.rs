@@ -10,7 +10,8 @@
 //! which cost it carries ([`CostSource`]).
 
 use super::builders::ToSchedule;
-use super::engine::{SimOptions, Simulator};
+use super::options::SimOptions;
+use super::simulator::Simulator;
 use crate::CommModel;
 use crate::collectives::{self as textbook, Algorithm, Problem, ompi};
 use crate::error::SimError;
