@@ -106,15 +106,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod build;
 mod builder;
-mod builders;
 mod engine;
 mod goal;
 mod implicit;
 mod layout;
 mod memory;
 mod noise;
-mod ompi_builders;
 mod op;
 mod options;
 mod queue;
@@ -125,8 +124,8 @@ mod schedule;
 mod simulator;
 mod validate;
 
+pub use build::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
 pub use builder::ScheduleBuilder;
-pub use builders::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
 pub use goal::{LABEL_BYTES, parse_goal, parse_goal_within, write_goal, write_goal_to};
 pub use memory::{
     BYTES_PER_DEPENDENCY, BYTES_PER_DEPENDENCY_ENTRY, BYTES_PER_DISTINCT_VALUE, BYTES_PER_RANK,

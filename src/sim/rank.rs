@@ -9,7 +9,7 @@
 //! ([`ExactClosedForm`]) by simulating its schedule, within [`SimLimits`]; every entry says
 //! which cost it carries ([`CostSource`]).
 
-use super::builders::ToSchedule;
+use super::build::ToSchedule;
 use super::options::SimOptions;
 use super::simulator::Simulator;
 use crate::CommModel;
