@@ -109,6 +109,7 @@
 mod build;
 mod builder;
 mod engine;
+mod freeze;
 mod goal;
 mod implicit;
 mod layout;
