@@ -1,7 +1,9 @@
 //! The schedules of the textbook allgathers ([`Allgather`]).
 
+use super::ToSchedule;
+use super::fold::{fold, unfold};
+use super::shapes::ring;
 use super::writer::Steps;
-use super::*;
 use crate::collectives::{Allgather, Problem};
 use crate::error::SimError;
 use crate::sim::schedule::Schedule;

@@ -1,8 +1,10 @@
 //! The schedules of the textbook allreduces ([`Allreduce`]), the recursive-doubling one computed
 //! rather than stored for `P >= 2`.
 
+use super::fold::{fold, unfold};
+use super::shapes::ring;
 use super::writer::Steps;
-use super::*;
+use super::{ToSchedule, check_size};
 use crate::collectives::{Allreduce, Problem};
 use crate::error::SimError;
 use crate::sim::implicit::RecursiveDoublingAllreduce;

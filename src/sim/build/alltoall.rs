@@ -1,7 +1,7 @@
 //! The schedules of the textbook all-to-alls ([`Alltoall`]).
 
+use super::ToSchedule;
 use super::writer::Steps;
-use super::*;
 use crate::collectives::{Alltoall, Problem};
 use crate::error::SimError;
 use crate::sim::schedule::Schedule;

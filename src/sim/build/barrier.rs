@@ -1,7 +1,7 @@
 //! The schedules of the textbook barriers ([`Barrier`]).
 
+use super::ToSchedule;
 use super::writer::Steps;
-use super::*;
 use crate::collectives::{Barrier, Problem};
 use crate::error::SimError;
 use crate::sim::schedule::Schedule;

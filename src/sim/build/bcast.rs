@@ -1,7 +1,8 @@
 //! The schedules of the textbook broadcasts ([`Broadcast`]).
 
+use super::ToSchedule;
+use super::shapes::{binomial_down, linear_out, ring};
 use super::writer::Steps;
-use super::*;
 use crate::collectives::{Broadcast, Problem};
 use crate::error::{CollectiveError, SimError};
 use crate::sim::op::OpId;

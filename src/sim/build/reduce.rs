@@ -1,7 +1,8 @@
 //! The schedules of the textbook reduces ([`Reduce`]).
 
+use super::ToSchedule;
+use super::shapes::binomial_up;
 use super::writer::Steps;
-use super::*;
 use crate::collectives::{Problem, Reduce};
 use crate::error::SimError;
 use crate::sim::schedule::Schedule;

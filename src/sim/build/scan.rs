@@ -1,7 +1,7 @@
 //! The schedules of the textbook scans ([`Scan`]).
 
+use super::ToSchedule;
 use super::writer::Steps;
-use super::*;
 use crate::collectives::{Problem, Scan};
 use crate::error::SimError;
 use crate::sim::schedule::Schedule;

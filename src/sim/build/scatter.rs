@@ -1,7 +1,8 @@
 //! The schedules of the textbook scatters ([`Scatter`]).
 
+use super::ToSchedule;
+use super::shapes::{binomial_down, linear_out};
 use super::writer::Steps;
-use super::*;
 use crate::collectives::{Problem, Scatter};
 use crate::error::SimError;
 use crate::sim::schedule::Schedule;

@@ -247,7 +247,7 @@ fn two_proc_exchange(problem: &Problem, m: u64) -> Result<Schedule, SimError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::build::{fold, unfold};
+    use crate::sim::build::fold::{fold, unfold};
 
     /// Children lists as `coll_base_topo.c` draws them.
     #[test]

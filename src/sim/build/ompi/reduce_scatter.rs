@@ -6,8 +6,8 @@ use crate::collectives::Problem;
 use crate::collectives::ompi::ReduceScatter;
 use crate::error::SimError;
 use crate::sim::build::ToSchedule;
+use crate::sim::build::fold::{fold, unfold};
 use crate::sim::build::writer::Calls;
-use crate::sim::build::{fold, unfold};
 use crate::sim::schedule::Schedule;
 use crate::util::bits::{ceil_log2, floor_log2};
 
