@@ -6,7 +6,7 @@
 //! operations away from the operation's index, so its schedule stores none of them: the
 //! simulator asks the layout, and the memory left is the simulation's own state.
 
-use super::schedule::{NONE, Signature};
+use super::op::{NONE, Signature};
 
 /// The signature indices of the recursive-doubling allreduce's table (see
 /// [`RecursiveDoublingAllreduce::signatures`]).
