@@ -3,9 +3,10 @@
 use super::parse_plain;
 use super::{Bcast, OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_in};
 use crate::CommModel;
-use crate::collectives::algorithms::{Spacings, setup};
-use crate::collectives::{Algorithm, Allgather as Textbook, Copies, Problem, ceil_log2};
+use crate::collectives::eval::{Spacings, setup};
+use crate::collectives::{Algorithm, Allgather as Textbook, Copies, Problem};
 use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::util::bits::ceil_log2;
 
 /// Open MPI's allgather algorithms (`coll_tuned_allgather_algorithm`). `m` is each process's
 /// block; the rules-file size is `m P`.

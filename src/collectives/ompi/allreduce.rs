@@ -7,9 +7,10 @@ use super::{
     linear_fan_out, segment_candidates,
 };
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Allreduce as Textbook, Copies, Problem, floor_log2};
+use crate::collectives::eval::setup;
+use crate::collectives::{Algorithm, Allreduce as Textbook, Copies, Problem};
 use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::util::bits::floor_log2;
 
 /// Open MPI's allreduce algorithms (`coll_tuned_allreduce_algorithm`). `m` is the vector (also
 /// the rules-file size); only `SegmentedRing` uses a segment size.
@@ -293,7 +294,7 @@ impl Allreduce {
 /// `k = 1 … h'`, spaced `max(T + op, I)`) and after each allgather round but the last
 /// (`k = h' … 2`; the last too when it then sends the result to a folded process).
 fn halving_lags(
-    x: &mut crate::collectives::algorithms::Pieces<'_>,
+    x: &mut crate::collectives::eval::Pieces<'_>,
     m: u64,
     hp: u32,
     folded: bool,

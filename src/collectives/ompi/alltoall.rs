@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in};
 use crate::CommModel;
-use crate::collectives::algorithms::{bruck_alltoall, setup};
+use crate::collectives::eval::{bruck_alltoall, setup};
 use crate::collectives::{Algorithm, Copies, Problem};
 use crate::error::{AlgorithmParseError, CollectiveError};
 

@@ -3,9 +3,10 @@
 use super::parse_plain;
 use super::{OmpiAlgorithm, OmpiCollective, display_from_str};
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Copies, Problem, ceil_log2, floor_log2};
+use crate::collectives::eval::setup;
+use crate::collectives::{Algorithm, Copies, Problem};
 use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::util::bits::{ceil_log2, floor_log2};
 
 /// Open MPI's barrier algorithms (`coll_tuned_barrier_algorithm`); the rules-file size is 0.
 ///

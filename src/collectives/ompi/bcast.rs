@@ -7,9 +7,10 @@ use super::{
     segment_candidates,
 };
 use crate::CommModel;
-use crate::collectives::algorithms::{binomial_tree_of_blocks, setup};
-use crate::collectives::{Algorithm, Copies, Problem, ceil_log2};
+use crate::collectives::eval::{binomial_tree_of_blocks, setup};
+use crate::collectives::{Algorithm, Copies, Problem};
 use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::util::bits::ceil_log2;
 
 /// Open MPI's broadcast algorithms (`coll_tuned_bcast_algorithm`). `m` is the buffer, which is
 /// also the rules-file size. `segment` is in bytes, 0 = unsegmented.

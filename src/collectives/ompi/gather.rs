@@ -6,7 +6,7 @@ use super::{
     OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in, segment_candidates,
 };
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
+use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Copies, Gather as Textbook, Problem};
 use crate::error::{AlgorithmParseError, CollectiveError};
 

@@ -133,9 +133,10 @@ pub use scatter::Scatter;
 use std::fmt;
 use std::str::FromStr;
 
-use super::algorithms::Pieces;
-use super::{Algorithm, ceil_log2, floor_log2};
+use super::Algorithm;
+use super::eval::Pieces;
 use crate::error::AlgorithmParseError;
+use crate::util::bits::{ceil_log2, floor_log2};
 
 /// The collectives of Open MPI's tuned component that this crate prices, with their IDs in the
 /// dynamic rules file.

@@ -7,9 +7,10 @@ use super::{
     segment_candidates,
 };
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Copies, Problem, floor_log2};
+use crate::collectives::eval::setup;
+use crate::collectives::{Algorithm, Copies, Problem};
 use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::util::bits::floor_log2;
 
 /// Open MPI's reduce algorithms (`coll_tuned_reduce_algorithm`). `m` is the vector (also the
 /// rules-file size). `segment` is in bytes, 0 = unsegmented.

@@ -3,9 +3,10 @@
 use super::parse_plain;
 use super::{OmpiAlgorithm, OmpiCollective, Reduce, display_from_str, linear_fan_out};
 use crate::CommModel;
-use crate::collectives::algorithms::{Spacings, setup};
-use crate::collectives::{Algorithm, Copies, Problem, floor_log2};
+use crate::collectives::eval::{Spacings, setup};
+use crate::collectives::{Algorithm, Copies, Problem};
 use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::util::bits::floor_log2;
 
 /// Open MPI's reduce-scatter algorithms (`coll_tuned_reduce_scatter_algorithm`). `m` is the
 /// whole reduced vector (`type size × Σ recvcounts`, also the rules-file size); each process

@@ -3,7 +3,7 @@
 use super::parse_plain;
 use super::{OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_out};
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
+use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Copies, Problem, Scatter as Textbook};
 use crate::error::{AlgorithmParseError, CollectiveError};
 
