@@ -89,6 +89,7 @@
 mod eval;
 mod local;
 pub mod ompi;
+mod parse;
 mod select;
 mod textbook;
 

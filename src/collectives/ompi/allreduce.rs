@@ -266,7 +266,7 @@ impl Allreduce {
         let largest_pow2 = if p == 0 {
             1
         } else {
-            1u64 << super::floor_log2(p)
+            1u64 << crate::util::bits::floor_log2(p)
         };
         let doubling = Copies::none().with(2, m).with_buffers(1);
         let ring = Copies::none()

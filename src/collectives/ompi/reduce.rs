@@ -304,7 +304,7 @@ impl Reduce {
         let largest_pow2 = if p == 0 {
             1
         } else {
-            1u64 << super::floor_log2(p)
+            1u64 << crate::util::bits::floor_log2(p)
         };
         // the root of the generic tree reduction receives into one or two segment buffers
         // (coll_base_reduce.c: 123-137)

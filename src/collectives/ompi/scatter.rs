@@ -130,7 +130,7 @@ impl Scatter {
             // every process on the way to the last leaf copies its own block before it forwards,
             // each inner one into a buffer of its subtree (coll_base_scatter.c: 143-166)
             Self::Binomial => {
-                let levels = u64::from(super::ceil_log2(p.max(1)));
+                let levels = u64::from(crate::util::bits::ceil_log2(p.max(1)));
                 Copies::none()
                     .with(levels.max(1), m)
                     .with_buffers(levels.saturating_sub(1))
