@@ -1,15 +1,12 @@
 //! `MPI_Allreduce` in Open MPI (`coll_base_allreduce.c`), ID 2.
 
-use std::fmt;
+use super::table::ompi_algorithms;
 
-use super::{
-    Bcast, OmpiAlgorithm, OmpiCollective, ParsedName, Reduce, display_from_str, linear_fan_in,
-    linear_fan_out, segment_candidates,
-};
+use super::{Bcast, OmpiAlgorithm, Reduce, linear_fan_in, linear_fan_out, segment_candidates};
 use crate::CommModel;
 use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Allreduce as Textbook, Copies, Problem};
-use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::error::CollectiveError;
 use crate::util::bits::floor_log2;
 
 /// Open MPI's allreduce algorithms (`coll_tuned_allreduce_algorithm`). `m` is the vector (also
@@ -83,83 +80,31 @@ pub enum Allreduce {
     Rabenseifner,
 }
 
-const NAMES: &[&str] = &[
-    "basic-linear",
-    "nonoverlapping",
-    "recursive-doubling",
-    "ring",
-    "segmented-ring",
-    "rabenseifner",
-];
-
-impl Allreduce {
-    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        let mut p = ParsedName::parse(s)?;
-        let a = match p.name.as_str() {
-            "basic-linear" | "1" => Self::BasicLinear,
-            "nonoverlapping" | "2" => Self::Nonoverlapping,
-            "recursive-doubling" | "3" => Self::RecursiveDoubling,
-            "ring" | "4" => Self::Ring,
-            "segmented-ring" | "5" => Self::SegmentedRing {
-                segment: p.take("segment").unwrap_or(0),
-            },
-            "rabenseifner" | "6" => Self::Rabenseifner,
-            _ => return Err(p.unknown("allreduce", NAMES)),
-        };
-        p.finish()?;
-        Ok(a)
-    }
-
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = NAMES[self.ompi_id() as usize - 1];
-        match *self {
-            Self::SegmentedRing { segment } => write!(f, "{name}:segment={segment}"),
-            _ => f.write_str(name),
+ompi_algorithms! {
+    Allreduce, Allreduce, "allreduce";
+    1 BasicLinear => "basic-linear", "basic_linear";
+    2 Nonoverlapping => "nonoverlapping", "nonoverlapping";
+    3 RecursiveDoubling => "recursive-doubling", "recursive_doubling";
+    4 Ring => "ring", "ring";
+    5 SegmentedRing { segment: "segment" = 0 } => "segmented-ring", "segmented_ring";
+    6 Rabenseifner => "rabenseifner", "rabenseifner";
+    impl {
+        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+            self.local_work_of(processes, bytes)
         }
-    }
-}
-display_from_str!(Allreduce);
 
-impl OmpiAlgorithm for Allreduce {
-    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-        self.local_work_of(processes, bytes)
-    }
-
-    const COLLECTIVE: OmpiCollective = OmpiCollective::Allreduce;
-
-    fn ompi_id(&self) -> u32 {
-        match self {
-            Self::BasicLinear => 1,
-            Self::Nonoverlapping => 2,
-            Self::RecursiveDoubling => 3,
-            Self::Ring => 4,
-            Self::SegmentedRing { .. } => 5,
-            Self::Rabenseifner => 6,
-        }
-    }
-
-    fn ompi_name(&self) -> &'static str {
-        [
-            "basic_linear",
-            "nonoverlapping",
-            "recursive_doubling",
-            "ring",
-            "segmented_ring",
-            "rabenseifner",
-        ][self.ompi_id() as usize - 1]
-    }
-
-    fn segment_size(&self) -> u64 {
-        match *self {
-            Self::SegmentedRing { segment } => segment,
-            _ => 0,
+        fn segment_size(&self) -> u64 {
+            match *self {
+                Self::SegmentedRing { segment } => segment,
+                _ => 0,
+            }
         }
     }
 }
 
 impl Algorithm for Allreduce {
     fn name(&self) -> &'static str {
-        NAMES[self.ompi_id() as usize - 1]
+        self.kebab_name()
     }
 
     fn label(&self) -> String {

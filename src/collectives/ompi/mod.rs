@@ -118,6 +118,7 @@ mod mpich;
 mod reduce;
 mod reduce_scatter;
 mod scatter;
+mod table;
 mod tree;
 
 pub use allgather::Allgather;
@@ -136,7 +137,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::Algorithm;
-pub(crate) use super::parse::{ParsedName, normalise, parse_plain};
+use super::parse::normalise;
 use crate::error::AlgorithmParseError;
 use tree::{Shape, bcast_tree, linear_fan_in, linear_fan_out, reduce_tree};
 
@@ -392,24 +393,6 @@ pub const MAX_TREE_FANOUT: u64 = 32;
 pub(crate) fn segment_candidates(m: u64) -> impl Iterator<Item = u64> {
     std::iter::once(0).chain((10..=20).map(|k| 1u64 << k).filter(move |&s| s < m))
 }
-
-/// Implements `Display` and `FromStr` from the enum's `ParsedName`-based `parse` and `write`.
-macro_rules! display_from_str {
-    ($ty:ty) => {
-        impl std::fmt::Display for $ty {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                self.write(f)
-            }
-        }
-        impl std::str::FromStr for $ty {
-            type Err = crate::error::AlgorithmParseError;
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                Self::parse(s)
-            }
-        }
-    };
-}
-pub(crate) use display_from_str;
 
 #[cfg(test)]
 mod tests {

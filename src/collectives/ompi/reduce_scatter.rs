@@ -1,11 +1,11 @@
 //! `MPI_Reduce_scatter` in Open MPI (`coll_base_reduce_scatter.c`), ID 12.
 
-use super::parse_plain;
-use super::{OmpiAlgorithm, OmpiCollective, Reduce, display_from_str, linear_fan_out};
+use super::table::ompi_algorithms;
+use super::{OmpiAlgorithm, Reduce, linear_fan_out};
 use crate::CommModel;
 use crate::collectives::eval::{Spacings, setup};
 use crate::collectives::{Algorithm, Copies, Problem};
-use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::error::CollectiveError;
 use crate::util::bits::floor_log2;
 
 /// Open MPI's reduce-scatter algorithms (`coll_tuned_reduce_scatter_algorithm`). `m` is the
@@ -59,52 +59,22 @@ pub enum ReduceScatter {
     Butterfly,
 }
 
-const NAMES: &[&str] = &["non-overlapping", "recursive-halving", "ring", "butterfly"];
-const ALL: &[ReduceScatter] = &[
-    ReduceScatter::NonOverlapping,
-    ReduceScatter::RecursiveHalving,
-    ReduceScatter::Ring,
-    ReduceScatter::Butterfly,
-];
-
-impl ReduceScatter {
-    /// Every algorithm, in ID order.
-    pub const ALL: &'static [ReduceScatter] = ALL;
-
-    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        parse_plain(s, "reduce-scatter", NAMES, ALL)
-    }
-
-    fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(NAMES[self.ompi_id() as usize - 1])
-    }
-}
-display_from_str!(ReduceScatter);
-
-impl OmpiAlgorithm for ReduceScatter {
-    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-        self.local_work_of(processes, bytes)
-    }
-
-    const COLLECTIVE: OmpiCollective = OmpiCollective::ReduceScatter;
-
-    fn ompi_id(&self) -> u32 {
-        match self {
-            Self::NonOverlapping => 1,
-            Self::RecursiveHalving => 2,
-            Self::Ring => 3,
-            Self::Butterfly => 4,
+ompi_algorithms! {
+    plain ReduceScatter, ReduceScatter, "reduce-scatter";
+    1 NonOverlapping => "non-overlapping", "non-overlapping";
+    2 RecursiveHalving => "recursive-halving", "recursive_halving";
+    3 Ring => "ring", "ring";
+    4 Butterfly => "butterfly", "butterfly";
+    impl {
+        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+            self.local_work_of(processes, bytes)
         }
-    }
-
-    fn ompi_name(&self) -> &'static str {
-        ["non-overlapping", "recursive_halving", "ring", "butterfly"][self.ompi_id() as usize - 1]
     }
 }
 
 impl Algorithm for ReduceScatter {
     fn name(&self) -> &'static str {
-        NAMES[self.ompi_id() as usize - 1]
+        self.kebab_name()
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
@@ -117,7 +87,7 @@ impl Algorithm for ReduceScatter {
     }
 
     fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
-        ALL.to_vec()
+        Self::ALL.to_vec()
     }
 }
 
