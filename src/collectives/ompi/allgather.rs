@@ -1,7 +1,7 @@
 //! `MPI_Allgather` in Open MPI (`coll_base_allgather.c`), ID 0.
 
 use super::table::ompi_algorithms;
-use super::{Bcast, OmpiAlgorithm, linear_fan_in};
+use super::{Bcast, linear_fan_in};
 use crate::CommModel;
 use crate::collectives::eval::{Spacings, setup};
 use crate::collectives::{Algorithm, Allgather as Textbook, Copies, Problem};
@@ -79,33 +79,19 @@ ompi_algorithms! {
     4 Ring => "ring", "ring";
     5 Neighbor => "neighbor", "neighbor";
     6 TwoProc => "two-proc", "two_proc";
-    impl {
+    impl OmpiAlgorithm {
         fn local_work(&self, processes: u64, bytes: u64) -> Copies {
             self.local_work_of(processes, bytes)
         }
     }
-}
-
-impl Algorithm for Allgather {
-    fn name(&self) -> &'static str {
-        self.kebab_name()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            Self::ALL
+                .iter()
+                .copied()
+                .filter(|a| *a != Self::TwoProc || problem.processes == 2)
+                .collect()
         }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        Self::ALL
-            .iter()
-            .copied()
-            .filter(|a| *a != Self::TwoProc || problem.processes == 2)
-            .collect()
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::table::ompi_algorithms;
 
-use super::{Bcast, OmpiAlgorithm, Reduce, linear_fan_in, linear_fan_out, segment_candidates};
+use super::{Bcast, Reduce, linear_fan_in, linear_fan_out, segment_candidates};
 use crate::CommModel;
 use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Allreduce as Textbook, Copies, Problem};
@@ -88,7 +88,7 @@ ompi_algorithms! {
     4 Ring => "ring", "ring";
     5 SegmentedRing { segment: "segment" = 0 } => "segmented-ring", "segmented_ring";
     6 Rabenseifner => "rabenseifner", "rabenseifner";
-    impl {
+    impl OmpiAlgorithm {
         fn local_work(&self, processes: u64, bytes: u64) -> Copies {
             self.local_work_of(processes, bytes)
         }
@@ -100,41 +100,23 @@ ompi_algorithms! {
             }
         }
     }
-}
-
-impl Algorithm for Allreduce {
-    fn name(&self) -> &'static str {
-        self.kebab_name()
-    }
-
-    fn label(&self) -> String {
-        self.to_string()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            let m = problem.message.bytes();
+            let mut out = vec![
+                Self::BasicLinear,
+                Self::Nonoverlapping,
+                Self::RecursiveDoubling,
+                Self::Ring,
+            ];
+            out.extend(
+                segment_candidates(m)
+                    .filter(|&s| s > 0)
+                    .map(|segment| Self::SegmentedRing { segment }),
+            );
+            out.push(Self::Rabenseifner);
+            out
         }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let m = problem.message.bytes();
-        let mut out = vec![
-            Self::BasicLinear,
-            Self::Nonoverlapping,
-            Self::RecursiveDoubling,
-            Self::Ring,
-        ];
-        out.extend(
-            segment_candidates(m)
-                .filter(|&s| s > 0)
-                .map(|segment| Self::SegmentedRing { segment }),
-        );
-        out.push(Self::Rabenseifner);
-        out
     }
 }
 

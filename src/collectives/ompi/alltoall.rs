@@ -2,10 +2,10 @@
 
 use super::table::ompi_algorithms;
 
-use super::{OmpiAlgorithm, linear_fan_in};
+use super::linear_fan_in;
 use crate::CommModel;
 use crate::collectives::eval::{bruck_alltoall, setup};
-use crate::collectives::{Algorithm, Copies, Problem};
+use crate::collectives::{Copies, Problem};
 use crate::error::CollectiveError;
 
 /// Open MPI's all-to-all algorithms (`coll_tuned_alltoall_algorithm`). `m` is the block for each
@@ -75,37 +75,19 @@ ompi_algorithms! {
     3 ModifiedBruck => "modified-bruck", "modified_bruck";
     4 LinearSync { max_requests: "max-requests" = 0 } => "linear-sync", "linear_sync";
     5 TwoProc => "two-proc", "two_proc";
-    impl {
+    impl OmpiAlgorithm {
         fn local_work(&self, processes: u64, bytes: u64) -> Copies {
             self.local_work_of(processes, bytes)
         }
     }
-}
-
-impl Algorithm for Alltoall {
-    fn name(&self) -> &'static str {
-        self.kebab_name()
-    }
-
-    fn label(&self) -> String {
-        self.to_string()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            let mut out = vec![Self::Linear, Self::Pairwise, Self::ModifiedBruck];
+            if problem.processes == 2 {
+                out.push(Self::TwoProc);
+            }
+            out
         }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let mut out = vec![Self::Linear, Self::Pairwise, Self::ModifiedBruck];
-        if problem.processes == 2 {
-            out.push(Self::TwoProc);
-        }
-        out
     }
 }
 

@@ -1,10 +1,9 @@
 //! `MPI_Barrier` in Open MPI (`coll_base_barrier.c`), ID 6.
 
-use super::OmpiAlgorithm;
 use super::table::ompi_algorithms;
 use crate::CommModel;
 use crate::collectives::eval::setup;
-use crate::collectives::{Algorithm, Copies, Problem};
+use crate::collectives::{Copies, Problem};
 use crate::error::CollectiveError;
 use crate::util::bits::{ceil_log2, floor_log2};
 
@@ -71,33 +70,19 @@ ompi_algorithms! {
     4 Bruck => "bruck", "bruck";
     5 TwoProc => "two-proc", "two_proc";
     6 Tree => "tree", "tree";
-    impl {
+    impl OmpiAlgorithm {
         fn local_work(&self, processes: u64, bytes: u64) -> Copies {
             self.local_work_of(processes, bytes)
         }
     }
-}
-
-impl Algorithm for Barrier {
-    fn name(&self) -> &'static str {
-        self.kebab_name()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            Self::ALL
+                .iter()
+                .copied()
+                .filter(|a| *a != Self::TwoProc || problem.processes == 2)
+                .collect()
         }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        Self::ALL
-            .iter()
-            .copied()
-            .filter(|a| *a != Self::TwoProc || problem.processes == 2)
-            .collect()
     }
 }
 

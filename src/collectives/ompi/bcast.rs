@@ -2,10 +2,10 @@
 
 use super::table::ompi_algorithms;
 
-use super::{OmpiAlgorithm, Shape, bcast_tree, linear_fan_out, segment_candidates};
+use super::{Shape, bcast_tree, linear_fan_out, segment_candidates};
 use crate::CommModel;
 use crate::collectives::eval::{binomial_tree_of_blocks, setup};
-use crate::collectives::{Algorithm, Copies, Problem};
+use crate::collectives::{Copies, Problem};
 use crate::error::CollectiveError;
 use crate::util::bits::ceil_log2;
 
@@ -128,7 +128,7 @@ ompi_algorithms! {
     7 Knomial { segment: "segment" = 0, radix: "radix" = DEFAULT_RADIX } => "knomial", "knomial";
     8 ScatterAllgather => "scatter-allgather", "scatter_allgather";
     9 ScatterAllgatherRing => "scatter-allgather-ring", "scatter_allgather_ring";
-    impl {
+    impl OmpiAlgorithm {
         fn local_work(&self, processes: u64, bytes: u64) -> Copies {
             self.local_work_of(processes, bytes)
         }
@@ -152,46 +152,28 @@ ompi_algorithms! {
             }
         }
     }
-}
-
-impl Algorithm for Bcast {
-    fn name(&self) -> &'static str {
-        self.kebab_name()
-    }
-
-    fn label(&self) -> String {
-        self.to_string()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
-        }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let m = problem.message.bytes();
-        let mut out = vec![Self::BasicLinear];
-        for segment in segment_candidates(m) {
-            for fanout in [2, 4, 8] {
-                out.push(Self::Chain { segment, fanout });
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            let m = problem.message.bytes();
+            let mut out = vec![Self::BasicLinear];
+            for segment in segment_candidates(m) {
+                for fanout in [2, 4, 8] {
+                    out.push(Self::Chain { segment, fanout });
+                }
+                out.extend([
+                    Self::Pipeline { segment },
+                    Self::SplitBinaryTree { segment },
+                    Self::BinaryTree { segment },
+                    Self::Binomial { segment },
+                    Self::Knomial {
+                        segment,
+                        radix: DEFAULT_RADIX,
+                    },
+                ]);
             }
-            out.extend([
-                Self::Pipeline { segment },
-                Self::SplitBinaryTree { segment },
-                Self::BinaryTree { segment },
-                Self::Binomial { segment },
-                Self::Knomial {
-                    segment,
-                    radix: DEFAULT_RADIX,
-                },
-            ]);
+            out.extend([Self::ScatterAllgather, Self::ScatterAllgatherRing]);
+            out
         }
-        out.extend([Self::ScatterAllgather, Self::ScatterAllgatherRing]);
-        out
     }
 }
 

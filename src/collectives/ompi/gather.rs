@@ -2,7 +2,7 @@
 
 use super::table::ompi_algorithms;
 
-use super::{OmpiAlgorithm, linear_fan_in, segment_candidates};
+use super::{linear_fan_in, segment_candidates};
 use crate::CommModel;
 use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Copies, Gather as Textbook, Problem};
@@ -63,7 +63,7 @@ ompi_algorithms! {
     1 BasicLinear => "basic-linear", "basic_linear";
     2 Binomial => "binomial", "binomial";
     3 LinearSync { segment: "segment" = 0 } => "linear-sync", "linear_sync";
-    impl {
+    impl OmpiAlgorithm {
         fn local_work(&self, processes: u64, bytes: u64) -> Copies {
             self.local_work_of(processes, bytes)
         }
@@ -75,32 +75,14 @@ ompi_algorithms! {
             }
         }
     }
-}
-
-impl Algorithm for Gather {
-    fn name(&self) -> &'static str {
-        self.kebab_name()
-    }
-
-    fn label(&self) -> String {
-        self.to_string()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            let mut out = vec![Self::BasicLinear, Self::Binomial];
+            out.extend(
+                segment_candidates(problem.message.bytes()).map(|segment| Self::LinearSync { segment }),
+            );
+            out
         }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let mut out = vec![Self::BasicLinear, Self::Binomial];
-        out.extend(
-            segment_candidates(problem.message.bytes()).map(|segment| Self::LinearSync { segment }),
-        );
-        out
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::table::ompi_algorithms;
 
-use super::{OmpiAlgorithm, Shape, linear_fan_in, reduce_tree, segment_candidates};
+use super::{Shape, linear_fan_in, reduce_tree, segment_candidates};
 use crate::CommModel;
 use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Copies, Problem};
@@ -110,7 +110,7 @@ ompi_algorithms! {
     5 Binomial { segment: "segment" = 0 } => "binomial", "binomial";
     6 InOrderBinary { segment: "segment" = 0 } => "in-order-binary", "in-order_binary";
     7 Rabenseifner => "rabenseifner", "rabenseifner";
-    impl {
+    impl OmpiAlgorithm {
         fn local_work(&self, processes: u64, bytes: u64) -> Copies {
             self.local_work_of(processes, bytes)
         }
@@ -133,42 +133,24 @@ ompi_algorithms! {
             }
         }
     }
-}
-
-impl Algorithm for Reduce {
-    fn name(&self) -> &'static str {
-        self.kebab_name()
-    }
-
-    fn label(&self) -> String {
-        self.to_string()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
-        }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let m = problem.message.bytes();
-        let mut out = vec![Self::Linear];
-        for segment in segment_candidates(m) {
-            for fanout in [2, 4, 8] {
-                out.push(Self::Chain { segment, fanout });
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            let m = problem.message.bytes();
+            let mut out = vec![Self::Linear];
+            for segment in segment_candidates(m) {
+                for fanout in [2, 4, 8] {
+                    out.push(Self::Chain { segment, fanout });
+                }
+                out.extend([
+                    Self::Pipeline { segment },
+                    Self::Binary { segment },
+                    Self::Binomial { segment },
+                    Self::InOrderBinary { segment },
+                ]);
             }
-            out.extend([
-                Self::Pipeline { segment },
-                Self::Binary { segment },
-                Self::Binomial { segment },
-                Self::InOrderBinary { segment },
-            ]);
+            out.push(Self::Rabenseifner);
+            out
         }
-        out.push(Self::Rabenseifner);
-        out
     }
 }
 

@@ -1,7 +1,7 @@
 //! `MPI_Reduce_scatter` in Open MPI (`coll_base_reduce_scatter.c`), ID 12.
 
 use super::table::ompi_algorithms;
-use super::{OmpiAlgorithm, Reduce, linear_fan_out};
+use super::{Reduce, linear_fan_out};
 use crate::CommModel;
 use crate::collectives::eval::{Spacings, setup};
 use crate::collectives::{Algorithm, Copies, Problem};
@@ -65,29 +65,15 @@ ompi_algorithms! {
     2 RecursiveHalving => "recursive-halving", "recursive_halving";
     3 Ring => "ring", "ring";
     4 Butterfly => "butterfly", "butterfly";
-    impl {
+    impl OmpiAlgorithm {
         fn local_work(&self, processes: u64, bytes: u64) -> Copies {
             self.local_work_of(processes, bytes)
         }
     }
-}
-
-impl Algorithm for ReduceScatter {
-    fn name(&self) -> &'static str {
-        self.kebab_name()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+            Self::ALL.to_vec()
         }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
-        Self::ALL.to_vec()
     }
 }
 

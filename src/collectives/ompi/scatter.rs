@@ -1,7 +1,7 @@
 //! `MPI_Scatter` in Open MPI (`coll_base_scatter.c`), ID 15.
 
+use super::linear_fan_out;
 use super::table::ompi_algorithms;
-use super::{OmpiAlgorithm, linear_fan_out};
 use crate::CommModel;
 use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Copies, Problem, Scatter as Textbook};
@@ -55,29 +55,15 @@ ompi_algorithms! {
     1 BasicLinear => "basic-linear", "basic_linear";
     2 Binomial => "binomial", "binomial";
     3 LinearNb => "linear-nb", "linear_nb";
-    impl {
+    impl OmpiAlgorithm {
         fn local_work(&self, processes: u64, bytes: u64) -> Copies {
             self.local_work_of(processes, bytes)
         }
     }
-}
-
-impl Algorithm for Scatter {
-    fn name(&self) -> &'static str {
-        self.kebab_name()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+            vec![Self::BasicLinear, Self::Binomial]
         }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
-        vec![Self::BasicLinear, Self::Binomial]
     }
 }
 

@@ -22,17 +22,20 @@ pub(super) fn write_name(
 
 /// Declares an Open MPI algorithm list once and implements from it: `NAMES` (kebab-case, in ID
 /// order), [`OmpiAlgorithm`](super::OmpiAlgorithm) (`COLLECTIVE`, `ompi_id`, `ompi_name`, plus
-/// the items given in `impl { … }`), `kebab_name`, `FromStr` and `Display`. IDs must be
+/// the items given in `impl OmpiAlgorithm { … }`), [`Algorithm`](crate::collectives::Algorithm)
+/// (`name`, `label` = `Display`, `cost` = the type's `messages_cost` plus the price of its local
+/// work, plus the items given in `impl Algorithm { … }`: `candidates`), `kebab_name`, `FromStr`
+/// and `Display`. IDs must be
 /// `1, 2, …` in order (checked at compile time); a variant missing from the list fails to
 /// compile (the matches are exhaustive).
 ///
 /// Two forms:
 ///
-/// * `plain Type, Collective, "name"; ID Variant => "kebab", "ompi_name"; … impl { … }` for
+/// * `plain Type, Collective, "name"; ID Variant => "kebab", "ompi_name"; … impl …` for
 ///   algorithms without parameters: also `pub const ALL` (every algorithm, in ID order); a name
 ///   or any number that parses as the ID is accepted (`parse_plain`).
 /// * `Type, Collective, "name"; [ignore: ["key", …];] ID Variant { field: "key" = default, … }
-///   => "kebab", "ompi_name"; … impl { … }`: a variant reads its parameters (unsigned integers,
+///   => "kebab", "ompi_name"; … impl …`: a variant reads its parameters (unsigned integers,
 ///   `default` when absent) and writes them in the order declared; the name or the ID written
 ///   as a plain decimal is accepted; the `ignore` keys are accepted and dropped for every
 ///   variant that does not read them.
@@ -40,7 +43,8 @@ macro_rules! ompi_algorithms {
     (
         plain $ty:ident, $collective:ident, $name:literal;
         $( $id:literal $variant:ident => $kebab:literal, $ompi:literal; )+
-        impl { $($extra:tt)* }
+        impl OmpiAlgorithm { $($extra:tt)* }
+        impl Algorithm { $($candidates:tt)* }
     ) => {
         impl $ty {
             /// Every algorithm, in ID order.
@@ -56,7 +60,8 @@ macro_rules! ompi_algorithms {
         }
 
         $crate::collectives::ompi::table::ompi_algorithms!(
-            @common $ty, $collective; $( $id $variant {} => $kebab, $ompi; )+ impl { $($extra)* }
+            @common $ty, $collective; $( $id $variant {} => $kebab, $ompi; )+ impl OmpiAlgorithm { $($extra)* }
+            impl Algorithm { $($candidates)* }
         );
     };
     (
@@ -66,7 +71,8 @@ macro_rules! ompi_algorithms {
             $id:literal $variant:ident $({ $($field:ident : $key:literal = $default:expr),* $(,)? })?
                 => $kebab:literal, $ompi:literal;
         )+
-        impl { $($extra:tt)* }
+        impl OmpiAlgorithm { $($extra:tt)* }
+        impl Algorithm { $($candidates:tt)* }
     ) => {
         impl std::str::FromStr for $ty {
             type Err = $crate::error::AlgorithmParseError;
@@ -90,13 +96,15 @@ macro_rules! ompi_algorithms {
         $crate::collectives::ompi::table::ompi_algorithms!(
             @common $ty, $collective;
             $( $id $variant { $($($field : $key),*)? } => $kebab, $ompi; )+
-            impl { $($extra)* }
+            impl OmpiAlgorithm { $($extra)* }
+            impl Algorithm { $($candidates)* }
         );
     };
     (
         @common $ty:ident, $collective:ident;
         $( $id:literal $variant:ident { $($field:ident : $key:literal),* } => $kebab:literal, $ompi:literal; )+
-        impl { $($extra:tt)* }
+        impl OmpiAlgorithm { $($extra:tt)* }
+        impl Algorithm { $($candidates:tt)* }
     ) => {
         const _: () = {
             let ids: &[u32] = &[$($id),+];
@@ -136,6 +144,35 @@ macro_rules! ompi_algorithms {
             }
 
             $($extra)*
+        }
+
+        impl $crate::collectives::Algorithm for $ty {
+            fn name(&self) -> &'static str {
+                self.kebab_name()
+            }
+
+            fn label(&self) -> String {
+                self.to_string()
+            }
+
+            fn cost(
+                &self,
+                model: &dyn $crate::CommModel,
+                problem: &$crate::collectives::Problem,
+            ) -> Result<f64, $crate::error::CollectiveError> {
+                let messages = self.messages_cost(model, problem)?;
+                if problem.local.is_free() {
+                    return Ok(messages);
+                }
+                let work = $crate::collectives::ompi::OmpiAlgorithm::local_work(
+                    self,
+                    problem.processes,
+                    problem.message.bytes(),
+                );
+                Ok(messages + problem.local.price(&work))
+            }
+
+            $($candidates)*
         }
 
         impl std::fmt::Display for $ty {
