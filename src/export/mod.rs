@@ -3,7 +3,7 @@
 //! * [`ompi_rules`]: Open MPI's classic dynamic rules file for the tuned component (read by
 //!   Open MPI 4.x and 5.x with `--mca coll_tuned_use_dynamic_rules 1 --mca
 //!   coll_tuned_dynamic_rules_filename FILE`), from the algorithms of
-//!   [`collectives::ompi`].
+//!   [`collectives::ompi`](crate::collectives::ompi).
 //! * [`mpich_json`]: MPICH's collective selection JSON (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`)
 //!   from the textbook algorithms MPICH runs ([`MpichAlgorithm`](crate::collectives::MpichAlgorithm)),
 //!   for a stated MPICH version ([`MpichVersion`]): complete (MPICH's own default decisions for

@@ -183,7 +183,7 @@ pub fn ompi_rules(
 /// # Errors
 ///
 /// [`ExportError::Grid`] for an empty or unsorted `processes`, a communicator size of 0 or
-/// above [`MAX_PROCESSES`], or a collective given twice.
+/// above [`MAX_PROCESSES`](super::MAX_PROCESSES), or a collective given twice.
 ///
 /// # Examples
 ///

@@ -21,7 +21,7 @@ pub enum Allreduce {
     /// `[np2] (T(m) + op(m)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(m)`; when the
     /// sender is slower than the network, at `P` a power of two the exact spacing of its `2 h'`
     /// lock-step rounds of changing size (the sender's lag or the receiver's interval of the
-    /// next piece, as for [`Allgather::Bruck`], with the operator), otherwise the sum of the
+    /// next piece, as for [`Allgather::Bruck`](super::Allgather::Bruck), with the operator), otherwise the sum of the
     /// rounds' lags `max(0, I - T - op)`.
     Rabenseifner,
 }

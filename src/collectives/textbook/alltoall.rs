@@ -14,7 +14,7 @@ pub enum Alltoall {
     PairwiseExchange,
     /// Bruck: `Σ_{k=0}^{h-1} T(m · n_k)` where `n_k` counts the indices `j < P` with bit `k`
     /// set (the blocks forwarded in round `k`), plus the spacings of the rounds when the sender
-    /// is slower than the network (as for [`Allgather::Bruck`]).
+    /// is slower than the network (as for [`Allgather::Bruck`](super::Allgather::Bruck)).
     Bruck,
 }
 algorithm_list!(Alltoall [PairwiseExchange, Bruck]);
