@@ -74,7 +74,11 @@ fn selection_table() -> String {
     }
     s.push_str("\n| worst slower cell |");
     for r in &reports {
-        let worst = r.families.iter().map(|f| f.worst_slower).fold(1.0, f64::max);
+        let worst = r
+            .families
+            .iter()
+            .map(|f| f.worst_slower)
+            .fold(1.0, f64::max);
         s.push_str(&format!(" {worst:.2} |"));
     }
     s.push_str("\n| rules within 10 % of the best forced |");
@@ -100,7 +104,11 @@ fn accuracy_doc_shows_what_the_data_give() {
     let doc = std::fs::read_to_string(root().join("docs/ACCURACY.md")).expect("docs/ACCURACY.md");
     let mut listed: Vec<String> = COLUMNS.iter().map(|(n, _)| n.to_string()).collect();
     listed.sort();
-    assert_eq!(listed, fixtures(), "every selection fixture is a column of the table");
+    assert_eq!(
+        listed,
+        fixtures(),
+        "every selection fixture is a column of the table"
+    );
     let table = selection_table();
     assert!(
         doc.contains(&table),
