@@ -288,7 +288,7 @@ impl PiecewiseCost for PLogP {
     /// # Examples
     ///
     /// ```
-    /// use commcost::{CommModel, Message, PLogP};
+    /// use commcost::{CommModel, Message, PLogP, PiecewiseCost};
     /// use commcost::table::Table1D;
     /// // L = 1 µs, o_s(m) = 8 µs, g(m) = 2 µs + 1 ns/B: the sender lags by 5 µs - 1 ns/B
     /// let model = PLogP::new(

@@ -357,7 +357,10 @@ impl LogGpo {
     /// # Examples
     ///
     /// ```
-    /// # use commcost::{LogGpo, Mechanism, Message, Progress, Table1D};
+    /// # use commcost::{LogGpo, Message};
+    /// # use commcost::models::loggpo::Mechanism;
+    /// # use commcost::models::loggpo::Progress;
+    /// # use commcost::table::Table1D;
     /// let model = LogGpo::new(
     ///     5e-6, 1e-9, 16384, Progress::Independent, Mechanism::T, Mechanism::Rta, 2e-6,
     ///     Table1D::constant(1e-6)?, Table1D::constant(0.0)?,
@@ -493,7 +496,7 @@ impl PiecewiseCost for LogGpo {
     /// # Examples
     ///
     /// ```
-    /// use commcost::{CommModel, LogGpo, Message};
+    /// use commcost::{CommModel, LogGpo, Message, PiecewiseCost};
     /// use commcost::models::loggpo::Mechanism;
     /// use commcost::models::loggpo::Progress;
     /// use commcost::table::Table1D;
