@@ -293,11 +293,11 @@ pub trait PiecewiseCost {
 /// let words = AffineCost::everywhere(0.0, 1e-6).in_units_of(8);
 /// assert_eq!(words.at(17), 3e-6);
 /// ```
-///
-/// `repr(C)` with the two floats apart: a caller that copies the value back from the callee's
-/// return slot should not read two fields written by separate stores with one wide load (a
-/// store-forwarding stall of ~12 cycles, measured as 10 % of a collective evaluation).
 #[derive(Debug, Clone, Copy, PartialEq)]
+// `repr(C)` with the two floats apart: a caller that copies the value back from the callee's
+// return slot should not read two fields written by separate stores with one wide load (a
+// store-forwarding stall of ~12 cycles, measured as 10 % of a collective evaluation). Hence
+// the field order, which is not the natural one.
 #[repr(C)]
 pub struct AffineCost {
     /// Cost extrapolated to 0 bytes, seconds (may be negative: LogGP's `2o + L - G`).
