@@ -46,7 +46,7 @@
 //! Measurements on the user's machine are in [`probe`] (memory copies, row / column
 //! marshalling, TCP loopback round trips; MPI behind the `mpi` feature).
 //!
-//! Supporting pieces: [`Table1D`] / [`Table2D`] hold parameters measured at discrete sizes and
+//! Supporting pieces: [`Table1D`](table::Table1D) / [`Table2D`](table::Table2D) hold parameters measured at discrete sizes and
 //! strides; [`mlines`] counts the unique memory lines of strided layouts exactly, in `O(log L)`;
 //! [`calibrate::least_squares`] is the fitting routine every calibration uses and
 //! [`calibrate::fit_regression`] fits the Mlines paper's six regression variants;
@@ -108,35 +108,6 @@ pub use models::plogp::PLogP;
 pub use models::pram::Pram;
 pub use models::protocol::Protocols;
 pub use models::spec::ModelSpec;
-
-// Crate-internal short paths (`crate::Table1D`, `crate::SimError`, ...) of items whose public
-// path is in their module.
-#[cfg(feature = "calibrate")]
-#[allow(unused_imports)]
-pub(crate) use calibrate::{CalibrationError, FitError};
-#[allow(unused_imports)]
-pub(crate) use collectives::{AlgorithmParseError, CollectiveError};
-#[allow(unused_imports)]
-pub(crate) use export::ExportError;
-#[allow(unused_imports)]
-pub(crate) use mlines::LinesError;
-#[allow(unused_imports)]
-pub(crate) use models::copy_transfer::{Composition, Stage};
-#[allow(unused_imports)]
-pub(crate) use models::loggpo::{Mechanism, Overlap, Progress, Timeline, TimelineError};
-#[allow(unused_imports)]
-pub(crate) use models::lognp::{Hop, SizeCost, StrideCost};
-#[allow(unused_imports)]
-pub(crate) use models::memory_logp::{CacheHierarchy, CacheLevel};
-#[allow(unused_imports)]
-pub(crate) use models::protocol::ProtocolRange;
-#[cfg(feature = "calibrate")]
-#[allow(unused_imports)]
-pub(crate) use probe::ProbeError;
-#[allow(unused_imports)]
-pub(crate) use sim::{GoalError, SimError};
-#[allow(unused_imports)]
-pub(crate) use table::{Table1D, Table2D};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

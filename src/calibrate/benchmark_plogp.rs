@@ -4,7 +4,8 @@
 use super::Adjustment;
 use super::benchmarks::{BenchmarkSeries, sorted_latency};
 use crate::error::{CalibrationError, ParameterError};
-use crate::{CommModel, Message, PLogP, Table1D};
+use crate::table::Table1D;
+use crate::{CommModel, Message, PLogP};
 
 /// The result of [`fit_plogp_from_benchmarks`].
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,9 @@
 //! measured times.
 
 use crate::error::CalibrationError;
-use crate::{Log3P, MemoryLogP, Table1D, Table2D};
+use crate::table::Table1D;
+use crate::table::Table2D;
+use crate::{Log3P, MemoryLogP};
 
 /// The measurements log_3 P is derived from (lognp-log3p §4.1; all half round trips, seconds).
 #[derive(Debug, Clone, PartialEq)]

@@ -176,7 +176,7 @@ pub(crate) fn prtt_min_of_means(
     request: (u32, f64, u64),
     max: usize,
     mut trial: impl FnMut(u32, f64, usize) -> Result<f64, ProbeError>,
-) -> Result<f64, crate::CalibrationError> {
+) -> Result<f64, crate::calibrate::CalibrationError> {
     let (n, delay, size) = request;
     let size = usize::try_from(size).unwrap_or(usize::MAX);
     if n == 0 || size == 0 || size > max || !(delay >= 0.0 && delay.is_finite()) {

@@ -22,7 +22,8 @@ use mpi::traits::{Communicator, Destination, Equivalence, Source};
 
 use super::Prober;
 use super::{Budget, Methodology, ProbeError};
-use crate::{CalibrationError, Message};
+use crate::Message;
+use crate::calibrate::CalibrationError;
 
 /// Control message: mode, n, size, count, block, stride (as u64).
 type Control = [u64; 6];

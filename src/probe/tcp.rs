@@ -9,7 +9,8 @@ use std::time::Instant;
 
 use super::Prober;
 use super::{Budget, Methodology, ProbeError};
-use crate::{CalibrationError, Message};
+use crate::Message;
+use crate::calibrate::CalibrationError;
 
 /// Control header before each trial (not timed): n, mode, size, block, stride.
 const HEADER: usize = 32;

@@ -3,8 +3,9 @@
 use super::super::detect::Segment;
 use super::lines::line_through;
 use super::{Adjustment, SizeDiagnostics};
+use crate::PLogP;
 use crate::error::CalibrationError;
-use crate::{PLogP, Table1D};
+use crate::table::Table1D;
 
 /// The pLogP model (Kielmann, Bal, Verstoep 2000) of PRTT measurements, on the protocol
 /// ranges `segments` found by [`detect_changes`](crate::calibrate::detect_changes) (indices into `diagnostics`).
