@@ -6,9 +6,9 @@ use crate::CommModel;
 /// How to simulate.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SimOptions {
-    /// Keep the start and end of every operation ([`SimResult::timeline_csv`]).
+    /// Keep the start and end of every operation ([`SimResult::timeline_csv`](super::SimResult::timeline_csv)).
     pub timeline: bool,
-    /// Record the critical path ([`SimResult::critical_path`]).
+    /// Record the critical path ([`SimResult::critical_path`](super::SimResult::critical_path)).
     pub critical_path: bool,
     /// Messages larger than this many bytes use the rendezvous protocol: the transfer starts
     /// only once the matching receive is posted, and the send completes with the receive.

@@ -73,9 +73,9 @@ pub struct SimResult {
     /// Events processed: operations made ready and messages delivered (an operation that
     /// waited for a NIC and tried again counts once).
     pub events: u64,
-    /// The critical path, if [`SimOptions::critical_path`].
+    /// The critical path, if [`SimOptions::critical_path`](super::SimOptions::critical_path).
     pub critical_path: Option<CriticalPath>,
-    /// Start and end of every operation, if [`SimOptions::timeline`].
+    /// Start and end of every operation, if [`SimOptions::timeline`](super::SimOptions::timeline).
     pub starts: Option<Vec<f64>>,
     /// See [`starts`](Self::starts).
     pub ends: Option<Vec<f64>>,

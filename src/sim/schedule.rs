@@ -19,7 +19,7 @@ pub const MAX_CALC_SECONDS: f64 = 1e30;
 /// A validated schedule: operations in flat arrays, dependencies as successor lists, every send
 /// paired with its receive.
 ///
-/// Built by [`ScheduleBuilder::build`], the collective builders
+/// Built by [`ScheduleBuilder::build`](super::ScheduleBuilder::build), the collective builders
 /// ([`collective_schedule`](crate::sim::collective_schedule)) or
 /// [`parse_goal`](crate::sim::parse_goal).
 ///

@@ -9,7 +9,6 @@ use crate::collectives::{Allreduce, Problem};
 use crate::error::SimError;
 use crate::sim::implicit::RecursiveDoublingAllreduce;
 use crate::sim::layout::Operations;
-use crate::sim::op::{KIND_CALC, KIND_RECV, KIND_SEND};
 use crate::sim::schedule::Schedule;
 use crate::util::bits::floor_log2;
 
@@ -95,7 +94,7 @@ pub(super) fn recursive_doubling_allreduce(
         Some(layout) => Ok(Schedule::computed(
             p,
             Operations::RecursiveDoublingAllreduce(layout),
-            RecursiveDoublingAllreduce::signatures([KIND_SEND, KIND_RECV, KIND_CALC]),
+            RecursiveDoublingAllreduce::signatures(),
             vec![problem.piece(m)],
             (cost > 0.0).then_some(cost).into_iter().collect(),
         )),

@@ -1,7 +1,7 @@
 //! The fast path of the reader: Schedgen's statements recognised byte by byte, without the
 //! lexer.
 
-use super::labels::*;
+use super::labels::numbered;
 
 /// A statement of the form Schedgen writes, read straight from the bytes (see
 /// [`fast_statement`]).

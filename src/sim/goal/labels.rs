@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::*;
+use super::LABEL_BYTES;
 use crate::sim::op::OpId;
 
 /// The highest `n` of a label `l<n>` kept in a block's table of numbered labels (a vector

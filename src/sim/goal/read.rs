@@ -2,10 +2,10 @@
 
 use std::collections::hash_map::Entry;
 
-use super::fast::*;
-use super::labels::*;
-use super::lex::*;
-use super::*;
+use super::LABEL_BYTES;
+use super::fast::{Fast, fast_statement};
+use super::labels::{LabelMap, Labels, NONE_OP, numbered};
+use super::lex::{Lexer, Parser, PendingDep, Tok, echo, syntax};
 use crate::error::{GoalError, SimError};
 use crate::sim::builder::ScheduleBuilder;
 use crate::sim::op::OpId;
