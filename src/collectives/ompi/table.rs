@@ -1,8 +1,9 @@
 //! The one declaration of each Open MPI algorithm list ([`ompi_algorithms!`]): Open MPI's ID,
 //! the variant with its parameters, the crate's kebab-case name and Open MPI's name, from which
 //! the names, `ALL`, [`OmpiAlgorithm::ompi_id`](super::OmpiAlgorithm::ompi_id),
-//! [`OmpiAlgorithm::ompi_name`](super::OmpiAlgorithm::ompi_name), `FromStr` and `Display`
-//! follow.
+//! [`OmpiAlgorithm::ompi_name`](super::OmpiAlgorithm::ompi_name), `FromStr`, `Display` and
+//! the [`Algorithm`](crate::collectives::Algorithm) methods common to every Open MPI
+//! collective follow.
 
 use std::fmt;
 
@@ -25,9 +26,8 @@ pub(super) fn write_name(
 /// the items given in `impl OmpiAlgorithm { … }`), [`Algorithm`](crate::collectives::Algorithm)
 /// (`name`, `label` = `Display`, `cost` = the type's `messages_cost` plus the price of its local
 /// work, plus the items given in `impl Algorithm { … }`: `candidates`), `kebab_name`, `FromStr`
-/// and `Display`. IDs must be
-/// `1, 2, …` in order (checked at compile time); a variant missing from the list fails to
-/// compile (the matches are exhaustive).
+/// and `Display`. IDs must be `1, 2, …` in order (checked at compile time); a variant missing
+/// from the list fails to compile (the matches are exhaustive).
 ///
 /// Two forms:
 ///
