@@ -60,8 +60,8 @@
 //! ## Feature flags
 //!
 //! * `calibrate` (on by default): [`calibrate`] and [`probe`] — fitting parameters to
-//!   measurements and measuring this machine; pulls in nalgebra. A scheduler that only
-//!   evaluates models sets `default-features = false` and depends on thiserror alone.
+//!   measurements and measuring this machine; no further dependencies. A scheduler that only
+//!   evaluates models can set `default-features = false` to compile less.
 //! * `mpi` (off by default; turns `calibrate` on): `probe::mpi`, measurements over MPI
 //!   (rsmpi) — PRTT between two ranks and half round trips with MPI vector datatypes. Needs an
 //!   MPI library and libclang.

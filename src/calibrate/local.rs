@@ -119,7 +119,7 @@ pub fn fit_local_work(
     Ok((local, Operator::new(per_call, per_byte)?))
 }
 
-/// `prtt::median`, `None` for no values.
+/// The shared median (`util::stats`), `None` for no values.
 fn median(values: &mut [f64]) -> Option<f64> {
-    (!values.is_empty()).then(|| super::prtt::median(values))
+    (!values.is_empty()).then(|| crate::util::stats::median(values))
 }

@@ -241,7 +241,7 @@ impl RegressionVariant {
 ///
 /// # Errors
 ///
-/// [`FitError`] from [`least_squares`] (too few points, non-finite input, dependent columns —
+/// [`FitError`] from [`least_squares()`] (too few points, non-finite input, dependent columns —
 /// e.g. all samples with the same shape), [`FitError::TooFewPoints`] for an empty test set, and
 /// [`FitError::InvalidParameters`] for a coefficient of magnitude above
 /// [`MAX_SECONDS`](crate::limits::MAX_SECONDS) (it would predict infinite times).
@@ -320,7 +320,7 @@ pub fn fit_regression(
 ///
 /// # Errors
 ///
-/// [`FitError`] as [`least_squares`] for empty or non-finite data, or when no subset gives a
+/// [`FitError`] as [`least_squares()`] for empty or non-finite data, or when no subset gives a
 /// non-negative fit (only possible for data whose least-squares fits all have a negative
 /// coefficient, e.g. negative times); [`FitError::InvalidParameters`] for `line_bytes = 0`.
 ///

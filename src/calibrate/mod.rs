@@ -4,7 +4,7 @@
 //! [`CommModel`](crate::CommModel) → predictions → collectives. This module holds the fitting
 //! machinery; models never call it.
 //!
-//! * [`least_squares`] — linear least squares with column normalisation and the fit statistics
+//! * [`least_squares()`] — linear least squares with column normalisation and the fit statistics
 //!   every later fit reports ([`FitStatistics`]).
 //! * [`detect_changes`] — protocol-change detection on `(size, value)` series, robust to noise,
 //!   outliers and level shifts; [`detect_changes_netgauge`] reproduces Netgauge's rule.
@@ -33,8 +33,6 @@ mod netgauge;
 mod osu;
 mod prtt;
 mod steps;
-
-pub(crate) use prtt::{SplitMix64, median};
 
 /// Median and 90th percentile of the relative errors `|predicted - measured| / measured` of
 /// `(predicted, measured)` pairs — how `docs/ACCURACY.md` summarises held-out checks. `None`
@@ -67,6 +65,11 @@ pub fn relative_errors(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
     Some((at(0.5), at(0.9)))
 }
 
+/// The measuring side of the PRTT assessment lives in [`crate::probe`]; re-exported here for
+/// the call sites that name it `calibrate::*`.
+pub use crate::probe::{
+    Prober, PrttMeasurement, PrttPlan, PrttSpread, SimulatedProber, measure_prtt,
+};
 pub use benchmark_plogp::{BenchmarkPLogPFit, fit_plogp_from_benchmarks};
 pub use benchmarks::{
     BenchmarkFit, BenchmarkFitConfig, BenchmarkPoint, BenchmarkRange, BenchmarkSeries, SeriesKind,
@@ -87,7 +90,6 @@ pub use netgauge::{NetgaugeRow, NetgaugeRun, parse_netgauge};
 pub use osu::parse_osu;
 pub use prtt::{Adjustment, LatencySplit, OneWayAccuracy, split_end_to_end};
 pub use prtt::{
-    AssessmentConfig, LogGPAssessment, Prober, PrttMeasurement, PrttPlan, PrttSample, PrttSpread,
-    RangeFit, SimulatedProber, SizeDiagnostics, assess_loggp, measure_prtt,
+    AssessmentConfig, LogGPAssessment, PrttSample, RangeFit, SizeDiagnostics, assess_loggp,
 };
 pub use steps::{Step, StepConfig, detect_steps};

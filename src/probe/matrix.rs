@@ -5,7 +5,7 @@ use std::hint::black_box;
 
 use super::{Budget, Methodology, ProbeError, ProgressFn, measure_grid};
 use crate::Message;
-use crate::calibrate::SplitMix64;
+use crate::util::rng::SplitMix64;
 
 /// The shapes to measure: `shapes` random blocks of `1..=max_k` rows or columns of a
 /// `height × width` matrix of 4-byte elements.

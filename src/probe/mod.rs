@@ -21,12 +21,14 @@ mod memory;
 #[cfg(feature = "mpi")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mpi")))]
 pub mod mpi;
+mod prtt;
 mod tcp;
 
 pub use local::{LocalKind, LocalSample, measure_local};
 pub use log3p::{Log3PCleaning, Log3PPlan};
 pub use matrix::{MatrixPlan, MatrixSample, measure_matrix_transfers};
 pub use memory::{CopyKind, CopyPlan, CopySample, measure_copies};
+pub use prtt::{Prober, PrttMeasurement, PrttPlan, PrttSpread, SimulatedProber, measure_prtt};
 pub use tcp::{TcpLoopbackProber, measure_layouts};
 
 use std::sync::Arc;
@@ -165,7 +167,7 @@ pub fn cache_line_size() -> u64 {
         .unwrap_or(64)
 }
 
-/// The [`crate::calibrate::Prober::prtt`] of a transport: checks the request against the
+/// The [`Prober::prtt`] of a transport: checks the request against the
 /// largest message `max`, then reports the minimum over the methodology's samples of the mean of
 /// its repetitions of `trial`.
 pub(crate) fn prtt_min_of_means(
@@ -212,7 +214,7 @@ pub(crate) fn measure_grid<P: Copy>(
     let passes = methodology.passes.max(1);
     let mut runs: Vec<Vec<f64>> = vec![Vec::with_capacity(passes); points.len()];
     let mut order: Vec<usize> = (0..points.len()).collect();
-    let mut rng = crate::calibrate::SplitMix64(methodology.seed);
+    let mut rng = crate::util::rng::SplitMix64(methodology.seed);
     let total = points.len() * passes;
     let mut done = 0;
     for _ in 0..passes {
@@ -226,7 +228,7 @@ pub(crate) fn measure_grid<P: Copy>(
     }
     Ok(runs
         .iter_mut()
-        .map(|values| crate::calibrate::median(values))
+        .map(|values| crate::util::stats::median(values))
         .collect())
 }
 

@@ -20,8 +20,8 @@ use mpi::point_to_point as p2p;
 use mpi::topology::{Process, Rank};
 use mpi::traits::{Communicator, Destination, Equivalence, Source};
 
+use super::Prober;
 use super::{Budget, Methodology, ProbeError};
-use crate::calibrate::Prober;
 use crate::{CalibrationError, Message};
 
 /// Control message: mode, n, size, count, block, stride (as u64).

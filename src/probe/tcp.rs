@@ -7,8 +7,8 @@ use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use super::Prober;
 use super::{Budget, Methodology, ProbeError};
-use crate::calibrate::Prober;
 use crate::{CalibrationError, Message};
 
 /// Control header before each trial (not timed): n, mode, size, block, stride.
@@ -83,7 +83,7 @@ impl Header {
 ///
 /// ```
 /// use std::time::Duration;
-/// use commcost::calibrate::Prober;
+/// use commcost::probe::Prober;
 /// use commcost::probe::{Budget, Methodology, TcpLoopbackProber};
 ///
 /// let budget = Budget::new(Duration::from_secs(10), 1 << 24);

@@ -1,0 +1,329 @@
+//! `calibrate`: measure (host memory, TCP loopback) or import (Netgauge, OSU, IMB), fit, and
+//! write a model file with provenance.
+
+use std::path::PathBuf;
+
+use commcost::calibrate::{Adjustment, Prober};
+use commcost::{CalibrationError, LogGP, ModelSpec, Protocols};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Map, Value, json};
+
+use crate::model::{ModelFile, Provenance, host_name, now_utc, write_file};
+use crate::units::{self, human_time};
+use crate::{Failure, fail};
+
+mod host;
+mod import;
+mod local;
+mod mpi;
+mod tcp;
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    commcost calibrate osu osu_latency.txt osu_bw.txt -o mine.json\n  \
+    commcost calibrate imb imb_pingpong.txt -o mine.json\n  \
+    commcost calibrate netgauge ng_loggp.out -o mine.json\n  \
+    commcost calibrate tcp --quick -o loopback.json\n  \
+    commcost calibrate host -o memory.json\n  \
+    commcost calibrate local --into mine.json")]
+pub struct CalibrateArgs {
+    #[command(subcommand)]
+    what: What,
+    /// The model file to write.
+    #[arg(short, long, value_name = "FILE", global = true)]
+    output: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum What {
+    /// Memory logP of this machine from timed copies and packs (a few seconds).
+    Host {
+        /// Fewer repetitions and sizes.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// Local work of collectives on this machine — memory copies by cache class, allocating a
+    /// temporary buffer, a sum operator — written into an existing model file (its `local`
+    /// section), which select, table and export then use (a minute; `--quick` a few seconds).
+    #[command(
+        after_help = "Example:\n  commcost calibrate osu osu_latency.txt osu_bw.txt -o mine.json\n  \
+        commcost calibrate local --into mine.json\n  \
+        commcost export ompi-rules --model mine.json --procs 2..64 --min-gain 0.1 -o rules.conf"
+    )]
+    Local {
+        /// The model file to add the section to (written back in place unless -o is given).
+        #[arg(long, value_name = "FILE")]
+        into: PathBuf,
+        /// Fewer repetitions and sizes.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// LogGP with protocol ranges of TCP loopback from parametrised round trips (PRTT).
+    Tcp {
+        /// Fewer sizes and passes.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// LogGP with protocol ranges over MPI, between ranks 0 and 1 of an MPI job (build with
+    /// `--features mpi`).
+    #[command(
+        after_help = "Run inside a job of two ranks; rank 0 writes the file:\n  \
+        cargo install --path cli --features mpi\n  \
+        mpirun -np 2 commcost calibrate mpi -o mpi.json"
+    )]
+    Mpi {
+        /// Fewer sizes and passes.
+        #[arg(long)]
+        quick: bool,
+        /// The model to write: LogGP with protocol ranges, pLogP (from the same round trips),
+        /// or log_3 P (half round trips with MPI vector datatypes and memory copies).
+        #[arg(long, value_enum, default_value_t = MpiModel::Loggp)]
+        model: MpiModel,
+        /// Send every PRTT trial from a buffer the sender never writes and receive into
+        /// another (as osu_latency does), instead of returning each message from the buffer
+        /// it was received into.
+        #[arg(long)]
+        separate_buffers: bool,
+        /// Largest message size of the round trips (64 KiB to 64 MiB; suffixes K, M): sizes
+        /// above 64 KiB are the powers of two up to it, so that the range beyond the caches
+        /// is measured, not extrapolated.
+        #[arg(long, value_parser = units::parse_bytes, default_value = "4M")]
+        max_size: u64,
+    },
+    /// Import Netgauge's LogGP output and assess LogGP from its round trips.
+    Netgauge {
+        /// Netgauge's output file.
+        file: PathBuf,
+    },
+    /// Import OSU Micro-Benchmarks output: osu_latency (required), osu_bw (optional), and
+    /// collective tests (osu_allreduce, osu_bcast, ...) to check the fitted model on.
+    Osu {
+        /// Output files of osu_latency, osu_bw, collective tests (any order).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Processes the collective tests ran with (OSU does not print it; at least 1).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
+        procs: u64,
+        /// Share of the fixed one-way time assigned to the two overheads 2o (0..1); the
+        /// benchmarks cannot measure it.
+        #[arg(long, default_value_t = 0.0, value_parser = parse_share, allow_negative_numbers = true)]
+        overhead_share: f64,
+        /// The model to write: LogGP with protocol ranges, or pLogP (g(m) from osu_bw).
+        #[arg(long, value_enum, default_value_t = FitModel::Loggp)]
+        model: FitModel,
+    },
+    /// Import Intel MPI Benchmarks output (its PingPong table).
+    Imb {
+        /// IMB-MPI1 output.
+        file: PathBuf,
+        /// Share of the fixed one-way time assigned to the two overheads 2o (0..1).
+        #[arg(long, default_value_t = 0.0, value_parser = parse_share, allow_negative_numbers = true)]
+        overhead_share: f64,
+        /// The model to write: LogGP with protocol ranges, or pLogP.
+        #[arg(long, value_enum, default_value_t = FitModel::Loggp)]
+        model: FitModel,
+    },
+}
+
+/// `--overhead-share`: a number in `[0, 1]` (a share of a time, not a time).
+fn parse_share(text: &str) -> Result<f64, String> {
+    let shown: String = text.chars().take(80).collect();
+    match text.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        Ok(_) => Err(format!("`{shown}` is not a share in [0, 1]")),
+        Err(_) => Err(format!("`{shown}` is not a number (a share in [0, 1])")),
+    }
+}
+
+/// The model `calibrate mpi` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum MpiModel {
+    /// LogGP with protocol ranges.
+    Loggp,
+    /// pLogP: L and the tables o_s(m), o_r(m), g(m).
+    Plogp,
+    /// log_3 P: middleware and network costs of strided transfers.
+    Log3p,
+}
+
+/// The model `calibrate osu` / `calibrate imb` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FitModel {
+    /// LogGP with protocol ranges.
+    Loggp,
+    /// pLogP: L and the gap table g(m).
+    Plogp,
+}
+
+fn progress_bar(total: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    if let Ok(style) = ProgressStyle::with_template("{msg:>24} [{bar:40}] {pos}/{len} {elapsed}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(what.to_string());
+    bar
+}
+
+/// A probe's progress callback that moves `bar`.
+fn advance(bar: &ProgressBar) -> impl FnMut(&str, usize, usize) + '_ {
+    |_, done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    }
+}
+
+fn loggp_roles() -> Map<String, Value> {
+    let mut m = Map::new();
+    for (k, v) in [
+        (
+            "ranges",
+            "protocol ranges by message size (start inclusive, bytes)",
+        ),
+        ("latency", "L: wire latency of a message (s)"),
+        (
+            "overhead",
+            "o: CPU time to send or to receive a message (s)",
+        ),
+        (
+            "gap",
+            "g: least time between consecutive message injections (s)",
+        ),
+        (
+            "gap_per_byte",
+            "G: time per byte of a long message, 1 / bandwidth (s/byte)",
+        ),
+        (
+            "processors",
+            "P: processes the parameters were measured with",
+        ),
+    ] {
+        m.insert(k.into(), v.into());
+    }
+    m
+}
+
+fn describe_ranges(model: &Protocols<LogGP>) -> Result<(), Failure> {
+    for r in model.ranges() {
+        let m = r.model();
+        outln!(
+            "  from {:>9} B: L = {}, o = {}, g = {}, G = {:.4} ns/B",
+            r.start(),
+            human_time(m.latency()),
+            human_time(m.overhead()),
+            human_time(m.gap()),
+            m.gap_per_byte() * 1e9
+        );
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    output: Option<PathBuf>,
+    spec: ModelSpec,
+    measured: String,
+    method: &str,
+    inputs: Vec<String>,
+    parameters: Map<String, Value>,
+    accuracy: Map<String, Value>,
+    adjustments: Vec<String>,
+) -> Result<(), Failure> {
+    let Some(path) = output else {
+        return fail("give the model file to write with -o FILE");
+    };
+    for warning in spec.unit_warnings() {
+        eprintln!("commcost: warning: {warning}");
+    }
+    let file = ModelFile {
+        commcost_model_file: 1,
+        provenance: Provenance {
+            measured,
+            method: method.into(),
+            date: now_utc(),
+            host: host_name(),
+            inputs,
+            parameters,
+            accuracy: accuracy.clone(),
+            adjustments,
+            tool: format!("commcost {}", env!("CARGO_PKG_VERSION")),
+        },
+        spec,
+        local: None,
+    };
+    write_file(&path, &file)?;
+    outln!("wrote {}", path.display());
+    for (k, v) in accuracy
+        .iter()
+        .filter(|(_, v)| v.get("median_relative_error").is_some())
+    {
+        let at = |q: &str| v.get(q).and_then(Value::as_f64).unwrap_or(f64::NAN) * 100.0;
+        outln!(
+            "  accuracy on {}: median relative error {:.1} %, 90th percentile {:.1} %",
+            k.replace('_', " "),
+            at("median_relative_error"),
+            at("p90_relative_error")
+        );
+    }
+    Ok(())
+}
+
+fn pct((median, p90): (f64, f64)) -> Value {
+    json!({"median_relative_error": median, "p90_relative_error": p90})
+}
+
+fn adjustment_lines(adjustments: &[Adjustment]) -> Vec<String> {
+    adjustments
+        .iter()
+        .map(|a| {
+            let range = a.range.map_or_else(String::new, |r| format!("range {r}: "));
+            let fitted = if a.fitted.is_finite() {
+                format!("fitted {:e}, ", a.fitted)
+            } else {
+                String::new()
+            };
+            format!(
+                "{range}{}: {fitted}used {:e} ({})",
+                a.parameter, a.used, a.how
+            )
+        })
+        .collect()
+}
+
+pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
+    match args.what {
+        What::Osu {
+            files,
+            overhead_share,
+            procs,
+            model,
+        } => import::osu(args.output, files, overhead_share, procs, model),
+        What::Imb {
+            file,
+            overhead_share,
+            model,
+        } => import::imb(args.output, file, overhead_share, model),
+        What::Netgauge { file } => import::netgauge(args.output, file),
+        What::Tcp { quick } => tcp::tcp(args.output, quick),
+        What::Host { quick } => host::host(args.output, quick),
+        What::Local { into, quick } => local::local(&into, args.output, quick),
+        What::Mpi {
+            quick,
+            model,
+            separate_buffers,
+            max_size,
+        } => mpi::mpi_calibration(args.output, quick, model, separate_buffers, max_size),
+    }
+}
+
+/// Forwards to a prober and advances a progress bar.
+struct Counting<'a, P: Prober> {
+    inner: &'a mut P,
+    bar: &'a ProgressBar,
+}
+
+impl<P: Prober> Prober for Counting<'_, P> {
+    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, CalibrationError> {
+        self.bar.inc(1);
+        self.inner.prtt(n, delay, size)
+    }
+}
