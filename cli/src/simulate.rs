@@ -20,6 +20,13 @@ use crate::model::{self, Loaded};
 use crate::units::{self, human_bytes, human_time};
 use crate::{Failure, ModelSource, fail};
 
+mod gantt;
+mod schedule;
+
+use gantt::draw_gantt;
+use schedule::read_goal;
+pub(crate) use schedule::{build_collective, parse_noise, parse_operator, write_goal_file};
+
 /// The most ranks the Gantt chart draws (one row each); a larger schedule is drawn for its
 /// first ranks, and the output says so.
 pub const MAX_SVG_RANKS: u64 = 512;
@@ -105,158 +112,6 @@ enum Subject {
     Goal {
         path: PathBuf,
     },
-}
-
-/// A collective's schedule with its closed form.
-pub(crate) struct Built {
-    pub(crate) algorithm: String,
-    pub(crate) schedule: Schedule,
-    /// The closed form and whether it is exact (when a model was given).
-    closed: Option<(f64, bool)>,
-}
-
-/// Parses and builds the algorithm `name` of collective `A`, priced on `model` if one is
-/// given.
-fn build<A>(
-    name: &str,
-    model: Option<&dyn CommModel>,
-    problem: &Problem,
-    max_memory: u64,
-) -> Result<Built, Failure>
-where
-    A: Algorithm
-        + ToSchedule
-        + ExactClosedForm
-        + FromStr<Err = AlgorithmParseError>
-        + std::fmt::Display,
-{
-    let algorithm: A = name
-        .parse()
-        .map_err(|e: AlgorithmParseError| Failure(format!("--algorithm: {e}")))?;
-    let closed = match model {
-        Some(model) => Some((
-            algorithm.cost(model, problem)?,
-            algorithm.closed_form_exact(model, problem),
-        )),
-        None => None,
-    };
-    let schedule = algorithm
-        .schedule_within(problem, max_memory)
-        .map_err(|e| {
-            Failure(format!(
-                "{algorithm} on {} processes: {e}",
-                problem.processes
-            ))
-        })?;
-    Ok(Built {
-        algorithm: algorithm.to_string(),
-        schedule,
-        closed,
-    })
-}
-
-/// The schedule of collective `name`'s algorithm `algorithm` (Open MPI's with `ompi`) and the
-/// collective's name as reported; priced on `model` if one is given.
-pub(crate) fn build_collective(
-    name: &str,
-    algorithm: &str,
-    ompi: bool,
-    model: Option<&dyn CommModel>,
-    problem: &Problem,
-    max_memory: u64,
-) -> Result<(String, Built), Failure> {
-    Ok(if ompi {
-        let c = ompi_collective(name)?;
-        let built = match c {
-            OmpiCollective::Allgather => {
-                build::<ompi::Allgather>(algorithm, model, problem, max_memory)
-            }
-            OmpiCollective::Allreduce => {
-                build::<ompi::Allreduce>(algorithm, model, problem, max_memory)
-            }
-            OmpiCollective::Alltoall => {
-                build::<ompi::Alltoall>(algorithm, model, problem, max_memory)
-            }
-            OmpiCollective::Barrier => {
-                build::<ompi::Barrier>(algorithm, model, problem, max_memory)
-            }
-            OmpiCollective::Bcast => build::<ompi::Bcast>(algorithm, model, problem, max_memory),
-            OmpiCollective::Gather => build::<ompi::Gather>(algorithm, model, problem, max_memory),
-            OmpiCollective::Reduce => build::<ompi::Reduce>(algorithm, model, problem, max_memory),
-            OmpiCollective::ReduceScatter => {
-                build::<ompi::ReduceScatter>(algorithm, model, problem, max_memory)
-            }
-            OmpiCollective::Scatter => {
-                build::<ompi::Scatter>(algorithm, model, problem, max_memory)
-            }
-        }?;
-        (c.to_string(), built)
-    } else {
-        let c = textbook_collective(name)?;
-        let built = crate::collective::dispatch!(c, build(algorithm, model, problem, max_memory))?;
-        (format!("{c:?}").to_ascii_lowercase(), built)
-    })
-}
-
-/// The Open MPI collective of a name (textbook `broadcast` accepted for `bcast`).
-fn ompi_collective(name: &str) -> Result<OmpiCollective, Failure> {
-    let wanted = if name.eq_ignore_ascii_case("broadcast") {
-        "bcast"
-    } else {
-        name
-    };
-    wanted.parse().map_err(|_| {
-        let known: Vec<String> = OmpiCollective::ALL.iter().map(|c| c.to_string()).collect();
-        Failure(format!(
-            "unknown Open MPI collective `{name}`; collectives: {}",
-            known.join(", ")
-        ))
-    })
-}
-
-fn textbook_collective(name: &str) -> Result<Collective, Failure> {
-    <Collective as clap::ValueEnum>::from_str(name, true).map_err(|_| {
-        let known: Vec<String> = Collective::ALL
-            .iter()
-            .map(|c| format!("{c:?}").to_ascii_lowercase())
-            .collect();
-        Failure(format!(
-            "unknown collective `{name}`; collectives: {} (reduce-scatter with --ompi)",
-            known.join(", ")
-        ))
-    })
-}
-
-/// `SEED:MEAN`, e.g. `42:1us`.
-pub fn parse_noise(text: &str) -> Result<Noise, Failure> {
-    let Some((seed, mean)) = text.split_once(':') else {
-        return fail(format!(
-            "--noise `{}`: expected SEED:MEAN, e.g. 42:1us",
-            units::shown(text)
-        ));
-    };
-    let seed: u64 = seed.trim().parse().map_err(|_| {
-        Failure(format!(
-            "--noise `{}`: the random seed `{}` is not a whole number",
-            units::shown(text),
-            units::shown(seed)
-        ))
-    })?;
-    let mean = units::parse_seconds(mean).map_err(|e| Failure(format!("--noise: {e}")))?;
-    Noise::exponential(seed, mean).map_err(|e| Failure(format!("--noise: {e}")))
-}
-
-/// `PER_CALL,PER_BYTE`, e.g. `1us,0.5ns`.
-pub fn parse_operator(text: &str) -> Result<Operator, Failure> {
-    let Some((call, byte)) = text.split_once(',') else {
-        return fail(format!(
-            "--operator `{}`: expected PER_CALL,PER_BYTE, e.g. 1us,0.5ns",
-            units::shown(text)
-        ));
-    };
-    let call = units::parse_seconds(call).map_err(|e| Failure(format!("--operator: {e}")))?;
-    let byte = units::parse_seconds(byte).map_err(|e| Failure(format!("--operator: {e}")))?;
-    Operator::new(call, byte).map_err(|e| Failure(format!("--operator: {e}")))
 }
 
 /// Minimum, median (the mean of the two middle values for an even count), maximum, and the
@@ -439,33 +294,6 @@ fn simulate_and_report(
     report(args, &options, loaded, &subject, &schedule, &result, &notes)
 }
 
-/// Reads and parses a GOAL file: at most
-/// [`MAX_GOAL_FILE_BYTES`](commcost::limits::MAX_GOAL_FILE_BYTES), the text counted against
-/// the memory budget with the schedule.
-fn read_goal(path: &Path, unit: f64, max_memory: u64) -> Result<Schedule, Failure> {
-    let shown = path.display();
-    let text = commcost::limits::read_text_file(
-        path,
-        "GOAL file",
-        commcost::limits::MAX_GOAL_FILE_BYTES.min(max_memory),
-    )?;
-    parse_goal_within(&text, unit, max_memory).map_err(|e| Failure(format!("{shown}: {e}")))
-}
-
-/// Writes `schedule` as GOAL to `path` (`flag` names the option in errors).
-pub(crate) fn write_goal_file(
-    path: &Path,
-    flag: &str,
-    schedule: &Schedule,
-    unit: f64,
-) -> Result<(), Failure> {
-    let shown = path.display();
-    let file = std::fs::File::create(path)
-        .map_err(|e| Failure(format!("{flag} {shown}: cannot write: {e}")))?;
-    commcost::sim::write_goal_to(schedule, unit, file)
-        .map_err(|e| Failure(format!("{flag} {shown}: cannot write: {e}")))
-}
-
 fn write_timeline(path: &Path, result: &SimResult, schedule: &Schedule) -> Result<(), Failure> {
     let shown = path.display();
     let file = std::fs::File::create(path)
@@ -637,159 +465,8 @@ fn report(
     Ok(())
 }
 
-/// The first ranks the chart draws: at most [`MAX_SVG_RANKS`], and only as many as keep the
-/// bars at most [`MAX_SVG_BARS`].
-fn drawn_ranks(schedule: &Schedule) -> u64 {
-    let limit = schedule.ranks().min(MAX_SVG_RANKS);
-    let mut per_rank = vec![0usize; limit as usize];
-    for i in 0..schedule.len() {
-        if let Some(r) = schedule.rank(OpId(i as u32))
-            && r < limit
-        {
-            per_rank[r as usize] += 1;
-        }
-    }
-    let mut total = 0usize;
-    for (r, n) in per_rank.iter().enumerate() {
-        total += n;
-        if total > MAX_SVG_BARS {
-            return r as u64;
-        }
-    }
-    limit
-}
-
-/// Draws the Gantt chart; returns the number of ranks drawn.
-fn draw_gantt(
-    path: &Path,
-    result: &SimResult,
-    schedule: &Schedule,
-    title: &str,
-) -> Result<u64, Failure> {
-    let rows = drawn_ranks(schedule);
-    if rows == 0 {
-        return fail(format!(
-            "--svg: rank 0 alone has more than {MAX_SVG_BARS} operations, more than the chart draws"
-        ));
-    }
-    let shown = path.display();
-    gantt(path, result, schedule, title, rows)
-        .map_err(|e| Failure(format!("--svg {shown}: {e}")))?;
-    Ok(rows)
-}
-
-/// Colours of the bars: sends, receives (from posting to completion), calcs.
-const SEND_COLOUR: RGBColor = RGBColor(31, 119, 180);
-const RECV_COLOUR: RGBColor = RGBColor(44, 160, 44);
-const CALC_COLOUR: RGBColor = RGBColor(255, 127, 14);
 /// The critical path's outline.
 pub const CRITICAL_COLOUR: RGBColor = RGBColor(214, 39, 40);
-
-fn gantt(
-    path: &Path,
-    result: &SimResult,
-    schedule: &Schedule,
-    title: &str,
-    rows: u64,
-) -> Result<(), Box<dyn std::error::Error>> {
-    let (Some(starts), Some(ends)) = (&result.starts, &result.ends) else {
-        return Err("the simulation kept no timeline".into());
-    };
-    let row_px = (4000 / rows).clamp(2, 24) as u32;
-    let height = 170 + row_px * rows as u32;
-    let xmax = if result.makespan > 0.0 {
-        result.makespan * 1e6 * 1.02
-    } else {
-        1.0
-    };
-    let root = SVGBackend::new(path, (1000, height)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let (plot, legend) = root.split_vertically(height - 30);
-    let caption = if rows < schedule.ranks() {
-        format!("{title} (ranks 0..{} of {})", rows - 1, schedule.ranks())
-    } else {
-        title.to_string()
-    };
-    // rank r is the row centred on y = -r: rank 0 at the top
-    let mut chart = ChartBuilder::on(&plot)
-        .caption(caption, ("sans-serif", 16))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0.0..xmax, (0.5 - rows as f64)..0.5)?;
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .x_desc("time (µs)")
-        .y_desc("rank")
-        .y_labels(rows.min(32) as usize)
-        .y_label_formatter(&|y| {
-            if y.fract() == 0.0 && *y <= 0.0 {
-                format!("{}", (-y).round() as u64)
-            } else {
-                String::new()
-            }
-        })
-        .draw()?;
-    // per kind: the lane within the row (offsets from its centre) and the colour
-    let lane = |kind: OpKind| match kind {
-        OpKind::Send => (0.4, 0.1, SEND_COLOUR.to_rgba()),
-        OpKind::Recv => (0.1, -0.2, RECV_COLOUR.mix(0.45)),
-        OpKind::Calc => (-0.2, -0.4, CALC_COLOUR.to_rgba()),
-    };
-    for kind in [OpKind::Send, OpKind::Recv, OpKind::Calc] {
-        let (top, bottom, colour) = lane(kind);
-        chart.draw_series((0..schedule.len()).filter_map(|i| {
-            let op = OpId(i as u32);
-            let rank = schedule.rank(op)?;
-            if rank >= rows || schedule.kind(op)? != kind {
-                return None;
-            }
-            let y = -(rank as f64);
-            Some(Rectangle::new(
-                [(starts[i] * 1e6, y + top), (ends[i] * 1e6, y + bottom)],
-                colour.filled(),
-            ))
-        }))?;
-    }
-    if let Some(critical) = &result.critical_path {
-        let steps: Vec<_> = critical.steps.iter().filter(|s| s.rank < rows).collect();
-        chart.draw_series(steps.iter().map(|s| {
-            let y = -(s.rank as f64);
-            Rectangle::new(
-                [(s.start * 1e6, y + 0.45), (s.end * 1e6, y - 0.45)],
-                CRITICAL_COLOUR.stroke_width(2),
-            )
-        }))?;
-        chart.draw_series(std::iter::once(PathElement::new(
-            steps
-                .iter()
-                .map(|s| (s.end * 1e6, -(s.rank as f64)))
-                .collect::<Vec<_>>(),
-            CRITICAL_COLOUR.mix(0.6).stroke_width(1),
-        )))?;
-    }
-    // the legend, in its own strip below the chart
-    let entries = [
-        ("send", lane(OpKind::Send).2, false),
-        ("receive (posted → done)", lane(OpKind::Recv).2, false),
-        ("calc", lane(OpKind::Calc).2, false),
-        ("critical path", CRITICAL_COLOUR.to_rgba(), true),
-    ];
-    let mut x = 70;
-    for (label, colour, outline) in entries {
-        let style = if outline {
-            colour.stroke_width(2)
-        } else {
-            colour.filled()
-        };
-        legend.draw(&Rectangle::new([(x, 8), (x + 16, 20)], style))?;
-        legend.draw(&Text::new(label, (x + 22, 8), ("sans-serif", 13)))?;
-        x += 40 + 7 * label.chars().count() as i32;
-    }
-    root.present()?;
-    Ok(())
-}
 
 #[cfg(test)]
 mod tests {

@@ -6,7 +6,7 @@
 //! operations away from the operation's index, so its schedule stores none of them: the
 //! simulator asks the layout, and the memory left is the simulation's own state.
 
-use super::schedule::{NONE, Signature};
+use super::op::{KIND_CALC, KIND_RECV, KIND_SEND, NONE, Signature};
 
 /// The signature indices of the recursive-doubling allreduce's table (see
 /// [`RecursiveDoublingAllreduce::signatures`]).
@@ -115,8 +115,8 @@ impl RecursiveDoublingAllreduce {
 
     /// The table the signature indices point into: messages are class 0 (the one message
     /// size), the reduction is calc class 0.
-    pub(crate) fn signatures(kinds: [u8; 3]) -> Vec<Signature> {
-        let [send, recv, calc] = kinds;
+    pub(crate) fn signatures() -> Vec<Signature> {
+        let (send, recv, calc) = (KIND_SEND, KIND_RECV, KIND_CALC);
         [
             (send, 0),
             (recv, 0),

@@ -106,19 +106,27 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod builders;
+mod build;
+mod builder;
 mod engine;
+mod freeze;
 mod goal;
 mod implicit;
+mod layout;
 mod memory;
 mod noise;
-mod ompi_builders;
+mod op;
+mod options;
+mod queue;
 mod rank;
+mod result;
 mod schedgen;
 mod schedule;
+mod simulator;
+mod validate;
 
-pub use builders::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
-pub use engine::{CriticalPath, CriticalStep, SimOptions, SimResult, Simulator, simulate};
+pub use build::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
+pub use builder::ScheduleBuilder;
 pub use goal::{LABEL_BYTES, parse_goal, parse_goal_within, write_goal, write_goal_to};
 pub use memory::{
     BYTES_PER_DEPENDENCY, BYTES_PER_DEPENDENCY_ENTRY, BYTES_PER_DISTINCT_VALUE, BYTES_PER_RANK,
@@ -127,9 +135,10 @@ pub use memory::{
     simulation_memory, stored_schedule_memory,
 };
 pub use noise::Noise;
+pub use op::{Calc, Dependency, OpId, OpKind};
+pub use options::SimOptions;
 pub use rank::{CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated};
+pub use result::{CriticalPath, CriticalStep, SimResult};
 pub use schedgen::SchedgenPattern;
-pub use schedule::{
-    Calc, Dependency, MAX_CALC_SECONDS, MAX_OPERATIONS, MAX_RANKS, OpId, OpKind, Schedule,
-    ScheduleBuilder,
-};
+pub use schedule::{MAX_CALC_SECONDS, MAX_OPERATIONS, MAX_RANKS, Schedule};
+pub use simulator::{Simulator, simulate};

@@ -9,8 +9,9 @@
 //! ([`ExactClosedForm`]) by simulating its schedule, within [`SimLimits`]; every entry says
 //! which cost it carries ([`CostSource`]).
 
-use super::builders::ToSchedule;
-use super::engine::{SimOptions, Simulator};
+use super::build::ToSchedule;
+use super::options::SimOptions;
+use super::simulator::Simulator;
 use crate::CommModel;
 use crate::collectives::{self as textbook, Algorithm, Problem, ompi};
 use crate::error::SimError;

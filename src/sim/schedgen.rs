@@ -2,9 +2,11 @@
 
 use std::str::FromStr;
 
-use super::builders::{ceil_log2, sized_builder};
-use super::schedule::{OpId, Schedule};
+use super::build::sized_builder;
+use super::op::OpId;
+use super::schedule::Schedule;
 use crate::error::{AlgorithmParseError, CollectiveError, SimError};
+use crate::util::bits::ceil_log2;
 
 /// A communication pattern of Schedgen (its `-p` names), as the schedule LogGOPSim's Schedgen
 /// (`src/Schedgen/schedgen.cpp` in the `spcl/LogGOPSim` repository; T. Hoefler, T. Schneider,

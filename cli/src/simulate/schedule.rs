@@ -1,0 +1,183 @@
+//! What `simulate` runs: a collective algorithm's schedule (with its closed form) or a GOAL
+//! file; the parsers of the options that shape it.
+
+use super::*;
+
+/// A collective's schedule with its closed form.
+pub(crate) struct Built {
+    pub(crate) algorithm: String,
+    pub(crate) schedule: Schedule,
+    /// The closed form and whether it is exact (when a model was given).
+    pub(crate) closed: Option<(f64, bool)>,
+}
+
+/// Parses and builds the algorithm `name` of collective `A`, priced on `model` if one is
+/// given.
+pub(super) fn build<A>(
+    name: &str,
+    model: Option<&dyn CommModel>,
+    problem: &Problem,
+    max_memory: u64,
+) -> Result<Built, Failure>
+where
+    A: Algorithm
+        + ToSchedule
+        + ExactClosedForm
+        + FromStr<Err = AlgorithmParseError>
+        + std::fmt::Display,
+{
+    let algorithm: A = name
+        .parse()
+        .map_err(|e: AlgorithmParseError| Failure(format!("--algorithm: {e}")))?;
+    let closed = match model {
+        Some(model) => Some((
+            algorithm.cost(model, problem)?,
+            algorithm.closed_form_exact(model, problem),
+        )),
+        None => None,
+    };
+    let schedule = algorithm
+        .schedule_within(problem, max_memory)
+        .map_err(|e| {
+            Failure(format!(
+                "{algorithm} on {} processes: {e}",
+                problem.processes
+            ))
+        })?;
+    Ok(Built {
+        algorithm: algorithm.to_string(),
+        schedule,
+        closed,
+    })
+}
+
+/// The schedule of collective `name`'s algorithm `algorithm` (Open MPI's with `ompi`) and the
+/// collective's name as reported; priced on `model` if one is given.
+pub(crate) fn build_collective(
+    name: &str,
+    algorithm: &str,
+    ompi: bool,
+    model: Option<&dyn CommModel>,
+    problem: &Problem,
+    max_memory: u64,
+) -> Result<(String, Built), Failure> {
+    Ok(if ompi {
+        let c = ompi_collective(name)?;
+        let built = match c {
+            OmpiCollective::Allgather => {
+                build::<ompi::Allgather>(algorithm, model, problem, max_memory)
+            }
+            OmpiCollective::Allreduce => {
+                build::<ompi::Allreduce>(algorithm, model, problem, max_memory)
+            }
+            OmpiCollective::Alltoall => {
+                build::<ompi::Alltoall>(algorithm, model, problem, max_memory)
+            }
+            OmpiCollective::Barrier => {
+                build::<ompi::Barrier>(algorithm, model, problem, max_memory)
+            }
+            OmpiCollective::Bcast => build::<ompi::Bcast>(algorithm, model, problem, max_memory),
+            OmpiCollective::Gather => build::<ompi::Gather>(algorithm, model, problem, max_memory),
+            OmpiCollective::Reduce => build::<ompi::Reduce>(algorithm, model, problem, max_memory),
+            OmpiCollective::ReduceScatter => {
+                build::<ompi::ReduceScatter>(algorithm, model, problem, max_memory)
+            }
+            OmpiCollective::Scatter => {
+                build::<ompi::Scatter>(algorithm, model, problem, max_memory)
+            }
+        }?;
+        (c.to_string(), built)
+    } else {
+        let c = textbook_collective(name)?;
+        let built = crate::collective::dispatch!(c, build(algorithm, model, problem, max_memory))?;
+        (format!("{c:?}").to_ascii_lowercase(), built)
+    })
+}
+
+/// The Open MPI collective of a name (textbook `broadcast` accepted for `bcast`).
+pub(super) fn ompi_collective(name: &str) -> Result<OmpiCollective, Failure> {
+    let wanted = if name.eq_ignore_ascii_case("broadcast") {
+        "bcast"
+    } else {
+        name
+    };
+    wanted.parse().map_err(|_| {
+        let known: Vec<String> = OmpiCollective::ALL.iter().map(|c| c.to_string()).collect();
+        Failure(format!(
+            "unknown Open MPI collective `{name}`; collectives: {}",
+            known.join(", ")
+        ))
+    })
+}
+
+pub(super) fn textbook_collective(name: &str) -> Result<Collective, Failure> {
+    <Collective as clap::ValueEnum>::from_str(name, true).map_err(|_| {
+        let known: Vec<String> = Collective::ALL
+            .iter()
+            .map(|c| format!("{c:?}").to_ascii_lowercase())
+            .collect();
+        Failure(format!(
+            "unknown collective `{name}`; collectives: {} (reduce-scatter with --ompi)",
+            known.join(", ")
+        ))
+    })
+}
+
+/// `SEED:MEAN`, e.g. `42:1us`.
+pub fn parse_noise(text: &str) -> Result<Noise, Failure> {
+    let Some((seed, mean)) = text.split_once(':') else {
+        return fail(format!(
+            "--noise `{}`: expected SEED:MEAN, e.g. 42:1us",
+            units::shown(text)
+        ));
+    };
+    let seed: u64 = seed.trim().parse().map_err(|_| {
+        Failure(format!(
+            "--noise `{}`: the random seed `{}` is not a whole number",
+            units::shown(text),
+            units::shown(seed)
+        ))
+    })?;
+    let mean = units::parse_seconds(mean).map_err(|e| Failure(format!("--noise: {e}")))?;
+    Noise::exponential(seed, mean).map_err(|e| Failure(format!("--noise: {e}")))
+}
+
+/// `PER_CALL,PER_BYTE`, e.g. `1us,0.5ns`.
+pub fn parse_operator(text: &str) -> Result<Operator, Failure> {
+    let Some((call, byte)) = text.split_once(',') else {
+        return fail(format!(
+            "--operator `{}`: expected PER_CALL,PER_BYTE, e.g. 1us,0.5ns",
+            units::shown(text)
+        ));
+    };
+    let call = units::parse_seconds(call).map_err(|e| Failure(format!("--operator: {e}")))?;
+    let byte = units::parse_seconds(byte).map_err(|e| Failure(format!("--operator: {e}")))?;
+    Operator::new(call, byte).map_err(|e| Failure(format!("--operator: {e}")))
+}
+
+/// Reads and parses a GOAL file: at most
+/// [`MAX_GOAL_FILE_BYTES`](commcost::limits::MAX_GOAL_FILE_BYTES), the text counted against
+/// the memory budget with the schedule.
+pub(super) fn read_goal(path: &Path, unit: f64, max_memory: u64) -> Result<Schedule, Failure> {
+    let shown = path.display();
+    let text = commcost::limits::read_text_file(
+        path,
+        "GOAL file",
+        commcost::limits::MAX_GOAL_FILE_BYTES.min(max_memory),
+    )?;
+    parse_goal_within(&text, unit, max_memory).map_err(|e| Failure(format!("{shown}: {e}")))
+}
+
+/// Writes `schedule` as GOAL to `path` (`flag` names the option in errors).
+pub(crate) fn write_goal_file(
+    path: &Path,
+    flag: &str,
+    schedule: &Schedule,
+    unit: f64,
+) -> Result<(), Failure> {
+    let shown = path.display();
+    let file = std::fs::File::create(path)
+        .map_err(|e| Failure(format!("{flag} {shown}: cannot write: {e}")))?;
+    commcost::sim::write_goal_to(schedule, unit, file)
+        .map_err(|e| Failure(format!("{flag} {shown}: cannot write: {e}")))
+}

@@ -1,0 +1,311 @@
+//! The engine's event handlers: an operation becoming ready, a message arriving, a receive
+//! completing, and the CPU and NIC bookkeeping around them (the semantics of the
+//! [module documentation](crate::sim)).
+
+use super::{
+    ARRIVED, Block, DONE, EV_ARRIVE, EV_READY, Engine, Holders, PENDING, POSTED, SENTINEL, WAITING,
+    key,
+};
+use crate::sim::layout::Layout;
+use crate::sim::op::{KIND_RECV, KIND_SEND, NONE, START_EDGE, Signature};
+
+impl<'a, L: Layout> Engine<'a, L> {
+    /// The operation index of internal position `i`.
+    #[inline]
+    pub(super) fn ext(&self, i: usize) -> u64 {
+        if self.orig.is_empty() {
+            i as u64
+        } else {
+            u64::from(self.orig[i])
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, t: f64, op: u32, kind: u32) {
+        self.queue.push(key(t), (op << 1) | kind);
+    }
+
+    pub(super) fn run_ready_now(&mut self) {
+        while let Some(op) = self.now_ready.pop_front() {
+            self.events += 1;
+            let now = self.now;
+            self.ready(op as usize, now);
+        }
+    }
+
+    /// Notes that rank `r`'s resource (`which` holder) held `op` back.
+    #[inline]
+    fn note_holder(&mut self, op: usize, r: usize, which: fn(&Holders) -> u32) {
+        if !self.cause.is_empty() {
+            self.cause[op] = which(&self.holders[r]);
+        }
+    }
+
+    #[inline]
+    fn note_cause(&mut self, op: usize, by: u32) {
+        if !self.cause.is_empty() {
+            self.cause[op] = by;
+        }
+    }
+
+    /// Satisfies the dependents of `op` of one kind (`irequires` at its start, `requires` at
+    /// its end) at time `t`.
+    #[inline]
+    fn satisfy(&mut self, op: usize, t: f64, started: bool) {
+        if started && !self.start_edges {
+            return;
+        }
+        let l = self.l;
+        l.for_each_successor(op, |e| {
+            if (e & START_EDGE != 0) != started {
+                return;
+            }
+            let d = (e & !START_EDGE) as usize;
+            if t > self.node[d].start {
+                self.node[d].start = t;
+                self.note_cause(d, op as u32);
+            }
+            self.node[d].state -= 1;
+            if self.node[d].state & PENDING == 0 {
+                let ready = self.node[d].start;
+                if ready <= self.now {
+                    self.now_ready.push_back(d as u32);
+                } else {
+                    self.push(ready, d as u32, EV_READY);
+                }
+            }
+        });
+    }
+
+    #[inline]
+    fn cpu_noise(&self, op: usize, which: u64) -> f64 {
+        self.noise.map_or(0.0, |n| n.delay(self.ext(op), which))
+    }
+
+    /// Operation `op` of rank `r` completes at `t`.
+    fn complete(&mut self, op: usize, r: usize, t: f64) {
+        if !self.end.is_empty() {
+            self.end[op] = t;
+        }
+        self.node[op].state |= DONE;
+        if t > self.ranks[r].finish {
+            self.ranks[r].finish = t;
+        }
+        if t > self.makespan || self.last == NONE {
+            self.makespan = t;
+            self.last = op as u32;
+        }
+        self.done += 1;
+        self.satisfy(op, t, false);
+    }
+
+    /// When `op`, ready at `t`, gets rank `r`'s CPU: at `t` or when the CPU is free, in the
+    /// order operations asked for it (noting the CPU's holder as the cause when it waits).
+    #[inline]
+    fn cpu_start(&mut self, op: usize, r: usize, t: f64) -> f64 {
+        let free = self.ranks[r].cpu_free;
+        if free > t {
+            self.note_holder(op, r, |h| h.cpu);
+            free
+        } else {
+            t
+        }
+    }
+
+    /// Whether `op`, ready at `t`, is held back by a NIC of rank `r` alone (the NIC frees at
+    /// `nic_free`, after `t` and after the CPU): it then leaves the CPU to other operations and
+    /// tries again at `nic_free` as an event of `kind` (LogGOPSim re-inserts such an operation
+    /// at max(next o, next g)).
+    #[inline]
+    fn waits_for_nic(
+        &mut self,
+        op: usize,
+        r: usize,
+        t: f64,
+        nic_free: f64,
+        which: fn(&Holders) -> u32,
+        kind: u32,
+    ) -> bool {
+        if nic_free > t && nic_free > self.ranks[r].cpu_free {
+            self.note_holder(op, r, which);
+            self.push(nic_free, op as u32, kind);
+            self.retries += 1;
+            let holder = if self.holders.is_empty() {
+                NONE
+            } else {
+                which(&self.holders[r])
+            };
+            self.waited = Some((nic_free, holder));
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Runs the event `code` at `t` and the operations it made ready; returns when and behind
+    /// whom the operation waits, if it waits for a NIC.
+    pub(super) fn process(&mut self, code: u32, t: f64) -> Option<(f64, u32)> {
+        self.events += 1;
+        self.waited = None;
+        let op = (code >> 1) as usize;
+        if code & 1 == EV_READY {
+            self.ready(op, t);
+        } else {
+            self.arrive(op, t);
+        }
+        // an operation that waits makes nothing ready
+        let waited = self.waited.take();
+        self.run_ready_now();
+        waited
+    }
+
+    /// Moves the waiters `arena[start..end]` to `at`, as if each had waited again (noting
+    /// `holder` as their cause when they are taken out).
+    pub(super) fn defer(&mut self, start: usize, end: usize, at: f64, holder: u32) {
+        let count = (end - start) as u64;
+        self.events += count;
+        self.retries += count;
+        let key = key(at);
+        let list = self.blocks.entry(key).or_default();
+        if list.is_empty() {
+            self.queue.push(key, SENTINEL);
+        }
+        list.push(Block { start, end, holder });
+    }
+
+    /// Whether event `other`, run right after event `code` waited for a NIC (with nothing in
+    /// between), waits for it the same way: both make a send of the same rank ready, or both
+    /// are receives of the same rank and message that already tried.
+    pub(super) fn waits_alike(&self, code: u32, other: u32) -> bool {
+        if code & 1 != other & 1 {
+            return false;
+        }
+        let (a, b) = ((code >> 1) as usize, (other >> 1) as usize);
+        let (x, ra, _) = self.l.describe(a);
+        let (y, rb, _) = self.l.describe(b);
+        if ra != rb || x.kind != y.kind {
+            return false;
+        }
+        if code & 1 == EV_READY {
+            x.kind == KIND_SEND
+        } else {
+            x.kind == KIND_RECV
+                && x.class == y.class
+                && self.node[b].state & (ARRIVED | POSTED) == ARRIVED | POSTED
+        }
+    }
+
+    fn ready(&mut self, op: usize, t: f64) {
+        let (x, r, partner) = self.l.describe(op);
+        let (r, partner) = (r as usize, partner as usize);
+        let class = x.class as usize;
+        match x.kind {
+            KIND_SEND => {
+                let q = self.q[class];
+                let nic_free = self.ranks[r].nic_send_free;
+                if self.waits_for_nic(op, r, t, nic_free, |h| h.nic_send, EV_READY) {
+                    return;
+                }
+                let s = self.cpu_start(op, r, t);
+                self.node[op].start = s;
+                let overhead_end = s + q.send_overhead + self.cpu_noise(op, 0);
+                self.ranks[r].cpu_free = overhead_end;
+                self.ranks[r].nic_send_free = s + q.send_interval;
+                if !self.holders.is_empty() {
+                    self.holders[r].cpu = op as u32;
+                    self.holders[r].nic_send = op as u32;
+                }
+                self.satisfy(op, s, true);
+                let flight = (q.p2p - q.recv_overhead).max(0.0);
+                if self.rendezvous[class] {
+                    if self.node[partner].state & POSTED != 0 {
+                        let go = s.max(self.node[partner].start);
+                        self.push(go + flight, partner as u32, EV_ARRIVE);
+                    } else {
+                        self.node[op].state |= WAITING;
+                    }
+                } else {
+                    self.push(s + flight, partner as u32, EV_ARRIVE);
+                    self.complete(op, r, overhead_end);
+                }
+            }
+            KIND_RECV => {
+                self.node[op].start = t;
+                self.node[op].state |= POSTED;
+                self.satisfy(op, t, true);
+                if self.node[partner].state & WAITING != 0 {
+                    self.node[partner].state &= !WAITING;
+                    let q = self.q[class];
+                    let go = t.max(self.node[partner].start);
+                    self.push(
+                        go + (q.p2p - q.recv_overhead).max(0.0),
+                        op as u32,
+                        EV_ARRIVE,
+                    );
+                }
+                if self.node[op].state & ARRIVED != 0 {
+                    self.receive_at(op, t, x, r, partner);
+                }
+            }
+            _ => {
+                let s = self.cpu_start(op, r, t);
+                self.node[op].start = s;
+                let e = s + self.calcs[class] + self.cpu_noise(op, 2);
+                self.ranks[r].cpu_free = e;
+                if !self.holders.is_empty() {
+                    self.holders[r].cpu = op as u32;
+                }
+                self.satisfy(op, s, true);
+                self.complete(op, r, e);
+            }
+        }
+    }
+
+    fn arrive(&mut self, op: usize, t: f64) {
+        if self.node[op].state & ARRIVED != 0 {
+            // a receive that waited for its NIC tries again
+            self.receive(op, t);
+            return;
+        }
+        self.node[op].state |= ARRIVED;
+        if self.node[op].state & POSTED != 0 {
+            // the message, not the posting, is what this receive waited for
+            if t > self.node[op].start && !self.cause.is_empty() {
+                self.note_cause(op, self.l.partner(op));
+            }
+            self.receive(op, t);
+        }
+    }
+
+    /// The message of receive `op` is there and the receive is posted: the receiver's CPU pays
+    /// its overhead once it and the receiving NIC are free.
+    fn receive(&mut self, op: usize, t: f64) {
+        let (x, r, partner) = self.l.describe(op);
+        self.receive_at(op, t, x, r as usize, partner as usize);
+    }
+
+    /// [`receive`](Self::receive) of `op`, whose signature, rank and partner are known.
+    fn receive_at(&mut self, op: usize, t: f64, x: Signature, r: usize, partner: usize) {
+        let class = x.class as usize;
+        let q = self.q[class];
+        // the receiving NIC streams the message in during the last `I` before the receive
+        // completes: that window must not overlap the previous message's
+        let nic = self.ranks[r].nic_recv_free + q.send_interval - q.recv_overhead;
+        if self.waits_for_nic(op, r, t, nic, |h| h.nic_recv, EV_ARRIVE) {
+            return;
+        }
+        let s = self.cpu_start(op, r, t);
+        let e = s + q.recv_overhead + self.cpu_noise(op, 1);
+        self.ranks[r].cpu_free = e;
+        self.ranks[r].nic_recv_free = e;
+        if !self.holders.is_empty() {
+            self.holders[r].cpu = op as u32;
+            self.holders[r].nic_recv = op as u32;
+        }
+        self.complete(op, r, e);
+        if self.rendezvous[class] {
+            let sender = self.l.rank(partner) as usize;
+            self.complete(partner, sender, e);
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! Freezing a builder's operations into a [`Schedule`]: the list of dependencies (pairs and
+//! groups, in the order they were added) checked and turned into successor lists, with the
+//! graph passes of [`validate`](super::validate).
+
+use super::layout::{Operations, Stored};
+use super::op::{START_EDGE, Signature};
+use super::schedule::Schedule;
+use super::validate::{check_acyclic, invert, match_messages, permute, renumber_ranks, time_major};
+use crate::Message;
+use crate::error::SimError;
+
+/// Marks the two entries of a group of dependencies in the builder's list (operation indices
+/// stay below `2^31`).
+pub(super) const GROUP: u32 = 1 << 31;
+
+/// What [`freeze`] takes from the builder: the operations in the order they were added.
+pub(super) struct Parts {
+    pub(super) ranks: u64,
+    pub(super) sig: Vec<u32>,
+    pub(super) signatures: Vec<Signature>,
+    pub(super) rank: Vec<u32>,
+    pub(super) peer: Vec<u32>,
+    pub(super) messages: Vec<Message>,
+    pub(super) calcs: Vec<f64>,
+    pub(super) deps: Vec<(u32, u32)>,
+    pub(super) dep_count: u64,
+    pub(super) keep_order: bool,
+}
+
+/// Checks the dependencies (known operations, one rank each, no cycle), orders the operations
+/// in memory, matches the messages and builds the successor lists.
+pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
+    let Parts {
+        ranks,
+        sig,
+        signatures,
+        rank,
+        peer,
+        messages,
+        calcs,
+        deps,
+        dep_count,
+        keep_order,
+    } = parts;
+    let n = sig.len();
+    // every dependency on an earlier operation (the collective builders): no cycle
+    let mut forward = true;
+    each_dependency(&deps, |op, on| {
+        let on = on & !START_EDGE;
+        forward &= on < op;
+        for id in [op, on] {
+            if id as usize >= n {
+                return Err(SimError::UnknownOperation {
+                    op: u64::from(op),
+                    on: u64::from(on),
+                    ops: n as u64,
+                });
+            }
+        }
+        let (r1, r2) = (rank[op as usize], rank[on as usize]);
+        if r1 != r2 {
+            return Err(SimError::CrossRankDependency {
+                op: u64::from(op),
+                rank: u64::from(r1),
+                on: u64::from(on),
+                other_rank: u64::from(r2),
+            });
+        }
+        Ok(())
+    })?;
+    let index = if keep_order {
+        Vec::new()
+    } else {
+        time_major(&rank, ranks as usize)
+    };
+    let orig = invert(&index);
+    // from here on every per-operation array is in internal order (one gathered at a time)
+    let sig = permute(sig, &orig);
+    let rank = permute(rank, &orig);
+    let peer = permute(peer, &orig);
+    let matched = |peer: Vec<u32>| {
+        match_messages(
+            &sig,
+            &signatures,
+            &rank,
+            &peer,
+            &messages,
+            &orig,
+            ranks as usize,
+        )
+    };
+    // without a possible cycle, messages are matched first and the peers dropped before
+    // the successor lists are made (less memory at once); else the cycle is reported first
+    let (mut partner, mut peer) = if forward {
+        (matched(peer)?, Vec::new())
+    } else {
+        (Vec::new(), peer)
+    };
+    let to_int = |i: u32| -> u32 {
+        if index.is_empty() {
+            i
+        } else {
+            index[i as usize]
+        }
+    };
+    // one pass over the dependencies: note which operations have any, and count the
+    // successors of each operation (CSR, internal order: edge on -> op) in
+    // `offsets[on + 1]`
+    let mut offsets = vec![0u32; n + 1];
+    let mut has_pred = vec![false; n];
+    for_each_entry(&deps, false, |entry| match entry {
+        Entry::Pair(op, on) => {
+            has_pred[op as usize] = true;
+            offsets[to_int(on & !START_EDGE) as usize + 1] += 1;
+        }
+        Entry::Group(ops, on) => {
+            for op in ops.clone() {
+                has_pred[op as usize] = true;
+            }
+            for o in on {
+                offsets[to_int(o) as usize + 1] += ops.len() as u32;
+            }
+        }
+    });
+    // the operations without dependencies, ready at the start, in operation order
+    let roots: Vec<u32> = (0..n as u32)
+        .filter(|&e| !has_pred[e as usize])
+        .map(to_int)
+        .collect();
+    drop(has_pred);
+    // `offsets[i + 1]` becomes the end of `i`'s list; filling each list from its end with
+    // the edges taken in reverse leaves `offsets[i]` at its start and the edges in the
+    // order they were added (no second offset array)
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut successors = vec![0u32; dep_count as usize];
+    for_each_entry(&deps, true, |entry| match entry {
+        Entry::Pair(op, on) => {
+            let slot = &mut offsets[to_int(on & !START_EDGE) as usize + 1];
+            *slot -= 1;
+            successors[*slot as usize] = to_int(op) | (on & START_EDGE);
+        }
+        Entry::Group(ops, on) => {
+            for op in ops.rev() {
+                let op = to_int(op);
+                for o in on.clone().rev() {
+                    let slot = &mut offsets[to_int(o) as usize + 1];
+                    *slot -= 1;
+                    successors[*slot as usize] = op;
+                }
+            }
+        }
+    });
+    offsets.rotate_left(1);
+    offsets[n] = dep_count as u32;
+    drop(deps);
+    drop(index);
+    if !forward {
+        check_acyclic(&offsets, &successors, &rank, &orig)?;
+        partner = matched(std::mem::take(&mut peer))?;
+    }
+    let (rank, rank_of) = renumber_ranks(rank, ranks as usize);
+    let start_edges = successors.iter().any(|&e| e & START_EDGE != 0);
+
+    Ok(Schedule {
+        ranks,
+        operations: Operations::Stored(Stored {
+            sig,
+            rank,
+            roots,
+            partner,
+            offsets,
+            successors,
+        }),
+        signatures,
+        rank_of,
+        messages,
+        calcs,
+        // the inverse is rebuilt on the first question about an operation by its index:
+        // a simulation needs only `orig`
+        index: std::sync::OnceLock::new(),
+        orig,
+        start_edges,
+    })
+}
+
+/// One entry of the builder's list of dependencies: a pair `(op, on | START_EDGE if
+/// irequires)`, or a group (every operation of the first range requires every one of the
+/// second).
+enum Entry {
+    Pair(u32, u32),
+    Group(std::ops::Range<u32>, std::ops::Range<u32>),
+}
+
+/// Calls `f` on each entry of the builder's list of dependencies, in the order they were
+/// added (`reverse`: the opposite order).
+fn for_each_entry(deps: &[(u32, u32)], reverse: bool, mut f: impl FnMut(Entry)) {
+    let entry = |i: usize| -> (Entry, usize) {
+        let (a, b) = deps[i];
+        if a & GROUP != 0 {
+            let (c, d) = deps[i + 1];
+            (Entry::Group(a & !GROUP..b, c & !GROUP..d), 2)
+        } else {
+            (Entry::Pair(a, b), 1)
+        }
+    };
+    if reverse {
+        let mut i = deps.len();
+        while i > 0 {
+            // the second entry of a group is marked too: its first is the one before
+            let start = if deps[i - 1].0 & GROUP != 0 {
+                i - 2
+            } else {
+                i - 1
+            };
+            f(entry(start).0);
+            i = start;
+        }
+    } else {
+        let mut i = 0;
+        while i < deps.len() {
+            let (e, len) = entry(i);
+            f(e);
+            i += len;
+        }
+    }
+}
+
+/// Calls `f(op, on | START_EDGE if irequires)` on every dependency, groups expanded, in the
+/// order they were added; stops at the first error.
+fn each_dependency(
+    deps: &[(u32, u32)],
+    mut f: impl FnMut(u32, u32) -> Result<(), SimError>,
+) -> Result<(), SimError> {
+    let mut result = Ok(());
+    for_each_entry(deps, false, |e| {
+        if result.is_err() {
+            return;
+        }
+        result = match e {
+            Entry::Pair(op, on) => f(op, on),
+            Entry::Group(ops, on) => ops
+                .flat_map(|op| on.clone().map(move |o| (op, o)))
+                .try_for_each(|(op, o)| f(op, o)),
+        };
+    });
+    result
+}

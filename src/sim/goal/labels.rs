@@ -1,0 +1,96 @@
+//! The labels of one rank block: Schedgen's numbered labels `l<n>` in a vector, any other in
+//! a hash map.
+
+use std::collections::HashMap;
+
+use super::LABEL_BYTES;
+use crate::sim::op::OpId;
+
+/// The highest `n` of a label `l<n>` kept in a block's table of numbered labels (a vector
+/// indexed by `n`, Schedgen's labels): 4 bytes per entry up to the highest `n` used, counted
+/// against the memory budget; other labels are hashed.
+pub(super) const MAX_NUMBERED_LABEL: u32 = 1 << 22;
+
+/// `n` of a label `l<n>` written as Schedgen writes it (`l1`, `l2`, …: no sign, no leading
+/// zero), at most [`MAX_NUMBERED_LABEL`].
+pub(super) fn numbered(label: &[u8]) -> Option<u32> {
+    let digits = label.strip_prefix(b"l")?;
+    if digits.is_empty() || digits.len() > 7 || digits[0] == b'0' {
+        return None;
+    }
+    let mut n = 0u32;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u32::from(d - b'0');
+    }
+    (n <= MAX_NUMBERED_LABEL).then_some(n)
+}
+
+/// A small, fast hash of labels (FxHash's multiply-rotate): labels are the text's own, a
+/// collision costs only time.
+#[derive(Default, Clone, Copy)]
+pub(super) struct LabelHasher(u64);
+
+impl std::hash::Hasher for LabelHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+}
+
+pub(super) type LabelMap<'a> = HashMap<&'a str, OpId, std::hash::BuildHasherDefault<LabelHasher>>;
+
+/// The labels of one rank block: `l<n>` in a vector indexed by `n` ([`NONE_OP`] where not
+/// defined), any other label in a hash map.
+pub(super) struct Labels<'a> {
+    pub(super) numbered: Vec<u32>,
+    /// The highest `n` defined in this block (the part of `numbered` to clear).
+    pub(super) high: usize,
+    pub(super) named: LabelMap<'a>,
+}
+
+/// No operation has this label.
+pub(super) const NONE_OP: u32 = u32::MAX;
+
+impl<'a> Labels<'a> {
+    pub(super) fn get(&self, label: &str) -> Option<OpId> {
+        match numbered(label.as_bytes()) {
+            Some(n) => self
+                .numbered
+                .get(n as usize)
+                .filter(|&&op| op != NONE_OP)
+                .map(|&op| OpId(op)),
+            None => self.named.get(label).copied(),
+        }
+    }
+    pub(super) fn get_numbered(&self, n: u32) -> Option<OpId> {
+        self.numbered
+            .get(n as usize)
+            .filter(|&&op| op != NONE_OP)
+            .map(|&op| OpId(op))
+    }
+    /// Bytes held (the numbered table, the map at [`LABEL_BYTES`] per entry of capacity).
+    pub(super) fn bytes(&self) -> u64 {
+        (self.numbered.capacity() as u64)
+            .saturating_mul(4)
+            .saturating_add((self.named.capacity() as u64).saturating_mul(LABEL_BYTES))
+    }
+    /// Empties the table for the next block (keeping its room).
+    pub(super) fn clear(&mut self) {
+        let high = self.high.min(self.numbered.len().saturating_sub(1));
+        if !self.numbered.is_empty() {
+            self.numbered[..=high].fill(NONE_OP);
+        }
+        self.high = 0;
+        self.named.clear();
+    }
+}
