@@ -312,8 +312,14 @@ fn ompi_export(c: &mut Criterion) {
     let sizes: Vec<u64> = (0..32).map(|k| 1u64 << k).collect();
     c.bench_function("ompi_export_rules_6_collectives_3x32", |b| {
         b.iter(|| {
-            export::ompi_rules(black_box(&model), &collectives, &processes, &sizes)
-                .map(|r| r.to_string())
+            export::ompi_rules(
+                black_box(&model),
+                &collectives,
+                &processes,
+                &sizes,
+                &Default::default(),
+            )
+            .map(|r| r.to_string())
         })
     });
 }

@@ -120,14 +120,19 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
     let text = if mpich {
         collectives.retain(|&c| c != OmpiCollective::ReduceScatter);
-        export::mpich_json(model.as_ref(), &collectives, &procs, &sizes)?
+        export::mpich_json(
+            model.as_ref(),
+            &collectives,
+            &procs,
+            &sizes,
+            &Default::default(),
+        )?
     } else {
         let options = export::OmpiRulesOptions {
             on_tie,
             ..export::OmpiRulesOptions::default()
         };
-        export::ompi_rules_with_options(model.as_ref(), &collectives, &procs, &sizes, &options)?
-            .to_string()
+        export::ompi_rules(model.as_ref(), &collectives, &procs, &sizes, &options)?.to_string()
     };
     match output {
         Some(path) => std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?,

@@ -9,8 +9,8 @@ use std::process::Command;
 use commcost::ExportError;
 use commcost::collectives::ompi::OmpiCollective;
 use commcost::export::{
-    MpichJsonOptions, MpichVersion, OmpiRulesOptions, OnTie, mpich_json_with_options,
-    ompi_fixed_rules, ompi_rules_with_options,
+    MpichJsonOptions, MpichVersion, OmpiRulesOptions, OnTie, mpich_json, ompi_fixed_rules,
+    ompi_rules,
 };
 
 use crate::units::{self, List};
@@ -130,7 +130,7 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
                 version,
                 ..MpichJsonOptions::default()
             };
-            let text = mpich_json_with_options(
+            let text = mpich_json(
                 &loaded.spec,
                 &collectives,
                 &args.procs.0,
@@ -213,7 +213,7 @@ fn ompi(
         local: loaded.local,
     };
     Ok(
-        ompi_rules_with_options(model, collectives, &args.procs.0, &args.bytes.0, &options)
+        ompi_rules(model, collectives, &args.procs.0, &args.bytes.0, &options)
             .map_err(option_error)?
             .to_string(),
     )

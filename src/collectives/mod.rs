@@ -86,18 +86,19 @@
 //! * the model is pure: the same message gives the same quantities (evaluations are cached
 //!   within one cost).
 
-mod algorithms;
+mod eval;
 mod local;
-mod names;
 pub mod ompi;
+mod parse;
 mod select;
+mod textbook;
 
-pub use algorithms::{
-    Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
-};
 pub use local::{Copies, CopyCost, LocalWork, MAX_COPY_CLASSES};
-pub use names::MpichAlgorithm;
 pub use select::{DecisionTable, SwitchPoint, best, crossover, rank};
+pub use textbook::{
+    Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, MpichAlgorithm, Reduce, Scan,
+    Scatter,
+};
 
 use crate::error::CollectiveError;
 use crate::{CommModel, Message};
@@ -275,5 +276,3 @@ pub trait Algorithm: Copy + std::fmt::Debug + PartialEq + Send + Sync + 'static 
         factors
     }
 }
-
-pub(crate) use crate::util::bits::{ceil_log2, floor_log2};

@@ -1,10 +1,11 @@
 //! MPICH's collective selection JSON: the model's decisions for what it prices, MPICH's own
-//! default decisions for everything else ([`mpich_json_with_options`] documents the file).
+//! default decisions for everything else ([`mpich_json`] documents the file).
 
 use std::fmt;
 use std::str::FromStr;
 
-use super::{Grid, OnTie, check_collectives, check_grid, choose};
+use super::grid::{Grid, OnTie, choose};
+use super::{check_collectives, check_grid};
 use crate::collectives::ompi::OmpiCollective;
 use crate::collectives::{self, MpichAlgorithm, Operator, Problem};
 use crate::error::ExportError;
@@ -128,7 +129,8 @@ impl FromStr for MpichVersion {
     }
 }
 
-/// Options of [`mpich_json_with_options`].
+/// Options of [`mpich_json`]; the default is MPICH 4.0 ([`MpichVersion::OLDEST`]), operators
+/// free.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MpichJsonOptions {
     /// The MPICH version whose algorithm names and default table the file uses.
@@ -266,44 +268,6 @@ fn mpich_collective(c: OmpiCollective) -> Option<(&'static str, &'static str)> {
     })
 }
 
-/// MPICH's collective selection JSON for the model's best MPICH algorithm per grid cell, for
-/// MPICH 4.0 ([`MpichVersion::OLDEST`]), operators free.
-///
-/// Same as [`mpich_json_with_options`] with [`MpichJsonOptions::default`].
-///
-/// # Errors
-///
-/// As [`mpich_json_with_options`].
-///
-/// # Examples
-///
-/// ```
-/// use commcost::collectives::ompi::OmpiCollective;
-/// use commcost::{export, presets};
-///
-/// let openib = presets::open_mpi_openib();
-/// let json = export::mpich_json(&openib, &[OmpiCollective::Allreduce], &[4, 64], &[8, 1 << 20])?;
-/// assert!(json.contains("\"collective=allreduce\""));
-/// assert!(json.contains("\"algorithm=MPIR_Allreduce_intra_"));
-/// // complete: MPICH's own decisions for what the model does not price
-/// assert!(json.contains("\"collective=allgatherv\""));
-/// # Ok::<(), commcost::ExportError>(())
-/// ```
-pub fn mpich_json(
-    model: &dyn CommModel,
-    collectives: &[OmpiCollective],
-    processes: &[u64],
-    sizes: &[u64],
-) -> Result<String, ExportError> {
-    mpich_json_with_options(
-        model,
-        collectives,
-        processes,
-        sizes,
-        &MpichJsonOptions::default(),
-    )
-}
-
 /// MPICH's collective selection JSON (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`) for
 /// `options.version`: MPICH's default table of that version with, for each collective of
 /// `collectives`, the intra-communicator subtree replaced by the model's best MPICH algorithm
@@ -391,17 +355,39 @@ pub fn mpich_json(
 ///
 /// ```
 /// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::export::{self, MpichJsonOptions};
+/// use commcost::presets;
+///
+/// let openib = presets::open_mpi_openib();
+/// let json = export::mpich_json(
+///     &openib,
+///     &[OmpiCollective::Allreduce],
+///     &[4, 64],
+///     &[8, 1 << 20],
+///     &MpichJsonOptions::default(),
+/// )?;
+/// assert!(json.contains("\"collective=allreduce\""));
+/// assert!(json.contains("\"algorithm=MPIR_Allreduce_intra_"));
+/// // complete: MPICH's own decisions for what the model does not price
+/// assert!(json.contains("\"collective=allgatherv\""));
+/// # Ok::<(), commcost::ExportError>(())
+/// ```
+///
+/// For a later MPICH version:
+///
+/// ```
+/// use commcost::collectives::ompi::OmpiCollective;
 /// use commcost::export::{self, MpichJsonOptions, MpichVersion};
 /// use commcost::presets;
 ///
 /// let openib = presets::open_mpi_openib();
 /// let options = MpichJsonOptions { version: MpichVersion::V4_1, ..Default::default() };
-/// let json = export::mpich_json_with_options(
+/// let json = export::mpich_json(
 ///     &openib, &[OmpiCollective::Barrier], &[2, 64], &[1], &options)?;
 /// assert!(json.contains("\"algorithm=MPIR_Barrier_intra_k_dissemination\": {\n"));
 /// # Ok::<(), commcost::ExportError>(())
 /// ```
-pub fn mpich_json_with_options(
+pub fn mpich_json(
     model: &dyn CommModel,
     collectives: &[OmpiCollective],
     processes: &[u64],

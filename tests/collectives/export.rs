@@ -163,7 +163,14 @@ fn ompi_rules_file_reads_back() {
     let model = presets::open_mpi_openib();
     let processes = [2, 4, 8, 16, 100];
     let sizes: Vec<u64> = (0..24).map(|k| 1u64 << k).collect();
-    let rules = export::ompi_rules(&model, OmpiCollective::ALL, &processes, &sizes).unwrap();
+    let rules = export::ompi_rules(
+        &model,
+        OmpiCollective::ALL,
+        &processes,
+        &sizes,
+        &Default::default(),
+    )
+    .unwrap();
     let parsed = parse_rules(&rules.to_string());
     assert_eq!(parsed.collectives.len(), 9);
     check_invariants(&parsed);
@@ -184,7 +191,14 @@ fn two_proc_only_where_it_runs() {
     let sizes = [1, 1024, 1 << 20];
     // a P = 2 block followed by P = 3: two_proc may be chosen; the parser checks it is only there
     for processes in [&[2u64, 3, 4][..], &[2, 8], &[2]] {
-        let rules = export::ompi_rules(&model, OmpiCollective::ALL, processes, &sizes).unwrap();
+        let rules = export::ompi_rules(
+            &model,
+            OmpiCollective::ALL,
+            processes,
+            &sizes,
+            &Default::default(),
+        )
+        .unwrap();
         check_invariants(&parse_rules(&rules.to_string()));
     }
 }
@@ -201,16 +215,22 @@ fn bad_grids_are_errors() {
         (&[2], &[5, 5]),
     ] {
         assert!(matches!(
-            export::ompi_rules(&model, all, p, s),
+            export::ompi_rules(&model, all, p, s, &Default::default()),
             Err(ExportError::Grid { .. })
         ));
         assert!(matches!(
-            export::mpich_json(&model, &[OmpiCollective::Bcast], p, s),
+            export::mpich_json(&model, &[OmpiCollective::Bcast], p, s, &Default::default()),
             Err(ExportError::Grid { .. })
         ));
     }
     assert!(matches!(
-        export::mpich_json(&model, &[OmpiCollective::ReduceScatter], &[2], &[1]),
+        export::mpich_json(
+            &model,
+            &[OmpiCollective::ReduceScatter],
+            &[2],
+            &[1],
+            &Default::default()
+        ),
         Err(ExportError::Unsupported { .. })
     ));
 }
@@ -447,8 +467,7 @@ fn export_mpich(
         ..Default::default()
     };
     let sizes: Vec<u64> = (0..34).map(|k| 1u64 << k).collect();
-    let json =
-        export::mpich_json_with_options(model, collectives, processes, &sizes, &options).unwrap();
+    let json = export::mpich_json(model, collectives, processes, &sizes, &options).unwrap();
     // plain JSON for any parser
     assert!(
         serde_json::from_str::<serde_json::Value>(&json)
@@ -651,26 +670,54 @@ fn exports_refuse_duplicates_huge_communicators_and_huge_grids() {
         other => panic!("expected a {what} error, got {other:?}"),
     };
     let d = grid_error(
-        export::mpich_json(&model, &twice, &[2], &[1]),
+        export::mpich_json(&model, &twice, &[2], &[1], &Default::default()),
         "collectives",
     );
     assert!(d.contains("bcast"), "{d}");
-    let r = export::ompi_rules(&model, &twice, &[2], &[1]).map(|r| r.to_string());
+    let r =
+        export::ompi_rules(&model, &twice, &[2], &[1], &Default::default()).map(|r| r.to_string());
     grid_error(r, "collectives");
     // 2^31 - 1 is the largest communicator an MPI `int` holds
     let limit = (1u64 << 31) - 1;
-    assert!(export::ompi_rules(&model, &[OmpiCollective::Bcast], &[limit], &[1]).is_ok());
+    assert!(
+        export::ompi_rules(
+            &model,
+            &[OmpiCollective::Bcast],
+            &[limit],
+            &[1],
+            &Default::default()
+        )
+        .is_ok()
+    );
     for p in [limit + 1, u64::MAX] {
-        let r = export::ompi_rules(&model, &[OmpiCollective::Bcast], &[2, p], &[1]);
+        let r = export::ompi_rules(
+            &model,
+            &[OmpiCollective::Bcast],
+            &[2, p],
+            &[1],
+            &Default::default(),
+        );
         grid_error(r.map(|r| r.to_string()), "processes");
         grid_error(
-            export::mpich_json(&model, &[OmpiCollective::Bcast], &[2, p], &[1]),
+            export::mpich_json(
+                &model,
+                &[OmpiCollective::Bcast],
+                &[2, p],
+                &[1],
+                &Default::default(),
+            ),
             "processes",
         );
     }
     let procs: Vec<u64> = (2..4098).collect();
     let sizes: Vec<u64> = (1..100).collect();
-    let r = export::ompi_rules(&model, OmpiCollective::ALL, &procs, &sizes);
+    let r = export::ompi_rules(
+        &model,
+        OmpiCollective::ALL,
+        &procs,
+        &sizes,
+        &Default::default(),
+    );
     let d = grid_error(r.map(|r| r.to_string()), "grid");
     assert!(d.contains(&export::MAX_CELLS.to_string()), "{d}");
 }
@@ -787,7 +834,14 @@ fn rules_file_from_str_round_trip_and_lookup() {
     let model = presets::open_mpi_openib();
     let processes = [2, 3, 4, 8, 100];
     let sizes: Vec<u64> = (0..24).map(|k| 1u64 << k).collect();
-    let rules = export::ompi_rules(&model, OmpiCollective::ALL, &processes, &sizes).unwrap();
+    let rules = export::ompi_rules(
+        &model,
+        OmpiCollective::ALL,
+        &processes,
+        &sizes,
+        &Default::default(),
+    )
+    .unwrap();
     let text = rules.to_string();
     let back: OmpiRules = text.parse().unwrap();
     let fields = |r: &OmpiRules| {
@@ -931,8 +985,7 @@ fn deferring_ties_writes_zero_exactly_where_algorithms_tie() {
         ..export::OmpiRulesOptions::default()
     };
     let rules =
-        export::ompi_rules_with_options(&model, OmpiCollective::ALL, &processes, &sizes, &options)
-            .unwrap();
+        export::ompi_rules(&model, OmpiCollective::ALL, &processes, &sizes, &options).unwrap();
     let text = rules.to_string();
     // the file reads back, through the crate's reader (deferring rules as 0) and an
     // independent one
@@ -945,9 +998,15 @@ fn deferring_ties_writes_zero_exactly_where_algorithms_tie() {
     let deferred = parse_rules(&text);
     check_invariants_from(&deferred, 0);
     let plain = parse_rules(
-        &export::ompi_rules(&model, OmpiCollective::ALL, &processes, &sizes)
-            .unwrap()
-            .to_string(),
+        &export::ompi_rules(
+            &model,
+            OmpiCollective::ALL,
+            &processes,
+            &sizes,
+            &Default::default(),
+        )
+        .unwrap()
+        .to_string(),
     );
     let mut totals = (0, 0);
     for (z, n) in [

@@ -989,8 +989,8 @@ proptest! {
                                   which in prop::sample::subsequence(OmpiCollective::ALL.to_vec(), 0..4)) {
         let out = finishes(60, move || {
             let model = commcost::presets::open_mpi_openib();
-            let rules = export::ompi_rules(&model, &which, &processes, &sizes);
-            let json = export::mpich_json(&model, &which, &processes, &sizes);
+            let rules = export::ompi_rules(&model, &which, &processes, &sizes, &Default::default());
+            let json = export::mpich_json(&model, &which, &processes, &sizes, &Default::default());
             (rules.map(|r| r.to_string()), json)
         })?;
         if let Ok(text) = out.0 {

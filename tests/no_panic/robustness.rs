@@ -687,6 +687,7 @@ fn collectives_on_hostile_models_do_not_panic_or_hang() {
                     ompi::OmpiCollective::ALL,
                     &[2, 3, 64, u64::MAX],
                     &[0, 1, 1 << 20, u64::MAX],
+                    &Default::default(),
                 );
             }
         }

@@ -1,11 +1,12 @@
 //! `MPI_Allgather` in Open MPI (`coll_base_allgather.c`), ID 0.
 
-use super::parse_plain;
-use super::{Bcast, OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_in};
+use super::table::ompi_algorithms;
+use super::{Bcast, linear_fan_in};
 use crate::CommModel;
-use crate::collectives::algorithms::{Spacings, setup};
-use crate::collectives::{Algorithm, Allgather as Textbook, Copies, Problem, ceil_log2};
-use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::collectives::eval::{Spacings, setup};
+use crate::collectives::{Algorithm, Allgather as Textbook, Copies, Problem};
+use crate::error::CollectiveError;
+use crate::util::bits::ceil_log2;
 
 /// Open MPI's allgather algorithms (`coll_tuned_allgather_algorithm`). `m` is each process's
 /// block; the rules-file size is `m P`.
@@ -70,87 +71,27 @@ pub enum Allgather {
     TwoProc,
 }
 
-const NAMES: &[&str] = &[
-    "linear",
-    "bruck",
-    "recursive-doubling",
-    "ring",
-    "neighbor",
-    "two-proc",
-];
-const OMPI_NAMES: &[&str] = &[
-    "linear",
-    "bruck",
-    "recursive_doubling",
-    "ring",
-    "neighbor",
-    "two_proc",
-];
-const ALL: &[Allgather] = &[
-    Allgather::Linear,
-    Allgather::Bruck,
-    Allgather::RecursiveDoubling,
-    Allgather::Ring,
-    Allgather::Neighbor,
-    Allgather::TwoProc,
-];
-
-impl Allgather {
-    /// Every algorithm, in ID order.
-    pub const ALL: &'static [Allgather] = ALL;
-
-    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        parse_plain(s, "allgather", NAMES, ALL)
-    }
-
-    fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(NAMES[self.ompi_id() as usize - 1])
-    }
-}
-display_from_str!(Allgather);
-
-impl OmpiAlgorithm for Allgather {
-    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-        self.local_work_of(processes, bytes)
-    }
-
-    const COLLECTIVE: OmpiCollective = OmpiCollective::Allgather;
-
-    fn ompi_id(&self) -> u32 {
-        match self {
-            Self::Linear => 1,
-            Self::Bruck => 2,
-            Self::RecursiveDoubling => 3,
-            Self::Ring => 4,
-            Self::Neighbor => 5,
-            Self::TwoProc => 6,
+ompi_algorithms! {
+    plain Allgather, Allgather, "allgather";
+    1 Linear => "linear", "linear";
+    2 Bruck => "bruck", "bruck";
+    3 RecursiveDoubling => "recursive-doubling", "recursive_doubling";
+    4 Ring => "ring", "ring";
+    5 Neighbor => "neighbor", "neighbor";
+    6 TwoProc => "two-proc", "two_proc";
+    impl OmpiAlgorithm {
+        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+            self.local_work_of(processes, bytes)
         }
     }
-
-    fn ompi_name(&self) -> &'static str {
-        OMPI_NAMES[self.ompi_id() as usize - 1]
-    }
-}
-
-impl Algorithm for Allgather {
-    fn name(&self) -> &'static str {
-        NAMES[self.ompi_id() as usize - 1]
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            Self::ALL
+                .iter()
+                .copied()
+                .filter(|a| *a != Self::TwoProc || problem.processes == 2)
+                .collect()
         }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        ALL.iter()
-            .copied()
-            .filter(|a| *a != Self::TwoProc || problem.processes == 2)
-            .collect()
     }
 }
 

@@ -1,15 +1,13 @@
 //! `MPI_Allreduce` in Open MPI (`coll_base_allreduce.c`), ID 2.
 
-use std::fmt;
+use super::table::ompi_algorithms;
 
-use super::{
-    Bcast, OmpiAlgorithm, OmpiCollective, ParsedName, Reduce, display_from_str, linear_fan_in,
-    linear_fan_out, segment_candidates,
-};
+use super::{Bcast, Reduce, linear_fan_in, linear_fan_out, segment_candidates};
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Allreduce as Textbook, Copies, Problem, floor_log2};
-use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::collectives::eval::setup;
+use crate::collectives::{Algorithm, Allreduce as Textbook, Copies, Problem};
+use crate::error::CollectiveError;
+use crate::util::bits::floor_log2;
 
 /// Open MPI's allreduce algorithms (`coll_tuned_allreduce_algorithm`). `m` is the vector (also
 /// the rules-file size); only `SegmentedRing` uses a segment size.
@@ -82,113 +80,43 @@ pub enum Allreduce {
     Rabenseifner,
 }
 
-const NAMES: &[&str] = &[
-    "basic-linear",
-    "nonoverlapping",
-    "recursive-doubling",
-    "ring",
-    "segmented-ring",
-    "rabenseifner",
-];
+ompi_algorithms! {
+    Allreduce, Allreduce, "allreduce";
+    1 BasicLinear => "basic-linear", "basic_linear";
+    2 Nonoverlapping => "nonoverlapping", "nonoverlapping";
+    3 RecursiveDoubling => "recursive-doubling", "recursive_doubling";
+    4 Ring => "ring", "ring";
+    5 SegmentedRing { segment: "segment" = 0 } => "segmented-ring", "segmented_ring";
+    6 Rabenseifner => "rabenseifner", "rabenseifner";
+    impl OmpiAlgorithm {
+        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+            self.local_work_of(processes, bytes)
+        }
 
-impl Allreduce {
-    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        let mut p = ParsedName::parse(s)?;
-        let a = match p.name.as_str() {
-            "basic-linear" | "1" => Self::BasicLinear,
-            "nonoverlapping" | "2" => Self::Nonoverlapping,
-            "recursive-doubling" | "3" => Self::RecursiveDoubling,
-            "ring" | "4" => Self::Ring,
-            "segmented-ring" | "5" => Self::SegmentedRing {
-                segment: p.take("segment").unwrap_or(0),
-            },
-            "rabenseifner" | "6" => Self::Rabenseifner,
-            _ => return Err(p.unknown("allreduce", NAMES)),
-        };
-        p.finish()?;
-        Ok(a)
-    }
-
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = NAMES[self.ompi_id() as usize - 1];
-        match *self {
-            Self::SegmentedRing { segment } => write!(f, "{name}:segment={segment}"),
-            _ => f.write_str(name),
+        fn segment_size(&self) -> u64 {
+            match *self {
+                Self::SegmentedRing { segment } => segment,
+                _ => 0,
+            }
         }
     }
-}
-display_from_str!(Allreduce);
-
-impl OmpiAlgorithm for Allreduce {
-    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-        self.local_work_of(processes, bytes)
-    }
-
-    const COLLECTIVE: OmpiCollective = OmpiCollective::Allreduce;
-
-    fn ompi_id(&self) -> u32 {
-        match self {
-            Self::BasicLinear => 1,
-            Self::Nonoverlapping => 2,
-            Self::RecursiveDoubling => 3,
-            Self::Ring => 4,
-            Self::SegmentedRing { .. } => 5,
-            Self::Rabenseifner => 6,
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            let m = problem.message.bytes();
+            let mut out = vec![
+                Self::BasicLinear,
+                Self::Nonoverlapping,
+                Self::RecursiveDoubling,
+                Self::Ring,
+            ];
+            out.extend(
+                segment_candidates(m)
+                    .filter(|&s| s > 0)
+                    .map(|segment| Self::SegmentedRing { segment }),
+            );
+            out.push(Self::Rabenseifner);
+            out
         }
-    }
-
-    fn ompi_name(&self) -> &'static str {
-        [
-            "basic_linear",
-            "nonoverlapping",
-            "recursive_doubling",
-            "ring",
-            "segmented_ring",
-            "rabenseifner",
-        ][self.ompi_id() as usize - 1]
-    }
-
-    fn segment_size(&self) -> u64 {
-        match *self {
-            Self::SegmentedRing { segment } => segment,
-            _ => 0,
-        }
-    }
-}
-
-impl Algorithm for Allreduce {
-    fn name(&self) -> &'static str {
-        NAMES[self.ompi_id() as usize - 1]
-    }
-
-    fn label(&self) -> String {
-        self.to_string()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
-        }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let m = problem.message.bytes();
-        let mut out = vec![
-            Self::BasicLinear,
-            Self::Nonoverlapping,
-            Self::RecursiveDoubling,
-            Self::Ring,
-        ];
-        out.extend(
-            segment_candidates(m)
-                .filter(|&s| s > 0)
-                .map(|segment| Self::SegmentedRing { segment }),
-        );
-        out.push(Self::Rabenseifner);
-        out
     }
 }
 
@@ -265,7 +193,7 @@ impl Allreduce {
         let largest_pow2 = if p == 0 {
             1
         } else {
-            1u64 << super::floor_log2(p)
+            1u64 << crate::util::bits::floor_log2(p)
         };
         let doubling = Copies::none().with(2, m).with_buffers(1);
         let ring = Copies::none()
@@ -293,7 +221,7 @@ impl Allreduce {
 /// `k = 1 … h'`, spaced `max(T + op, I)`) and after each allgather round but the last
 /// (`k = h' … 2`; the last too when it then sends the result to a folded process).
 fn halving_lags(
-    x: &mut crate::collectives::algorithms::Pieces<'_>,
+    x: &mut crate::collectives::eval::Pieces<'_>,
     m: u64,
     hp: u32,
     folded: bool,

@@ -1,12 +1,12 @@
 //! `MPI_Alltoall` in Open MPI (`coll_base_alltoall.c`), ID 3.
 
-use std::fmt;
+use super::table::ompi_algorithms;
 
-use super::{OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in};
+use super::linear_fan_in;
 use crate::CommModel;
-use crate::collectives::algorithms::{bruck_alltoall, setup};
-use crate::collectives::{Algorithm, Copies, Problem};
-use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::collectives::eval::{bruck_alltoall, setup};
+use crate::collectives::{Copies, Problem};
+use crate::error::CollectiveError;
 
 /// Open MPI's all-to-all algorithms (`coll_tuned_alltoall_algorithm`). `m` is the block for each
 /// pair; the rules-file size is `m P`.
@@ -68,93 +68,26 @@ pub enum Alltoall {
     TwoProc,
 }
 
-const NAMES: &[&str] = &[
-    "linear",
-    "pairwise",
-    "modified-bruck",
-    "linear-sync",
-    "two-proc",
-];
-
-impl Alltoall {
-    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        let mut p = ParsedName::parse(s)?;
-        let a = match p.name.as_str() {
-            "linear" | "1" => Self::Linear,
-            "pairwise" | "2" => Self::Pairwise,
-            "modified-bruck" | "3" => Self::ModifiedBruck,
-            "linear-sync" | "4" => Self::LinearSync {
-                max_requests: p.take("max-requests").unwrap_or(0),
-            },
-            "two-proc" | "5" => Self::TwoProc,
-            _ => return Err(p.unknown("alltoall", NAMES)),
-        };
-        p.finish()?;
-        Ok(a)
-    }
-
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = NAMES[self.ompi_id() as usize - 1];
-        match *self {
-            Self::LinearSync { max_requests } => write!(f, "{name}:max-requests={max_requests}"),
-            _ => f.write_str(name),
+ompi_algorithms! {
+    Alltoall, Alltoall, "alltoall";
+    1 Linear => "linear", "linear";
+    2 Pairwise => "pairwise", "pairwise";
+    3 ModifiedBruck => "modified-bruck", "modified_bruck";
+    4 LinearSync { max_requests: "max-requests" = 0 } => "linear-sync", "linear_sync";
+    5 TwoProc => "two-proc", "two_proc";
+    impl OmpiAlgorithm {
+        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+            self.local_work_of(processes, bytes)
         }
     }
-}
-display_from_str!(Alltoall);
-
-impl OmpiAlgorithm for Alltoall {
-    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-        self.local_work_of(processes, bytes)
-    }
-
-    const COLLECTIVE: OmpiCollective = OmpiCollective::Alltoall;
-
-    fn ompi_id(&self) -> u32 {
-        match self {
-            Self::Linear => 1,
-            Self::Pairwise => 2,
-            Self::ModifiedBruck => 3,
-            Self::LinearSync { .. } => 4,
-            Self::TwoProc => 5,
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            let mut out = vec![Self::Linear, Self::Pairwise, Self::ModifiedBruck];
+            if problem.processes == 2 {
+                out.push(Self::TwoProc);
+            }
+            out
         }
-    }
-
-    fn ompi_name(&self) -> &'static str {
-        [
-            "linear",
-            "pairwise",
-            "modified_bruck",
-            "linear_sync",
-            "two_proc",
-        ][self.ompi_id() as usize - 1]
-    }
-}
-
-impl Algorithm for Alltoall {
-    fn name(&self) -> &'static str {
-        NAMES[self.ompi_id() as usize - 1]
-    }
-
-    fn label(&self) -> String {
-        self.to_string()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
-        }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let mut out = vec![Self::Linear, Self::Pairwise, Self::ModifiedBruck];
-        if problem.processes == 2 {
-            out.push(Self::TwoProc);
-        }
-        out
     }
 }
 

@@ -1,11 +1,11 @@
 //! `MPI_Barrier` in Open MPI (`coll_base_barrier.c`), ID 6.
 
-use super::parse_plain;
-use super::{OmpiAlgorithm, OmpiCollective, display_from_str};
+use super::table::ompi_algorithms;
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Copies, Problem, ceil_log2, floor_log2};
-use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::collectives::eval::setup;
+use crate::collectives::{Copies, Problem};
+use crate::error::CollectiveError;
+use crate::util::bits::{ceil_log2, floor_log2};
 
 /// Open MPI's barrier algorithms (`coll_tuned_barrier_algorithm`); the rules-file size is 0.
 ///
@@ -62,86 +62,27 @@ pub enum Barrier {
     Tree,
 }
 
-const NAMES: &[&str] = &[
-    "linear",
-    "double-ring",
-    "recursive-doubling",
-    "bruck",
-    "two-proc",
-    "tree",
-];
-const ALL: &[Barrier] = &[
-    Barrier::Linear,
-    Barrier::DoubleRing,
-    Barrier::RecursiveDoubling,
-    Barrier::Bruck,
-    Barrier::TwoProc,
-    Barrier::Tree,
-];
-
-impl Barrier {
-    /// Every algorithm, in ID order.
-    pub const ALL: &'static [Barrier] = ALL;
-
-    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        parse_plain(s, "barrier", NAMES, ALL)
-    }
-
-    fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(NAMES[self.ompi_id() as usize - 1])
-    }
-}
-display_from_str!(Barrier);
-
-impl OmpiAlgorithm for Barrier {
-    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-        self.local_work_of(processes, bytes)
-    }
-
-    const COLLECTIVE: OmpiCollective = OmpiCollective::Barrier;
-
-    fn ompi_id(&self) -> u32 {
-        match self {
-            Self::Linear => 1,
-            Self::DoubleRing => 2,
-            Self::RecursiveDoubling => 3,
-            Self::Bruck => 4,
-            Self::TwoProc => 5,
-            Self::Tree => 6,
+ompi_algorithms! {
+    plain Barrier, Barrier, "barrier";
+    1 Linear => "linear", "linear";
+    2 DoubleRing => "double-ring", "double_ring";
+    3 RecursiveDoubling => "recursive-doubling", "recursive_doubling";
+    4 Bruck => "bruck", "bruck";
+    5 TwoProc => "two-proc", "two_proc";
+    6 Tree => "tree", "tree";
+    impl OmpiAlgorithm {
+        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+            self.local_work_of(processes, bytes)
         }
     }
-
-    fn ompi_name(&self) -> &'static str {
-        [
-            "linear",
-            "double_ring",
-            "recursive_doubling",
-            "bruck",
-            "two_proc",
-            "tree",
-        ][self.ompi_id() as usize - 1]
-    }
-}
-
-impl Algorithm for Barrier {
-    fn name(&self) -> &'static str {
-        NAMES[self.ompi_id() as usize - 1]
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            Self::ALL
+                .iter()
+                .copied()
+                .filter(|a| *a != Self::TwoProc || problem.processes == 2)
+                .collect()
         }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        ALL.iter()
-            .copied()
-            .filter(|a| *a != Self::TwoProc || problem.processes == 2)
-            .collect()
     }
 }
 

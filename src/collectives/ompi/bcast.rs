@@ -1,15 +1,13 @@
 //! `MPI_Bcast` in Open MPI (`coll_base_bcast.c`), ID 7.
 
-use std::fmt;
+use super::table::ompi_algorithms;
 
-use super::{
-    OmpiAlgorithm, OmpiCollective, ParsedName, Shape, bcast_tree, display_from_str, linear_fan_out,
-    segment_candidates,
-};
+use super::{Shape, bcast_tree, linear_fan_out, segment_candidates};
 use crate::CommModel;
-use crate::collectives::algorithms::{binomial_tree_of_blocks, setup};
-use crate::collectives::{Algorithm, Copies, Problem, ceil_log2};
-use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::collectives::eval::{binomial_tree_of_blocks, setup};
+use crate::collectives::{Copies, Problem};
+use crate::error::CollectiveError;
+use crate::util::bits::ceil_log2;
 
 /// Open MPI's broadcast algorithms (`coll_tuned_bcast_algorithm`). `m` is the buffer, which is
 /// also the rules-file size. `segment` is in bytes, 0 = unsegmented.
@@ -113,161 +111,69 @@ pub enum Bcast {
     ScatterAllgatherRing,
 }
 
-const NAMES: &[&str] = &[
-    "basic-linear",
-    "chain",
-    "pipeline",
-    "split-binary-tree",
-    "binary-tree",
-    "binomial",
-    "knomial",
-    "scatter-allgather",
-    "scatter-allgather-ring",
-];
-
 /// Open MPI's default chain fan-out and k-nomial radix (`coll_tuned_bcast_algorithm_chain_fanout`,
 /// `coll_tuned_bcast_algorithm_knomial_radix`).
 const DEFAULT_FANOUT: u64 = 4;
 const DEFAULT_RADIX: u64 = 4;
 
-impl Bcast {
-    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        let mut p = ParsedName::parse(s)?;
-        let segment = p.take("segment").unwrap_or(0);
-        let a = match p.name.as_str() {
-            "basic-linear" | "1" => Self::BasicLinear,
-            "chain" | "2" => Self::Chain {
-                segment,
-                fanout: p.take("fanout").unwrap_or(DEFAULT_FANOUT),
-            },
-            "pipeline" | "3" => Self::Pipeline { segment },
-            "split-binary-tree" | "4" => Self::SplitBinaryTree { segment },
-            "binary-tree" | "5" => Self::BinaryTree { segment },
-            "binomial" | "6" => Self::Binomial { segment },
-            "knomial" | "7" => Self::Knomial {
-                segment,
-                radix: p.take("radix").unwrap_or(DEFAULT_RADIX),
-            },
-            "scatter-allgather" | "8" => Self::ScatterAllgather,
-            "scatter-allgather-ring" | "9" => Self::ScatterAllgatherRing,
-            _ => return Err(p.unknown("bcast", NAMES)),
-        };
-        p.finish()?;
-        Ok(a)
-    }
+ompi_algorithms! {
+    Bcast, Bcast, "bcast";
+    ignore: ["segment"];
+    1 BasicLinear => "basic-linear", "basic_linear";
+    2 Chain { segment: "segment" = 0, fanout: "fanout" = DEFAULT_FANOUT } => "chain", "chain";
+    3 Pipeline { segment: "segment" = 0 } => "pipeline", "pipeline";
+    4 SplitBinaryTree { segment: "segment" = 0 } => "split-binary-tree", "split_binary_tree";
+    5 BinaryTree { segment: "segment" = 0 } => "binary-tree", "binary_tree";
+    6 Binomial { segment: "segment" = 0 } => "binomial", "binomial";
+    7 Knomial { segment: "segment" = 0, radix: "radix" = DEFAULT_RADIX } => "knomial", "knomial";
+    8 ScatterAllgather => "scatter-allgather", "scatter_allgather";
+    9 ScatterAllgatherRing => "scatter-allgather-ring", "scatter_allgather_ring";
+    impl OmpiAlgorithm {
+        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+            self.local_work_of(processes, bytes)
+        }
 
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = NAMES[self.ompi_id() as usize - 1];
-        match *self {
-            Self::Chain { segment, fanout } => {
-                write!(f, "{name}:segment={segment},fanout={fanout}")
+        fn faninout(&self) -> u64 {
+            match *self {
+                Self::Chain { fanout, .. } => fanout,
+                _ => 0,
             }
-            Self::Knomial { segment, radix } => write!(f, "{name}:segment={segment},radix={radix}"),
-            Self::Pipeline { segment }
-            | Self::SplitBinaryTree { segment }
-            | Self::BinaryTree { segment }
-            | Self::Binomial { segment } => write!(f, "{name}:segment={segment}"),
-            Self::BasicLinear | Self::ScatterAllgather | Self::ScatterAllgatherRing => {
-                f.write_str(name)
+        }
+
+        fn segment_size(&self) -> u64 {
+            match *self {
+                Self::Chain { segment, .. }
+                | Self::Pipeline { segment }
+                | Self::SplitBinaryTree { segment }
+                | Self::BinaryTree { segment }
+                | Self::Binomial { segment }
+                | Self::Knomial { segment, .. } => segment,
+                Self::BasicLinear | Self::ScatterAllgather | Self::ScatterAllgatherRing => 0,
             }
         }
     }
-}
-display_from_str!(Bcast);
-
-impl OmpiAlgorithm for Bcast {
-    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-        self.local_work_of(processes, bytes)
-    }
-
-    const COLLECTIVE: OmpiCollective = OmpiCollective::Bcast;
-
-    fn ompi_id(&self) -> u32 {
-        match self {
-            Self::BasicLinear => 1,
-            Self::Chain { .. } => 2,
-            Self::Pipeline { .. } => 3,
-            Self::SplitBinaryTree { .. } => 4,
-            Self::BinaryTree { .. } => 5,
-            Self::Binomial { .. } => 6,
-            Self::Knomial { .. } => 7,
-            Self::ScatterAllgather => 8,
-            Self::ScatterAllgatherRing => 9,
-        }
-    }
-
-    fn ompi_name(&self) -> &'static str {
-        [
-            "basic_linear",
-            "chain",
-            "pipeline",
-            "split_binary_tree",
-            "binary_tree",
-            "binomial",
-            "knomial",
-            "scatter_allgather",
-            "scatter_allgather_ring",
-        ][self.ompi_id() as usize - 1]
-    }
-
-    fn faninout(&self) -> u64 {
-        match *self {
-            Self::Chain { fanout, .. } => fanout,
-            _ => 0,
-        }
-    }
-
-    fn segment_size(&self) -> u64 {
-        match *self {
-            Self::Chain { segment, .. }
-            | Self::Pipeline { segment }
-            | Self::SplitBinaryTree { segment }
-            | Self::BinaryTree { segment }
-            | Self::Binomial { segment }
-            | Self::Knomial { segment, .. } => segment,
-            Self::BasicLinear | Self::ScatterAllgather | Self::ScatterAllgatherRing => 0,
-        }
-    }
-}
-
-impl Algorithm for Bcast {
-    fn name(&self) -> &'static str {
-        NAMES[self.ompi_id() as usize - 1]
-    }
-
-    fn label(&self) -> String {
-        self.to_string()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
-        }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let m = problem.message.bytes();
-        let mut out = vec![Self::BasicLinear];
-        for segment in segment_candidates(m) {
-            for fanout in [2, 4, 8] {
-                out.push(Self::Chain { segment, fanout });
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            let m = problem.message.bytes();
+            let mut out = vec![Self::BasicLinear];
+            for segment in segment_candidates(m) {
+                for fanout in [2, 4, 8] {
+                    out.push(Self::Chain { segment, fanout });
+                }
+                out.extend([
+                    Self::Pipeline { segment },
+                    Self::SplitBinaryTree { segment },
+                    Self::BinaryTree { segment },
+                    Self::Binomial { segment },
+                    Self::Knomial {
+                        segment,
+                        radix: DEFAULT_RADIX,
+                    },
+                ]);
             }
-            out.extend([
-                Self::Pipeline { segment },
-                Self::SplitBinaryTree { segment },
-                Self::BinaryTree { segment },
-                Self::Binomial { segment },
-                Self::Knomial {
-                    segment,
-                    radix: DEFAULT_RADIX,
-                },
-            ]);
+            out.extend([Self::ScatterAllgather, Self::ScatterAllgatherRing]);
+            out
         }
-        out.extend([Self::ScatterAllgather, Self::ScatterAllgatherRing]);
-        out
     }
 }
 

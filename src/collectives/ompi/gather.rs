@@ -1,14 +1,12 @@
 //! `MPI_Gather` in Open MPI (`coll_base_gather.c`), ID 9.
 
-use std::fmt;
+use super::table::ompi_algorithms;
 
-use super::{
-    OmpiAlgorithm, OmpiCollective, ParsedName, display_from_str, linear_fan_in, segment_candidates,
-};
+use super::{linear_fan_in, segment_candidates};
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
+use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Copies, Gather as Textbook, Problem};
-use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::error::CollectiveError;
 
 /// Open MPI's gather algorithms (`coll_tuned_gather_algorithm`). `m` is each process's block;
 /// the rules-file size is `m P`.
@@ -60,84 +58,31 @@ pub enum Gather {
     },
 }
 
-const NAMES: &[&str] = &["basic-linear", "binomial", "linear-sync"];
+ompi_algorithms! {
+    Gather, Gather, "gather";
+    1 BasicLinear => "basic-linear", "basic_linear";
+    2 Binomial => "binomial", "binomial";
+    3 LinearSync { segment: "segment" = 0 } => "linear-sync", "linear_sync";
+    impl OmpiAlgorithm {
+        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+            self.local_work_of(processes, bytes)
+        }
 
-impl Gather {
-    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        let mut p = ParsedName::parse(s)?;
-        let a = match p.name.as_str() {
-            "basic-linear" | "1" => Self::BasicLinear,
-            "binomial" | "2" => Self::Binomial,
-            "linear-sync" | "3" => Self::LinearSync {
-                segment: p.take("segment").unwrap_or(0),
-            },
-            _ => return Err(p.unknown("gather", NAMES)),
-        };
-        p.finish()?;
-        Ok(a)
-    }
-
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = NAMES[self.ompi_id() as usize - 1];
-        match *self {
-            Self::LinearSync { segment } => write!(f, "{name}:segment={segment}"),
-            _ => f.write_str(name),
+        fn segment_size(&self) -> u64 {
+            match *self {
+                Self::LinearSync { segment } => segment,
+                _ => 0,
+            }
         }
     }
-}
-display_from_str!(Gather);
-
-impl OmpiAlgorithm for Gather {
-    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-        self.local_work_of(processes, bytes)
-    }
-
-    const COLLECTIVE: OmpiCollective = OmpiCollective::Gather;
-
-    fn ompi_id(&self) -> u32 {
-        match self {
-            Self::BasicLinear => 1,
-            Self::Binomial => 2,
-            Self::LinearSync { .. } => 3,
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            let mut out = vec![Self::BasicLinear, Self::Binomial];
+            out.extend(
+                segment_candidates(problem.message.bytes()).map(|segment| Self::LinearSync { segment }),
+            );
+            out
         }
-    }
-
-    fn ompi_name(&self) -> &'static str {
-        ["basic_linear", "binomial", "linear_sync"][self.ompi_id() as usize - 1]
-    }
-
-    fn segment_size(&self) -> u64 {
-        match *self {
-            Self::LinearSync { segment } => segment,
-            _ => 0,
-        }
-    }
-}
-
-impl Algorithm for Gather {
-    fn name(&self) -> &'static str {
-        NAMES[self.ompi_id() as usize - 1]
-    }
-
-    fn label(&self) -> String {
-        self.to_string()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
-        }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let mut out = vec![Self::BasicLinear, Self::Binomial];
-        out.extend(
-            segment_candidates(problem.message.bytes()).map(|segment| Self::LinearSync { segment }),
-        );
-        out
     }
 }
 

@@ -1,15 +1,13 @@
 //! `MPI_Reduce` in Open MPI (`coll_base_reduce.c`), ID 11.
 
-use std::fmt;
+use super::table::ompi_algorithms;
 
-use super::{
-    OmpiAlgorithm, OmpiCollective, ParsedName, Shape, display_from_str, linear_fan_in, reduce_tree,
-    segment_candidates,
-};
+use super::{Shape, linear_fan_in, reduce_tree, segment_candidates};
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
-use crate::collectives::{Algorithm, Copies, Problem, floor_log2};
-use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::collectives::eval::setup;
+use crate::collectives::{Algorithm, Copies, Problem};
+use crate::error::CollectiveError;
+use crate::util::bits::floor_log2;
 
 /// Open MPI's reduce algorithms (`coll_tuned_reduce_algorithm`). `m` is the vector (also the
 /// rules-file size). `segment` is in bytes, 0 = unsegmented.
@@ -100,138 +98,59 @@ pub enum Reduce {
     Rabenseifner,
 }
 
-const NAMES: &[&str] = &[
-    "linear",
-    "chain",
-    "pipeline",
-    "binary",
-    "binomial",
-    "in-order-binary",
-    "rabenseifner",
-];
 const DEFAULT_FANOUT: u64 = 4;
 
-impl Reduce {
-    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        let mut p = ParsedName::parse(s)?;
-        let segment = p.take("segment").unwrap_or(0);
-        let a = match p.name.as_str() {
-            "linear" | "1" => Self::Linear,
-            "chain" | "2" => Self::Chain {
-                segment,
-                fanout: p.take("fanout").unwrap_or(DEFAULT_FANOUT),
-            },
-            "pipeline" | "3" => Self::Pipeline { segment },
-            "binary" | "4" => Self::Binary { segment },
-            "binomial" | "5" => Self::Binomial { segment },
-            "in-order-binary" | "6" => Self::InOrderBinary { segment },
-            "rabenseifner" | "7" => Self::Rabenseifner,
-            _ => return Err(p.unknown("reduce", NAMES)),
-        };
-        p.finish()?;
-        Ok(a)
-    }
+ompi_algorithms! {
+    Reduce, Reduce, "reduce";
+    ignore: ["segment"];
+    1 Linear => "linear", "linear";
+    2 Chain { segment: "segment" = 0, fanout: "fanout" = DEFAULT_FANOUT } => "chain", "chain";
+    3 Pipeline { segment: "segment" = 0 } => "pipeline", "pipeline";
+    4 Binary { segment: "segment" = 0 } => "binary", "binary";
+    5 Binomial { segment: "segment" = 0 } => "binomial", "binomial";
+    6 InOrderBinary { segment: "segment" = 0 } => "in-order-binary", "in-order_binary";
+    7 Rabenseifner => "rabenseifner", "rabenseifner";
+    impl OmpiAlgorithm {
+        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+            self.local_work_of(processes, bytes)
+        }
 
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = NAMES[self.ompi_id() as usize - 1];
-        match *self {
-            Self::Chain { segment, fanout } => {
-                write!(f, "{name}:segment={segment},fanout={fanout}")
+        fn faninout(&self) -> u64 {
+            match *self {
+                Self::Chain { fanout, .. } => fanout,
+                _ => 0,
             }
-            Self::Pipeline { segment }
-            | Self::Binary { segment }
-            | Self::Binomial { segment }
-            | Self::InOrderBinary { segment } => write!(f, "{name}:segment={segment}"),
-            Self::Linear | Self::Rabenseifner => f.write_str(name),
         }
-    }
-}
-display_from_str!(Reduce);
 
-impl OmpiAlgorithm for Reduce {
-    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-        self.local_work_of(processes, bytes)
-    }
-
-    const COLLECTIVE: OmpiCollective = OmpiCollective::Reduce;
-
-    fn ompi_id(&self) -> u32 {
-        match self {
-            Self::Linear => 1,
-            Self::Chain { .. } => 2,
-            Self::Pipeline { .. } => 3,
-            Self::Binary { .. } => 4,
-            Self::Binomial { .. } => 5,
-            Self::InOrderBinary { .. } => 6,
-            Self::Rabenseifner => 7,
-        }
-    }
-
-    fn ompi_name(&self) -> &'static str {
-        [
-            "linear",
-            "chain",
-            "pipeline",
-            "binary",
-            "binomial",
-            "in-order_binary",
-            "rabenseifner",
-        ][self.ompi_id() as usize - 1]
-    }
-
-    fn faninout(&self) -> u64 {
-        match *self {
-            Self::Chain { fanout, .. } => fanout,
-            _ => 0,
-        }
-    }
-
-    fn segment_size(&self) -> u64 {
-        match *self {
-            Self::Chain { segment, .. }
-            | Self::Pipeline { segment }
-            | Self::Binary { segment }
-            | Self::Binomial { segment }
-            | Self::InOrderBinary { segment } => segment,
-            Self::Linear | Self::Rabenseifner => 0,
-        }
-    }
-}
-
-impl Algorithm for Reduce {
-    fn name(&self) -> &'static str {
-        NAMES[self.ompi_id() as usize - 1]
-    }
-
-    fn label(&self) -> String {
-        self.to_string()
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
-        }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
-        let m = problem.message.bytes();
-        let mut out = vec![Self::Linear];
-        for segment in segment_candidates(m) {
-            for fanout in [2, 4, 8] {
-                out.push(Self::Chain { segment, fanout });
+        fn segment_size(&self) -> u64 {
+            match *self {
+                Self::Chain { segment, .. }
+                | Self::Pipeline { segment }
+                | Self::Binary { segment }
+                | Self::Binomial { segment }
+                | Self::InOrderBinary { segment } => segment,
+                Self::Linear | Self::Rabenseifner => 0,
             }
-            out.extend([
-                Self::Pipeline { segment },
-                Self::Binary { segment },
-                Self::Binomial { segment },
-                Self::InOrderBinary { segment },
-            ]);
         }
-        out.push(Self::Rabenseifner);
-        out
+    }
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
+            let m = problem.message.bytes();
+            let mut out = vec![Self::Linear];
+            for segment in segment_candidates(m) {
+                for fanout in [2, 4, 8] {
+                    out.push(Self::Chain { segment, fanout });
+                }
+                out.extend([
+                    Self::Pipeline { segment },
+                    Self::Binary { segment },
+                    Self::Binomial { segment },
+                    Self::InOrderBinary { segment },
+                ]);
+            }
+            out.push(Self::Rabenseifner);
+            out
+        }
     }
 }
 
@@ -303,7 +222,7 @@ impl Reduce {
         let largest_pow2 = if p == 0 {
             1
         } else {
-            1u64 << super::floor_log2(p)
+            1u64 << crate::util::bits::floor_log2(p)
         };
         // the root of the generic tree reduction receives into one or two segment buffers
         // (coll_base_reduce.c: 123-137)

@@ -1,11 +1,12 @@
 //! `MPI_Reduce_scatter` in Open MPI (`coll_base_reduce_scatter.c`), ID 12.
 
-use super::parse_plain;
-use super::{OmpiAlgorithm, OmpiCollective, Reduce, display_from_str, linear_fan_out};
+use super::table::ompi_algorithms;
+use super::{Reduce, linear_fan_out};
 use crate::CommModel;
-use crate::collectives::algorithms::{Spacings, setup};
-use crate::collectives::{Algorithm, Copies, Problem, floor_log2};
-use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::collectives::eval::{Spacings, setup};
+use crate::collectives::{Algorithm, Copies, Problem};
+use crate::error::CollectiveError;
+use crate::util::bits::floor_log2;
 
 /// Open MPI's reduce-scatter algorithms (`coll_tuned_reduce_scatter_algorithm`). `m` is the
 /// whole reduced vector (`type size × Σ recvcounts`, also the rules-file size); each process
@@ -58,65 +59,21 @@ pub enum ReduceScatter {
     Butterfly,
 }
 
-const NAMES: &[&str] = &["non-overlapping", "recursive-halving", "ring", "butterfly"];
-const ALL: &[ReduceScatter] = &[
-    ReduceScatter::NonOverlapping,
-    ReduceScatter::RecursiveHalving,
-    ReduceScatter::Ring,
-    ReduceScatter::Butterfly,
-];
-
-impl ReduceScatter {
-    /// Every algorithm, in ID order.
-    pub const ALL: &'static [ReduceScatter] = ALL;
-
-    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        parse_plain(s, "reduce-scatter", NAMES, ALL)
-    }
-
-    fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(NAMES[self.ompi_id() as usize - 1])
-    }
-}
-display_from_str!(ReduceScatter);
-
-impl OmpiAlgorithm for ReduceScatter {
-    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-        self.local_work_of(processes, bytes)
-    }
-
-    const COLLECTIVE: OmpiCollective = OmpiCollective::ReduceScatter;
-
-    fn ompi_id(&self) -> u32 {
-        match self {
-            Self::NonOverlapping => 1,
-            Self::RecursiveHalving => 2,
-            Self::Ring => 3,
-            Self::Butterfly => 4,
+ompi_algorithms! {
+    plain ReduceScatter, ReduceScatter, "reduce-scatter";
+    1 NonOverlapping => "non-overlapping", "non-overlapping";
+    2 RecursiveHalving => "recursive-halving", "recursive_halving";
+    3 Ring => "ring", "ring";
+    4 Butterfly => "butterfly", "butterfly";
+    impl OmpiAlgorithm {
+        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+            self.local_work_of(processes, bytes)
         }
     }
-
-    fn ompi_name(&self) -> &'static str {
-        ["non-overlapping", "recursive_halving", "ring", "butterfly"][self.ompi_id() as usize - 1]
-    }
-}
-
-impl Algorithm for ReduceScatter {
-    fn name(&self) -> &'static str {
-        NAMES[self.ompi_id() as usize - 1]
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+            Self::ALL.to_vec()
         }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
-        ALL.to_vec()
     }
 }
 

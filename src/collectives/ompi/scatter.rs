@@ -1,11 +1,11 @@
 //! `MPI_Scatter` in Open MPI (`coll_base_scatter.c`), ID 15.
 
-use super::parse_plain;
-use super::{OmpiAlgorithm, OmpiCollective, display_from_str, linear_fan_out};
+use super::linear_fan_out;
+use super::table::ompi_algorithms;
 use crate::CommModel;
-use crate::collectives::algorithms::setup;
+use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Copies, Problem, Scatter as Textbook};
-use crate::error::{AlgorithmParseError, CollectiveError};
+use crate::error::CollectiveError;
 
 /// Open MPI's scatter algorithms (`coll_tuned_scatter_algorithm`). `m` is each destination's
 /// block; the rules-file size is `m P`.
@@ -50,59 +50,20 @@ pub enum Scatter {
     LinearNb,
 }
 
-const NAMES: &[&str] = &["basic-linear", "binomial", "linear-nb"];
-const ALL: &[Scatter] = &[Scatter::BasicLinear, Scatter::Binomial, Scatter::LinearNb];
-
-impl Scatter {
-    /// Every algorithm, in ID order.
-    pub const ALL: &'static [Scatter] = ALL;
-
-    fn parse(s: &str) -> Result<Self, AlgorithmParseError> {
-        parse_plain(s, "scatter", NAMES, ALL)
-    }
-
-    fn write(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(NAMES[self.ompi_id() as usize - 1])
-    }
-}
-display_from_str!(Scatter);
-
-impl OmpiAlgorithm for Scatter {
-    fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-        self.local_work_of(processes, bytes)
-    }
-
-    const COLLECTIVE: OmpiCollective = OmpiCollective::Scatter;
-
-    fn ompi_id(&self) -> u32 {
-        match self {
-            Self::BasicLinear => 1,
-            Self::Binomial => 2,
-            Self::LinearNb => 3,
+ompi_algorithms! {
+    plain Scatter, Scatter, "scatter";
+    1 BasicLinear => "basic-linear", "basic_linear";
+    2 Binomial => "binomial", "binomial";
+    3 LinearNb => "linear-nb", "linear_nb";
+    impl OmpiAlgorithm {
+        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
+            self.local_work_of(processes, bytes)
         }
     }
-
-    fn ompi_name(&self) -> &'static str {
-        ["basic_linear", "binomial", "linear_nb"][self.ompi_id() as usize - 1]
-    }
-}
-
-impl Algorithm for Scatter {
-    fn name(&self) -> &'static str {
-        NAMES[self.ompi_id() as usize - 1]
-    }
-
-    fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {
-        let messages = self.messages_cost(model, problem)?;
-        if problem.local.is_free() {
-            return Ok(messages);
+    impl Algorithm {
+        fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
+            vec![Self::BasicLinear, Self::Binomial]
         }
-        let work = self.local_work(problem.processes, problem.message.bytes());
-        Ok(messages + problem.local.price(&work))
-    }
-
-    fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
-        vec![Self::BasicLinear, Self::Binomial]
     }
 }
 
@@ -130,7 +91,7 @@ impl Scatter {
             // every process on the way to the last leaf copies its own block before it forwards,
             // each inner one into a buffer of its subtree (coll_base_scatter.c: 143-166)
             Self::Binomial => {
-                let levels = u64::from(super::ceil_log2(p.max(1)));
+                let levels = u64::from(crate::util::bits::ceil_log2(p.max(1)));
                 Copies::none()
                     .with(levels.max(1), m)
                     .with_buffers(levels.saturating_sub(1))

@@ -7,10 +7,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::ompi::ParsedName;
-use super::{
-    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
-};
+use super::{Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter};
+use crate::collectives::Algorithm;
+use crate::collectives::parse::ParsedName;
 use crate::error::AlgorithmParseError;
 
 /// A collective algorithm as MPICH names it: the `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` value and

@@ -1,0 +1,317 @@
+//! Open MPI's dynamic rules from a model ([`ompi_rules`]) and from Open MPI's own fixed
+//! decisions ([`ompi_fixed_rules`]).
+
+use super::grid::{Grid, OnTie, choose};
+use super::rules::{OmpiBlock, OmpiCollectiveRules, OmpiRule, OmpiRules, algorithm_name};
+use super::{check_collectives, check_grid};
+use crate::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
+use crate::collectives::{LocalWork, Operator, Problem};
+use crate::error::ExportError;
+use crate::{CommModel, Message};
+
+/// Options of [`ompi_rules`]; the default prices communication only and never defers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OmpiRulesOptions {
+    /// The reduction operator of allreduce, reduce and reduce_scatter ([`Operator::FREE`]:
+    /// pure communication).
+    pub operator: Operator,
+    /// Rules where algorithms tie.
+    pub on_tie: OnTie,
+    /// The smallest predicted gain over Open MPI's own choice worth a rule, as a fraction:
+    /// with `Some(g)` a rule names the model's pick only where its predicted time is below
+    /// `(1 - g)` times that of the algorithm Open MPI 4.1.4's fixed decision runs
+    /// ([`fixed_algorithm`](ompi::fixed_algorithm), priced by the same model); elsewhere it
+    /// writes algorithm `0` (Open MPI decides). `Some(0.0)` defers wherever the fixed decision
+    /// is predicted as fast as the pick; `None` (the default) never compares.
+    pub min_gain: Option<f64>,
+    /// The prices of copies and temporary buffers every algorithm is charged for
+    /// ([`LocalWork::FREE`]: messages and operator only).
+    pub local: LocalWork,
+}
+
+impl Default for OmpiRulesOptions {
+    fn default() -> Self {
+        Self {
+            operator: Operator::FREE,
+            on_tie: OnTie::FirstCandidate,
+            min_gain: None,
+            local: LocalWork::FREE,
+        }
+    }
+}
+
+/// The model's best Open MPI algorithms as a dynamic rules file.
+///
+/// For each collective and each communicator size `P` of `processes`, every candidate of the
+/// collective's enum ([`Algorithm::candidates`](crate::collectives::Algorithm::candidates)) is
+/// priced at each size `S` of `sizes`, on a contiguous message of
+/// [`OmpiCollective::problem_bytes`]`(S, P)` bytes, with the options' reduction operator
+/// (allreduce, reduce, reduce_scatter) and local work; the cheapest becomes the rule at `S` (0
+/// for the first), or algorithm `0` (Open MPI's fixed decision) where the options say so
+/// ([`OnTie::Defer`], [`OmpiRulesOptions::min_gain`]). Equal neighbouring rules merge, and a
+/// block equal to the previous block is left out. Open MPI's `two_proc` algorithms fail on
+/// more than 2 processes, and a block covers every communicator size up to the next block, so
+/// they are chosen only for a block at `P = 2` followed by one at `P = 3`.
+///
+/// # Errors
+///
+/// [`ExportError::Grid`] for an empty or unsorted `processes` or `sizes`, a communicator size
+/// of 0 or above [`MAX_PROCESSES`](super::MAX_PROCESSES), a collective given twice, a grid of
+/// more than [`MAX_CELLS`](super::MAX_CELLS) cells or a `min_gain` outside `[0, 1)`;
+/// [`ExportError::Collective`] if a candidate cannot be priced.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::export::{self, OmpiRulesOptions};
+/// use commcost::presets;
+///
+/// let openib = presets::open_mpi_openib();
+/// let rules = export::ompi_rules(
+///     &openib,
+///     &[OmpiCollective::Bcast, OmpiCollective::Allreduce],
+///     &[2, 4, 8],
+///     &[1, 1024, 65536, 1 << 20],
+///     &OmpiRulesOptions::default(),
+/// )?;
+/// let text = rules.to_string();
+/// assert!(text.contains("2 # collectives"));
+/// // every block starts at message size 0
+/// assert!(rules.collectives.iter().all(|c| c.blocks.iter().all(|b| b.rules[0].size == 0)));
+/// # Ok::<(), commcost::ExportError>(())
+/// ```
+///
+/// Reductions priced with an operator:
+///
+/// ```
+/// use commcost::collectives::Operator;
+/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::export::{self, OmpiRulesOptions};
+/// use commcost::presets;
+///
+/// let openib = presets::open_mpi_openib();
+/// // a sum of doubles at 1 ns per byte
+/// let options = OmpiRulesOptions { operator: Operator::new(0.0, 1e-9)?, ..Default::default() };
+/// let rules = export::ompi_rules(
+///     &openib,
+///     &[OmpiCollective::Allreduce],
+///     &[4, 16],
+///     &[8, 1 << 16, 1 << 22],
+///     &options,
+/// )?;
+/// let block = &rules.collectives[0].blocks[0];
+/// assert_eq!(block.processes, 4);
+/// assert_eq!(block.rules[0].size, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Deferring to Open MPI where algorithms tie:
+///
+/// ```
+/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::export::{self, OmpiRulesOptions, OnTie};
+/// use commcost::presets;
+///
+/// let openib = presets::open_mpi_openib();
+/// let options = OmpiRulesOptions { on_tie: OnTie::Defer, ..OmpiRulesOptions::default() };
+/// // on 2 processes a one-message broadcast is the same message for most algorithms
+/// let rules = export::ompi_rules(
+///     &openib, &[OmpiCollective::Bcast], &[2, 64], &[8, 1 << 20], &options)?;
+/// assert_eq!(rules.lookup(OmpiCollective::Bcast, 2, 8).unwrap().algorithm, 0);
+/// // on 64 processes the model has a preference
+/// assert_ne!(rules.lookup(OmpiCollective::Bcast, 64, 8).unwrap().algorithm, 0);
+/// # Ok::<(), commcost::ExportError>(())
+/// ```
+pub fn ompi_rules(
+    model: &dyn CommModel,
+    collectives: &[OmpiCollective],
+    processes: &[u64],
+    sizes: &[u64],
+    options: &OmpiRulesOptions,
+) -> Result<OmpiRules, ExportError> {
+    check_grid("processes", processes, 1)?;
+    check_grid("sizes", sizes, 0)?;
+    check_collectives(collectives, processes, sizes)?;
+    if let Some(g) = options.min_gain
+        && !(0.0..1.0).contains(&g)
+    {
+        return Err(ExportError::Grid {
+            what: "min_gain",
+            detail: format!("{g} is not a fraction in [0, 1)"),
+        });
+    }
+    let grid = Grid {
+        model,
+        processes,
+        sizes,
+        operator: options.operator,
+        on_tie: options.on_tie,
+        min_gain: options.min_gain,
+        local: options.local,
+    };
+    let collectives = collectives
+        .iter()
+        .map(|&c| {
+            let blocks = match c {
+                OmpiCollective::Allgather => grid.blocks::<ompi::Allgather>(),
+                OmpiCollective::Allreduce => grid.blocks::<ompi::Allreduce>(),
+                OmpiCollective::Alltoall => grid.blocks::<ompi::Alltoall>(),
+                OmpiCollective::Barrier => grid.blocks::<ompi::Barrier>(),
+                OmpiCollective::Bcast => grid.blocks::<ompi::Bcast>(),
+                OmpiCollective::Gather => grid.blocks::<ompi::Gather>(),
+                OmpiCollective::Reduce => grid.blocks::<ompi::Reduce>(),
+                OmpiCollective::ReduceScatter => grid.blocks::<ompi::ReduceScatter>(),
+                OmpiCollective::Scatter => grid.blocks::<ompi::Scatter>(),
+            }?;
+            Ok(OmpiCollectiveRules {
+                collective: c,
+                blocks,
+            })
+        })
+        .collect::<Result<Vec<_>, ExportError>>()?;
+    Ok(OmpiRules { collectives })
+}
+
+/// Open MPI 4.1.4's own fixed decisions ([`ompi::fixed_decision`]) written as a rules file:
+/// one block per communicator size of `processes`, commutative operators, every rule with
+/// segment size and fan-out 0 (what the fixed decisions pass). Open MPI given this file runs
+/// what it runs without one, at those communicator sizes — which
+/// `scripts/ompi_rules_check.sh --run-with none FILE` checks against the real library; and a
+/// rules file to edit by hand starts from it.
+///
+/// # Errors
+///
+/// [`ExportError::Grid`] for an empty or unsorted `processes`, a communicator size of 0 or
+/// above [`MAX_PROCESSES`](super::MAX_PROCESSES), or a collective given twice.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::export;
+///
+/// let rules = export::ompi_fixed_rules(&[OmpiCollective::Allgather], &[4])?;
+/// // Open MPI decides allgather on the per-process block, the file on the total: from 4
+/// // processes on, recursive doubling (3) at every size
+/// let rule = rules.lookup(OmpiCollective::Allgather, 4, 1 << 20).unwrap();
+/// assert_eq!((rule.algorithm, rule.segment, rule.faninout), (3, 0, 0));
+/// # Ok::<(), commcost::ExportError>(())
+/// ```
+pub fn ompi_fixed_rules(
+    collectives: &[OmpiCollective],
+    processes: &[u64],
+) -> Result<OmpiRules, ExportError> {
+    check_grid("processes", processes, 1)?;
+    check_collectives(collectives, processes, &[0])?;
+    let collectives = collectives
+        .iter()
+        .map(|&c| {
+            let mut blocks: Vec<OmpiBlock> = Vec::new();
+            for &p in processes {
+                let mut rules: Vec<OmpiRule> = Vec::new();
+                for &(from, algorithm) in ompi::fixed_rules(c, p, true) {
+                    let size = c.rules_size(from, p);
+                    // a per-process threshold times P can saturate: drop rules that collapse
+                    if rules.last().is_some_and(|r| r.size >= size) {
+                        continue;
+                    }
+                    rules.push(OmpiRule {
+                        size,
+                        algorithm,
+                        faninout: 0,
+                        segment: 0,
+                        label: format!("fixed decision: {}", algorithm_name(c, algorithm)),
+                    });
+                }
+                if blocks.last().is_some_and(|b| b.rules == rules) {
+                    continue;
+                }
+                blocks.push(OmpiBlock {
+                    processes: p,
+                    rules,
+                });
+            }
+            OmpiCollectiveRules {
+                collective: c,
+                blocks,
+            }
+        })
+        .collect();
+    Ok(OmpiRules { collectives })
+}
+
+impl Grid<'_> {
+    fn blocks<A: OmpiAlgorithm>(&self) -> Result<Vec<OmpiBlock>, ExportError> {
+        let barrier = A::COLLECTIVE == OmpiCollective::Barrier;
+        let sizes: &[u64] = if barrier { &[0] } else { self.sizes };
+        let mut blocks: Vec<OmpiBlock> = Vec::new();
+        for (i, &p) in self.processes.iter().enumerate() {
+            let two_proc_allowed = p == 2 && self.processes.get(i + 1) == Some(&3);
+            let mut rules: Vec<OmpiRule> = Vec::new();
+            for &s in sizes {
+                let bytes = A::COLLECTIVE.problem_bytes(s, p);
+                let problem = Problem::new(p, Message::contiguous(bytes))
+                    .with_operator(self.operator)
+                    .with_local(self.local);
+                let previous = rules.last().map(|r| (r.algorithm, r.faninout, r.segment));
+                let (choice, tied) = choose::<A>(
+                    self.model,
+                    &problem,
+                    |a| two_proc_allowed || !a.ompi_name().starts_with("two_proc"),
+                    |a| previous == Some((a.ompi_id(), a.faninout(), a.segment_size())),
+                )?;
+                let size = if rules.is_empty() { 0 } else { s };
+                // variants of one algorithm that differ only in a segment size or fan-out the
+                // message does not reach are not a choice between algorithms
+                let tied = tied.iter().any(|a| a.ompi_id() != choice.ompi_id());
+                let small_gain = match self.min_gain {
+                    Some(g) => {
+                        let fixed: A = ompi::fixed_algorithm(p, bytes, true).map_err(|e| {
+                            ExportError::Grid {
+                                what: "fixed decision",
+                                detail: e.to_string(),
+                            }
+                        })?;
+                        let ours = choice.cost(self.model, &problem)?;
+                        let theirs = fixed.cost(self.model, &problem)?;
+                        ours >= (1.0 - g) * theirs
+                    }
+                    None => false,
+                };
+                let rule = if small_gain || (tied && self.on_tie == OnTie::Defer) {
+                    OmpiRule {
+                        size,
+                        algorithm: 0,
+                        faninout: 0,
+                        segment: 0,
+                        label: "default".into(),
+                    }
+                } else {
+                    OmpiRule {
+                        size,
+                        algorithm: choice.ompi_id(),
+                        faninout: choice.faninout(),
+                        segment: choice.segment_size(),
+                        label: choice.to_string(),
+                    }
+                };
+                let same = rules.last().is_some_and(|r| {
+                    (r.algorithm, r.faninout, r.segment)
+                        == (rule.algorithm, rule.faninout, rule.segment)
+                });
+                if !same {
+                    rules.push(rule);
+                }
+            }
+            if blocks.last().is_some_and(|b| b.rules == rules) {
+                continue;
+            }
+            blocks.push(OmpiBlock {
+                processes: p,
+                rules,
+            });
+        }
+        Ok(blocks)
+    }
+}
