@@ -12,10 +12,10 @@
 #
 # Writes DIR/ompi_runs.csv (one row per collective, P, algorithm, segment size, message size:
 # see examples/mpi_collectives.rs) and DIR/ompi_default_choice.csv (collective, P, lookup bytes,
-# the algorithm Open MPI's fixed decision ran). Every mpirun holds $COMMCOST_MEASURE_LOCK
-# (default /tmp/measure.lock) through flock, one short run at a time, so that timing runs of
-# several users of the machine do not overlap. Above 2 processes on this 2-core machine the
-# ranks are oversubscribed: they run with --oversubscribe --mca mpi_yield_when_idle 1.
+# the algorithm Open MPI's fixed decision ran). Each mpirun holds a lock file (flock;
+# $COMMCOST_MEASURE_LOCK, or a default path), one short run at a time, to serialise with other
+# measurements. With more processes than cores the ranks run with --oversubscribe --mca
+# mpi_yield_when_idle 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 procs="2 4 8"
@@ -36,11 +36,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 lock="${COMMCOST_MEASURE_LOCK:-/tmp/measure.lock}"
-# With the kernel's autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled = 1), nice
-# values only order processes inside one session: other sessions' `nice 19` compiles still get
-# an equal share of the CPUs, and 2 busy-polling ranks got about 25 % of a core each. So each
-# locked run starts in a session of its own whose autogroup has nice -15 (where the kernel
-# allows writing /proc/self/autogroup); it holds the CPUs only while it holds the lock.
+# Each run starts in a session of its own with scheduling priority COMMCOST_AUTOGROUP_NICE
+# (where the kernel allows it).
 boost="${COMMCOST_AUTOGROUP_NICE:--15}"
 locked() {
   if command -v flock >/dev/null; then

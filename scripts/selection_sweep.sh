@@ -22,10 +22,10 @@
 # for each collective, default and rules back to back (so the two share the machine's state;
 # default first in odd repeats, rules first in even ones); then every
 # forced algorithm once (segmentable ones also with each segment size the rules file uses for
-# that collective). COMMCOST_MEASURE_LOCK names a lock file held exclusively (flock) through
-# each chunk of runs (one collective's default and rules runs of one repeat; one collective's
-# forced runs), so that other timing work on the machine does not overlap; where shared users of
-# that lock first pass a gate file, COMMCOST_MEASURE_GATE names it and is held with the lock.
+# that collective). A lock file (flock; COMMCOST_MEASURE_LOCK, or a default path) is held through
+# each chunk of runs (one collective's default and rules runs of one repeat; one collective's forced
+# runs), to serialise with other measurements; COMMCOST_MEASURE_GATE names a second file held
+# with it.
 #
 # CSV columns: platform,collective,procs,config,repeat,bytes,avg_us,min_us,max_us,iterations
 # config: default | rules | forced:ID:SEGSIZE
