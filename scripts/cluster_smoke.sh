@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Smoke test of the emulated cluster (scripts/cluster-emu.sh), run by CI: 4 nodes behind
-# 1 Gbit/s links, Open MPI's bcast timed by the crate's harness (examples/mpi_collectives.rs) at
+# 1 Gbit/s links, Open MPI's bcast timed by the crate's harness (validation/src/bin/mpi_collectives.rs) at
 # three sizes, then the cluster removed. Fails unless
 #   - every size was measured on 4 ranks on 4 distinct nodes,
 #   - a 1 MiB bcast takes at least the wire time of one 1 MiB message at 1 Gbit/s (8.39 ms:
 #     the links are shaped, so the network decides) and less than 8 such times,
 #   - nothing the cluster made (namespaces, veths, bridge) is left afterwards.
-# Usage: scripts/cluster_smoke.sh HARNESS   (target/release/examples/mpi_collectives)
+# Usage: scripts/cluster_smoke.sh HARNESS   (target/release/mpi_collectives)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(readlink -f "${1:?usage: cluster_smoke.sh PATH-TO-mpi_collectives}")"

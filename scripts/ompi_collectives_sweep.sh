@@ -11,7 +11,7 @@
 # and removes; --procs is then ignored (P = NODES x RANKS).
 #
 # Writes DIR/ompi_runs.csv (one row per collective, P, algorithm, segment size, message size:
-# see examples/mpi_collectives.rs) and DIR/ompi_default_choice.csv (collective, P, lookup bytes,
+# see validation/src/bin/mpi_collectives.rs) and DIR/ompi_default_choice.csv (collective, P, lookup bytes,
 # the algorithm Open MPI's fixed decision ran). Each mpirun holds a lock file (flock;
 # $COMMCOST_MEASURE_LOCK, or a default path), one short run at a time, to serialise with other
 # measurements. With more processes than cores the ranks run with --oversubscribe --mca

@@ -32,7 +32,7 @@ pub struct StepConfig {
 impl Default for StepConfig {
     /// Window 3, ratio 1.3, 2.5 standard errors, noise floor 0.5 %, at most 8 steps: on the OSU
     /// grid a step of 1.5× is found at its size under uniform multiplicative noise up to ±5 %,
-    /// and smooth convex curves give none (the table tests of `tests/benchmark_steps.rs`).
+    /// and smooth convex curves give none (the table tests of `tests/calibrate/benchmark_steps.rs`).
     fn default() -> Self {
         Self {
             window: 3,

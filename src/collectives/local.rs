@@ -193,7 +193,7 @@ impl CopyCost {
 /// `commcost calibrate mpi` (without `--separate-buffers`). Models imported from `osu_latency` /
 /// `osu_bw` carry the `Separate` state; on a network-bound platform the difference is below the
 /// repeat-to-repeat spread of the measurements, over shared memory it is the copy rate of a
-/// cache class (see `docs/ACCURACY.md`).
+/// cache class (`commcost calibrate local` measures the classes of a machine).
 ///
 /// # Serde
 ///

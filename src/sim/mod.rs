@@ -72,7 +72,7 @@
 //!   already contains it. The closed forms of the tree algorithms add `(h - 1) g` between
 //!   rounds (the LogGP broadcast of Alexandrov, Ionescu, Schauser, Scheiman, "LogGP:
 //!   Incorporating Long Messages into the LogP Model", SPAA 1995); a simulation of the same
-//!   tree does not, and is that much faster (see the cross-check in `tests/sim_crosscheck.rs`
+//!   tree does not, and is that much faster (see the cross-check in `tests/slow/sim_crosscheck.rs`
 //!   and `docs/SIMULATOR.md`).
 //!
 //! # Speed

@@ -3,8 +3,8 @@
 //! [`collectives::rank`](crate::collectives::rank) prices every candidate with its closed
 //! form: nanoseconds each, exact for many algorithms, but for others a bound or an
 //! approximation (non-powers of two, the LogGP gap between tree rounds, segmented reductions,
-//! linear exchanges that load one CPU; the cross-checks in `tests/sim_crosscheck.rs` and
-//! `tests/sim_ompi_crosscheck.rs` and `docs/SIMULATOR.md` list them). [`rank_simulated`] ranks
+//! linear exchanges that load one CPU; the cross-checks in `tests/slow/sim_crosscheck.rs` and
+//! `tests/slow/sim_ompi_crosscheck.rs` and `docs/SIMULATOR.md` list them). [`rank_simulated`] ranks
 //! the same candidates, but prices each one whose closed form is not exact for the problem
 //! ([`ExactClosedForm`]) by simulating its schedule, within [`SimLimits`]; every entry says
 //! which cost it carries ([`CostSource`]).

@@ -460,8 +460,8 @@ proptest! {
 /// The same recovery over 100 seeds. `g`, `G` and the switch are recovered every time. `o` is
 /// observable only through PRTT(n, d, s) ≈ 16 PRTT(1, 0, s), so ±1 % noise there is ±4.6 % of `o`
 /// at each size, and `L = PRTT(1, 0, s)/2 - 2o` doubles that error: over 300 seeds `o` was within
-/// 2 % in 96 % of the range fits and `L` in 76 % of the random seeds (docs/ACCURACY.md). The floors
-/// below guard those rates with some margin.
+/// 2 % in 97-99 % of the range fits and `L` in 94-97 % (docs/ACCURACY.md, `assessment_accuracy
+/// 300`). The floors below guard those rates with some margin.
 #[test]
 fn noisy_recovery_over_many_seeds() {
     let truth = presets::open_mpi_openib();

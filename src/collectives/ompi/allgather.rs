@@ -31,7 +31,7 @@ use crate::util::bits::ceil_log2;
 /// [`Allgather::Bruck`](crate::collectives::Allgather::Bruck)).
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): every form is exact, also when the
+/// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): every form is exact, also when the
 /// sender does not keep pace at some sizes only (Open MPI/openib, whose rounds of growing size
 /// in 2, 3 and 5 are spaced by the larger piece's interval).
 ///

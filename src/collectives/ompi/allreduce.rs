@@ -35,7 +35,7 @@ use crate::util::bits::floor_log2;
 /// [`Allreduce`](crate::collectives::Allreduce).
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 3, 4 and 5 are exact at powers of two and
+/// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 3, 4 and 5 are exact at powers of two and
 /// upper bounds otherwise (folded processes idle while the others run ahead); 1 and 6 are upper
 /// bounds (the operator overlaps receptions; 6 within 15 % above the simulation when the sender
 /// cannot keep pace); 2 is within 0.7 to 1.05 times the simulation (see [`Reduce`]).

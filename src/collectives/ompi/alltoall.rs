@@ -24,7 +24,7 @@ use crate::error::CollectiveError;
 /// Pairwise and Bruck as in Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005.
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 2, 3 and 5 are exact; the simulation of
+/// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 2, 3 and 5 are exact; the simulation of
 /// 1 is 1 to 2 times the closed form and of 4 0.65 to 1.7 times: the closed forms price the
 /// receptions only, while every process also sends `P - 1` messages. Where the send overhead is
 /// at least the interval (memory logP: `os = I = T`), the sends, posted first, take the CPU

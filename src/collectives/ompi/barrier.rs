@@ -25,7 +25,7 @@ use crate::util::bits::{ceil_log2, floor_log2};
 /// | 6 | `Tree` | fan-in and fan-out over a hypercube tree: `2 (h T + (h - 1) lag)` |
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1, 2, 4 and 5 are exact; 3 and 6 are exact
+/// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1, 2, 4 and 5 are exact; 3 and 6 are exact
 /// at powers of two and upper bounds otherwise.
 ///
 /// # Examples

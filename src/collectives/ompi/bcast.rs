@@ -36,7 +36,7 @@ use crate::util::bits::ceil_log2;
 /// sends them `max(T, I)` apart (8: `lag(c) + Σ_{k<h-1} lag(c 2^k)`).
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): exact for 1, 2, 6, 7 and unsegmented 3 and
+/// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): exact for 1, 2, 6, 7 and unsegmented 3 and
 /// 5, whatever `P`; 8 and 9 are `(h - 1) g(c)` above it at powers of two (the scatter's LogGP gap)
 /// and upper bounds otherwise, except that 8 ignores the forwarding (the simulation is within 0.7
 /// to 1.45 times the closed form); segmented 3 and 5 are up to 10 % below it on models whose

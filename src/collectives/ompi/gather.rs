@@ -20,7 +20,7 @@ use crate::error::CollectiveError;
 /// | 3 | `LinearSync` | per process a zero-byte go-ahead and the first `f = min(segment, m)` bytes (`f = m` for segment 0), the rests overlapped with the chain but taken by the root's NIC one after the other: `max((P-1)(T(0) + T(f)) + T(m - f), T(0) + max(os(f), I(f)) + T(m - f) + (P-2) I(m - f))` (the second term only when `m > f`) |
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 is exact; 2 is `(h - 1) g(m)` above it
+/// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 is exact; 2 is `(h - 1) g(m)` above it
 /// at powers of two (the LogGP gap between tree rounds) and an upper bound otherwise; 3 is
 /// within the factors `docs/SIMULATOR.md` lists. Its second term is a lower bound of the
 /// simulation: the first rest leaves after process 1's go-ahead and first segment, and every

@@ -37,7 +37,7 @@ use crate::util::bits::floor_log2;
 /// `P - 1`, `Σ_{b<t} (t-1-b)` waits and one more per bit whose prefix is below `P - 2^t`).
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 7 are upper bounds (7 up to 25 %
+/// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 7 are upper bounds (7 up to 25 %
 /// below the simulation when the sender cannot keep pace); the unsegmented in-order binary tree
 /// is exact; the unsegmented chain, binary and binomial trees and the segmented binomial tree
 /// are upper bounds (down to 0.63 of the closed form: a later sibling whose data arrived first

@@ -26,7 +26,7 @@ use crate::util::bits::floor_log2;
 /// a process sending in consecutive rounds sends them `max(T + e, I)` apart.
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 3 is exact; 2 and 4 are exact at powers of
+/// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 3 is exact; 2 and 4 are exact at powers of
 /// two and upper bounds otherwise; 1 is within 0.7 to 1.05 times the simulation (see [`Reduce`]).
 ///
 /// # Examples

@@ -19,7 +19,7 @@ use crate::error::CollectiveError;
 /// | 3 | `LinearNb` | non-blocking linear sends, priced as `BasicLinear` |
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 3 are exact; 2 is `(h - 1) g(m)`
+/// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 3 are exact; 2 is `(h - 1) g(m)`
 /// above it at powers of two and an upper bound otherwise.
 ///
 /// # Examples

@@ -1,4 +1,5 @@
-//! Prints the selection tables of docs/ACCURACY.md from `scripts/selection_sweep.sh` output.
+//! Prints a selection report per `scripts/selection_sweep.sh` output file (the data behind the
+//! selection table of docs/ACCURACY.md).
 //!
 //! ```sh
 //! cargo run -p commcost-validation --bin selection_report -- tests/fixtures/selection/*.csv
