@@ -49,7 +49,7 @@ fn evaluation(c: &mut Criterion) {
 fn evaluation_every_algorithm(c: &mut Criterion) {
     let openib = presets::open_mpi_openib();
     // LogP counts whole 8-byte words: its lines are in words (AffineCost::unit = 8)
-    let logp = LogP::new(5e-6, 1e-6, 2e-6, 1 << 32, 8).unwrap();
+    let logp = LogP::new(5e-6, 1e-6, 2e-6, 8).unwrap();
     for (label, model) in [("openib", &openib as &dyn CommModel), ("logp", &logp)] {
         every_algorithm(c, label, model);
     }
@@ -113,7 +113,7 @@ fn evaluation_software_models(c: &mut Criterion) {
         Table1D::linear(0.0, 0.5e-9).unwrap(),
     )
     .unwrap();
-    let lognp = LogNP::from(LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2).unwrap());
+    let lognp = LogNP::from(LogGP::new(5e-6, 1e-6, 2e-6, 1e-9).unwrap());
     let log3p = presets::titan_log3p();
     for (label, model) in [
         ("plogp", &plogp as &dyn CommModel),
@@ -169,7 +169,7 @@ fn config() -> Criterion {
 /// P = 2^32 with 64 KiB messages, on the openib preset and on LogP (8-byte words).
 fn ompi_evaluation_every_algorithm(c: &mut Criterion) {
     let openib = presets::open_mpi_openib();
-    let logp = LogP::new(5e-6, 1e-6, 2e-6, 1 << 32, 8).unwrap();
+    let logp = LogP::new(5e-6, 1e-6, 2e-6, 8).unwrap();
     let problem = Problem::new(1 << 32, Message::contiguous(64 * 1024))
         .with_operator(Operator::new(1e-7, 1e-10).unwrap());
     fn each<A: ompi::OmpiAlgorithm>(

@@ -23,19 +23,14 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 const SIZES: [u64; 4] = [1, 1024, 65_536, 1 << 24];
 
 fn models() -> Vec<(&'static str, Box<dyn CommModel>)> {
-    let loggp = LogGP::new(5.96e-6, 4.72e-6, 5.14e-6, 0.73e-9, 2).unwrap();
+    let loggp = LogGP::new(5.96e-6, 4.72e-6, 5.14e-6, 0.73e-9).unwrap();
     let eight_ranges = Protocols::from_starts(
         (0..8u32)
             .map(|k| {
                 let start = if k == 0 { 1 } else { 1u64 << (2 * k + 4) };
-                let model = LogGP::new(
-                    5e-6,
-                    4e-6,
-                    f64::from(k + 1) * 1e-6,
-                    1e-9 / f64::from(k + 1),
-                    2,
-                )
-                .unwrap();
+                let model =
+                    LogGP::new(5e-6, 4e-6, f64::from(k + 1) * 1e-6, 1e-9 / f64::from(k + 1))
+                        .unwrap();
                 (start, model)
             })
             .collect(),
@@ -54,10 +49,7 @@ fn models() -> Vec<(&'static str, Box<dyn CommModel>)> {
     )
     .unwrap();
     vec![
-        (
-            "logp",
-            Box::new(LogP::new(5e-6, 2e-6, 3e-6, 64, 8).unwrap()),
-        ),
+        ("logp", Box::new(LogP::new(5e-6, 2e-6, 3e-6, 8).unwrap())),
         ("loggp", Box::new(loggp)),
         ("pram", Box::new(Pram::unit())),
         ("protocols_8_ranges", Box::new(eight_ranges)),

@@ -20,10 +20,10 @@
 //! ```
 //! use commcost::{LogGP, limits};
 //!
-//! assert!(LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2).is_ok());
+//! assert!(LogGP::new(5e-6, 1e-6, 2e-6, 1e-9).is_ok());
 //! // a per-byte gap above the limit, a subnormal latency: rejected
-//! assert!(LogGP::new(5e-6, 1e-6, 2e-6, limits::MAX_SECONDS * 2.0, 2).is_err());
-//! assert!(LogGP::new(1e-320, 1e-6, 2e-6, 1e-9, 2).is_err());
+//! assert!(LogGP::new(5e-6, 1e-6, 2e-6, limits::MAX_SECONDS * 2.0).is_err());
+//! assert!(LogGP::new(1e-320, 1e-6, 2e-6, 1e-9).is_err());
 //! ```
 
 /// Largest accepted time parameter, seconds (and seconds per byte, word or line): `1e9` s,

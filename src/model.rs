@@ -30,7 +30,7 @@ use crate::Message;
 /// use commcost::{CommModel, LogGP, Message};
 ///
 /// // LogGP with L = 5 µs, o = 1 µs, g = 2 µs, G = 1 ns/byte, 2 processes
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// let dynamic: &dyn CommModel = &model;
 /// // 2o + L + (s - 1) G for s = 1001 bytes
 /// let t = dynamic.p2p(&Message::contiguous(1001));
@@ -114,7 +114,7 @@ pub trait CommModel: Debug + Send + Sync {
     /// ```
     /// use commcost::{CommModel, LogGP, presets};
     /// assert_eq!(presets::open_mpi_openib().rendezvous_above(), Some(12288));
-    /// assert_eq!(LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?.rendezvous_above(), None);
+    /// assert_eq!(LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?.rendezvous_above(), None);
     /// # Ok::<(), commcost::ParameterError>(())
     /// ```
     fn rendezvous_above(&self) -> Option<u64> {
@@ -134,7 +134,7 @@ pub trait CommModel: Debug + Send + Sync {
     /// ```
     /// use commcost::{CommModel, LogGP};
     ///
-    /// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+    /// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
     /// let lines = model.piecewise().unwrap();
     /// assert!(lines.sender_keeps_pace());
     /// # Ok::<(), commcost::ParameterError>(())
@@ -183,8 +183,8 @@ pub trait PiecewiseCost {
     /// use commcost::{CommModel, LogGP, Message, PiecewiseCost, Protocols};
     ///
     /// // eager LogGP below 12289 bytes, rendezvous above
-    /// let eager = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
-    /// let rendezvous = LogGP::new(20e-6, 1e-6, 2e-6, 0.5e-9, 2)?;
+    /// let eager = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
+    /// let rendezvous = LogGP::new(20e-6, 1e-6, 2e-6, 0.5e-9)?;
     /// let model = Protocols::from_starts(vec![(1, eager), (12289, rendezvous)])?;
     /// let line = model.p2p_affine(4096).unwrap();
     /// // the eager range: T(s) = 2o + L + (s - 1) G = (7 µs - G) + G s, for 1 <= s <= 12288
@@ -220,10 +220,10 @@ pub trait PiecewiseCost {
     /// ```
     /// use commcost::{CommModel, LogGP, Message, PiecewiseCost};
     /// // g = 2 µs <= 2o + L = 7 µs
-    /// let fast = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+    /// let fast = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
     /// assert!(fast.sender_keeps_pace());
     /// // g = 9 µs > 2o + L = 3 µs: two messages cannot leave closer than 9 µs
-    /// let slow = LogGP::new(1e-6, 1e-6, 9e-6, 1e-9, 2)?;
+    /// let slow = LogGP::new(1e-6, 1e-6, 9e-6, 1e-9)?;
     /// let m = Message::contiguous(1000);
     /// assert!(!slow.sender_keeps_pace() && slow.send_interval(&m) > slow.p2p(&m));
     /// # Ok::<(), commcost::ParameterError>(())
@@ -261,7 +261,7 @@ pub trait PiecewiseCost {
     /// use commcost::{CommModel, LogGP, Message, PiecewiseCost};
     ///
     /// // g = 9 µs against 2o + L = 3 µs: a sender is 6 µs behind on every size
-    /// let slow = LogGP::new(1e-6, 1e-6, 9e-6, 1e-9, 2)?;
+    /// let slow = LogGP::new(1e-6, 1e-6, 9e-6, 1e-9)?;
     /// let line = slow.send_lag_affine(4096).unwrap();
     /// assert!((line.at(4096) - 6e-6).abs() < 1e-18 && line.per_unit == 0.0);
     /// let m = Message::contiguous(4096);

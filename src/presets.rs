@@ -207,14 +207,14 @@ mod tests {
                 .iter()
                 .map(|r| {
                     let m = r.model();
-                    let model = LogGP::new(
-                        m.latency(),
-                        m.overhead(),
-                        m.gap(),
-                        m.gap_per_byte(),
-                        m.processors(),
-                    )
-                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    let mut model =
+                        LogGP::new(m.latency(), m.overhead(), m.gap(), m.gap_per_byte())
+                            .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    if let Some(processors) = m.processors() {
+                        model = model
+                            .with_processors(processors)
+                            .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    }
                     ProtocolRange::new(r.start(), r.end(), model)
                 })
                 .collect();

@@ -393,7 +393,10 @@ impl NetgaugeRun {
         }
         let mut starts = Vec::with_capacity(params.len());
         for (first, overhead, g, big_g) in params {
-            starts.push((first, LogGP::new(split.latency, overhead, g, big_g, 2)?));
+            starts.push((
+                first,
+                LogGP::new(split.latency, overhead, g, big_g).and_then(|m| m.with_processors(2))?,
+            ));
         }
         Ok((Protocols::from_starts(starts)?, adjustments))
     }

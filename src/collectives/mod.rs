@@ -64,8 +64,8 @@
 //! [`CommModel`] has no processor count (most models — tables, protocol ranges, log_n P — have
 //! none), collectives never name a concrete model, and the communicator a collective runs on is
 //! usually a part of the machine the model was calibrated on — a decision table ranges over
-//! many communicator sizes with one model. To price a collective on the whole machine, pass the
-//! model's count: `Problem::new(loggp.processors(), message)`.
+//! many communicator sizes with one model. To price a collective on the whole machine, pass its
+//! process count to `Problem::new`.
 //!
 //! # What the collectives assume of a model
 //!

@@ -85,7 +85,7 @@ const PROBES_PER_OCTAVE: f64 = 32.0;
 /// use commcost::collectives::{Broadcast, Problem, crossover};
 /// use commcost::{CommModel, LogGP, Message};
 ///
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 64)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// let problem = Problem::new(64, Message::contiguous(1));
 /// let at = crossover(&model, Broadcast::Binomial, Broadcast::ScatterAllgather, &problem, 1..=1 << 24)?
 ///     .expect("the large-message algorithm wins eventually");

@@ -6,8 +6,9 @@ use crate::{AffineCost, CommModel, Message, PiecewiseCost};
 /// The LogGP model: LogP with a per-byte gap `G` for long messages.
 ///
 /// Parameters (seconds): `L` [`latency`](Self::latency), `o` [`overhead`](Self::overhead), `g`
-/// [`gap`](Self::gap), `G` [`gap_per_byte`](Self::gap_per_byte) (seconds per byte), and `P`
-/// [`processors`](Self::processors).
+/// [`gap`](Self::gap), `G` [`gap_per_byte`](Self::gap_per_byte) (seconds per byte). The
+/// processor count `P` of the system may be recorded with them
+/// ([`with_processors`](Self::with_processors)); no formula reads it.
 ///
 /// # Formula
 ///
@@ -35,7 +36,7 @@ use crate::{AffineCost, CommModel, Message, PiecewiseCost};
 ///
 /// // MPICH2/TCP row of Table 2 (Hoefler et al. 2007): L = 45.74, o = 3.46, g = 0.915 µs,
 /// // G = 0.00849 µs/byte
-/// let tcp = LogGP::new(45.74e-6, 3.46e-6, 0.915e-6, 0.00849e-6, 2)?;
+/// let tcp = LogGP::new(45.74e-6, 3.46e-6, 0.915e-6, 0.00849e-6)?;
 /// // 1 KiB: 2 * 3.46 + 45.74 + 1023 * 0.00849 = 61.34527 µs
 /// assert!((tcp.p2p(&Message::contiguous(1024)) - 61.34527e-6).abs() < 1e-12);
 /// # Ok::<(), commcost::ParameterError>(())
@@ -51,7 +52,7 @@ pub struct LogGP {
     overhead: f64,
     gap: f64,
     gap_per_byte: f64,
-    processors: u64,
+    processors: Option<u64>,
 }
 
 impl LogGP {
@@ -59,21 +60,33 @@ impl LogGP {
     ///
     /// # Errors
     ///
-    /// [`ParameterError`] naming the field if any time is negative or not finite, or if
-    /// `processors < 1`.
+    /// [`ParameterError`] naming the field if any time is negative or not finite.
     pub fn new(
         latency: f64,
         overhead: f64,
         gap: f64,
         gap_per_byte: f64,
-        processors: u64,
     ) -> Result<Self, ParameterError> {
         Ok(Self {
             latency: ParameterError::non_negative("latency", latency)?,
             overhead: ParameterError::non_negative("overhead", overhead)?,
             gap: ParameterError::non_negative("gap", gap)?,
             gap_per_byte: ParameterError::non_negative("gap_per_byte", gap_per_byte)?,
-            processors: ParameterError::at_least("processors", processors, 1)?,
+            processors: None,
+        })
+    }
+
+    /// The same parameters, recording the number of processors `P` of the system they
+    /// describe (kept in stored files; no formula reads it: collectives take the process
+    /// count from their problem).
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError`] if `processors < 1`.
+    pub fn with_processors(self, processors: u64) -> Result<Self, ParameterError> {
+        Ok(Self {
+            processors: Some(ParameterError::at_least("processors", processors, 1)?),
+            ..self
         })
     }
 
@@ -91,7 +104,7 @@ impl LogGP {
             overhead,
             gap,
             gap_per_byte,
-            processors,
+            processors: Some(processors),
         }
     }
 
@@ -118,8 +131,9 @@ impl LogGP {
         self.gap_per_byte
     }
 
-    /// `P`: number of processors.
-    pub fn processors(&self) -> u64 {
+    /// `P`: the number of processors recorded with the parameters, if any
+    /// ([`with_processors`](Self::with_processors)).
+    pub fn processors(&self) -> Option<u64> {
         self.processors
     }
 
@@ -209,10 +223,10 @@ impl PiecewiseCost for LogGP {
 ///     overhead: 1e-6,
 ///     gap: 2e-6,
 ///     gap_per_byte: 1e-9,
-///     processors: 64,
+///     processors: None,
 /// };
-/// assert_eq!(LogGP::from_params(params)?, LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 64)?);
-/// assert_eq!(LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 64)?.params(), params);
+/// assert_eq!(LogGP::from_params(params)?, LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?);
+/// assert_eq!(LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?.params(), params);
 /// # Ok::<(), commcost::ParameterError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -230,8 +244,17 @@ pub struct LogGPParams {
     pub gap: f64,
     /// `G`: time per byte of a long message.
     pub gap_per_byte: f64,
-    /// `P`: processors.
-    pub processors: u64,
+    /// `P`: the number of processors of the system the parameters describe, if recorded
+    /// (optional in files; no formula reads it).
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            default,
+            deserialize_with = "super::present_u64",
+            skip_serializing_if = "Option::is_none"
+        )
+    )]
+    pub processors: Option<u64>,
 }
 
 impl LogGPParams {
@@ -253,13 +276,16 @@ impl LogGP {
     ///
     /// As [`new`](Self::new).
     pub fn from_params(params: LogGPParams) -> Result<Self, ParameterError> {
-        Self::new(
+        let model = Self::new(
             params.latency,
             params.overhead,
             params.gap,
             params.gap_per_byte,
-            params.processors,
-        )
+        )?;
+        match params.processors {
+            Some(processors) => model.with_processors(processors),
+            None => Ok(model),
+        }
     }
 
     /// Builds LogGP from named parameters in microseconds (and µs per byte), the unit the
@@ -280,7 +306,7 @@ impl LogGP {
     ///     overhead: 3.46,
     ///     gap: 0.915,
     ///     gap_per_byte: 0.00849,
-    ///     processors: 2,
+    ///     processors: None,
     /// })?;
     /// // 1 KiB: 2 * 3.46 + 45.74 + 1023 * 0.00849 = 61.34527 µs
     /// assert!((tcp.p2p(&Message::contiguous(1024)) - 61.34527e-6).abs() < 1e-12);
@@ -321,5 +347,27 @@ impl TryFrom<LogGPParams> for LogGP {
     /// As [`LogGP::from_params`].
     fn try_from(params: LogGPParams) -> Result<Self, Self::Error> {
         Self::from_params(params)
+    }
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod tests {
+    use super::LogGP;
+
+    /// Files written before `processors` became optional load and are written back unchanged;
+    /// files without it load too.
+    #[test]
+    fn processors_is_optional_in_files_and_kept_when_present() {
+        let with =
+            r#"{"latency":5e-6,"overhead":1e-6,"gap":2e-6,"gap_per_byte":1e-9,"processors":2}"#;
+        let model: LogGP = serde_json::from_str(with).unwrap();
+        assert_eq!(model.processors(), Some(2));
+        assert_eq!(serde_json::to_string(&model).unwrap(), with);
+        let without = r#"{"latency":5e-6,"overhead":1e-6,"gap":2e-6,"gap_per_byte":1e-9}"#;
+        let model: LogGP = serde_json::from_str(without).unwrap();
+        assert_eq!(model.processors(), None);
+        assert_eq!(serde_json::to_string(&model).unwrap(), without);
+        assert!(serde_json::from_str::<LogGP>(&with.replace(":2}", ":0}")).is_err());
+        assert!(serde_json::from_str::<LogGP>(&with.replace(":2}", ":null}")).is_err());
     }
 }

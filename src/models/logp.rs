@@ -1,4 +1,4 @@
-//! LogP (Culler et al. 1993): latency, overhead, gap, processors, fixed small-message size.
+//! LogP (Culler et al. 1993): latency, overhead, gap, fixed small-message size.
 
 use crate::error::ParameterError;
 use crate::{CommModel, Message, PiecewiseCost};
@@ -7,8 +7,9 @@ use crate::{CommModel, Message, PiecewiseCost};
 ///
 /// Parameters (seconds unless stated): `L` [`latency`](Self::latency), `o`
 /// [`overhead`](Self::overhead) (the same at sender and receiver), `g` [`gap`](Self::gap) (the
-/// minimum interval between consecutive message injections), `P`
-/// [`processors`](Self::processors) and `w` [`word_bytes`](Self::word_bytes).
+/// minimum interval between consecutive message injections) and `w`
+/// [`word_bytes`](Self::word_bytes). The processor count `P` of the system may be recorded
+/// with them ([`with_processors`](Self::with_processors)); no formula reads it.
 ///
 /// # Formula
 ///
@@ -33,7 +34,7 @@ use crate::{CommModel, Message, PiecewiseCost};
 /// use commcost::{CommModel, LogP, Message};
 ///
 /// // L = 10 µs, o = 2 µs, g = 4 µs, P = 8, w = 8 bytes
-/// let logp = LogP::new(10e-6, 2e-6, 4e-6, 8, 8)?;
+/// let logp = LogP::new(10e-6, 2e-6, 4e-6, 8)?;
 /// // 20 bytes = 3 words: 2o + L + 2 max(g, o) = 4 + 10 + 8 = 22 µs
 /// assert!((logp.p2p(&Message::contiguous(20)) - 22e-6).abs() < 1e-15);
 /// # Ok::<(), commcost::ParameterError>(())
@@ -48,7 +49,7 @@ pub struct LogP {
     latency: f64,
     overhead: f64,
     gap: f64,
-    processors: u64,
+    processors: Option<u64>,
     word_bytes: u64,
 }
 
@@ -58,20 +59,33 @@ impl LogP {
     /// # Errors
     ///
     /// [`ParameterError`] naming the field if `latency`, `overhead` or `gap` is negative or not
-    /// finite, if `processors < 1` or if `word_bytes < 1`.
+    /// finite, or if `word_bytes < 1`.
     pub fn new(
         latency: f64,
         overhead: f64,
         gap: f64,
-        processors: u64,
         word_bytes: u64,
     ) -> Result<Self, ParameterError> {
         Ok(Self {
             latency: ParameterError::non_negative("latency", latency)?,
             overhead: ParameterError::non_negative("overhead", overhead)?,
             gap: ParameterError::non_negative("gap", gap)?,
-            processors: ParameterError::at_least("processors", processors, 1)?,
+            processors: None,
             word_bytes: ParameterError::at_least("word_bytes", word_bytes, 1)?,
+        })
+    }
+
+    /// The same parameters, recording the number of processors `P` of the system they
+    /// describe (kept in stored files; no formula reads it: collectives take the process
+    /// count from their problem).
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError`] if `processors < 1`.
+    pub fn with_processors(self, processors: u64) -> Result<Self, ParameterError> {
+        Ok(Self {
+            processors: Some(ParameterError::at_least("processors", processors, 1)?),
+            ..self
         })
     }
 
@@ -90,8 +104,9 @@ impl LogP {
         self.gap
     }
 
-    /// `P`: number of processors.
-    pub fn processors(&self) -> u64 {
+    /// `P`: the number of processors recorded with the parameters, if any
+    /// ([`with_processors`](Self::with_processors)).
+    pub fn processors(&self) -> Option<u64> {
         self.processors
     }
 
@@ -186,8 +201,8 @@ impl PiecewiseCost for LogP {
 /// ```
 /// use commcost::LogP;
 /// use commcost::models::logp::LogPParams;
-/// let params = LogPParams { latency: 5e-6, overhead: 1e-6, gap: 2e-6, processors: 8, word_bytes: 8 };
-/// assert_eq!(LogP::from_params(params)?, LogP::new(5e-6, 1e-6, 2e-6, 8, 8)?);
+/// let params = LogPParams { latency: 5e-6, overhead: 1e-6, gap: 2e-6, processors: None, word_bytes: 8 };
+/// assert_eq!(LogP::from_params(params)?, LogP::new(5e-6, 1e-6, 2e-6, 8)?);
 /// # Ok::<(), commcost::ParameterError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -203,8 +218,17 @@ pub struct LogPParams {
     pub overhead: f64,
     /// `g`: least interval between message injections.
     pub gap: f64,
-    /// `P`: processors.
-    pub processors: u64,
+    /// `P`: the number of processors of the system the parameters describe, if recorded
+    /// (optional in files; no formula reads it).
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            default,
+            deserialize_with = "super::present_u64",
+            skip_serializing_if = "Option::is_none"
+        )
+    )]
+    pub processors: Option<u64>,
     /// `w`: bytes of the fixed small message.
     pub word_bytes: u64,
 }
@@ -216,13 +240,16 @@ impl LogP {
     ///
     /// As [`new`](Self::new).
     pub fn from_params(params: LogPParams) -> Result<Self, ParameterError> {
-        Self::new(
+        let model = Self::new(
             params.latency,
             params.overhead,
             params.gap,
-            params.processors,
             params.word_bytes,
-        )
+        )?;
+        match params.processors {
+            Some(processors) => model.with_processors(processors),
+            None => Ok(model),
+        }
     }
 
     /// Builds LogP from named parameters whose times are in microseconds.
@@ -236,7 +263,7 @@ impl LogP {
     /// ```
     /// use commcost::LogP;
     /// use commcost::models::logp::LogPParams;
-    /// let us = LogP::from_micros(LogPParams { latency: 5.0, overhead: 1.0, gap: 2.0, processors: 8, word_bytes: 8 })?;
+    /// let us = LogP::from_micros(LogPParams { latency: 5.0, overhead: 1.0, gap: 2.0, processors: None, word_bytes: 8 })?;
     /// assert!((us.latency() - 5e-6).abs() < 1e-18);
     /// # Ok::<(), commcost::ParameterError>(())
     /// ```

@@ -237,7 +237,7 @@ impl PiecewiseCost for MemoryLogP {
 /// use commcost::{CommModel, LogP, MemoryLogP, MemoryNetworkLogP, Message};
 ///
 /// let memory = MemoryLogP::new(MemoryLogP::constant_overhead(1e-9)?, None, 8, 8)?;
-/// let network = LogP::new(20e-6, 2e-6, 4e-6, 2, 1024)?;
+/// let network = LogP::new(20e-6, 2e-6, 4e-6, 1024)?;
 /// let coupled = MemoryNetworkLogP::new(memory, network);
 /// // 4096 B = 4 words: 2 · 4096 · 1 ns + 20 µs + 3 · 4 µs = 40.192 µs
 /// assert!((coupled.p2p(&Message::contiguous(4096)) - 40.192e-6).abs() < 1e-15);

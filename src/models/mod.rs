@@ -19,3 +19,12 @@ pub mod plogp;
 pub mod pram;
 pub mod protocol;
 pub mod spec;
+
+/// Deserialises an optional field that, when present, is a plain `u64` (no `null`), for
+/// `#[serde(default, deserialize_with = "...")]`.
+#[cfg(feature = "serde")]
+pub(crate) fn present_u64<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
+    <u64 as serde::Deserialize>::deserialize(deserializer).map(Some)
+}

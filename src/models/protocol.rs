@@ -62,8 +62,8 @@ impl<M> ProtocolRange<M> {
 /// use commcost::{CommModel, LogGP, Message, Protocols};
 ///
 /// // Open MPI / openib (Hoefler et al. 2007, Table 2): switch at 12289 bytes
-/// let eager = LogGP::new(5.96e-6, 4.72e-6, 5.14e-6, 0.00073e-6, 2)?;
-/// let rendezvous = LogGP::new(5.96e-6, 4.72e-6, 21.39e-6, 0.00103e-6, 2)?;
+/// let eager = LogGP::new(5.96e-6, 4.72e-6, 5.14e-6, 0.00073e-6)?;
+/// let rendezvous = LogGP::new(5.96e-6, 4.72e-6, 21.39e-6, 0.00103e-6)?;
 /// let openib = Protocols::from_starts(vec![(1, eager), (12289, rendezvous)])?;
 /// assert_eq!(openib.range_index(12288), 0);
 /// assert_eq!(openib.range_index(12289), 1);

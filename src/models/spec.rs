@@ -224,7 +224,7 @@ impl ModelSpec {
     /// use commcost::{LogGP, ModelSpec, presets};
     /// assert!(ModelSpec::from(presets::open_mpi_openib()).unit_warnings().is_empty());
     /// // Table 2's MPICH2/TCP row typed in µs but read as seconds
-    /// let typo = LogGP::new(45.74, 3.46, 0.915, 0.00849, 2)?;
+    /// let typo = LogGP::new(45.74, 3.46, 0.915, 0.00849)?;
     /// let warnings = ModelSpec::from(typo).unit_warnings();
     /// assert_eq!(warnings.len(), 2);
     /// assert!(warnings[0].to_string().contains("1-byte point-to-point time"));

@@ -96,7 +96,7 @@
 //! use commcost::sim::{SimOptions, ToSchedule, simulate};
 //! use commcost::{LogGP, Message};
 //!
-//! let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 64)?;
+//! let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 //! let problem = Problem::new(64, Message::contiguous(1024));
 //! let schedule = Allreduce::RecursiveDoubling.schedule(&problem)?;
 //! let run = simulate(&schedule, &model, &SimOptions::default())?;

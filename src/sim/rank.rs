@@ -26,7 +26,7 @@ use crate::error::SimError;
 /// use commcost::sim::ExactClosedForm;
 /// use commcost::{LogGP, Message};
 ///
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 8)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// let at = |p| Problem::new(p, Message::contiguous(1024));
 /// // the binomial gather's closed form adds the LogGP gap between rounds
 /// assert!(!ompi::Gather::Binomial.closed_form_exact(&model, &at(8)));
@@ -108,7 +108,7 @@ pub struct RankedAlgorithm<A> {
 /// use commcost::sim::{CostSource, SimLimits, rank_simulated};
 /// use commcost::{LogGP, Message};
 ///
-/// let model = LogGP::new(3e-6, 1e-6, 4e-6, 0.0, 4)?;
+/// let model = LogGP::new(3e-6, 1e-6, 4e-6, 0.0)?;
 /// let problem = Problem::new(4, Message::contiguous(1));
 /// let ranking = rank_simulated::<Gather>(&model, &problem, SimLimits::default())?;
 /// assert_eq!(ranking[0].algorithm, Gather::Binomial);

@@ -26,7 +26,7 @@ use crate::error::SimError;
 /// use commcost::sim::{ScheduleBuilder, SimOptions, simulate};
 /// use commcost::{CommModel, LogGP, Message};
 ///
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// let mut b = ScheduleBuilder::new(2);
 /// b.send(0, 1, 0, 1001);
 /// b.recv(1, 0, 0, 1001);
@@ -145,7 +145,7 @@ impl Simulator {
     /// use commcost::sim::{ScheduleBuilder, SimOptions, Simulator};
     /// use commcost::{CommModel, LogGP, Message};
     ///
-    /// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+    /// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
     /// let mut b = ScheduleBuilder::new(2);
     /// b.send(0, 1, 0, 1001);
     /// b.recv(1, 0, 0, 1001);

@@ -141,7 +141,7 @@ fn netgauge_compatible_assessment_follows_its_conventions() {
     // L = PRTT(1, 0, 1) / 2, the end-to-end time, which the model splits into 2o + L so that
     // p2p(1) is that time. One protocol with g > o, so that eq. (7) holds at every size
     // (MPICH2/TCP has o > g: its 1-byte burst measures o, not G_all).
-    let m = LogGP::new(5e-6, 2e-6, 3e-6, 1e-9, 2).unwrap();
+    let m = LogGP::new(5e-6, 2e-6, 3e-6, 1e-9).unwrap();
     let truth = Protocols::single(m.clone());
     let a = assess_loggp(
         &synthetic(&truth, 0.0, 1, 10),

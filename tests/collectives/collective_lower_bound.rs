@@ -47,7 +47,6 @@ fn every_model(k: [f64; 4]) -> Vec<(&'static str, Box<dyn CommModel>)> {
         (1.0 + 50.0 * a) * US,
         10.0 * b * US,
         4.0 * c * (1.0 + 50.0 * a + 20.0 * b) * US,
-        8,
         64,
     )
     .unwrap();
@@ -56,7 +55,6 @@ fn every_model(k: [f64; 4]) -> Vec<(&'static str, Box<dyn CommModel>)> {
         10.0 * b * US,
         10.0 * c * US,
         0.01 * d * US,
-        64,
     )
     .unwrap();
     let plogp = PLogP::new(
@@ -114,7 +112,6 @@ fn every_model(k: [f64; 4]) -> Vec<(&'static str, Box<dyn CommModel>)> {
                     (1.0 + 50.0 * a) * US,
                     b * (1.0 + 50.0 * a) * US,
                     c * (1.0 + 50.0 * a) * US,
-                    8,
                     64,
                 )
                 .unwrap(),
@@ -148,7 +145,7 @@ fn every_model(k: [f64; 4]) -> Vec<(&'static str, Box<dyn CommModel>)> {
         (
             "one protocol",
             Box::new(Protocols::single(
-                LogGP::new(5.0 * US, 1.0 * US, 2.0 * US, 0.001 * US, 64).unwrap(),
+                LogGP::new(5.0 * US, 1.0 * US, 2.0 * US, 0.001 * US).unwrap(),
             )),
         ),
     ]
@@ -246,7 +243,7 @@ fn pipelined_broadcast_of_copies_is_not_free() {
 /// round-based form now spaces a process's consecutive sends.
 #[test]
 fn scatter_allgather_pays_the_gap_between_phases() {
-    let logp = LogP::new(1e-6, 0.0, 0.466358186832707 * 10.0 * US, 8, 64).unwrap();
+    let logp = LogP::new(1e-6, 0.0, 0.466358186832707 * 10.0 * US, 64).unwrap();
     let problem = Problem::new(2, Message::contiguous(65));
     let cost = Broadcast::ScatterAllgather.cost(&logp, &problem).unwrap();
     assert!(cost >= logp.p2p(&problem.message));

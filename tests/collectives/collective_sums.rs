@@ -202,7 +202,7 @@ const NAMES: [&str; 7] = [
 fn protocols() -> impl Strategy<Value = Protocols<ModelSpec>> {
     let loggp = (0.1f64..10.0, 0.1f64..5.0, 0.1f64..5.0, 0.0f64..0.05).prop_map(
         |(l, o, g, big_g)| -> ModelSpec {
-            LogGP::new(l * 1e-6, o * 1e-6, g * 1e-6, big_g * 1e-6, 8)
+            LogGP::new(l * 1e-6, o * 1e-6, g * 1e-6, big_g * 1e-6)
                 .unwrap()
                 .into()
         },
@@ -214,9 +214,7 @@ fn protocols() -> impl Strategy<Value = Protocols<ModelSpec>> {
         prop::sample::select(vec![1u64, 2, 3, 8, 12, 64, 4096]),
     )
         .prop_map(|(l, o, g, w)| -> ModelSpec {
-            LogP::new(l * 1e-6, o * 1e-6, g * 1e-6, 8, w)
-                .unwrap()
-                .into()
+            LogP::new(l * 1e-6, o * 1e-6, g * 1e-6, w).unwrap().into()
         });
     let range = prop_oneof![loggp, logp];
     (
@@ -295,7 +293,7 @@ fn every_affine_model_keeps_its_promise() {
     let models: Vec<(&str, Box<dyn CommModel>)> = vec![
         (
             "loggp",
-            Box::new(LogGP::new(5e-6, 1e-6, 3e-6, 1e-8, 8).unwrap()),
+            Box::new(LogGP::new(5e-6, 1e-6, 3e-6, 1e-8).unwrap()),
         ),
         ("pram", Box::new(Pram::new(2e-6).unwrap())),
         ("openib", Box::new(presets::open_mpi_openib())),
@@ -318,7 +316,7 @@ fn every_affine_model_keeps_its_promise() {
             Stage::new("wire", 1e9, 5e-6).unwrap(),
         ]
     };
-    let logp = || LogP::new(5e-6, 1e-6, 2e-6, 8, 4).unwrap();
+    let logp = || LogP::new(5e-6, 1e-6, 2e-6, 4).unwrap();
     let more: Vec<(&str, Box<dyn CommModel>)> = vec![
         ("logp", Box::new(logp())),
         ("lognp of logp", Box::new(LogNP::from(logp()))),
@@ -460,7 +458,7 @@ fn lags_match_the_rounds(model: &dyn CommModel, problem: &Problem) -> Result<(),
 fn slow_or_fast() -> impl Strategy<Value = ModelSpec> {
     let loggp = (0.0f64..20.0, 0.1f64..5.0, 0.0f64..60.0, 0.0f64..0.05).prop_map(
         |(l, o, g, big_g)| -> ModelSpec {
-            LogGP::new(l * 1e-6, o * 1e-6, g * 1e-6, big_g * 1e-6, 8)
+            LogGP::new(l * 1e-6, o * 1e-6, g * 1e-6, big_g * 1e-6)
                 .unwrap()
                 .into()
         },
@@ -472,9 +470,7 @@ fn slow_or_fast() -> impl Strategy<Value = ModelSpec> {
         prop::sample::select(vec![1u64, 2, 3, 8, 12, 64, 4096]),
     )
         .prop_map(|(l, o, g, w)| -> ModelSpec {
-            LogP::new(l * 1e-6, o * 1e-6, g * 1e-6, 8, w)
-                .unwrap()
-                .into()
+            LogP::new(l * 1e-6, o * 1e-6, g * 1e-6, w).unwrap().into()
         });
     prop_oneof![loggp, logp]
 }
@@ -565,7 +561,7 @@ fn every_kind() -> Vec<(String, Box<dyn CommModel>)> {
         8,
     )
     .unwrap();
-    let slow_logp = || LogP::new(1.0 * us, 0.5 * us, 9.0 * us, 8, 8).unwrap();
+    let slow_logp = || LogP::new(1.0 * us, 0.5 * us, 9.0 * us, 8).unwrap();
     let stages = || {
         vec![
             Stage::new("pack", 2e9, 1e-6).unwrap(),
@@ -575,20 +571,20 @@ fn every_kind() -> Vec<(String, Box<dyn CommModel>)> {
     let specs: Vec<(&str, ModelSpec)> = vec![
         (
             "fast loggp",
-            LogGP::new(5.0 * us, us, 2.0 * us, 1e-9, 8).unwrap().into(),
+            LogGP::new(5.0 * us, us, 2.0 * us, 1e-9).unwrap().into(),
         ),
         (
             "slow loggp",
-            LogGP::new(us, us, 9.0 * us, 1e-9, 8).unwrap().into(),
+            LogGP::new(us, us, 9.0 * us, 1e-9).unwrap().into(),
         ),
         (
             "fast logp",
-            LogP::new(5.0 * us, us, 2.0 * us, 8, 8).unwrap().into(),
+            LogP::new(5.0 * us, us, 2.0 * us, 8).unwrap().into(),
         ),
         ("slow logp", slow_logp().into()),
         (
             "slow logp, 12-byte words",
-            LogP::new(us, 0.5 * us, 9.0 * us, 8, 12).unwrap().into(),
+            LogP::new(us, 0.5 * us, 9.0 * us, 12).unwrap().into(),
         ),
         ("openib", presets::open_mpi_openib().into()),
         ("gm", presets::open_mpi_gm().into()),
@@ -596,7 +592,7 @@ fn every_kind() -> Vec<(String, Box<dyn CommModel>)> {
         (
             "protocols of logp",
             Protocols::from_starts(vec![
-                (1, LogP::new(5.0 * us, us, 2.0 * us, 8, 8).unwrap()),
+                (1, LogP::new(5.0 * us, us, 2.0 * us, 8).unwrap()),
                 (4096, slow_logp()),
             ])
             .unwrap()
@@ -659,7 +655,7 @@ fn every_kind() -> Vec<(String, Box<dyn CommModel>)> {
         ("openib, plain".into(), Box::new(presets::open_mpi_openib())),
         (
             "slow loggp, plain".into(),
-            Box::new(LogGP::new(us, us, 9.0 * us, 1e-9, 8).unwrap()),
+            Box::new(LogGP::new(us, us, 9.0 * us, 1e-9).unwrap()),
         ),
         ("slow logp, plain".into(), Box::new(slow_logp())),
     ];
@@ -731,7 +727,7 @@ fn the_slow_sender_lags_by_hand() {
     // LogGP with L = 1 µs, o = 1 µs, g = 9 µs, G = 1 ns/byte: a sender is g - 2o - L = 6 µs
     // behind its data. A ring allgather of P = 5 has P - 1 = 4 rounds of T(m), spaced 6 µs
     // more than T: 4 T + 3 · 6 µs.
-    let slow = LogGP::new(1e-6, 1e-6, 9e-6, 1e-9, 8).unwrap();
+    let slow = LogGP::new(1e-6, 1e-6, 9e-6, 1e-9).unwrap();
     let t = 3e-6 + 999.0 * 1e-9;
     let ring = Allgather::Ring
         .cost(&slow, &Problem::new(5, Message::contiguous(1000)))

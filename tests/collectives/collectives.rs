@@ -17,7 +17,7 @@ use common::{HAND_RELATIVE, US, assert_rel};
 use proptest::prelude::*;
 
 fn hand_model() -> LogGP {
-    LogGP::new(5.0 * US, 1.0 * US, 3.0 * US, 0.01 * US, 64).unwrap()
+    LogGP::new(5.0 * US, 1.0 * US, 3.0 * US, 0.01 * US).unwrap()
 }
 
 fn cost<A: Algorithm>(a: A, p: u64, bytes: u64) -> f64 {
@@ -230,8 +230,8 @@ fn evaluation_is_fast_for_huge_communicators() {
 fn crossover_finds_a_flip_inside_a_narrow_protocol_range() {
     // range A: g = 10 µs, so linear (p2p + 2 g) loses to binomial (2 p2p + g) at P = 4;
     // range B (exactly 5000 bytes): g = 0, linear 7 + 2 = 9 µs beats binomial 14 µs
-    let a = LogGP::new(5e-6, 1e-6, 10e-6, 0.0, 4).unwrap();
-    let b = LogGP::new(5e-6, 1e-6, 0.0, 0.0, 4).unwrap();
+    let a = LogGP::new(5e-6, 1e-6, 10e-6, 0.0).unwrap();
+    let b = LogGP::new(5e-6, 1e-6, 0.0, 0.0).unwrap();
     let model = Protocols::from_starts(vec![(1, a.clone()), (5000, b), (5001, a)]).unwrap();
     let problem = Problem::new(4, Message::contiguous(1));
     let found = crossover(
@@ -278,7 +278,7 @@ impl WithProcesses for Problem {
 
 fn loggp() -> impl Strategy<Value = LogGP> {
     (0.0..1e-4f64, 0.0..1e-5f64, 0.0..1e-5f64, 0.0..1e-8f64)
-        .prop_map(|(l, o, g, big_g)| LogGP::new(l, o, g, big_g, 2).unwrap())
+        .prop_map(|(l, o, g, big_g)| LogGP::new(l, o, g, big_g).unwrap())
 }
 
 /// Costs of every algorithm that is monotone in `P` (see each algorithm's docs).

@@ -84,7 +84,7 @@ pub fn model_kinds() -> Vec<(&'static str, Box<dyn commcost::CommModel>)> {
             Stage::new("wire", 1e9, 5e-6).unwrap(),
         ]
     };
-    let logp = || LogP::new(5e-6, 1e-6, 2e-6, 8, 4).unwrap();
+    let logp = || LogP::new(5e-6, 1e-6, 2e-6, 4).unwrap();
     let loggpo = LogGpo::new(
         5e-6,
         1e-9,
@@ -101,7 +101,7 @@ pub fn model_kinds() -> Vec<(&'static str, Box<dyn commcost::CommModel>)> {
         ("logp", Box::new(logp())),
         (
             "loggp",
-            Box::new(LogGP::new(5e-6, 1e-6, 3e-6, 1e-8, 8).unwrap()),
+            Box::new(LogGP::new(5e-6, 1e-6, 3e-6, 1e-8).unwrap()),
         ),
         // two protocol ranges whose costs rise at the switch and whose sender is never slower
         // than the network (g < 2o + L in both). The published transports of Hoefler, Lichei &
@@ -113,8 +113,8 @@ pub fn model_kinds() -> Vec<(&'static str, Box<dyn commcost::CommModel>)> {
             "protocols",
             Box::new(
                 Protocols::from_starts(vec![
-                    (1, LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 8).unwrap()),
-                    (16385, LogGP::new(20e-6, 1e-6, 3e-6, 0.5e-9, 8).unwrap()),
+                    (1, LogGP::new(5e-6, 1e-6, 2e-6, 1e-9).unwrap()),
+                    (16385, LogGP::new(20e-6, 1e-6, 3e-6, 0.5e-9).unwrap()),
                 ])
                 .unwrap(),
             ),

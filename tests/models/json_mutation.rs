@@ -28,7 +28,7 @@ fn models() -> Vec<(String, ModelSpec)> {
     let titan = presets::titan_log3p();
     out.push(("titan log3p".into(), titan.clone().into()));
     out.push(("titan as lognp".into(), LogNP::from(titan).into()));
-    let logp = LogP::new(5e-6, 1e-6, 2e-6, 4, 8).unwrap();
+    let logp = LogP::new(5e-6, 1e-6, 2e-6, 8).unwrap();
     out.push(("logp".into(), logp.clone().into()));
     out.push((
         "logp protocols".into(),
@@ -36,7 +36,7 @@ fn models() -> Vec<(String, ModelSpec)> {
             .unwrap()
             .into(),
     ));
-    let loggp = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2).unwrap();
+    let loggp = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9).unwrap();
     out.push(("loggp".into(), loggp.clone().into()));
     out.push(("loggp as lognp".into(), LogNP::from(loggp).into()));
     out.push(("logp as lognp".into(), LogNP::from(logp.clone()).into()));

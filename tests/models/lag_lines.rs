@@ -201,9 +201,9 @@ fn loggpo_cases() -> Vec<Case> {
 /// all, none negative, so every parameter set keeps pace — including those converted from
 /// LogP and LogGP whose own senders lag.
 fn lognp_cases() -> Vec<Case> {
-    let slow_loggp = LogGP::new(US, US, 9.0 * US, 1e-9, 8).unwrap();
+    let slow_loggp = LogGP::new(US, US, 9.0 * US, 1e-9).unwrap();
     assert!(!slow_loggp.sender_keeps_pace());
-    let slow_logp = LogP::new(US, 0.5 * US, 9.0 * US, 8, 8).unwrap();
+    let slow_logp = LogP::new(US, 0.5 * US, 9.0 * US, 8).unwrap();
     let gapped = LogNP::new(
         vec![
             Hop::new(SizeCost::Linear {

@@ -18,7 +18,7 @@ fn from_micros_matches_the_published_table() {
         overhead: 2.98,
         gap: 5.14,
         gap_per_byte: 0.00073,
-        processors: 2,
+        processors: Some(2),
     })
     .unwrap();
     assert_eq!(
@@ -39,15 +39,15 @@ fn named_constructors_validate_like_new() {
         overhead: 0.0,
         gap: 0.0,
         gap_per_byte: 0.0,
-        processors: 2,
+        processors: None,
     };
-    assert_eq!(LogGP::from_params(bad), LogGP::new(-1.0, 0.0, 0.0, 0.0, 2));
+    assert_eq!(LogGP::from_params(bad), LogGP::new(-1.0, 0.0, 0.0, 0.0));
     assert!(LogGP::from_params(bad).is_err());
     let p = LogPParams {
         latency: 5.0,
         overhead: 1.0,
         gap: 2.0,
-        processors: 0,
+        processors: Some(0),
         word_bytes: 8,
     };
     assert!(LogP::from_micros(p).is_err()); // P = 0
@@ -82,12 +82,12 @@ fn unit_warnings_flag_microseconds_written_as_seconds() {
             .is_empty()
     );
     // MPICH2/TCP typed in µs, read as seconds: 52.66 s for one byte, 8.49 ms per byte
-    let typo = LogGP::new(45.74, 3.46, 0.915, 0.00849, 2).unwrap();
+    let typo = LogGP::new(45.74, 3.46, 0.915, 0.00849).unwrap();
     let warnings = ModelSpec::from(typo).unit_warnings();
     assert_eq!(warnings.len(), 2);
     assert_relative_eq!(warnings[0].value, 52.66, max_relative = 1e-12);
     assert_relative_eq!(warnings[1].value, 0.00849, max_relative = 1e-9);
     // only the latency wrong (seconds for L, µs/byte correctly converted for G)
-    let half = LogGP::new(45.74, 3.46e-6, 0.915e-6, 0.00849e-6, 2).unwrap();
+    let half = LogGP::new(45.74, 3.46e-6, 0.915e-6, 0.00849e-6).unwrap();
     assert_eq!(ModelSpec::from(half).unit_warnings().len(), 1);
 }

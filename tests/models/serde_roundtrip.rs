@@ -31,8 +31,8 @@ fn load_error<T: serde::de::DeserializeOwned + std::fmt::Debug>(json: &str) -> S
 
 #[test]
 fn every_model_round_trips() {
-    let logp = LogP::new(1e-6, 2e-6, 3e-6, 16, 8).unwrap();
-    let loggp = LogGP::new(1e-6, 2e-6, 3e-6, 4e-9, 16).unwrap();
+    let logp = LogP::new(1e-6, 2e-6, 3e-6, 8).unwrap();
+    let loggp = LogGP::new(1e-6, 2e-6, 3e-6, 4e-9).unwrap();
     assert_eq!(round_trip(&logp), logp);
     assert_eq!(round_trip(&loggp), loggp);
     assert_eq!(round_trip(&Pram::unit()), Pram::unit());
@@ -62,11 +62,11 @@ fn every_model_round_trips() {
         ModelSpec::from(MlinesModel::new(1e-5, 1e-9, 5e-8, 64).unwrap()),
         ModelSpec::from(presets::titan_log3p()),
         ModelSpec::from(LogNP::from(presets::titan_log3p())),
-        ModelSpec::from(LogNP::from(LogP::new(1e-6, 2e-6, 3e-6, 16, 8).unwrap())),
+        ModelSpec::from(LogNP::from(LogP::new(1e-6, 2e-6, 3e-6, 8).unwrap())),
         ModelSpec::from(memory.clone()),
         ModelSpec::from(MemoryNetworkLogP::new(
             memory,
-            LogP::new(1e-6, 2e-6, 3e-6, 16, 8).unwrap(),
+            LogP::new(1e-6, 2e-6, 3e-6, 8).unwrap(),
         )),
         ModelSpec::from(chain.clone()),
         ModelSpec::from(LogNP::from(chain)),
@@ -269,7 +269,7 @@ fn invalid_protocol_lists_are_rejected() {
         assert!(err.contains(expected), "{ranges:?}: {err}");
     }
     // an unsorted list in the typed constructor
-    let m = LogGP::new(1e-6, 1e-6, 1e-6, 1e-9, 2).unwrap();
+    let m = LogGP::new(1e-6, 1e-6, 1e-6, 1e-9).unwrap();
     let unsorted = Protocols::new(vec![
         ProtocolRange::new(0, Some(100), m.clone()),
         ProtocolRange::new(100, Some(200), m.clone()),

@@ -112,10 +112,10 @@ fn os_or_ois_sections_reproduce_the_model_at_every_breakpoint() {
     check("pLogP", &plogp(), 1 << 20);
     check(
         "LogGP",
-        &LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2).unwrap(),
+        &LogGP::new(5e-6, 1e-6, 2e-6, 1e-9).unwrap(),
         1 << 30,
     );
-    check("LogP", &LogP::new(5e-6, 1e-6, 2e-6, 2, 8).unwrap(), 1 << 16);
+    check("LogP", &LogP::new(5e-6, 1e-6, 2e-6, 8).unwrap(), 1 << 16);
     check("PRAM", &Pram::new(1e-6).unwrap(), 4);
 }
 
@@ -123,7 +123,7 @@ fn os_or_ois_sections_reproduce_the_model_at_every_breakpoint() {
 fn network_terms_reproduce_loggp_end_to_end() {
     // LogGP with L > G: the wire time L + (s - 1) G is one line with a positive intercept, so
     // os + λ + s/β + or is the model's 2o + L + (s - 1) G exactly (up to rounding)
-    let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2).unwrap();
+    let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9).unwrap();
     let config = smpi_config(&model, &SmpiOptions::default()).unwrap();
     assert!(
         config.max_relative_error < 1e-9,

@@ -71,8 +71,8 @@ fn titan_broadcast_formulas_follow_from_the_trait() {
 
 #[test]
 fn terms_match_the_papers_counts() {
-    let logp = LogP::new(1.0, 1.0, 1.0, 2, 8).unwrap();
-    let loggp = LogGP::new(1.0, 1.0, 1.0, 1.0, 2).unwrap();
+    let logp = LogP::new(1.0, 1.0, 1.0, 8).unwrap();
+    let loggp = LogGP::new(1.0, 1.0, 1.0, 1.0).unwrap();
     assert_eq!(LogNP::from(logp).terms(), 3);
     assert_eq!(LogNP::from(loggp).terms(), 4);
     assert_eq!(LogNP::from(Pram::unit()).terms(), 1);
@@ -101,7 +101,7 @@ fn memory_network_coupling_by_hand() {
     // o_m = 1 ns/B, l_m = 3 ns/B at stride 64; LogP L = 20 µs, g = 4 µs, w_n = 1 KiB
     let l = Table2D::new(vec![0.0], vec![8.0, 64.0], vec![vec![0.0, 3e-9]]).unwrap();
     let memory = MemoryLogP::new(Table1D::constant(1e-9).unwrap(), Some(l), 8, 8).unwrap();
-    let network = LogP::new(20e-6, 2e-6, 4e-6, 2, 1024).unwrap();
+    let network = LogP::new(20e-6, 2e-6, 4e-6, 1024).unwrap();
     let coupled = MemoryNetworkLogP::new(memory.clone(), network);
     // 4096 B of doubles at stride 64 (512 elements): 2 · 4096 · 4 ns + 20 + 3 · 4 µs
     // = 32.768 + 32 = 64.768 µs
@@ -350,8 +350,7 @@ fn memory(sorted: bool) -> impl Strategy<Value = MemoryLogP> {
 }
 
 fn logp() -> impl Strategy<Value = LogP> {
-    (time(), time(), time(), 1u64..64, 1u64..4096)
-        .prop_map(|(l, o, g, p, w)| LogP::new(l, o, g, p, w).unwrap())
+    (time(), time(), time(), 1u64..4096).prop_map(|(l, o, g, w)| LogP::new(l, o, g, w).unwrap())
 }
 
 fn stage() -> impl Strategy<Value = Stage> {
@@ -420,7 +419,7 @@ proptest! {
 
     #[test]
     fn loggp_as_lognp(l in time(), o in time(), g in time(), big_g in 0.0..1e-8f64, msg in message()) {
-        let m = LogGP::new(l, o, g, big_g, 2).unwrap();
+        let m = LogGP::new(l, o, g, big_g).unwrap();
         assert_same(&m.clone(), &LogNP::from(m), &msg);
     }
 

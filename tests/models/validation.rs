@@ -14,26 +14,20 @@ fn field(err: ParameterError) -> &'static str {
 #[test]
 fn negative_nan_and_infinite_times_are_rejected() {
     for bad in [-1e-9, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        assert_eq!(field(LogP::new(bad, 0.0, 0.0, 8).unwrap_err()), "latency");
+        assert_eq!(field(LogP::new(0.0, bad, 0.0, 8).unwrap_err()), "overhead");
+        assert_eq!(field(LogP::new(0.0, 0.0, bad, 8).unwrap_err()), "gap");
         assert_eq!(
-            field(LogP::new(bad, 0.0, 0.0, 2, 8).unwrap_err()),
+            field(LogGP::new(bad, 0.0, 0.0, 0.0).unwrap_err()),
             "latency"
         );
         assert_eq!(
-            field(LogP::new(0.0, bad, 0.0, 2, 8).unwrap_err()),
+            field(LogGP::new(0.0, bad, 0.0, 0.0).unwrap_err()),
             "overhead"
         );
-        assert_eq!(field(LogP::new(0.0, 0.0, bad, 2, 8).unwrap_err()), "gap");
+        assert_eq!(field(LogGP::new(0.0, 0.0, bad, 0.0).unwrap_err()), "gap");
         assert_eq!(
-            field(LogGP::new(bad, 0.0, 0.0, 0.0, 2).unwrap_err()),
-            "latency"
-        );
-        assert_eq!(
-            field(LogGP::new(0.0, bad, 0.0, 0.0, 2).unwrap_err()),
-            "overhead"
-        );
-        assert_eq!(field(LogGP::new(0.0, 0.0, bad, 0.0, 2).unwrap_err()), "gap");
-        assert_eq!(
-            field(LogGP::new(0.0, 0.0, 0.0, bad, 2).unwrap_err()),
+            field(LogGP::new(0.0, 0.0, 0.0, bad).unwrap_err()),
             "gap_per_byte"
         );
         assert_eq!(field(Pram::new(bad).unwrap_err()), "unit_cost");
@@ -43,19 +37,29 @@ fn negative_nan_and_infinite_times_are_rejected() {
 #[test]
 fn integer_parameters_have_minimums() {
     assert_eq!(
-        field(LogP::new(0.0, 0.0, 0.0, 0, 8).unwrap_err()),
+        field(
+            LogP::new(0.0, 0.0, 0.0, 8)
+                .unwrap()
+                .with_processors(0)
+                .unwrap_err()
+        ),
         "processors"
     );
     assert_eq!(
-        field(LogP::new(0.0, 0.0, 0.0, 2, 0).unwrap_err()),
+        field(LogP::new(0.0, 0.0, 0.0, 0).unwrap_err()),
         "word_bytes"
     );
     assert_eq!(
-        field(LogGP::new(0.0, 0.0, 0.0, 0.0, 0).unwrap_err()),
+        field(
+            LogGP::new(0.0, 0.0, 0.0, 0.0)
+                .unwrap()
+                .with_processors(0)
+                .unwrap_err()
+        ),
         "processors"
     );
     // zero times are valid (an ideal network)
-    assert!(LogGP::new(0.0, 0.0, 0.0, 0.0, 1).is_ok());
+    assert!(LogGP::new(0.0, 0.0, 0.0, 0.0).is_ok());
 }
 
 #[test]

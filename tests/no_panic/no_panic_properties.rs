@@ -224,13 +224,13 @@ proptest! {
     #[test]
     fn scalar_models(a in real(), b in real(), c in real(), d in real(), p in int(), w in int(),
                      msg in message(), procs in processes()) {
-        if let Ok(m) = LogP::new(a, b, c, p, w) {
+        if let Ok(m) = LogP::new(a, b, c, w) {
             check_model(&m, &msg)?;
             check_model(&LogNP::from(m.clone()), &msg)?;
             check_collectives(&m, procs, msg)?;
             prop_assert!(m.words(msg.bytes()) >= 1);
         }
-        if let Ok(m) = LogGP::new(a, b, c, d, p) {
+        if let Ok(m) = LogGP::new(a, b, c, d) {
             check_model(&m, &msg)?;
             check_model(&LogNP::from(m.clone()), &msg)?;
             check_collectives(&m, procs, msg)?;
@@ -251,7 +251,7 @@ proptest! {
         let _ = msg.strided_access(w);
         let _ = (msg.bytes(), msg.extent(), msg.count(), msg.stride(), msg.is_contiguous());
         let _ = commcost::calibrate::MlinesSample::from_message(&msg, p, a);
-        if let Ok(m) = LogGP::new(a, b, c, d, p) {
+        if let Ok(m) = LogGP::new(a, b, c, d) {
             let _ = commcost::collectives::best::<Broadcast>(&m, &Problem::new(procs, msg));
         }
         if let Ok(stage) = Stage::new("s", a, b) {
@@ -272,7 +272,7 @@ proptest! {
     #[test]
     fn protocol_lists(starts in ints(5), ends in prop::collection::vec(prop::option::of(int()), 0..5),
                       l in real(), o in real(), msg in message()) {
-        let Ok(model) = LogGP::new(l.abs().min(1e-3), o.abs().min(1e-3), 1e-6, 1e-9, 2) else {
+        let Ok(model) = LogGP::new(l.abs().min(1e-3), o.abs().min(1e-3), 1e-6, 1e-9) else {
             return Ok(());
         };
         let ranges: Vec<_> = starts
@@ -365,7 +365,7 @@ proptest! {
                 check_model(&LogNP::from(m.clone()), &msg)?;
                 time_ok("per_byte", m.per_byte(&msg))?;
                 let _ = m.word_cost(&msg);
-                if let Ok(network) = LogP::new(1e-6, 1e-6, 1e-6, 2, word) {
+                if let Ok(network) = LogP::new(1e-6, 1e-6, 1e-6, word) {
                     check_model(&MemoryNetworkLogP::new(m, network), &msg)?;
                 }
             }
@@ -950,10 +950,10 @@ proptest! {
                                            procs in ompi_processes(),
                                            segment in ompi_parameter(),
                                            fanout in ompi_parameter()) {
-        if let Ok(m) = LogP::new(a, b, c, 2, w) {
+        if let Ok(m) = LogP::new(a, b, c, w) {
             check_ompi(&m, procs, msg, segment, fanout)?;
         }
-        if let Ok(m) = LogGP::new(a, b, c, d, 2) {
+        if let Ok(m) = LogGP::new(a, b, c, d) {
             check_ompi(&m, procs, msg, segment, fanout)?;
         }
         if let Ok(m) = Pram::new(a) {

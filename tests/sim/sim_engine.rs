@@ -12,7 +12,7 @@ const US: f64 = 1e-6;
 
 /// L = 5 µs, o = 1 µs, g = 2 µs, G = 1 ns/byte.
 fn loggp() -> LogGP {
-    LogGP::new(5.0 * US, 1.0 * US, 2.0 * US, 1e-9, 16).unwrap()
+    LogGP::new(5.0 * US, 1.0 * US, 2.0 * US, 1e-9).unwrap()
 }
 
 /// T(s) = 2o + L + (s - 1) G.
@@ -372,7 +372,7 @@ fn an_operator_calc_costs_per_call_plus_per_byte() {
 /// LogGP with `L = 3`, `o = 1`, `g = 10` µs, `G = 0`: `T = 2o + L = 5` µs, `I = g = 10` µs, a
 /// NIC much slower than the CPU.
 fn slow_nic() -> LogGP {
-    LogGP::new(3.0 * US, 1.0 * US, 10.0 * US, 0.0, 8).unwrap()
+    LogGP::new(3.0 * US, 1.0 * US, 10.0 * US, 0.0).unwrap()
 }
 
 #[test]

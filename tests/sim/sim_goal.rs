@@ -12,7 +12,7 @@ use common::assert_rel;
 const US: f64 = 1e-6;
 
 fn loggp() -> LogGP {
-    LogGP::new(5.0 * US, 1.0 * US, 2.0 * US, 1e-9, 16).unwrap()
+    LogGP::new(5.0 * US, 1.0 * US, 2.0 * US, 1e-9).unwrap()
 }
 
 /// Written by hand in the format of LogGOPSim's `txt2bin.re`: comments of both kinds, optional

@@ -4,7 +4,7 @@
 //! `tests/fixtures/loggopsim/goal/*.goal` were written by LogGOPSim's own Schedgen and
 //! `tests/fixtures/loggopsim/out/<set>/*.txt` are LogGOPSim's outputs on them (commands, commit
 //! and machine in `tests/fixtures/loggopsim/NOTE.md`). Each schedule is read with `parse_goal`
-//! (calc times in ns) and simulated on `LogGP::new(L, o, g, G, P)` with the same parameters;
+//! (calc times in ns) and simulated on `LogGP::new(L, o, g, G)` with the same parameters;
 //! LogGOPSim works in integer nanoseconds, so agreement is to 1e-3 ns.
 //!
 //! Where the semantics agree (every message eager, any `G`, a sender slower than the network)
@@ -179,13 +179,12 @@ fn read_output(set: &Set, name: &str, ranks: u64) -> Output {
     }
 }
 
-fn model(set: &Set, ranks: u64, latency_offset_ns: f64) -> LogGP {
+fn model(set: &Set, latency_offset_ns: f64) -> LogGP {
     LogGP::new(
         (set.latency as f64 + latency_offset_ns) * NS,
         set.overhead as f64 * NS,
         set.gap as f64 * NS,
         set.gap_per_byte as f64 * NS,
-        ranks,
     )
     .expect("valid LogGP")
 }
@@ -195,12 +194,7 @@ fn run(set: &Set, schedule: &Schedule, latency_offset_ns: f64) -> SimResult {
         rendezvous_above: (set.eager_limit < EAGER_S).then_some(set.eager_limit),
         ..Default::default()
     };
-    simulate(
-        schedule,
-        &model(set, schedule.ranks(), latency_offset_ns),
-        &options,
-    )
-    .expect("simulates")
+    simulate(schedule, &model(set, latency_offset_ns), &options).expect("simulates")
 }
 
 fn ns(seconds: f64) -> f64 {
@@ -540,7 +534,7 @@ fn an_early_unexpected_message_does_not_hold_back_a_concurrent_one() {
     // the GOAL text LogGOPSim ran: rank 1 posts the receive of rank 2's half after the fold
     let goal = write_goal(&schedule, NS);
     assert!(goal.contains("l1: recv 1000b from 0 tag 0\nl2: send 500b to 2 tag 1"));
-    let model = LogGP::new(5000.0 * NS, 1000.0 * NS, 3000.0 * NS, 10.0 * NS, 3).expect("model");
+    let model = LogGP::new(5000.0 * NS, 1000.0 * NS, 3000.0 * NS, 10.0 * NS).expect("model");
     let ours = simulate(&schedule, &model, &SimOptions::default()).expect("simulates");
     for (rank, theirs) in [57960.0, 41970.0, 36970.0].into_iter().enumerate() {
         assert!(

@@ -339,7 +339,7 @@ fn published_transports_with_a_slow_sender() {
 /// for every form whose rounds all processes run in lock step.
 #[test]
 fn sender_slower_than_network() {
-    let model = LogGP::new(1e-6, 1e-6, 9e-6, 1e-8, 8).unwrap();
+    let model = LogGP::new(1e-6, 1e-6, 9e-6, 1e-8).unwrap();
     assert!(!model.sender_keeps_pace());
     let m = 1000;
     let msg = Message::contiguous(m);
@@ -401,8 +401,8 @@ fn sender_slower_than_network() {
 /// `start` bytes from a gap `g_small` to `g_large`.
 fn two_ranges(start: u64, g_small: f64, g_large: f64) -> commcost::Protocols<LogGP> {
     commcost::Protocols::from_starts(vec![
-        (1, LogGP::new(3e-6, 1e-6, g_small, 1e-9, 8).unwrap()),
-        (start, LogGP::new(3e-6, 1e-6, g_large, 1e-9, 8).unwrap()),
+        (1, LogGP::new(3e-6, 1e-6, g_small, 1e-9).unwrap()),
+        (start, LogGP::new(3e-6, 1e-6, g_large, 1e-9).unwrap()),
     ])
     .unwrap()
 }
@@ -475,7 +475,7 @@ fn rounds_of_changing_size_on_two_range_models() {
         ("slow small", Box::new(two_ranges(4097, 9e-6, 2e-6))),
         (
             "slow sender",
-            Box::new(LogGP::new(1e-6, 1e-6, 9e-6, 1e-8, 8).unwrap()),
+            Box::new(LogGP::new(1e-6, 1e-6, 9e-6, 1e-8).unwrap()),
         ),
     ];
     for p in 1..=64u64 {

@@ -53,7 +53,7 @@ fn models() -> Vec<(&'static str, Box<dyn CommModel>)> {
     let mut models = common::model_kinds();
     models.push((
         "slow sender",
-        Box::new(LogGP::new(1e-6, 1e-6, 9e-6, 1e-8, 8).unwrap()),
+        Box::new(LogGP::new(1e-6, 1e-6, 9e-6, 1e-8).unwrap()),
     ));
     models.push(("openib", Box::new(presets::open_mpi_openib())));
     models
@@ -472,7 +472,7 @@ fn random_process_counts() {
 fn rank_simulated_gather_at_three_processes() {
     use commcost::collectives::rank;
     use commcost::sim::{CostSource, SimLimits, rank_simulated};
-    let model = LogGP::new(3e-6, 1e-6, 4e-6, 0.0, 4).unwrap();
+    let model = LogGP::new(3e-6, 1e-6, 4e-6, 0.0).unwrap();
     let problem = Problem::new(3, Message::contiguous(1));
     let closed = rank::<Gather>(&model, &problem).unwrap();
     assert_eq!(closed[0].0, Gather::BasicLinear);
@@ -520,7 +520,7 @@ fn rank_simulated_gather_at_three_processes() {
 #[test]
 fn rank_simulated_barrier_at_five_processes() {
     use commcost::sim::{CostSource, SimLimits, rank_simulated};
-    let model = LogP::new(3e-6, 1e-6, 2e-6, 8, 8).unwrap();
+    let model = LogP::new(3e-6, 1e-6, 2e-6, 8).unwrap();
     let problem = Problem::new(5, Message::contiguous(0));
     let ranking = rank_simulated::<Barrier>(&model, &problem, SimLimits::default()).unwrap();
     let find = |a: Barrier| ranking.iter().find(|e| e.algorithm == a).unwrap();
@@ -675,8 +675,8 @@ fn textbook_exactness_claims_hold() {
 #[test]
 fn rounds_of_changing_size() {
     let two_ranges = commcost::Protocols::from_starts(vec![
-        (1, LogGP::new(3e-6, 1e-6, 9e-6, 1e-9, 8).unwrap()),
-        (4097, LogGP::new(3e-6, 1e-6, 2e-6, 1e-9, 8).unwrap()),
+        (1, LogGP::new(3e-6, 1e-6, 9e-6, 1e-9).unwrap()),
+        (4097, LogGP::new(3e-6, 1e-6, 2e-6, 1e-9).unwrap()),
     ])
     .unwrap();
     let models: Vec<(&str, Box<dyn CommModel>)> = vec![

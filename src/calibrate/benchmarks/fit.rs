@@ -249,7 +249,8 @@ pub fn fit_loggp_from_benchmarks(
             clamped.push("gap");
         }
         let overhead = share * fixed / 2.0;
-        let model = LogGP::new(fixed - 2.0 * overhead, overhead, gap, per_byte, processors)?;
+        let model = LogGP::new(fixed - 2.0 * overhead, overhead, gap, per_byte)
+            .and_then(|m| m.with_processors(processors))?;
         starts.push((start, model));
         ranges.push(BenchmarkRange {
             start,

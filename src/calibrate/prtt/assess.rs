@@ -286,7 +286,8 @@ pub fn assess_loggp(
         let start = if r == 0 { 0 } else { fit.first_size };
         starts.push((
             start,
-            LogGP::new(latencies[r], fit.overhead, fit.gap, fit.gap_per_byte, 2)?,
+            LogGP::new(latencies[r], fit.overhead, fit.gap, fit.gap_per_byte)
+                .and_then(|m| m.with_processors(2))?,
         ));
     }
     let model = Protocols::from_starts(starts)?;

@@ -17,7 +17,7 @@ use super::LogGPAssessment;
 ///
 /// // an exact (noise-free) single-protocol LogGP link: L = 5 µs, o = 1.5 µs, g = 4 µs,
 /// // G = 0.5 ns/B — the report must give back exactly these
-/// let truth = Protocols::single(LogGP::new(5e-6, 1.5e-6, 4e-6, 0.5e-9, 2)?);
+/// let truth = Protocols::single(LogGP::new(5e-6, 1.5e-6, 4e-6, 0.5e-9)?);
 /// let mut prober = SimulatedProber::new(truth, 0.0, 1);
 /// let plan = PrttPlan { sizes: (0..20).map(|k| 1 + 1024 * k).collect(), n: 16, passes: 1, seed: 1 };
 /// let measured = measure_prtt(&mut prober, &plan)?;

@@ -481,11 +481,11 @@ mod tests {
     #[test]
     fn lag_lines_give_the_round_by_round_spacings() {
         let slow_small = crate::Protocols::from_starts(vec![
-            (1, crate::LogGP::new(3e-6, 1e-6, 9e-6, 1e-9, 8).unwrap()),
-            (4097, crate::LogGP::new(3e-6, 1e-6, 2e-6, 1e-9, 8).unwrap()),
+            (1, crate::LogGP::new(3e-6, 1e-6, 9e-6, 1e-9).unwrap()),
+            (4097, crate::LogGP::new(3e-6, 1e-6, 2e-6, 1e-9).unwrap()),
         ])
         .unwrap();
-        let slow = crate::LogGP::new(1e-6, 1e-6, 9e-6, 1e-8, 8).unwrap();
+        let slow = crate::LogGP::new(1e-6, 1e-6, 9e-6, 1e-8).unwrap();
         let models: [&dyn CommModel; 3] = [&presets::open_mpi_openib(), &slow_small, &slow];
         for model in models {
             let bare = NoLines(model);

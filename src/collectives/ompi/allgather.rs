@@ -42,7 +42,7 @@ use crate::util::bits::ceil_log2;
 /// use commcost::collectives::{Algorithm, Problem};
 /// use commcost::{LogGP, Message};
 ///
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// let problem = Problem::new(4, Message::contiguous(1001));
 /// // neighbor exchange on 4: T(1001) + T(2002) = (7 µs + 1 µs) + (7 µs + 2.001 µs)
 /// let t = Allgather::Neighbor.cost(&model, &problem)?;

@@ -47,7 +47,7 @@ use crate::util::bits::floor_log2;
 /// use commcost::collectives::{Algorithm, Problem};
 /// use commcost::{LogGP, Message};
 ///
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 8)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// // 4 bytes on 8 processes: the ring falls back to recursive doubling, as in Open MPI
 /// let small = Problem::new(8, Message::contiguous(4));
 /// let ring = Allreduce::Ring.cost(&model, &small)?;

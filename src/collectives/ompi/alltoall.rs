@@ -38,7 +38,7 @@ use crate::error::CollectiveError;
 /// use commcost::collectives::{Algorithm, Problem};
 /// use commcost::{LogGP, Message};
 ///
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// // pairwise on 4 processes: 3 T(1) = 21 µs
 /// let t = Alltoall::Pairwise.cost(&model, &Problem::new(4, Message::contiguous(1)))?;
 /// assert!((t - 21e-6).abs() < 1e-15);

@@ -35,7 +35,7 @@ use crate::util::bits::{ceil_log2, floor_log2};
 /// use commcost::collectives::{Algorithm, Problem};
 /// use commcost::{LogGP, Message};
 ///
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 8)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// // dissemination on 5 processes: ⌈log2 5⌉ = 3 rounds of T(0) = 7 µs
 /// let t = Barrier::Bruck.cost(&model, &Problem::new(5, Message::contiguous(0)))?;
 /// assert!((t - 21e-6).abs() < 1e-15);

@@ -56,7 +56,7 @@ use crate::util::bits::ceil_log2;
 /// assert_eq!((bcast.ompi_id(), bcast.faninout(), bcast.segment_size()), (2, 4, 8192));
 /// assert_eq!(bcast.to_string(), "chain:segment=8192,fanout=4");
 /// // unsegmented binomial on 4 processes, LogGP: 2 T(m) (the largest subtree first)
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// let t = Bcast::Binomial { segment: 0 }.cost(&model, &Problem::new(4, Message::contiguous(1)))?;
 /// assert!((t - 2.0 * 7e-6).abs() < 1e-15);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

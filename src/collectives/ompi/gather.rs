@@ -34,7 +34,7 @@ use crate::error::CollectiveError;
 /// use commcost::collectives::{Algorithm, Problem};
 /// use commcost::{LogGP, Message};
 ///
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// // basic linear on 3 processes, 1 byte: T + max(I, or) = 7 µs + 2 µs
 /// let t = Gather::BasicLinear.cost(&model, &Problem::new(3, Message::contiguous(1)))?;
 /// assert!((t - 9e-6).abs() < 1e-15);

@@ -405,7 +405,7 @@ mod tests {
     fn local_work_is_added_to_the_messages() {
         use crate::collectives::{CopyCost, LocalWork, Problem};
         use crate::{LogGP, Message};
-        let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4).unwrap();
+        let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9).unwrap();
         let local = LocalWork::new(CopyCost::new(0.0, &[(0, 1e-10)]).unwrap(), 1e-6).unwrap();
         let free = Problem::new(4, Message::contiguous(1000));
         let priced = free.with_local(local);

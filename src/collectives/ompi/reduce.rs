@@ -52,7 +52,7 @@ use crate::util::bits::floor_log2;
 /// use commcost::collectives::{Algorithm, Problem};
 /// use commcost::{LogGP, Message};
 ///
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// // 2 processes: every tree is one message T(m) = 2o + L = 7 µs
 /// let t = Reduce::Binary { segment: 0 }.cost(&model, &Problem::new(2, Message::contiguous(1)))?;
 /// assert!((t - 7e-6).abs() < 1e-15);

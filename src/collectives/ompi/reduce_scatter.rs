@@ -36,7 +36,7 @@ use crate::util::bits::floor_log2;
 /// use commcost::collectives::{Algorithm, Problem};
 /// use commcost::{LogGP, Message};
 ///
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// // ring on 4 processes, 4004 bytes: 3 T(1001) = 3 (7 µs + 1 µs)
 /// let t = ReduceScatter::Ring.cost(&model, &Problem::new(4, Message::contiguous(4004)))?;
 /// assert!((t - 24e-6).abs() < 1e-12);

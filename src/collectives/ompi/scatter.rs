@@ -29,7 +29,7 @@ use crate::error::CollectiveError;
 /// use commcost::collectives::{Algorithm, Problem};
 /// use commcost::{LogGP, Message};
 ///
-/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 4)?;
+/// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// // binomial on 4 processes, 1-byte blocks: T(2) + T(1) + g = 7.001 + 7 + 2 µs
 /// let t = Scatter::Binomial.cost(&model, &Problem::new(4, Message::contiguous(1)))?;
 /// assert!((t - 16.001e-6).abs() < 1e-12);

@@ -135,7 +135,7 @@ impl Hop {
 /// ```
 /// use commcost::{CommModel, LogGP, LogNP, Message};
 ///
-/// let loggp = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9, 2)?;
+/// let loggp = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// let as_lognp = LogNP::from(loggp.clone());
 /// let msg = Message::contiguous(4096);
 /// assert!((as_lognp.p2p(&msg) - loggp.p2p(&msg)).abs() < 1e-18);

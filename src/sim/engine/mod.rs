@@ -562,7 +562,7 @@ mod tests {
     fn sends_waiting_for_one_nic_keep_their_order_and_spacing() {
         use crate::{LogGP, Message};
         let (l, o, g, big_g) = (5e-6, 1e-6, 4e-6, 1e-9);
-        let model = LogGP::new(l, o, g, big_g, 2).unwrap();
+        let model = LogGP::new(l, o, g, big_g).unwrap();
         let k = 5000u64;
         let interval = g + 7.0 * big_g;
         let t8 = model.p2p(&Message::contiguous(8));

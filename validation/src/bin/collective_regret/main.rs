@@ -436,7 +436,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         // the cheapest prediction; ties (relative 1e-9) broken by rounds, then Open MPI id,
         // then segment size (model-independent)
         let cheapest = priced.iter().map(|x| x.2).fold(f64::INFINITY, f64::min);
-        let unit = LogGP::new(1.0, 0.0, 1.0, 0.0, p)?;
+        let unit = LogGP::new(1.0, 0.0, 1.0, 0.0)?;
         let tied: Vec<&(&Run, String, f64)> = priced
             .iter()
             .filter(|x| x.2 <= cheapest + cheapest.abs() * 1e-9)
