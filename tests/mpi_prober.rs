@@ -9,9 +9,10 @@
 use std::process::Command;
 use std::time::Duration;
 
-use commcost::calibrate::{AssessmentConfig, Prober, PrttPlan, assess_loggp, measure_prtt};
+use commcost::calibrate::{AssessmentConfig, assess_loggp};
 use commcost::probe::mpi::{MpiProber, serve};
 use commcost::probe::{Budget, Methodology};
+use commcost::probe::{Prober, PrttPlan, measure_prtt};
 use mpi::traits::Communicator;
 
 const TEST: &str = "prtt_over_two_ranks";

@@ -66,11 +66,6 @@ pub fn relative_errors(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
     Some((at(0.5), at(0.9)))
 }
 
-/// The measuring side of the PRTT assessment lives in [`crate::probe`]; re-exported here for
-/// the call sites that name it `calibrate::*`.
-pub use crate::probe::{
-    Prober, PrttMeasurement, PrttPlan, PrttSpread, SimulatedProber, measure_prtt,
-};
 pub use benchmark_plogp::{BenchmarkPLogPFit, fit_plogp_from_benchmarks};
 pub use benchmarks::{
     BenchmarkFit, BenchmarkFitConfig, BenchmarkPoint, BenchmarkRange, BenchmarkSeries, SeriesKind,

@@ -5,9 +5,10 @@ use crate::common;
 
 use commcost::calibrate::CalibrationError;
 use commcost::calibrate::{
-    AssessmentConfig, DetectionConfig, Prober, PrttPlan, PrttSample, assess_loggp, detect_changes,
-    detect_changes_naive, measure_prtt,
+    AssessmentConfig, DetectionConfig, PrttSample, assess_loggp, detect_changes,
+    detect_changes_naive,
 };
+use commcost::probe::{Prober, PrttPlan, measure_prtt};
 use commcost::{LogGP, Protocols, presets};
 use common::{SplitMix64, assert_rel};
 use proptest::prelude::*;

@@ -3,11 +3,12 @@
 
 use std::time::Duration;
 
-use commcost::calibrate::{AssessmentConfig, Prober, PrttPlan, assess_loggp, measure_prtt};
+use commcost::calibrate::{AssessmentConfig, assess_loggp};
 use commcost::probe::{
     Budget, CopyKind, CopyPlan, MatrixPlan, Methodology, ProbeError, TcpLoopbackProber,
     measure_copies, measure_matrix_transfers,
 };
+use commcost::probe::{Prober, PrttPlan, measure_prtt};
 
 fn budget() -> Budget {
     Budget::new(Duration::from_secs(60), 64 << 20)

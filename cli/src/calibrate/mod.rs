@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
+use commcost::calibrate::Adjustment;
 use commcost::calibrate::CalibrationError;
-use commcost::calibrate::{Adjustment, Prober};
+use commcost::probe::Prober;
 use commcost::{LogGP, ModelSpec, Protocols};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value, json};

@@ -6,7 +6,8 @@
 //!
 //! Run with `cargo run --release -p commcost-validation --bin assessment_accuracy [seeds]` (default 300).
 
-use commcost::calibrate::{AssessmentConfig, Prober, PrttSample, SimulatedProber, assess_loggp};
+use commcost::calibrate::{AssessmentConfig, PrttSample, assess_loggp};
+use commcost::probe::{Prober, SimulatedProber};
 use commcost::{CommModel, Message, presets};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -16,7 +16,7 @@
 //!    integers (the Mlines paper's experiment), fits S1-S3 and M1-M3 on 100 shapes and scores
 //!    them on 100 others, rows and columns apart (the paper's Table 2).
 //! 3. **LogGP over TCP loopback** — measures PRTT(n, d, s) against an echo thread in shuffled
-//!    passes (`calibrate::measure_prtt`), assesses LogGP with protocol ranges, and checks it on
+//!    passes (`probe::measure_prtt`), assesses LogGP with protocol ranges, and checks it on
 //!    half round trips at sizes between the grid's.
 //!
 //! 4. **log_3 P over TCP loopback** — half round trips to self and to the echo thread,
@@ -35,14 +35,14 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use commcost::calibrate::{
-    AssessmentConfig, CopyMeasurements, MlinesSample, Prober, PrttPlan, RegressionVariant,
-    assess_loggp, derive_log3p, derive_memory_logp, fit_mlines_model, fit_regression, measure_prtt,
-    relative_errors,
+    AssessmentConfig, CopyMeasurements, MlinesSample, RegressionVariant, assess_loggp,
+    derive_log3p, derive_memory_logp, fit_mlines_model, fit_regression, relative_errors,
 };
 use commcost::probe::{
     Budget, CopyKind, CopyPlan, Log3PPlan, MatrixPlan, Methodology, TcpLoopbackProber,
     cache_line_size, measure_copies, measure_layouts, measure_matrix_transfers,
 };
+use commcost::probe::{Prober, PrttPlan, measure_prtt};
 use commcost::{CommModel, Message, ModelSpec};
 
 struct Args {

@@ -33,11 +33,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use commcost::calibrate::{
-    AssessmentConfig, Prober, PrttPlan, assess_loggp, derive_log3p, measure_prtt, relative_errors,
-};
+use commcost::calibrate::{AssessmentConfig, assess_loggp, derive_log3p, relative_errors};
 use commcost::probe::mpi::{MpiProber, PayloadBuffers, measure_layouts, serve};
 use commcost::probe::{Budget, CopyKind, CopyPlan, Log3PPlan, Methodology, measure_copies};
+use commcost::probe::{Prober, PrttPlan, measure_prtt};
 use commcost::{CommModel, ModelSpec};
 use mpi::traits::Communicator;
 
