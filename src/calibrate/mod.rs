@@ -9,7 +9,8 @@
 //! * [`detect_changes`] — protocol-change detection on `(size, value)` series, robust to noise,
 //!   outliers and level shifts; [`detect_changes_netgauge`] reproduces Netgauge's rule.
 //! * [`assess_loggp`] — LogGP with protocol ranges from PRTT samples (Hoefler et al. 2007);
-//!   [`measure_prtt`] takes those samples through any [`Prober`].
+//!   [`probe::measure_prtt`](crate::probe::measure_prtt) takes those samples through any
+//!   [`probe::Prober`](crate::probe::Prober).
 //! * [`derive_log3p`] and [`derive_memory_logp`] — the software-parameterised models from
 //!   half round trips and copy timings.
 //! * [`parse_netgauge`] — Netgauge's LogGP output files, as samples and as its reported model.
