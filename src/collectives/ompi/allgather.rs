@@ -79,11 +79,7 @@ ompi_algorithms! {
     4 Ring => "ring", "ring";
     5 Neighbor => "neighbor", "neighbor";
     6 TwoProc => "two-proc", "two_proc";
-    impl OmpiAlgorithm {
-        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-            self.local_work_of(processes, bytes)
-        }
-    }
+    impl OmpiAlgorithm {}
     impl Algorithm {
         fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
             Self::ALL

@@ -89,10 +89,6 @@ ompi_algorithms! {
     5 SegmentedRing { segment: "segment" = 0 } => "segmented-ring", "segmented_ring";
     6 Rabenseifner => "rabenseifner", "rabenseifner";
     impl OmpiAlgorithm {
-        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-            self.local_work_of(processes, bytes)
-        }
-
         fn segment_size(&self) -> u64 {
             match *self {
                 Self::SegmentedRing { segment } => segment,

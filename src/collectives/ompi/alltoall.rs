@@ -75,11 +75,7 @@ ompi_algorithms! {
     3 ModifiedBruck => "modified-bruck", "modified_bruck";
     4 LinearSync { max_requests: "max-requests" = 0 } => "linear-sync", "linear_sync";
     5 TwoProc => "two-proc", "two_proc";
-    impl OmpiAlgorithm {
-        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-            self.local_work_of(processes, bytes)
-        }
-    }
+    impl OmpiAlgorithm {}
     impl Algorithm {
         fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
             let mut out = vec![Self::Linear, Self::Pairwise, Self::ModifiedBruck];

@@ -70,11 +70,7 @@ ompi_algorithms! {
     4 Bruck => "bruck", "bruck";
     5 TwoProc => "two-proc", "two_proc";
     6 Tree => "tree", "tree";
-    impl OmpiAlgorithm {
-        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-            self.local_work_of(processes, bytes)
-        }
-    }
+    impl OmpiAlgorithm {}
     impl Algorithm {
         fn candidates(_: &dyn CommModel, problem: &Problem) -> Vec<Self> {
             Self::ALL

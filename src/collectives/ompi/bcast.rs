@@ -129,10 +129,6 @@ ompi_algorithms! {
     8 ScatterAllgather => "scatter-allgather", "scatter_allgather";
     9 ScatterAllgatherRing => "scatter-allgather-ring", "scatter_allgather_ring";
     impl OmpiAlgorithm {
-        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-            self.local_work_of(processes, bytes)
-        }
-
         fn faninout(&self) -> u64 {
             match *self {
                 Self::Chain { fanout, .. } => fanout,

@@ -64,10 +64,6 @@ ompi_algorithms! {
     2 Binomial => "binomial", "binomial";
     3 LinearSync { segment: "segment" = 0 } => "linear-sync", "linear_sync";
     impl OmpiAlgorithm {
-        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-            self.local_work_of(processes, bytes)
-        }
-
         fn segment_size(&self) -> u64 {
             match *self {
                 Self::LinearSync { segment } => segment,

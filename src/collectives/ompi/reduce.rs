@@ -111,10 +111,6 @@ ompi_algorithms! {
     6 InOrderBinary { segment: "segment" = 0 } => "in-order-binary", "in-order_binary";
     7 Rabenseifner => "rabenseifner", "rabenseifner";
     impl OmpiAlgorithm {
-        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-            self.local_work_of(processes, bytes)
-        }
-
         fn faninout(&self) -> u64 {
             match *self {
                 Self::Chain { fanout, .. } => fanout,

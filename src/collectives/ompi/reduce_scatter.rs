@@ -65,11 +65,7 @@ ompi_algorithms! {
     2 RecursiveHalving => "recursive-halving", "recursive_halving";
     3 Ring => "ring", "ring";
     4 Butterfly => "butterfly", "butterfly";
-    impl OmpiAlgorithm {
-        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-            self.local_work_of(processes, bytes)
-        }
-    }
+    impl OmpiAlgorithm {}
     impl Algorithm {
         fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
             Self::ALL.to_vec()

@@ -55,11 +55,7 @@ ompi_algorithms! {
     1 BasicLinear => "basic-linear", "basic_linear";
     2 Binomial => "binomial", "binomial";
     3 LinearNb => "linear-nb", "linear_nb";
-    impl OmpiAlgorithm {
-        fn local_work(&self, processes: u64, bytes: u64) -> Copies {
-            self.local_work_of(processes, bytes)
-        }
-    }
+    impl OmpiAlgorithm {}
     impl Algorithm {
         fn candidates(_: &dyn CommModel, _: &Problem) -> Vec<Self> {
             vec![Self::BasicLinear, Self::Binomial]

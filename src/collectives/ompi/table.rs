@@ -22,8 +22,8 @@ pub(super) fn write_name(
 }
 
 /// Declares an Open MPI algorithm list once and implements from it: `NAMES` (kebab-case, in ID
-/// order), [`OmpiAlgorithm`](super::OmpiAlgorithm) (`COLLECTIVE`, `ompi_id`, `ompi_name`, plus
-/// the items given in `impl OmpiAlgorithm { … }`), [`Algorithm`](crate::collectives::Algorithm)
+/// order), [`OmpiAlgorithm`](super::OmpiAlgorithm) (`COLLECTIVE`, `ompi_id`, `ompi_name`,
+/// `local_work` = the type's `local_work_of`, plus the items given in `impl OmpiAlgorithm { … }`), [`Algorithm`](crate::collectives::Algorithm)
 /// (`name`, `label` = `Display`, `cost` = the type's `messages_cost` plus the price of its local
 /// work, plus the items given in `impl Algorithm { … }`: `candidates`), `kebab_name`, `FromStr`
 /// and `Display`. IDs must be `1, 2, …` in order (checked at compile time); a variant missing
@@ -141,6 +141,10 @@ macro_rules! ompi_algorithms {
                 match self {
                     $( Self::$variant { .. } => $ompi, )+
                 }
+            }
+
+            fn local_work(&self, processes: u64, bytes: u64) -> $crate::collectives::Copies {
+                self.local_work_of(processes, bytes)
             }
 
             $($extra)*
