@@ -5,7 +5,7 @@
 //! claims of correctness (the other suites check the formulas against papers, measurements and
 //! independent oracles). Their job is to make any change of a prediction visible: a refactoring
 //! must leave every value identical. A change that is meant to move predictions regenerates the
-//! file with `COMMCOST_BLESS=1 cargo test --test models value_stability` and says why in the CHANGELOG.
+//! file with `COMMCOST_BLESS=1 cargo test --test integration value_stability` and says why in the CHANGELOG.
 //!
 //! Models come from `tests/fixtures/value_stability/models.tsv` (name, `ModelSpec` JSON), so the
 //! test does not depend on how models are constructed in Rust.

@@ -4,7 +4,7 @@
 //! finite and non-negative (times) or an exact count.
 //!
 //! 64 cases per property keep `cargo test` fast; run longer with
-//! `PROPTEST_CASES=100000 cargo test --release --test no_panic no_panic_properties`.
+//! `PROPTEST_CASES=100000 cargo test --release --test integration no_panic_properties`.
 //!
 //! Not covered here: the calibration of LogGP from PRTT measurements, change detection and the
 //! Netgauge parser (their modules carry their own hostile-input tests).

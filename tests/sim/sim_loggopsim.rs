@@ -549,7 +549,7 @@ fn an_early_unexpected_message_does_not_hold_back_a_concurrent_one() {
     assert!((ns(closed) - 57960.0).abs() <= AGREE_NS, "{}", ns(closed));
 }
 
-/// `COMMCOST_LGS_REPORT=1 cargo test --test sim sim_loggopsim -- --nocapture` prints every
+/// `COMMCOST_LGS_REPORT=1 cargo test --test integration sim_loggopsim -- --nocapture` prints every
 /// comparison: LogGOPSim's makespan, ours, and the ranks that differ (rank, theirs, ours; ns).
 #[test]
 fn report() {

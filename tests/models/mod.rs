@@ -1,9 +1,6 @@
 //! Models, their parameters and files: hand-computed values from the papers, properties
 //! that hold for every model, serde round trips and validation, and the value-stability pins.
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod golden_table2;
 mod json_mutation;
 mod keeps_pace;

@@ -1,9 +1,6 @@
 //! Collectives: closed forms against sums by hand, lower bounds, Open MPI's algorithms,
 //! selection and the exported rules files.
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod collective_lower_bound;
 mod collective_sums;
 mod collectives;

@@ -1,9 +1,6 @@
 //! Calibration: fits on exact and on real measured data, the benchmark importers, the
 //! probes, and no panic on hostile samples.
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod benchmark_importers;
 mod benchmark_runs;
 mod benchmark_steps;
