@@ -36,7 +36,7 @@ pub struct Message {
     offset: u64,
 }
 
-/// The serialised form of [`Message`]; loading goes through [`Message::vector`].
+/// Private fields, no public form: loading re-runs [`Message::vector`]'s validation.
 #[cfg(feature = "serde")]
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]

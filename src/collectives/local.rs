@@ -23,7 +23,7 @@ pub struct CopyCost {
     len: usize,
 }
 
-/// The unchecked form of a [`CopyCost`] in a file.
+/// Private fields, no public form: loading re-runs [`CopyCost::new`]'s validation.
 #[cfg(feature = "serde")]
 #[derive(serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
@@ -209,7 +209,7 @@ pub struct LocalWork {
     temp_buffer: f64,
 }
 
-/// The unchecked form of a [`LocalWork`] in a file.
+/// Private fields, no public form: loading re-runs [`LocalWork::new`]'s validation.
 #[cfg(feature = "serde")]
 #[derive(serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]

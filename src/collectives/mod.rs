@@ -123,7 +123,7 @@ pub struct Operator {
     per_byte: f64,
 }
 
-/// The unchecked form of an [`Operator`] in a file.
+/// Private fields, no public form: loading re-runs [`Operator::new`]'s validation.
 #[cfg(feature = "serde")]
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -355,7 +355,7 @@ pub struct SwitchPoint<A> {
     pub to: A,
 }
 
-/// The unchecked form of a [`DecisionTable`] in a file.
+/// Private fields, no public form: loading checks the axes and cells a ranked table has.
 #[cfg(feature = "serde")]
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]

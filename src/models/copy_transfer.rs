@@ -29,6 +29,7 @@ pub struct Stage {
     strided_time_per_byte: Option<Table1D>,
 }
 
+/// Private fields, no public form: loading re-runs [`Stage::new`]'s validation.
 #[cfg(feature = "serde")]
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -83,6 +83,21 @@ impl LogGP {
     /// # Errors
     ///
     /// [`ParameterError`] if `processors < 1`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::LogGP;
+    ///
+    /// let loggp = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
+    /// assert_eq!(loggp.processors(), None);
+    /// let loggp = loggp.with_processors(64)?;
+    /// assert_eq!(loggp.processors(), Some(64));
+    /// assert_eq!((loggp.latency(), loggp.gap_per_byte()), (5e-6, 1e-9)); // the rest kept
+    /// let err = loggp.with_processors(0).unwrap_err();
+    /// assert!(err.to_string().contains("processors"), "{err}");
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
     pub fn with_processors(self, processors: u64) -> Result<Self, ParameterError> {
         Ok(Self {
             processors: Some(ParameterError::at_least("processors", processors, 1)?),

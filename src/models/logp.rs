@@ -82,6 +82,21 @@ impl LogP {
     /// # Errors
     ///
     /// [`ParameterError`] if `processors < 1`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::LogP;
+    ///
+    /// let logp = LogP::new(5e-6, 1e-6, 2e-6, 8)?;
+    /// assert_eq!(logp.processors(), None);
+    /// let logp = logp.with_processors(64)?;
+    /// assert_eq!(logp.processors(), Some(64));
+    /// assert_eq!((logp.latency(), logp.gap(), logp.word_bytes()), (5e-6, 2e-6, 8)); // the rest kept
+    /// let err = logp.with_processors(0).unwrap_err();
+    /// assert!(err.to_string().contains("processors"), "{err}");
+    /// # Ok::<(), commcost::ParameterError>(())
+    /// ```
     pub fn with_processors(self, processors: u64) -> Result<Self, ParameterError> {
         Ok(Self {
             processors: Some(ParameterError::at_least("processors", processors, 1)?),

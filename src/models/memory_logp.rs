@@ -384,6 +384,7 @@ pub struct CacheHierarchy {
     levels: Vec<CacheLevel>,
 }
 
+/// Private fields, no public form: loading re-runs [`CacheHierarchy::new`]'s validation.
 #[cfg(feature = "serde")]
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]

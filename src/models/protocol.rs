@@ -91,6 +91,7 @@ pub struct Protocols<M> {
     rendezvous_above: Option<u64>,
 }
 
+/// Private fields, no public form: loading re-runs [`Protocols::new`]'s validation.
 #[cfg(feature = "serde")]
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -46,8 +46,7 @@ pub struct Table2D {
     grid: Vec<f64>,
 }
 
-/// The serialised form of [`Table2D`]: one row per size (loading goes through
-/// [`Table2D::new`]).
+/// Private flat grid, serialised one row per size: loading re-runs [`Table2D::new`]'s validation.
 #[cfg(feature = "serde")]
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -170,6 +170,7 @@ pub struct Table1D {
     values: Vec<f64>,
 }
 
+/// Private fields, no public form: loading re-runs [`Table1D::new`]'s validation.
 #[cfg(feature = "serde")]
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]

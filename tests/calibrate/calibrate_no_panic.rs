@@ -256,9 +256,13 @@ fn invalid_configs_name_their_field() {
 }
 
 #[test]
-fn configs_are_validated_when_read() {
+fn configs_read_from_files_are_validated_where_used() {
     let bad = r#"{"lookahead": 0, "pfact": 2.0, "deviation": 4.0, "relative_floor": 1e-6}"#;
-    assert!(serde_json::from_str::<DetectionConfig>(bad).is_err());
+    let bad: DetectionConfig = serde_json::from_str(bad).unwrap();
+    let err = detect_changes(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0], &bad)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("lookahead"), "{err}");
     let unknown =
         r#"{"lookahead": 5, "pfact": 2.0, "deviation": 4.0, "relative_floor": 1e-6, "x": 1}"#;
     assert!(serde_json::from_str::<DetectionConfig>(unknown).is_err());
@@ -268,10 +272,12 @@ fn configs_are_validated_when_read() {
         DetectionConfig::default()
     );
     let assessment = format!(r#"{{"n": 1, "detection": {good}, "netgauge_compatible": false}}"#);
-    let err = serde_json::from_str::<AssessmentConfig>(&assessment)
-        .unwrap_err()
-        .to_string();
+    let assessment: AssessmentConfig = serde_json::from_str(&assessment).unwrap();
+    let err = assess_loggp(&[], &assessment).unwrap_err().to_string();
     assert!(err.contains("`n`"), "{err}");
+    let unknown =
+        format!(r#"{{"n": 16, "detection": {good}, "netgauge_compatible": false, "x": 1}}"#);
+    assert!(serde_json::from_str::<AssessmentConfig>(&unknown).is_err());
 }
 
 #[test]

@@ -16,17 +16,29 @@ fn rejects<T: serde::de::DeserializeOwned + std::fmt::Debug>(text: &str) {
     assert!(r.is_err(), "accepted {text}: {r:?}");
 }
 
+/// A log_n P model of the one hop `hop` (JSON): hops are checked by the model they are in.
+fn lognp_of(hop: &str) -> String {
+    format!(r#"{{"unit_stride": 0, "hops": [{hop}]}}"#)
+}
+
+/// A log_n P model whose one hop has the unit-stride cost `cost` (JSON).
+fn lognp_with_overhead(cost: &str) -> String {
+    lognp_of(&format!(r#"{{"overhead": {cost}}}"#))
+}
+
 #[test]
 fn size_costs_load_through_validation() {
-    rejects::<SizeCost>(r#"{"form": "linear", "fixed": -1.0, "per_byte": 1e-9}"#);
-    rejects::<SizeCost>(r#"{"form": "long_message", "first_byte": 1e-6, "per_byte": -1e-9}"#);
-    rejects::<SizeCost>(
+    for bad in [
+        r#"{"form": "linear", "fixed": -1.0, "per_byte": 1e-9}"#,
+        r#"{"form": "long_message", "first_byte": 1e-6, "per_byte": -1e-9}"#,
         r#"{"form": "words", "first_word": 1e-6, "per_extra_word": 1e-7, "word_bytes": 0}"#,
-    );
-    rejects::<SizeCost>(r#"{"form": "table", "sizes": [0.0, 1.0], "values": [1e-6, -1e-6]}"#);
-    rejects::<SizeCost>(r#"{"form": "per_byte", "sizes": [0.0], "values": [-1.0]}"#);
-    rejects::<SizeCost>(r#"{"form": "linear", "fixed": 1e-320, "per_byte": 1e-9}"#);
-    rejects::<SizeCost>(r#"{"form": "linear", "fixed": 0.0, "per_byte": 1e300}"#);
+        r#"{"form": "table", "sizes": [0.0, 1.0], "values": [1e-6, -1e-6]}"#,
+        r#"{"form": "per_byte", "sizes": [0.0], "values": [-1.0]}"#,
+        r#"{"form": "linear", "fixed": 1e-320, "per_byte": 1e-9}"#,
+        r#"{"form": "linear", "fixed": 0.0, "per_byte": 1e300}"#,
+    ] {
+        rejects::<LogNP>(&lognp_with_overhead(bad));
+    }
     rejects::<SizeCost>(r#"{"form": "linear", "fixed": 0.0, "per_byte": 1e-9, "extra": 1}"#);
     let ok: SizeCost =
         serde_json::from_str(r#"{"form": "linear", "fixed": 1e-6, "per_byte": 1e-9}"#).unwrap();
@@ -35,18 +47,19 @@ fn size_costs_load_through_validation() {
 
 #[test]
 fn stride_costs_and_hops_load_through_validation() {
-    rejects::<StrideCost>(
-        r#"{"form": "table", "sizes": [64.0], "strides": [16.0], "values": [[-1e-6]]}"#,
-    );
-    rejects::<Hop>(
-        r#"{"overhead": {"form": "linear", "fixed": 1e-6, "per_byte": 1e-9}, "gap": {"form": "linear", "fixed": -1.0, "per_byte": 0.0}}"#,
-    );
-    rejects::<Hop>(
-        r#"{"overhead": {"form": "linear", "fixed": 1e-6, "per_byte": 1e-9}, "strided": {"form": "per_byte", "sizes": [64.0], "strides": [16.0], "values": [[-1e-9]]}}"#,
-    );
-    rejects::<Hop>(
-        r#"{"overhead": {"form": "linear", "fixed": 1e-6, "per_byte": 1e-9}, "gapp": null}"#,
-    );
+    let linear = r#"{"form": "linear", "fixed": 1e-6, "per_byte": 1e-9}"#;
+    let stride = r#"{"form": "table", "sizes": [64.0], "strides": [16.0], "values": [[-1e-6]]}"#;
+    serde_json::from_str::<StrideCost>(stride).unwrap();
+    rejects::<LogNP>(&lognp_of(&format!(
+        r#"{{"overhead": {linear}, "strided": {stride}}}"#
+    )));
+    rejects::<LogNP>(&lognp_of(&format!(
+        r#"{{"overhead": {linear}, "gap": {{"form": "linear", "fixed": -1.0, "per_byte": 0.0}}}}"#
+    )));
+    rejects::<LogNP>(&lognp_of(&format!(
+        r#"{{"overhead": {linear}, "strided": {{"form": "per_byte", "sizes": [64.0], "strides": [16.0], "values": [[-1e-9]]}}}}"#
+    )));
+    rejects::<Hop>(&format!(r#"{{"overhead": {linear}, "gapp": null}}"#));
     let hop: Hop =
         serde_json::from_str(r#"{"overhead": {"form": "linear", "fixed": 1e-6, "per_byte": 0.0}}"#)
             .unwrap();
@@ -116,6 +129,13 @@ fn load_errors_name_the_field_path() {
     let e = load(r#"{"model": "lognp", "unit_stride": 0, "hops": [{"overhead": {"form": "linear", "fixed": 0.0, "per_byte": 0.0}}, {"overhead": {"form": "linear", "fixed": 0.0, "per_byte": 0.0}, "gapp": null}]}"#)
         .unwrap_err();
     assert_eq!(e.path, "hops[1].gapp");
+    // an invalid cost of a hop: the model's validation names the hop and the field
+    let e = load(r#"{"model": "lognp", "unit_stride": 0, "hops": [{"overhead": {"form": "linear", "fixed": 0.0, "per_byte": 0.0}}, {"overhead": {"form": "linear", "fixed": 0.0, "per_byte": 0.0}, "gap": {"form": "linear", "fixed": -1.0, "per_byte": 0.0}}]}"#)
+        .unwrap_err();
+    assert!(
+        e.message.contains("hop 1") && e.message.contains("`gap`"),
+        "{e}"
+    );
     // a generic load names the path too
     let e = deserialize_with_path::<Protocols<LogGP>, _>(&mut serde_json::Deserializer::from_str(
         &format!(r#"{{"ranges": [{}]}}"#, range("true")),

@@ -15,13 +15,14 @@ use crate::error::{CalibrationError, ParameterError};
 
 /// Settings of [`detect_changes`].
 ///
-/// Deserialisation rejects unknown fields and runs [`validate`](Self::validate);
-/// [`detect_changes`] validates too.
+/// Its fields are public, so a value is checked where it is used: [`detect_changes`] and
+/// [`detect_changes_naive`] run [`validate`](Self::validate) and return the error naming the
+/// field. Deserialisation rejects unknown fields.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "DetectionConfigFields")
+    serde(deny_unknown_fields)
 )]
 pub struct DetectionConfig {
     /// `x`: points of look-ahead (the paper suggests 3 to 5).
@@ -45,31 +46,6 @@ impl Default for DetectionConfig {
             deviation: 4.0,
             relative_floor: 1e-6,
         }
-    }
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DetectionConfigFields {
-    lookahead: usize,
-    pfact: f64,
-    deviation: f64,
-    relative_floor: f64,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<DetectionConfigFields> for DetectionConfig {
-    type Error = ParameterError;
-    fn try_from(f: DetectionConfigFields) -> Result<Self, Self::Error> {
-        let config = Self {
-            lookahead: f.lookahead,
-            pfact: f.pfact,
-            deviation: f.deviation,
-            relative_floor: f.relative_floor,
-        };
-        config.validate()?;
-        Ok(config)
     }
 }
 

@@ -38,12 +38,14 @@ pub struct PrttSample {
 
 /// Settings of [`assess_loggp`].
 ///
-/// Deserialisation rejects unknown fields and runs [`validate`](Self::validate).
+/// Its fields are public, so a value is checked where it is used: [`assess_loggp`] runs
+/// [`validate`](Self::validate) and returns the error naming the field. Deserialisation rejects
+/// unknown fields.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "AssessmentConfigFields")
+    serde(deny_unknown_fields)
 )]
 pub struct AssessmentConfig {
     /// The `n` of the `PRTT(n, 0, s)` and `PRTT(n, d, s)` samples (the paper uses 16, Netgauge
@@ -65,29 +67,6 @@ impl Default for AssessmentConfig {
             detection: DetectionConfig::default(),
             netgauge_compatible: false,
         }
-    }
-}
-
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AssessmentConfigFields {
-    n: u32,
-    detection: DetectionConfig,
-    netgauge_compatible: bool,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<AssessmentConfigFields> for AssessmentConfig {
-    type Error = ParameterError;
-    fn try_from(f: AssessmentConfigFields) -> Result<Self, Self::Error> {
-        let config = Self {
-            n: f.n,
-            detection: f.detection,
-            netgauge_compatible: f.netgauge_compatible,
-        };
-        config.validate()?;
-        Ok(config)
     }
 }
 

@@ -9,12 +9,14 @@ use crate::table::Table2D;
 /// `o_i(s)` or the gap `g_i(s)` of a log_n P hop.
 ///
 /// Every form evaluates to a non-negative number of seconds: a table's linear extrapolation is
-/// clamped at 0.
+/// clamped at 0. Its variants are public, so a `SizeCost` is not checked on its own:
+/// [`LogNP::new`](super::LogNP::new) validates the costs of every hop (finite, non-negative, a
+/// word size of at least 1), and so does loading a [`LogNP`](super::LogNP).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(tag = "form", rename_all = "snake_case", try_from = "SizeCostFields")
+    serde(tag = "form", rename_all = "snake_case", deny_unknown_fields)
 )]
 pub enum SizeCost {
     /// Measured seconds at discrete sizes, piecewise linear ([`Table1D`]).
@@ -46,58 +48,6 @@ pub enum SizeCost {
         /// Bytes per word `w`.
         word_bytes: u64,
     },
-}
-
-/// The serialised form of [`SizeCost`]; loading validates every form as [`LogNP::new`] does.
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(tag = "form", rename_all = "snake_case", deny_unknown_fields)]
-enum SizeCostFields {
-    Table(Table1D),
-    PerByte(Table1D),
-    Linear {
-        fixed: f64,
-        per_byte: f64,
-    },
-    LongMessage {
-        first_byte: f64,
-        per_byte: f64,
-    },
-    Words {
-        first_word: f64,
-        per_extra_word: f64,
-        word_bytes: u64,
-    },
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<SizeCostFields> for SizeCost {
-    type Error = ParameterError;
-    fn try_from(f: SizeCostFields) -> Result<Self, Self::Error> {
-        let cost = match f {
-            SizeCostFields::Table(t) => Self::Table(t),
-            SizeCostFields::PerByte(t) => Self::PerByte(t),
-            SizeCostFields::Linear { fixed, per_byte } => Self::Linear { fixed, per_byte },
-            SizeCostFields::LongMessage {
-                first_byte,
-                per_byte,
-            } => Self::LongMessage {
-                first_byte,
-                per_byte,
-            },
-            SizeCostFields::Words {
-                first_word,
-                per_extra_word,
-                word_bytes,
-            } => Self::Words {
-                first_word,
-                per_extra_word,
-                word_bytes,
-            },
-        };
-        cost.validate("size_cost")?;
-        Ok(cost)
-    }
 }
 
 impl SizeCost {
@@ -223,11 +173,15 @@ impl SizeCost {
 
 /// The additional cost of strided data over unit stride, `l_i(s, d)`, of a log_n P hop; read
 /// only for messages that [`Message::strided_access`](crate::Message::strided_access) reports as strided.
+///
+/// Its variants are public, so a `StrideCost` is not checked on its own:
+/// [`LogNP::new`](super::LogNP::new) validates it (no negative entry, zero at strides up to the
+/// model's unit stride), and so does loading a [`LogNP`](super::LogNP).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(tag = "form", rename_all = "snake_case", try_from = "StrideCostFields")
+    serde(tag = "form", rename_all = "snake_case", deny_unknown_fields)
 )]
 pub enum StrideCost {
     /// Measured seconds on a size × stride grid ([`Table2D`]).
@@ -235,30 +189,6 @@ pub enum StrideCost {
     /// Measured seconds **per byte** on a size × stride grid, times the size (memory logP's
     /// per-byte `l(s, d)`, copy-transfer's `1/bw(d) - 1/bw`).
     PerByte(Table2D),
-}
-
-/// The serialised form of [`StrideCost`]; loading checks that no entry is negative (the zero at
-/// unit stride is checked by [`LogNP::new`], which knows the unit stride).
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(tag = "form", rename_all = "snake_case", deny_unknown_fields)]
-enum StrideCostFields {
-    Table(Table2D),
-    PerByte(Table2D),
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<StrideCostFields> for StrideCost {
-    type Error = ParameterError;
-    fn try_from(f: StrideCostFields) -> Result<Self, Self::Error> {
-        let cost = match f {
-            StrideCostFields::Table(t) => Self::Table(t),
-            StrideCostFields::PerByte(t) => Self::PerByte(t),
-        };
-        // unit stride 0: every stride > 0 may cost; negative entries fail
-        cost.validate("stride_cost", 0)?;
-        Ok(cost)
-    }
 }
 
 impl StrideCost {

@@ -9,45 +9,25 @@ mod cost;
 pub use cost::{SizeCost, StrideCost};
 
 /// One implicit transfer ("hop") of a log_n P communication.
+///
+/// Its fields are public, so a `Hop` is not checked on its own: [`LogNP::new`] validates every
+/// hop (costs non-negative and finite, strided tables zero at unit stride), and so does loading
+/// a [`LogNP`], whose error names the hop and the field.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "HopFields")
+    serde(deny_unknown_fields)
 )]
 pub struct Hop {
     /// `o_i(s)`: unit-stride cost.
     pub overhead: SizeCost,
     /// `l_i(s, d)`: additional strided cost; `None` when the hop does not depend on layout.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub strided: Option<StrideCost>,
     /// `g_i(s)`: gap; `None` for `g_i = o_i` (no contention, the paper's assumption).
+    #[cfg_attr(feature = "serde", serde(default))]
     pub gap: Option<SizeCost>,
-}
-
-/// The serialised form of [`Hop`]; every cost in it is validated on load.
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct HopFields {
-    overhead: SizeCost,
-    #[serde(default)]
-    strided: Option<StrideCost>,
-    #[serde(default)]
-    gap: Option<SizeCost>,
-}
-
-#[cfg(feature = "serde")]
-impl TryFrom<HopFields> for Hop {
-    type Error = ParameterError;
-    fn try_from(f: HopFields) -> Result<Self, Self::Error> {
-        let hop = Self {
-            overhead: f.overhead,
-            strided: f.strided,
-            gap: f.gap,
-        };
-        hop.validate(0)?;
-        Ok(hop)
-    }
 }
 
 impl Hop {
