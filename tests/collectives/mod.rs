@@ -3,6 +3,6 @@
 
 mod collective_lower_bound;
 mod collective_sums;
-mod collectives;
+mod closed_forms;
 mod export;
 mod ompi_algorithms;
