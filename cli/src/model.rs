@@ -124,6 +124,9 @@ pub struct LocalSection {
     pub work: LocalWork,
     pub operator: Operator,
     pub provenance: Provenance,
+    /// How the per-call costs in `work.calls` were fitted (`commcost calibrate collectives`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls_provenance: Option<Provenance>,
 }
 
 /// A loaded model with its name for reports, and the local-work prices of its file (free

@@ -21,9 +21,12 @@
 //! * [`parse_osu`] and [`parse_imb`] — the output of the OSU Micro-Benchmarks and the Intel MPI
 //!   Benchmarks as [`BenchmarkSeries`]; [`fit_loggp_from_benchmarks`] fits LogGP protocol
 //!   ranges to a latency and a bandwidth series, [`fit_plogp_from_benchmarks`] pLogP.
+//! * [`fit_call_costs`] — per-call costs of Open MPI's algorithms from forced runs
+//!   ([`parse_forced_runs`]), checked on the runs it did not fit.
 
 mod benchmark_plogp;
 mod benchmarks;
+mod collectives;
 mod derive;
 mod detect;
 mod error;
@@ -71,6 +74,10 @@ pub use benchmark_plogp::{BenchmarkPLogPFit, fit_plogp_from_benchmarks};
 pub use benchmarks::{
     BenchmarkFit, BenchmarkFitConfig, BenchmarkPoint, BenchmarkRange, BenchmarkSeries, SeriesKind,
     fit_loggp_from_benchmarks,
+};
+pub use collectives::{
+    CallCostCheck, CallCostErrors, CallCostFit, CallCostPlan, FittedCallCost, ForcedRun,
+    ForcedStat, MAX_FORCED_RUNS, check_call_costs, fit_call_costs, parse_forced_runs,
 };
 pub use derive::{CopyMeasurements, Log3PMeasurements, derive_log3p, derive_memory_logp};
 pub use detect::{

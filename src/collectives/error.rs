@@ -47,6 +47,10 @@ pub enum CollectiveError {
         /// What it needs.
         requirement: &'static str,
     },
+    /// An algorithm named by something that does not parse (an Open MPI ID the collective does
+    /// not have).
+    #[error(transparent)]
+    UnknownAlgorithm(#[from] AlgorithmParseError),
     /// An algorithm parameter outside its range (a fan-out of 0, a k-nomial radix below 2).
     #[error("algorithm `{algorithm}`: parameter `{name}` = {value} must be {expected}")]
     InvalidParameter {

@@ -1,6 +1,7 @@
 //! Local work of collectives: copies and temporary buffers besides the messages (see
 //! [`LocalWork`]).
 
+use super::CallCosts;
 use crate::error::CollectiveError;
 
 /// The most size classes of a [`CopyCost`].
@@ -177,7 +178,9 @@ impl CopyCost {
 /// local = Σ_i n_i · copy(b_i) + buffers · t_buf
 /// ```
 ///
-/// where `t_buf` ([`LocalWork::temp_buffer`]) is the cost of allocating and releasing one.
+/// where `t_buf` ([`LocalWork::temp_buffer`]) is the cost of allocating and releasing one. An
+/// Open MPI algorithm adds its measured per-call cost ([`CallCosts`],
+/// [`LocalWork::with_calls`]).
 ///
 /// # Cache state of the messages
 ///
@@ -197,7 +200,8 @@ impl CopyCost {
 ///
 /// # Serde
 ///
-/// With the `serde` feature: `{"copy": {..}, "temp_buffer": seconds}`.
+/// With the `serde` feature: `{"copy": {..}, "temp_buffer": seconds, "calls": [..]}` (`calls`
+/// only where there are call costs).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(
@@ -207,6 +211,7 @@ impl CopyCost {
 pub struct LocalWork {
     copy: CopyCost,
     temp_buffer: f64,
+    calls: CallCosts,
 }
 
 /// Private fields, no public form: loading re-runs [`LocalWork::new`]'s validation.
@@ -216,6 +221,8 @@ pub struct LocalWork {
 struct RawLocalWork {
     copy: CopyCost,
     temp_buffer: f64,
+    #[serde(default, skip_serializing_if = "CallCosts::is_empty")]
+    calls: CallCosts,
 }
 
 #[cfg(feature = "serde")]
@@ -223,7 +230,7 @@ impl TryFrom<RawLocalWork> for LocalWork {
     type Error = CollectiveError;
 
     fn try_from(raw: RawLocalWork) -> Result<Self, Self::Error> {
-        Self::new(raw.copy, raw.temp_buffer)
+        Ok(Self::new(raw.copy, raw.temp_buffer)?.with_calls(raw.calls))
     }
 }
 
@@ -233,6 +240,7 @@ impl From<LocalWork> for RawLocalWork {
         Self {
             copy: w.copy,
             temp_buffer: w.temp_buffer,
+            calls: w.calls,
         }
     }
 }
@@ -248,6 +256,7 @@ impl LocalWork {
     pub const FREE: Self = Self {
         copy: CopyCost::FREE,
         temp_buffer: 0.0,
+        calls: CallCosts::NONE,
     };
 
     /// Copies priced by `copy`, each temporary buffer a call allocates and releases by
@@ -262,7 +271,23 @@ impl LocalWork {
                 detail: format!("temp_buffer = {temp_buffer} s must be finite and >= 0"),
             });
         }
-        Ok(Self { copy, temp_buffer })
+        Ok(Self {
+            copy,
+            temp_buffer,
+            calls: CallCosts::NONE,
+        })
+    }
+
+    /// The same prices with the per-call costs of Open MPI's algorithms `calls` (replacing any).
+    #[must_use]
+    pub fn with_calls(mut self, calls: CallCosts) -> Self {
+        self.calls = calls;
+        self
+    }
+
+    /// The per-call costs of Open MPI's algorithms ([`CallCosts::NONE`] unless set).
+    pub fn calls(&self) -> &CallCosts {
+        &self.calls
     }
 
     /// The copy cost.
@@ -275,12 +300,12 @@ impl LocalWork {
         self.temp_buffer
     }
 
-    /// Whether every price is 0 (then [`price`](Self::price) is 0 for any work).
+    /// Whether every price is 0 (then [`price`](Self::price) and every call cost are 0).
     pub fn is_free(&self) -> bool {
-        *self == Self::FREE
-            || (self.temp_buffer == 0.0
-                && self.copy.per_call == 0.0
-                && self.copy.classes().iter().all(|&(_, r)| r == 0.0))
+        self.temp_buffer == 0.0
+            && self.copy.per_call == 0.0
+            && self.copy.classes().iter().all(|&(_, r)| r == 0.0)
+            && self.calls.is_zero()
     }
 
     /// `Σ_i n_i · copy(b_i) + buffers · t_buf`, seconds.

@@ -86,6 +86,7 @@
 //! * the model is pure: the same message gives the same quantities (evaluations are cached
 //!   within one cost).
 
+mod calls;
 mod error;
 mod eval;
 mod local;
@@ -94,6 +95,7 @@ mod parse;
 mod select;
 mod textbook;
 
+pub use calls::{CallCost, CallCosts};
 pub use error::{AlgorithmParseError, CollectiveError};
 pub use local::{Copies, CopyCost, LocalWork, MAX_COPY_CLASSES};
 pub use select::{DecisionTable, SwitchPoint, best, crossover, rank};

@@ -8,6 +8,7 @@ mod calibrate_derive;
 mod calibrate_loggp;
 mod calibrate_no_panic;
 mod calibrate_real_data;
+mod forced_runs;
 mod least_squares;
 mod mlines_regression;
 mod probes;

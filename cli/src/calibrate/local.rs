@@ -151,9 +151,15 @@ pub(super) fn local(
         local_sizes.len(),
         caches
     );
+    // call costs fitted earlier (`calibrate collectives`) stay
+    let (calls, calls_provenance) = match file.local.take() {
+        Some(old) => (*old.work.calls(), old.calls_provenance),
+        None => (commcost::collectives::CallCosts::NONE, None),
+    };
     file.local = Some(LocalSection {
-        work,
+        work: work.with_calls(calls),
         operator,
+        calls_provenance,
         provenance: Provenance {
             measured,
             method: "per-class median copy rate above the smallest copy's time, median buffer \

@@ -14,6 +14,7 @@ use crate::model::{ModelFile, Provenance, host_name, now_utc, write_file};
 use crate::units::{self, human_time};
 use crate::{Failure, fail};
 
+mod collectives;
 mod host;
 mod import;
 mod local;
@@ -59,6 +60,36 @@ enum What {
         /// Fewer repetitions and sizes.
         #[arg(long)]
         quick: bool,
+    },
+    /// Per-call costs of Open MPI's algorithms from runs with each algorithm forced: fitted
+    /// at small sizes on 2 ranks, checked on the runs held out (other sizes and process
+    /// counts), written into the model file's `local` section, which select, table and export
+    /// then use.
+    #[command(after_help = "Examples:\n  \
+        commcost calibrate collectives --model mine.json forced_runs.csv\n  \
+        commcost calibrate collectives --model mpi.json#plogp_mpi runs.csv -o mine.json")]
+    Collectives {
+        /// The model the runs are priced with (FILE or FILE#NAME); a commcost model file is
+        /// written back in place unless -o is given.
+        #[arg(long, value_name = "FILE")]
+        model: PathBuf,
+        /// The forced runs: CSV with the columns collective, procs, algorithm_id, segsize,
+        /// bytes, count, elem_bytes and the time column of --stat (what the validation harness
+        /// mpi_collectives and scripts/ompi_collectives_sweep.sh write).
+        runs: Option<PathBuf>,
+        /// Which time of each run to fit.
+        #[arg(long, value_enum, default_value_t = StatArg::Median)]
+        stat: StatArg,
+        /// Fit on runs of this many processes.
+        #[arg(long, value_parser = units::parse_procs, default_value = "2")]
+        fit_procs: u64,
+        /// Fit on runs of at most this many bytes per rank (suffixes K, M).
+        #[arg(long, value_parser = units::parse_bytes, default_value = "512")]
+        fit_max_bytes: u64,
+        /// Forced runs measured separately (another run, day or process count) to check the
+        /// fitted costs on, all of them held out.
+        #[arg(long, value_name = "FILE")]
+        check: Option<PathBuf>,
     },
     /// LogGP with protocol ranges of TCP loopback from parametrised round trips (PRTT).
     Tcp {
@@ -138,6 +169,17 @@ fn parse_share(text: &str) -> Result<f64, String> {
 }
 
 /// The model `calibrate mpi` writes.
+/// The time column of a forced run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum StatArg {
+    /// The median of synchronised calls.
+    Median,
+    /// The fastest synchronised call.
+    Min,
+    /// Back-to-back calls (as OSU's loops).
+    Pipelined,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum MpiModel {
     /// LogGP with protocol ranges.
@@ -308,6 +350,29 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
         What::Tcp { quick } => tcp::tcp(args.output, quick),
         What::Host { quick } => host::host(args.output, quick),
         What::Local { into, quick } => local::local(&into, args.output, quick),
+        What::Collectives {
+            model,
+            runs,
+            stat,
+            fit_procs,
+            fit_max_bytes,
+            check,
+        } => collectives::collectives(collectives::CollectivesArgs {
+            model,
+            runs,
+            check,
+            measured: None,
+            stat: match stat {
+                StatArg::Median => commcost::calibrate::ForcedStat::Median,
+                StatArg::Min => commcost::calibrate::ForcedStat::Min,
+                StatArg::Pipelined => commcost::calibrate::ForcedStat::Pipelined,
+            },
+            plan: commcost::calibrate::CallCostPlan {
+                fit_processes: fit_procs,
+                fit_max_bytes,
+            },
+            output: args.output,
+        }),
         What::Mpi {
             quick,
             model,

@@ -1645,6 +1645,76 @@ fn calibrate_local_adds_measured_local_work_that_export_uses() {
     assert!(err.contains("--into"), "{err}");
 }
 
+/// `calibrate collectives` on the committed forced runs: call costs written into the file's
+/// local section with their provenance, the held-out report printed, the file used by export,
+/// and `calibrate local` afterwards keeps them.
+#[test]
+fn calibrate_collectives_writes_call_costs_that_export_uses() {
+    let dir = scratch("collectives");
+    let model = dir.join("mine.json").display().to_string();
+    let runs = fixture("collectives/ompi_runs.csv");
+    let text = ok(&[
+        "calibrate",
+        "collectives",
+        "--model",
+        &format!(
+            "{}#plogp_mpi",
+            fixture("collectives/mpi_calibrate_2ranks_plogp.json")
+        ),
+        &runs,
+        "--check",
+        &runs,
+        "-o",
+        &model,
+    ]);
+    assert!(text.contains("call costs of 48 algorithms"), "{text}");
+    assert!(text.contains("held out, 2 processes: 299 runs"), "{text}");
+    assert!(text.contains("separate runs"), "{text}");
+    let file = json(&std::fs::read_to_string(&model).unwrap());
+    assert_eq!(file["spec"]["model"], "plogp");
+    let calls = file["local"]["work"]["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 48);
+    assert!(calls.iter().all(|c| c["seconds"].as_f64().unwrap() >= 0.0));
+    let accuracy = &file["local"]["calls_provenance"]["accuracy"];
+    assert!(
+        accuracy["held_out_runs"]["cells"].as_u64().unwrap() > 100,
+        "{accuracy}"
+    );
+    // a commcost model file is updated in place; local work measured later keeps the costs
+    ok(&["calibrate", "collectives", "--model", &model, &runs]);
+    ok(&["calibrate", "local", "--quick", "--into", &model]);
+    let file = json(&std::fs::read_to_string(&model).unwrap());
+    assert_eq!(file["local"]["work"]["calls"].as_array().unwrap().len(), 48);
+    let rules = dir.join("rules.conf").display().to_string();
+    ok(&[
+        "export",
+        "ompi-rules",
+        "--model",
+        &model,
+        "--procs",
+        "2",
+        "-o",
+        &rules,
+    ]);
+    // no runs: the error says what to give; bad rows name the file and line
+    let err = user_error(&["calibrate", "collectives", "--model", &model]);
+    assert!(err.contains("--measure") || err.contains("RUNS"), "{err}");
+    let bad = dir.join("bad.csv");
+    std::fs::write(
+        &bad,
+        "collective,procs,algorithm_id,segsize,bytes,count,elem_bytes,median_s\nbcast,2,12,0,8,1,8,1e-6\n",
+    )
+    .unwrap();
+    let err = user_error(&[
+        "calibrate",
+        "collectives",
+        "--model",
+        &model,
+        &bad.display().to_string(),
+    ]);
+    assert!(err.contains("bad.csv") && err.contains("line 2"), "{err}");
+}
+
 /// The rules files the selection measurements of docs/ACCURACY.md ran with are what `export`
 /// writes today from the committed models: a change of the model or the exporter that changes
 /// them fails here, and the measurements must be taken again.

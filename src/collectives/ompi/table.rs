@@ -173,7 +173,7 @@ macro_rules! ompi_algorithms {
                     problem.processes,
                     problem.message.bytes(),
                 );
-                Ok(messages + problem.local.price(&work))
+                Ok(messages + problem.local.price(&work) + problem.local.calls().of(self))
             }
 
             $($candidates)*
