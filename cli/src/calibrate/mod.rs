@@ -14,6 +14,7 @@ use crate::model::{ModelFile, Provenance, host_name, now_utc, write_file};
 use crate::units::{self, human_time};
 use crate::{Failure, fail};
 
+pub(crate) mod collectives_measure;
 mod host;
 mod import;
 mod local;
@@ -92,6 +93,17 @@ enum What {
         #[arg(long, value_parser = units::parse_bytes, default_value = "4M")]
         max_size: u64,
     },
+    /// Time every Open MPI coll_tuned algorithm of nine collectives, each forced in its own
+    /// mpirun of two ranks, and Open MPI's default, into a CSV of forced runs (build with
+    /// `--features mpi`; at most 2 minutes, `--quick` seconds).
+    #[command(
+        after_help = "Example:\n  commcost calibrate collectives-measure -o forced_runs.csv\n  \
+        commcost calibrate collectives-measure --quick --only bcast,allreduce -o quick.csv"
+    )]
+    CollectivesMeasure(collectives_measure::MeasureArgs),
+    /// One mpirun of the collectives measurement (started by collectives-measure).
+    #[command(hide = true)]
+    CollectivesWorker(collectives_measure::WorkerArgs),
     /// Import Netgauge's LogGP output and assess LogGP from its round trips.
     Netgauge {
         /// Netgauge's output file.
@@ -314,6 +326,10 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             separate_buffers,
             max_size,
         } => mpi::mpi_calibration(args.output, quick, model, separate_buffers, max_size),
+        What::CollectivesMeasure(measure) => {
+            collectives_measure::measure_command(args.output, measure)
+        }
+        What::CollectivesWorker(worker) => collectives_measure::worker(args.output, worker),
     }
 }
 
