@@ -422,7 +422,12 @@ pub(crate) fn measure(opts: &MeasureOptions) -> Result<String, Failure> {
         .run_timeout
         .min(opts.budget)
         .max(Duration::from_secs(1));
-    let (samples, target_us) = if opts.quick { (5, 300) } else { (15, 1000) };
+    // per size: warm-up calls, synchronised timed calls, back-to-back sample length (µs)
+    let (warmup, samples, target_us) = if opts.quick {
+        (2, 5, 300)
+    } else {
+        (5, 25, 2000)
+    };
     let exe = std::env::current_exe()
         .map_err(|e| Failure(format!("locating this commcost binary: {e}")))?;
     let scratch = Scratch::new()?;
@@ -482,6 +487,7 @@ pub(crate) fn measure(opts: &MeasureOptions) -> Result<String, Failure> {
                     .map_or("default".into(), |(id, _)| id.to_string()),
             ])
             .args(["--sizes", &sizes_arg])
+            .args(["--warmup", &warmup.to_string()])
             .args(["--samples", &samples.to_string()])
             .args(["--target-us", &target_us.to_string()])
             .arg("-o")
