@@ -415,9 +415,21 @@ fn back_to_back<C: Communicator>(
         .unwrap_or(local)
 }
 
-/// Times `collective` at every size of `plan` (barrier: once), on every rank of `comm`; see
-/// the [module docs](self) for the method. Every rank must call it with the same arguments;
-/// all ranks return the same timings. `progress` hears `(collective name, sizes done,
+/// Times `collective` at every size of `plan` (barrier: once), on every rank of `comm`. Every
+/// rank must call it with the same arguments; all ranks return the same timings.
+///
+/// Per size: [`CollectivePlan::warmup`] calls, then [`CollectivePlan::samples`] synchronised
+/// calls, each `barrier; start; collective; end` on every rank, timed from the last rank's
+/// start to the last rank's end on the system clock all ranks of one machine share
+/// ([`CollectiveTiming::min_s`], [`median_s`](CollectiveTiming::median_s): the latency of one
+/// collective started together, what the models predict); then back-to-back calls (`reps`
+/// agreed by all ranks, enough for about [`CollectivePlan::pipelined_target`], at most
+/// [`CollectivePlan::max_reps`]; best of 3 samples of the slowest rank's mean,
+/// [`pipelined_s`](CollectiveTiming::pipelined_s): successive calls may overlap, as in OSU-
+/// and IMB-style loops). Elements are `f64` (reductions: `MPI_SUM`), root 0; sizes are
+/// per-rank bytes: the whole buffer for bcast, reduce and allreduce, one block for the
+/// others. Which algorithm the MPI library runs is its own choice (with Open MPI, forced by
+/// `--mca coll_tuned_<coll>_algorithm N`). `progress` hears `(collective name, sizes done,
 /// sizes)` after each size.
 ///
 /// The budget is checked by all ranks together before each size (one rank out of time stops
