@@ -716,6 +716,14 @@ mod tests {
         assert_eq!(l.procs, Some(4));
     }
 
+    /// The worker writes the library's rows; the sweep reads them under its own copy of the
+    /// header.
+    #[cfg(feature = "mpi")]
+    #[test]
+    fn header_is_the_librarys() {
+        assert_eq!(HEADER, commcost::probe::mpi::CSV_HEADER);
+    }
+
     #[test]
     fn partial_rows_are_dropped() {
         let text = format!("{HEADER}\nbcast,7,2,1,a,0,8,1,8,5,1e-6,1e-6,10,1e-6\nbcast,7,2,1,a");
