@@ -5,13 +5,22 @@
 //! `cargo test -p commcost-cli --features mpi --test calibrate_mpi` needs an MPI library: the
 //! test starts the binary under `mpirun -np 2` (shared memory), with `--quick` and
 //! `--max-size 64K` so that each run takes seconds.
+//!
+//! `commcost calibrate collectives-measure` starts its own `mpirun`s (one per forced Open MPI
+//! algorithm): the test runs it with `--quick` on two collectives and checks the CSV it writes.
 #![cfg(feature = "mpi")]
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 fn scratch() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("calibrate_mpi");
+    scratch_named("calibrate_mpi")
+}
+
+/// An empty directory of its own for each test (they run in parallel).
+fn scratch_named(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
@@ -84,4 +93,108 @@ fn every_model_is_written_and_loads_back() {
             "{model}: p2p(1 B) = {small} s, p2p(64 KiB) = {large} s"
         );
     }
+}
+
+/// Open MPI 4.1.4's forced algorithms (`ompi_info --param coll tuned --level 9`): bcast 1-9,
+/// allreduce 1-6; with the default, every (collective, algorithm) must have a row per size.
+#[test]
+fn collectives_measure_writes_every_forced_algorithm() {
+    let dir = scratch_named("collectives_measure");
+    let file = dir.join("runs.csv");
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_commcost"))
+        .args([
+            "calibrate",
+            "collectives-measure",
+            "--quick",
+            "--only",
+            "bcast,allreduce",
+            "--sizes",
+            "8,512,4K",
+            "--budget",
+            "60",
+            "-o",
+        ])
+        .arg(&file)
+        .output()
+        .expect("the binary runs");
+    let elapsed = start.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{}: {stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // the budget of 60 s, plus the start-up of the binary
+    assert!(elapsed < Duration::from_secs(65), "{elapsed:?}");
+    assert!(!stderr.contains("not started"), "{stderr}");
+    let text = std::fs::read_to_string(&file).expect("the CSV was written");
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s"
+        )
+    );
+    let mut seen = std::collections::BTreeSet::new();
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f.len(), 14, "{line}");
+        let (collective, coll_id) = (f[0], f[1]);
+        assert!(
+            matches!((collective, coll_id), ("bcast", "7") | ("allreduce", "2")),
+            "{line}"
+        );
+        assert_eq!(
+            (f[2], f[5], f[8]),
+            ("2", "0", "8"),
+            "procs, segsize, elem_bytes: {line}"
+        );
+        let count: u64 = f[7].parse().expect("count");
+        assert_eq!(f[6], (8 * count).to_string(), "bytes = 8 count: {line}");
+        assert!(!f[4].is_empty(), "{line}");
+        for k in [10, 11, 13] {
+            let t: f64 = f[k].parse().expect("a time");
+            assert!(t.is_finite() && t > 0.0 && t < 1.0, "column {k}: {line}");
+        }
+        let min: f64 = f[10].parse().expect("min");
+        let median: f64 = f[11].parse().expect("median");
+        assert!(min <= median, "{line}");
+        let reps: u32 = f[12].parse().expect("reps");
+        assert!((1..=1000).contains(&reps), "{line}");
+        seen.insert((collective.to_string(), f[3].to_string(), count));
+    }
+    for (collective, max) in [("bcast", 9), ("allreduce", 6)] {
+        let ids = (1..=max)
+            .map(|i| i.to_string())
+            .chain(["default".to_string()]);
+        for id in ids {
+            for count in [1, 64, 512] {
+                assert!(
+                    seen.contains(&(collective.to_string(), id.clone(), count)),
+                    "no row for {collective} algorithm {id}, {count} elements:\n{text}"
+                );
+            }
+        }
+    }
+    assert_eq!(seen.len(), (9 + 1 + 6 + 1) * 3, "{text}");
+}
+
+/// A launcher that does not exist: one line naming `--mpirun`, exit code 1, quickly.
+#[test]
+fn collectives_measure_without_a_launcher_names_the_option() {
+    let dir = scratch_named("collectives_measure_bad");
+    let out = Command::new(env!("CARGO_BIN_EXE_commcost"))
+        .args([
+            "calibrate",
+            "collectives-measure",
+            "--mpirun",
+            "commcost-no-such-launcher -np 2",
+            "-o",
+        ])
+        .arg(dir.join("runs.csv"))
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--mpirun"), "{stderr}");
+    assert!(!dir.join("runs.csv").exists());
 }

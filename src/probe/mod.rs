@@ -22,6 +22,8 @@ mod memory;
 #[cfg(feature = "mpi")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mpi")))]
 pub mod mpi;
+#[cfg(feature = "mpi")]
+mod mpi_collectives;
 mod prtt;
 mod tcp;
 

@@ -1,6 +1,7 @@
 //! Measurements over MPI (feature `mpi`, rsmpi): `PRTT(n, d, s)` between two ranks exactly as
 //! Listing 1 of the LogGP-assessment paper, and the half round trips of lognp §4.1 with MPI
-//! vector datatypes.
+//! vector datatypes; and the timing of whole collectives on every rank of a communicator
+//! ([`time_collective`], [`time_reduce_local`]; without `unsafe`).
 //!
 //! Two ranks take part: the *client* (usually rank 0) runs the calibration and calls
 //! [`MpiProber`]; the *server* (usually rank 1) runs [`serve`] until the client's prober is
@@ -19,6 +20,11 @@ use mpi::datatype::{MutView, UserDatatype, View};
 use mpi::point_to_point as p2p;
 use mpi::topology::{Process, Rank};
 use mpi::traits::{Communicator, Destination, Equivalence, Source};
+
+pub use super::mpi_collectives::{
+    CSV_HEADER, CollectivePlan, CollectiveTiming, MAX_SIZE, MpiCollective, ReduceLocalTiming,
+    time_collective, time_reduce_local,
+};
 
 use super::Prober;
 use super::{Budget, Methodology, ProbeError};

@@ -15,6 +15,7 @@ use crate::units::{self, human_time};
 use crate::{Failure, fail};
 
 mod collectives;
+pub(crate) mod collectives_measure;
 mod host;
 mod import;
 mod local;
@@ -90,6 +91,16 @@ enum What {
         /// fitted costs on, all of them held out.
         #[arg(long, value_name = "FILE")]
         check: Option<PathBuf>,
+        /// Measure the forced runs first (build with `--features mpi`; at most 2 minutes, as
+        /// `collectives-measure`) and write them to RUNS if given.
+        #[arg(long)]
+        measure: bool,
+        /// With --measure: the launcher of each run.
+        #[arg(long, value_name = "CMD", default_value = collectives_measure::DEFAULT_MPIRUN)]
+        mpirun: String,
+        /// With --measure: fewer sizes and samples.
+        #[arg(long)]
+        quick: bool,
     },
     /// LogGP with protocol ranges of TCP loopback from parametrised round trips (PRTT).
     Tcp {
@@ -123,6 +134,17 @@ enum What {
         #[arg(long, value_parser = units::parse_bytes, default_value = "4M")]
         max_size: u64,
     },
+    /// Time every Open MPI coll_tuned algorithm of nine collectives, each forced in its own
+    /// mpirun of two ranks, and Open MPI's default, into a CSV of forced runs (build with
+    /// `--features mpi`; at most 2 minutes, `--quick` seconds).
+    #[command(
+        after_help = "Example:\n  commcost calibrate collectives-measure -o forced_runs.csv\n  \
+        commcost calibrate collectives-measure --quick --only bcast,allreduce -o quick.csv"
+    )]
+    CollectivesMeasure(collectives_measure::MeasureArgs),
+    /// One mpirun of the collectives measurement (started by collectives-measure).
+    #[command(hide = true)]
+    CollectivesWorker(collectives_measure::WorkerArgs),
     /// Import Netgauge's LogGP output and assess LogGP from its round trips.
     Netgauge {
         /// Netgauge's output file.
@@ -357,11 +379,28 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             fit_procs,
             fit_max_bytes,
             check,
+            measure,
+            mpirun,
+            quick,
         } => collectives::collectives(collectives::CollectivesArgs {
             model,
+            measured: if measure {
+                let text = collectives_measure::measure(&collectives_measure::MeasureOptions {
+                    mpirun: mpirun.clone(),
+                    quick,
+                    ..collectives_measure::MeasureOptions::default()
+                })?;
+                if let Some(path) = &runs {
+                    std::fs::write(path, &text).map_err(|e| {
+                        Failure(format!("{}: cannot write the runs: {e}", path.display()))
+                    })?;
+                }
+                Some((text, format!("measured by `{mpirun}`")))
+            } else {
+                None
+            },
             runs,
             check,
-            measured: None,
             stat: match stat {
                 StatArg::Median => commcost::calibrate::ForcedStat::Median,
                 StatArg::Min => commcost::calibrate::ForcedStat::Min,
@@ -379,6 +418,10 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             separate_buffers,
             max_size,
         } => mpi::mpi_calibration(args.output, quick, model, separate_buffers, max_size),
+        What::CollectivesMeasure(measure) => {
+            collectives_measure::measure_command(args.output, measure)
+        }
+        What::CollectivesWorker(worker) => collectives_measure::worker(args.output, worker),
     }
 }
 
