@@ -198,3 +198,43 @@ fn collectives_measure_without_a_launcher_names_the_option() {
     assert!(stderr.contains("--mpirun"), "{stderr}");
     assert!(!dir.join("runs.csv").exists());
 }
+
+/// `calibrate collectives --measure`: measures (quick), fits and writes the call costs into the
+/// model file, and the file still loads.
+#[test]
+fn calibrate_collectives_measures_and_fits() {
+    let dir = scratch_named("calibrate_collectives_measure");
+    let model = dir.join("mine.json");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/selection/vader-model-local.json"
+        ),
+        &model,
+    )
+    .expect("copy the model");
+    let runs = dir.join("runs.csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_commcost"))
+        .args([
+            "calibrate",
+            "collectives",
+            "--measure",
+            "--quick",
+            "--model",
+        ])
+        .arg(&model)
+        .arg(&runs)
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{}: {stderr}", out.status);
+    assert!(stdout.contains("call costs of"), "{stdout}");
+    assert!(stdout.contains("held-out runs:"), "{stdout}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let calls = file["local"]["work"]["calls"].as_array().expect("calls");
+    assert!(calls.len() >= 40, "{}", calls.len());
+    assert!(std::fs::read_to_string(&runs).unwrap().lines().count() > 100);
+    assert!(p2p(&model.display().to_string(), "1K") > 0.0);
+}

@@ -29,7 +29,7 @@ fn fixtures() -> Vec<String> {
 }
 
 /// The sweeps in the column order of docs/ACCURACY.md's selection table: file, column label.
-const COLUMNS: [(&str, &str); 9] = [
+const COLUMNS: [(&str, &str); 10] = [
     ("cluster-1gbit-4x1.csv", "4x1"),
     ("cluster-1gbit-8x1.csv", "8x1"),
     ("vader-p2.csv", "P = 2"),
@@ -37,6 +37,7 @@ const COLUMNS: [(&str, &str); 9] = [
     ("cluster-1gbit-4x2-gain.csv", "4x2 gain"),
     ("cluster-1gbit-8x1-gain2.csv", "8x1 gain2"),
     ("vader-p2-gain.csv", "P = 2 gain"),
+    ("vader-p2-calls-gain.csv", "P = 2 calls"),
     ("cluster-1gbit-4x1-gain2-reduce.csv", "4x1 gain2"),
     ("cluster-1gbit-4x2-gain2-reduce.csv", "4x2 gain2"),
 ];

@@ -1732,6 +1732,11 @@ fn committed_selection_rules_are_what_export_writes() {
             "2",
             "selection/vader-gain.rules",
         ),
+        (
+            "selection/vader-model-calls.json",
+            "2",
+            "selection/vader-calls-gain.rules",
+        ),
     ] {
         let out = dir.join("rules.conf").display().to_string();
         ok(&[
