@@ -1,10 +1,11 @@
 //! Every `commcost` subcommand, run as the built binary, checked against published numbers,
 //! hand calculations and the measured benchmark output under `tests/fixtures/`.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use approx::assert_relative_eq;
+
+use crate::support::{fixture, scratch, write};
 
 fn commcost(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_commcost"))
@@ -36,26 +37,8 @@ fn user_error(args: &[&str]) -> String {
     err
 }
 
-fn fixture(path: &str) -> String {
-    format!("{}/../tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A fresh scratch directory per test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).expect("valid JSON")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    path.display().to_string()
 }
 
 /// L = 5 µs, o = 1 µs, g = 2 µs, G = 0.3 ns/B: the hand calculations below use these.

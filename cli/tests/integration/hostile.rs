@@ -8,21 +8,15 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-/// What a run gave.
-struct Run {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-}
+use crate::support::{self, Run, write};
 
 /// Runs the binary with `args`, under an address-space limit of `memory` bytes if given, and
 /// kills it after `timeout` (the test then fails).
 fn run_limited(args: &[&str], memory: Option<u64>, timeout: Duration) -> Run {
-    let mut command = match memory {
+    let command = match memory {
         Some(bytes) => {
             let mut c = Command::new("prlimit");
             c.arg(format!("--as={bytes}"))
@@ -32,44 +26,7 @@ fn run_limited(args: &[&str], memory: Option<u64>, timeout: Duration) -> Run {
         }
         None => Command::new(env!("CARGO_BIN_EXE_commcost")),
     };
-    let start = Instant::now();
-    let mut child = command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary (and prlimit) run");
-    // the pipes are read on threads so that a large output cannot block the child
-    let mut out = child.stdout.take().expect("piped");
-    let mut err = child.stderr.take().expect("piped");
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut out, &mut s);
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut err, &mut s);
-        s
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("commcost {args:?} still ran after {timeout:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        status,
-        stdout: out.join().expect("stdout"),
-        stderr: err.join().expect("stderr"),
-        elapsed: start.elapsed(),
-    }
+    support::run(command, args, timeout)
 }
 
 const SECONDS: Duration = Duration::from_secs(30);
@@ -135,16 +92,7 @@ fn finite(args: &[&str], memory: Option<u64>, timeout: Duration) -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("hostile-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    path.to_string_lossy().into_owned()
+    support::scratch(&format!("hostile-{name}"))
 }
 
 const GIB: u64 = 1 << 30;

@@ -3,9 +3,10 @@
 //! Each must end within a time bound with exit code 1 and one line naming the option — never
 //! a panic, never a file with a collective twice.
 
-use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+use crate::support::run_within;
 
 /// Runs the binary, killing it after `limit`; `(exit code, stdout, stderr)`. An MPICH export
 /// without `--mpich-version` gets `--mpich-version 4.0`: the tests do not depend on which MPICH
@@ -15,38 +16,7 @@ fn run(args: &[&str], limit: Duration) -> (Option<i32>, String, String) {
     if args.contains(&"mpich-json") && !args.contains(&"--mpich-version") {
         args.extend(["--mpich-version", "4.0"]);
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_commcost"))
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        stdout.read_to_string(&mut s).map(|_| s)
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("commcost {args:?} ran longer than {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut err)
-        .expect("stderr is UTF-8");
-    let out = reader.join().expect("reader").expect("stdout is UTF-8");
-    (status.code(), out, err)
+    run_within(&args, limit)
 }
 
 const LIMIT: Duration = Duration::from_secs(30);

@@ -2,51 +2,10 @@
 //! built binary: the exit code, a one-line error naming the file and line or the option, never a
 //! panic, and a bound on the time taken.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Runs the binary; fails the test when it takes longer than `limit`.
-fn run_within(args: &[&str], limit: Duration) -> (Option<i32>, String, String) {
-    let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_commcost"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("commcost {args:?} took more than {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let out = out_reader.join().expect("stdout reader");
-    let err = err_reader.join().expect("stderr reader");
-    assert!(
-        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
-        "{err}"
-    );
-    (status.code(), out, err)
-}
+use crate::support::{self, fixture, run_within, write};
 
 const LIMIT: Duration = Duration::from_secs(20);
 
@@ -68,20 +27,7 @@ fn accepted(args: &[&str]) -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("hostile_{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    path.display().to_string()
-}
-
-fn fixture(path: &str) -> String {
-    format!("{}/../tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"))
+    support::scratch(&format!("hostile_{name}"))
 }
 
 const LATENCY: &str = "# OSU MPI Latency Test v5.3\n# Size          Latency (us)\n\

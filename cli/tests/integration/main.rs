@@ -7,3 +7,4 @@ mod hostile;
 mod hostile_export;
 mod hostile_importers;
 mod model_files;
+mod support;
