@@ -405,20 +405,7 @@ pub fn fit_call_costs(
             errors(&set).map(|e| (c, e))
         })
         .collect();
-    let mut counts: Vec<u64> = held.iter().map(|(r, _, _)| r.processes).collect();
-    counts.sort_unstable();
-    counts.dedup();
-    let held_out_by_processes = counts
-        .into_iter()
-        .filter_map(|p| {
-            let set: Vec<_> = held
-                .iter()
-                .copied()
-                .filter(|(r, _, _)| r.processes == p)
-                .collect();
-            errors(&set).map(|e| (p, e))
-        })
-        .collect();
+    let held_out_by_processes = errors_by_processes(&held, &calls);
     Ok(CallCostFit {
         calls,
         held_out_by_processes,
@@ -480,20 +467,21 @@ pub fn check_call_costs(
     let Some(overall) = errors_of(&all, &calls) else {
         return Ok(None);
     };
-    let mut counts: Vec<u64> = priced.iter().map(|(r, _, _)| r.processes).collect();
-    counts.sort_unstable();
-    counts.dedup();
-    let by = counts
-        .into_iter()
-        .filter_map(|p| {
-            let set: Vec<&Priced> = priced.iter().filter(|(r, _, _)| r.processes == p).collect();
-            errors_of(&set, &calls).map(|e| (p, e))
-        })
-        .collect();
+    let by = errors_by_processes(&all, &calls);
     Ok(Some(CallCostCheck {
         overall,
         by_processes: by,
     }))
+}
+
+/// Errors per process count of `set` (grouped by sorting: linear after the sort).
+fn errors_by_processes(set: &[&Priced], calls: &CallCosts) -> Vec<(u64, CallCostErrors)> {
+    let mut sorted: Vec<&Priced> = set.to_vec();
+    sorted.sort_by_key(|(r, _, _)| r.processes);
+    sorted
+        .chunk_by(|(a, _, _), (b, _, _)| a.processes == b.processes)
+        .filter_map(|group| errors_of(group, calls).map(|e| (group[0].0.processes, e)))
+        .collect()
 }
 
 /// Errors of priced runs `(run, price without call costs, name)` without and with `calls`.
@@ -508,20 +496,18 @@ fn errors_of(set: &[&Priced], calls: &CallCosts) -> Option<CallCostErrors> {
         .iter()
         .map(|(r, t, _)| rel(with(r, *t), r.seconds))
         .collect();
-    // cells: same collective, processes and bytes; unsegmented runs (one per algorithm)
-    let mut keys: Vec<(OmpiCollective, u64, u64)> = set
+    // cells: same collective, processes and bytes; unsegmented runs (one per algorithm);
+    // grouped by sorting (stable: ties keep the runs' order), linear after the sort
+    let mut unsegmented: Vec<&Priced> = set
         .iter()
+        .copied()
         .filter(|(r, _, _)| r.segment == 0)
-        .map(|(r, _, _)| (r.collective, r.processes, r.bytes))
         .collect();
-    keys.sort_unstable();
-    keys.dedup();
+    unsegmented.sort_by_key(|(r, _, _)| (r.collective, r.processes, r.bytes));
     let (mut cells, mut hit_without, mut hit_with) = (0, 0, 0);
-    for key in keys {
-        let cell: Vec<&&(ForcedRun, f64, String)> = set
-            .iter()
-            .filter(|(r, _, _)| r.segment == 0 && (r.collective, r.processes, r.bytes) == key)
-            .collect();
+    for cell in unsegmented.chunk_by(|(a, _, _), (b, _, _)| {
+        (a.collective, a.processes, a.bytes) == (b.collective, b.processes, b.bytes)
+    }) {
         if cell.len() < 2 {
             continue;
         }
@@ -612,6 +598,36 @@ mod tests {
                 .contains("algorithm_id")
         );
         assert!(parse_forced_runs("", ForcedStat::Median).is_err());
+    }
+
+    /// Many distinct cells and process counts: grouped by sorting, not by a scan per group
+    /// (20 000 runs, each its own cell and process count, in well under a second).
+    #[test]
+    fn many_distinct_cells_are_grouped_linearly() {
+        let model = crate::LogGP::new(1e-6, 1e-6, 1e-6, 1e-9).unwrap();
+        let runs: Vec<ForcedRun> = (0..20_000u64)
+            .map(|i| ForcedRun {
+                collective: OmpiCollective::Bcast,
+                algorithm: 1 + (i % 2) as u32,
+                segment: 0,
+                processes: if i < 10 { 2 } else { 3 + i },
+                bytes: 8 + i,
+                seconds: 1e-5,
+            })
+            .collect();
+        let fit = fit_call_costs(
+            &runs,
+            &model,
+            Operator::FREE,
+            LocalWork::FREE,
+            &CallCostPlan {
+                fit_processes: 2,
+                fit_max_bytes: 1 << 20,
+            },
+        )
+        .unwrap();
+        assert_eq!(fit.held_out_by_processes.len(), 19_990);
+        assert_eq!(fit.held_out.unwrap().cells, 0);
     }
 
     #[test]
