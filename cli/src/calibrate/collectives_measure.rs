@@ -53,7 +53,8 @@ const QUICK_SIZES: [u64; 4] = [8, 512, 4 << 10, 32 << 10];
 /// What [`measure`] runs.
 #[derive(Debug, Clone)]
 pub(crate) struct MeasureOptions {
-    /// The launcher prefix, split at white space (no quoting): `mpirun`'s options and the
+    /// The launcher prefix, split into words as a shell does for quotes (`'...'`, `"..."`):
+    /// `mpirun`'s options and the
     /// number of processes; `--mca btl self,vader` is added unless it names `--mca btl`.
     pub mpirun: String,
     /// Fewer sizes and samples.
@@ -84,8 +85,8 @@ impl Default for MeasureOptions {
 /// `collectives-measure`'s options.
 #[derive(Debug, clap::Args)]
 pub(crate) struct MeasureArgs {
-    /// The launcher prefix (split at spaces); `--mca btl self,vader` is added unless it sets
-    /// `--mca btl`.
+    /// The launcher prefix (words split as a shell does, quotes kept together: `--mca
+    /// plm_rsh_agent "ssh -x"`); `--mca btl self,vader` is added unless it sets `--mca btl`.
     #[arg(long, value_name = "CMD", default_value = DEFAULT_MPIRUN)]
     mpirun: String,
     /// Fewer sizes and samples (seconds instead of a minute or two).
@@ -219,8 +220,66 @@ struct Launcher {
     procs: Option<u64>,
 }
 
+/// Splits a command line into words as a POSIX shell does for quotes: white space separates
+/// words, `'...'` and `"..."` keep their content (spaces included) in one word, `\\` escapes
+/// the next character outside single quotes. No variables, globs or other expansions.
+fn split_words(text: &str) -> Result<Vec<String>, Failure> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(q) => word.push(q),
+                        None => return fail("--mpirun: a single quote is not closed"),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(e) => word.push(e),
+                            None => return fail("--mpirun: a double quote is not closed"),
+                        },
+                        Some(q) => word.push(q),
+                        None => return fail("--mpirun: a double quote is not closed"),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(e) = chars.next() {
+                    word.push(e);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
 fn parse_launcher(text: &str) -> Result<Launcher, Failure> {
-    let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+    let words = split_words(text)?;
     if words.is_empty() || words.len() > 256 {
         return fail("--mpirun: give the launcher command (e.g. `mpirun -np 2`)");
     }
@@ -675,6 +734,33 @@ pub(crate) fn worker(output: Option<PathBuf>, args: WorkerArgs) -> Result<(), Fa
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn launcher_words_keep_quoted_spaces() {
+        let w = split_words(
+            r#"mpirun -np 2 --mca plm_rsh_agent "/x/cluster-emu.sh rsh-cc" -x 'A B' C\ D"#,
+        )
+        .unwrap();
+        assert_eq!(
+            w,
+            [
+                "mpirun",
+                "-np",
+                "2",
+                "--mca",
+                "plm_rsh_agent",
+                "/x/cluster-emu.sh rsh-cc",
+                "-x",
+                "A B",
+                "C D"
+            ]
+        );
+        assert_eq!(split_words("  a   b ").unwrap(), ["a", "b"]);
+        assert_eq!(split_words(r#"a "" b"#).unwrap(), ["a", "", "b"]);
+        assert!(split_words("a 'b").is_err());
+        assert!(split_words("a \"b").is_err());
+    }
+
     use super::*;
 
     /// Open MPI 4.1.4's names (`ompi_info --param coll tuned --level 9`), as
