@@ -10,6 +10,10 @@ use crate::collectives::{CallCost, CallCosts, LocalWork, Operator, Problem};
 /// The most rows [`parse_forced_runs`] reads (a 2-minute sweep writes a few hundred).
 pub const MAX_FORCED_RUNS: usize = 1_000_000;
 
+/// The range of a measured time a forced run may have, seconds: 1 ps to 10^6 s (a time outside
+/// it is a unit error, and its relative error would not be a number).
+pub const FORCED_RUN_SECONDS: std::ops::RangeInclusive<f64> = 1e-12..=1e6;
+
 /// One timed run of an Open MPI algorithm forced by `coll_tuned_<collective>_algorithm`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ForcedRun {
@@ -63,8 +67,8 @@ impl ForcedStat {
 /// # Errors
 ///
 /// [`CalibrationError::Parse`] naming the line for a missing column, a field that is not a
-/// number, an unknown collective, an algorithm ID the collective does not have, or a time that
-/// is not finite and `> 0`; more than [`MAX_FORCED_RUNS`] rows.
+/// number, an unknown collective, an algorithm ID the collective does not have, or a time
+/// outside [`FORCED_RUN_SECONDS`]; more than [`MAX_FORCED_RUNS`] rows.
 pub fn parse_forced_runs(text: &str, stat: ForcedStat) -> Result<Vec<ForcedRun>, CalibrationError> {
     let parse_err = |line: usize, message: String| CalibrationError::Parse { line, message };
     let mut lines = text.lines().enumerate();
@@ -166,10 +170,13 @@ pub fn parse_forced_runs(text: &str, stat: ForcedStat) -> Result<Vec<ForcedRun>,
         let seconds: f64 = field(c_time, stat.column())?
             .parse()
             .map_err(|e| parse_err(n, format!("`{}`: {e}", stat.column())))?;
-        if !(seconds.is_finite() && seconds > 0.0) {
+        if !FORCED_RUN_SECONDS.contains(&seconds) {
             return Err(parse_err(
                 n,
-                format!("`{}` = {seconds} must be finite and > 0", stat.column()),
+                format!(
+                    "`{}` = {seconds:e} s must be between 1e-12 and 1e6",
+                    stat.column()
+                ),
             ));
         }
         runs.push(ForcedRun {
@@ -305,8 +312,10 @@ fn median(v: &mut [f64]) -> f64 {
 ///
 /// # Errors
 ///
-/// [`CalibrationError::TooFew`] when no run is in the fit set; errors of pricing a run other
-/// than an algorithm that cannot run on its process count (those are skipped and counted).
+/// [`CalibrationError::InvalidValue`] naming the run for a time outside
+/// [`FORCED_RUN_SECONDS`] or 0 processes; [`CalibrationError::TooFew`] when no run is in the
+/// fit set; errors of pricing a run other than an algorithm that cannot run on its process
+/// count (those are skipped and counted).
 ///
 /// # Examples
 ///
@@ -428,6 +437,15 @@ fn price_runs(
     operator: Operator,
     local: LocalWork,
 ) -> Result<(Vec<Priced>, usize), CalibrationError> {
+    for (index, run) in runs.iter().enumerate() {
+        if !FORCED_RUN_SECONDS.contains(&run.seconds) || run.processes == 0 {
+            return Err(CalibrationError::InvalidValue {
+                what: "forced runs (seconds in 1e-12..=1e6, processes >= 1)",
+                index,
+                value: run.seconds,
+            });
+        }
+    }
     let base = local.with_calls(CallCosts::NONE);
     let mut priced: Vec<Priced> = Vec::with_capacity(runs.len());
     let mut skipped = 0;
@@ -588,6 +606,8 @@ mod tests {
         assert!(bad("bcast,7,2,10,x,0,64,8,8,15,1e-6,2e-6,100,1e-6").contains("line 2"));
         assert!(bad("bcast,7,2,1,x,0,64,8,8,15,1e-6,-2e-6,100,1e-6").contains("median_s"));
         assert!(bad("bcast,7,2,1,x,0,64,8,8,15,1e-6,NaN,100,1e-6").contains("median_s"));
+        assert!(bad("bcast,7,2,1,x,0,64,8,8,15,1e-6,5e-324,100,1e-6").contains("median_s"));
+        assert!(bad("bcast,7,2,1,x,0,64,8,8,15,1e-6,1e300,100,1e-6").contains("median_s"));
         assert!(bad("scan,7,2,1,x,0,64,8,8,15,1e-6,1e-6,100,1e-6").contains("scan"));
         assert!(bad("bcast,7,0,1,x,0,64,8,8,15,1e-6,1e-6,100,1e-6").contains("procs"));
         assert!(bad("bcast,7,2,1").contains("line 2"));

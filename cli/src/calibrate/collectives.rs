@@ -219,9 +219,10 @@ pub(super) fn collectives(args: CollectivesArgs) -> Result<(), Failure> {
     write_file(&output, &file)?;
 
     outln!(
-        "wrote {} (call costs of {} algorithms)",
+        "wrote {} (call costs of {} algorithm{})",
         output.display(),
-        fit.fitted.len()
+        fit.fitted.len(),
+        if fit.fitted.len() == 1 { "" } else { "s" }
     );
     for f in &fit.fitted {
         outln!(

@@ -254,3 +254,57 @@ fn a_million_rows_finish_in_seconds() {
     );
     assert_eq!(code, Some(0), "{err}");
 }
+
+/// `calibrate collectives` on forced runs at the limits of every column: communicator sizes and
+/// message sizes of 2^64 - 1, segment sizes beyond the message, a one-process barrier; and times
+/// no measurement has (a subnormal, 10^300 s), which are named with their line.
+#[test]
+fn forced_runs_at_the_limits() {
+    let dir = scratch("forced_runs");
+    let model = fixture("selection/vader-model-local.json");
+    let header = "collective,procs,algorithm_id,segsize,bytes,count,elem_bytes,median_s\n";
+    let max = u64::MAX;
+    let runs = write(
+        &dir,
+        "runs.csv",
+        &format!(
+            "{header}bcast,2,1,0,8,1,8,1e-6\n\
+             bcast,{max},9,{max},{max},1,8,1e6\n\
+             allgather,2,6,0,0,{max},1,1e-6\n\
+             allgather,3,6,0,0,2305843009213693951,8,1e-6\n\
+             reduce,4294967297,7,0,{max},1,8,1e-6\n\
+             barrier,1,1,0,0,0,8,1e-9\n"
+        ),
+    );
+    let out = dir.join("out.json").display().to_string();
+    let text = accepted(&[
+        "calibrate",
+        "collectives",
+        "--model",
+        &model,
+        &runs,
+        "-o",
+        &out,
+    ]);
+    assert!(text.contains("call costs of 1 algorithm)"), "{text}");
+    assert!(!text.contains("inf") && !text.contains("NaN"), "{text}");
+    for (time, line) in [("5e-324", 2), ("1e300", 2), ("-1e-6", 2)] {
+        let bad = write(
+            &dir,
+            "bad.csv",
+            &format!("{header}bcast,2,1,0,8,1,8,{time}\n"),
+        );
+        user_error(
+            &[
+                "calibrate",
+                "collectives",
+                "--model",
+                &model,
+                &bad,
+                "-o",
+                &out,
+            ],
+            &["bad.csv", &format!("line {line}"), "median_s"],
+        );
+    }
+}
