@@ -69,6 +69,23 @@ impl ForcedStat {
 /// [`CalibrationError::Parse`] naming the line for a missing column, a field that is not a
 /// number, an unknown collective, an algorithm ID the collective does not have, or a time
 /// outside [`FORCED_RUN_SECONDS`]; more than [`MAX_FORCED_RUNS`] rows.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::calibrate::{ForcedStat, parse_forced_runs};
+/// use commcost::collectives::ompi::OmpiCollective;
+///
+/// let csv = "collective,procs,algorithm_id,segsize,bytes,count,elem_bytes,median_s\n\
+///            gather,4,2,0,256,8,8,3e-6\n\
+///            gather,4,default,0,256,8,8,2e-6\n";
+/// let runs = parse_forced_runs(csv, ForcedStat::Median)?;
+/// assert_eq!(runs.len(), 1); // Open MPI's default is not a forced run
+/// // gather's message is one rank's block (count × elem_bytes), not the lookup size
+/// assert_eq!((runs[0].collective, runs[0].algorithm, runs[0].bytes), (OmpiCollective::Gather, 2, 64));
+/// assert!(parse_forced_runs("collective,procs\n", ForcedStat::Median).is_err());
+/// # Ok::<(), commcost::calibrate::CalibrationError>(())
+/// ```
 pub fn parse_forced_runs(text: &str, stat: ForcedStat) -> Result<Vec<ForcedRun>, CalibrationError> {
     let parse_err = |line: usize, message: String| CalibrationError::Parse { line, message };
     let mut lines = text.lines().enumerate();
@@ -473,6 +490,38 @@ fn price_runs(
 ///
 /// The errors of pricing a run (not those of algorithms that cannot run on its process count,
 /// which are skipped).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::calibrate::{ForcedRun, check_call_costs};
+/// use commcost::collectives::ompi::{OmpiCollective, forced_cost};
+/// use commcost::collectives::{CallCost, CallCosts, LocalWork, Operator, Problem};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(1e-6, 0.5e-6, 1e-6, 1e-10)?;
+/// let price = |id: u32| {
+///     forced_cost(OmpiCollective::Bcast, id, 0, &model, &Problem::new(2, Message::contiguous(8)))
+///         .unwrap()
+///         .1
+/// };
+/// // measured: linear (1) 3 µs above its price, binomial (6) 1 µs above
+/// let run = |algorithm: u32, extra: f64| ForcedRun {
+///     collective: OmpiCollective::Bcast, algorithm, segment: 0, processes: 2, bytes: 8,
+///     seconds: price(algorithm) + extra,
+/// };
+/// let runs = [run(1, 3e-6), run(6, 1e-6)];
+/// let calls = CallCosts::new(&[
+///     CallCost { collective: OmpiCollective::Bcast, algorithm: 1, seconds: 3e-6 },
+///     CallCost { collective: OmpiCollective::Bcast, algorithm: 6, seconds: 1e-6 },
+/// ])?;
+/// let check = check_call_costs(&runs, &model, Operator::FREE, LocalWork::FREE.with_calls(calls))?
+///     .unwrap();
+/// assert_eq!(check.overall.cells, 1);
+/// assert!(check.overall.median_with < 1e-9); // the costs explain both runs
+/// assert_eq!(check.overall.picks_within_10pct_with, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn check_call_costs(
     runs: &[ForcedRun],
     model: &dyn CommModel,

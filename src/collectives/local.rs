@@ -279,6 +279,23 @@ impl LocalWork {
     }
 
     /// The same prices with the per-call costs of Open MPI's algorithms `calls` (replacing any).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::collectives::ompi::{Bcast, OmpiCollective};
+    /// use commcost::collectives::{Algorithm, CallCost, CallCosts, LocalWork, Problem};
+    /// use commcost::{LogGP, Message};
+    ///
+    /// let model = LogGP::new(1e-6, 0.5e-6, 1e-6, 1e-10)?;
+    /// let problem = Problem::new(2, Message::contiguous(8));
+    /// let calls = CallCosts::new(&[CallCost { collective: OmpiCollective::Bcast, algorithm: 6, seconds: 2e-6 }])?;
+    /// let priced = problem.with_local(LocalWork::FREE.with_calls(calls));
+    /// let binomial = Bcast::Binomial { segment: 0 };
+    /// let extra = binomial.cost(&model, &priced)? - binomial.cost(&model, &problem)?;
+    /// assert!((extra - 2e-6).abs() < 1e-15);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn with_calls(mut self, calls: CallCosts) -> Self {
         self.calls = calls;
