@@ -76,8 +76,8 @@ pub use benchmarks::{
     fit_loggp_from_benchmarks,
 };
 pub use collectives::{
-    CallCostCheck, CallCostErrors, CallCostFit, CallCostPlan, FittedCallCost, ForcedRun,
-    ForcedStat, MAX_FORCED_RUNS, check_call_costs, fit_call_costs, parse_forced_runs,
+    CallCostCheck, CallCostErrors, CallCostFit, CallCostPlan, FORCED_RUN_SECONDS, FittedCallCost,
+    ForcedRun, ForcedStat, MAX_FORCED_RUNS, check_call_costs, fit_call_costs, parse_forced_runs,
 };
 pub use derive::{CopyMeasurements, Log3PMeasurements, derive_log3p, derive_memory_logp};
 pub use detect::{
