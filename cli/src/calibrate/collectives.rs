@@ -19,7 +19,8 @@ pub(super) struct CollectivesArgs {
     pub model: PathBuf,
     pub runs: Option<PathBuf>,
     pub check: Option<PathBuf>,
-    pub measured: Option<(String, String)>,
+    /// Measure the runs first (and write them to `runs` if given).
+    pub measure: Option<super::collectives_measure::MeasureOptions>,
     pub stat: ForcedStat,
     pub plan: CallCostPlan,
     pub output: Option<PathBuf>,
@@ -48,12 +49,38 @@ fn errors_line(what: &str, e: &CallCostErrors) -> String {
     )
 }
 
-/// Fits, reports and writes. `measured` is `(csv text, how it was measured)` when the runs were
-/// measured by this command.
+/// Measures (with `--measure`), fits, reports and writes.
 pub(super) fn collectives(args: CollectivesArgs) -> Result<(), Failure> {
     let loaded = load_file(&args.model)?;
-    let (text, source) = match (&args.measured, &args.runs) {
-        (Some((text, how)), _) => (text.clone(), how.clone()),
+    // where the result goes, settled before anything is measured
+    let model_path = args.model.to_string_lossy().to_string();
+    let plain_path = PathBuf::from(model_path.split('#').next().unwrap_or(&model_path));
+    let existing: Option<ModelFile> = commcost::limits::read_text_file(
+        &plain_path,
+        "model file",
+        commcost::limits::MAX_MODEL_FILE_BYTES,
+    )
+    .ok()
+    .and_then(|t| serde_json::from_str(&t).ok());
+    let output = match (&args.output, &existing) {
+        (Some(o), _) => o.clone(),
+        (None, Some(_)) if !model_path.contains('#') => plain_path.clone(),
+        _ => {
+            return fail(format!(
+                "{model_path} is not a single commcost model file: give -o FILE to write one"
+            ));
+        }
+    };
+    let (text, source) = match (&args.measure, &args.runs) {
+        (Some(opts), _) => {
+            let text = super::collectives_measure::measure(opts)?;
+            if let Some(path) = &args.runs {
+                std::fs::write(path, &text).map_err(|e| {
+                    Failure(format!("{}: cannot write the runs: {e}", path.display()))
+                })?;
+            }
+            (text, format!("measured by `{}`", opts.mpirun))
+        }
         (None, Some(path)) => (
             commcost::limits::read_text_file(
                 path,
@@ -99,25 +126,6 @@ pub(super) fn collectives(args: CollectivesArgs) -> Result<(), Failure> {
         None => None,
     };
 
-    // the file to write: a commcost model file is updated, any other model is wrapped in one
-    let model_path = args.model.to_string_lossy().to_string();
-    let plain_path = PathBuf::from(model_path.split('#').next().unwrap_or(&model_path));
-    let existing: Option<ModelFile> = commcost::limits::read_text_file(
-        &plain_path,
-        "model file",
-        commcost::limits::MAX_MODEL_FILE_BYTES,
-    )
-    .ok()
-    .and_then(|t| serde_json::from_str(&t).ok());
-    let output = match (&args.output, &existing) {
-        (Some(o), _) => o.clone(),
-        (None, Some(_)) if !model_path.contains('#') => plain_path.clone(),
-        _ => {
-            return fail(format!(
-                "{model_path} is not a single commcost model file: give -o FILE to write one"
-            ));
-        }
-    };
     let mut file = existing.unwrap_or_else(|| ModelFile {
         commcost_model_file: 1,
         provenance: Provenance {

@@ -384,21 +384,11 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             quick,
         } => collectives::collectives(collectives::CollectivesArgs {
             model,
-            measured: if measure {
-                let text = collectives_measure::measure(&collectives_measure::MeasureOptions {
-                    mpirun: mpirun.clone(),
-                    quick,
-                    ..collectives_measure::MeasureOptions::default()
-                })?;
-                if let Some(path) = &runs {
-                    std::fs::write(path, &text).map_err(|e| {
-                        Failure(format!("{}: cannot write the runs: {e}", path.display()))
-                    })?;
-                }
-                Some((text, format!("measured by `{mpirun}`")))
-            } else {
-                None
-            },
+            measure: measure.then(|| collectives_measure::MeasureOptions {
+                mpirun,
+                quick,
+                ..collectives_measure::MeasureOptions::default()
+            }),
             runs,
             check,
             stat: match stat {

@@ -1679,6 +1679,18 @@ fn calibrate_collectives_writes_call_costs_that_export_uses() {
         "-o",
         &rules,
     ]);
+    // a model that cannot be written back: refused before anything is measured
+    let err = user_error(&[
+        "calibrate",
+        "collectives",
+        "--measure",
+        "--model",
+        &format!(
+            "{}#plogp_mpi",
+            fixture("collectives/mpi_calibrate_2ranks_plogp.json")
+        ),
+    ]);
+    assert!(err.contains("-o FILE"), "{err}");
     // no runs: the error says what to give; bad rows name the file and line
     let err = user_error(&["calibrate", "collectives", "--model", &model]);
     assert!(err.contains("--measure") || err.contains("RUNS"), "{err}");
