@@ -61,7 +61,7 @@ pub struct CallCost {
 /// assert!(CallCosts::new(&[CallCost { collective: OmpiCollective::Gather, algorithm: 4, seconds: 1e-6 }]).is_err());
 /// # Ok::<(), commcost::collectives::CollectiveError>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(
     feature = "serde",
@@ -73,6 +73,13 @@ pub struct CallCosts {
     /// Whether any entry is set (then the table is not empty, even with 0-second entries).
     set: [[bool; MAX_ID]; OmpiCollective::ALL.len()],
     len: u8,
+}
+
+/// The entries, not the table (81 slots, most of them empty).
+impl std::fmt::Debug for CallCosts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.entries()).finish()
+    }
 }
 
 impl Default for CallCosts {
@@ -215,6 +222,8 @@ mod tests {
         ];
         let t = CallCosts::new(&given).unwrap();
         assert_eq!(t.entries(), vec![given[1], given[0]]);
+        assert_eq!(format!("{:?}", CallCosts::NONE), "[]");
+        assert!(format!("{t:?}").starts_with("[CallCost { collective: Allgather, algorithm: 2"));
         assert!(!t.is_empty());
         assert!(!t.is_zero());
         assert_eq!(
