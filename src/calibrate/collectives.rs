@@ -6,6 +6,7 @@ use crate::Message;
 use crate::calibrate::CalibrationError;
 use crate::collectives::ompi::{OmpiCollective, forced_cost};
 use crate::collectives::{CallCost, CallCosts, LocalWork, Operator, Problem};
+use crate::util::stats::median;
 
 /// The most rows [`parse_forced_runs`] reads (a 2-minute sweep writes a few hundred).
 pub const MAX_FORCED_RUNS: usize = 1_000_000;
@@ -298,16 +299,6 @@ fn problem_of(run: &ForcedRun, operator: Operator, local: LocalWork) -> Problem 
             p.with_operator(operator)
         }
         _ => p,
-    }
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
     }
 }
 
