@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use commcost::collectives::ompi::{self, OmpiCollective};
 use commcost::collectives::{
-    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, DecisionTable, Gather, Operator,
+    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Bcast, DecisionTable, Gather, Operator,
     Problem, Reduce, Scan, Scatter, rank,
 };
 use commcost::models::loggpo::Mechanism;
@@ -25,12 +25,12 @@ fn evaluation(c: &mut Criterion) {
         group.bench_with_input(
             BenchmarkId::new("broadcast_binomial", p),
             &problem,
-            |b, pr| b.iter(|| Broadcast::Binomial.cost(black_box(model), black_box(pr))),
+            |b, pr| b.iter(|| Bcast::Binomial.cost(black_box(model), black_box(pr))),
         );
         group.bench_with_input(
             BenchmarkId::new("broadcast_scatter_allgather", p),
             &problem,
-            |b, pr| b.iter(|| Broadcast::ScatterAllgather.cost(black_box(model), black_box(pr))),
+            |b, pr| b.iter(|| Bcast::ScatterAllgather.cost(black_box(model), black_box(pr))),
         );
         group.bench_with_input(
             BenchmarkId::new("allreduce_rabenseifner", p),
@@ -72,7 +72,7 @@ fn every_algorithm(c: &mut Criterion, label: &str, model: &dyn CommModel) {
     let problem = Problem::new(1 << 32, Message::contiguous(64 * 1024))
         .with_operator(Operator::new(1e-7, 1e-10).unwrap());
     let mut group = c.benchmark_group(format!("evaluate_p2^32_{label}"));
-    each::<Broadcast>(&mut group, "broadcast", model, &problem);
+    each::<Bcast>(&mut group, "broadcast", model, &problem);
     each::<Scan>(&mut group, "scan", model, &problem);
     each::<Reduce>(&mut group, "reduce", model, &problem);
     each::<Allreduce>(&mut group, "allreduce", model, &problem);
@@ -132,7 +132,7 @@ fn ranking(c: &mut Criterion) {
     for bytes in [8u64, 64 * 1024, 4 << 20] {
         let problem = Problem::new(1024, Message::contiguous(bytes));
         group.bench_with_input(BenchmarkId::from_parameter(bytes), &problem, |b, pr| {
-            b.iter(|| rank::<Broadcast>(black_box(model), black_box(pr)))
+            b.iter(|| rank::<Bcast>(black_box(model), black_box(pr)))
         });
     }
     group.finish();

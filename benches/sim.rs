@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use commcost::Message;
-use commcost::collectives::{Allreduce, Broadcast, Problem};
+use commcost::collectives::{Allreduce, Bcast, Problem};
 use commcost::presets;
 use commcost::sim::{Schedule, SimOptions, Simulator, ToSchedule, simulate};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -22,7 +22,7 @@ fn schedules(log_p: u32) -> [(&'static str, Schedule); 2] {
     [
         (
             "binomial_bcast",
-            Broadcast::Binomial.schedule(&problem).unwrap(),
+            Bcast::Binomial.schedule(&problem).unwrap(),
         ),
         (
             "recursive_doubling_allreduce",

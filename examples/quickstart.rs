@@ -5,7 +5,7 @@
 //!
 //! Run with `cargo run --release --example quickstart`.
 
-use commcost::collectives::{Algorithm, Allreduce, Broadcast, Problem, best, crossover};
+use commcost::collectives::{Algorithm, Allreduce, Bcast, Problem, best, crossover};
 use commcost::{CommModel, LogGP, Message, Protocols, presets};
 
 fn main() {
@@ -47,7 +47,7 @@ fn main() {
         .chain([4 << 20])
         .collect();
     println!("\nAlgorithm selection on Open MPI/openib (LogGP, Table 2 presets)");
-    selection_table::<Broadcast>("broadcast", &openib, &processes, &sizes);
+    selection_table::<Bcast>("broadcast", &openib, &processes, &sizes);
     selection_table::<Allreduce>("allreduce", &openib, &processes, &sizes);
 }
 

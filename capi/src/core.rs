@@ -358,7 +358,7 @@ macro_rules! textbook_describe {
     )*};
 }
 textbook_describe!(
-    coll::Broadcast,
+    coll::Bcast,
     coll::Allreduce,
     coll::Reduce,
     coll::Allgather,
@@ -399,7 +399,7 @@ macro_rules! dispatch {
             (Family::Ompi, Collective::ReduceScatter) => $f::<ompi::ReduceScatter>($($args),*),
             (Family::Ompi, Collective::Gather) => $f::<ompi::Gather>($($args),*),
             (Family::Ompi, Collective::Scatter) => $f::<ompi::Scatter>($($args),*),
-            (Family::Textbook, Collective::Bcast) => $f::<coll::Broadcast>($($args),*),
+            (Family::Textbook, Collective::Bcast) => $f::<coll::Bcast>($($args),*),
             (Family::Textbook, Collective::Allreduce) => $f::<coll::Allreduce>($($args),*),
             (Family::Textbook, Collective::Reduce) => $f::<coll::Reduce>($($args),*),
             (Family::Textbook, Collective::Allgather) => $f::<coll::Allgather>($($args),*),

@@ -84,7 +84,7 @@ macro_rules! textbook_names {
     })*};
 }
 textbook_names!(
-    coll::Broadcast,
+    coll::Bcast,
     coll::Allreduce,
     coll::Reduce,
     coll::Allgather,
@@ -173,7 +173,7 @@ fn expected_for(
         (0, 6) => go!(ompi::ReduceScatter),
         (0, 7) => go!(ompi::Gather),
         (0, 8) => go!(ompi::Scatter),
-        (1, 0) => go!(coll::Broadcast),
+        (1, 0) => go!(coll::Bcast),
         (1, 1) => go!(coll::Allreduce),
         (1, 2) => go!(coll::Reduce),
         (1, 3) => go!(coll::Allgather),

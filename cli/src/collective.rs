@@ -14,8 +14,8 @@ use crate::{Failure, fail};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Collective {
     /// `MPI_Bcast`.
-    #[value(alias = "bcast")]
-    Broadcast,
+    #[value(name = "broadcast", alias = "bcast")]
+    Bcast,
     /// `MPI_Scan`.
     Scan,
     /// `MPI_Reduce`.
@@ -37,7 +37,7 @@ pub enum Collective {
 impl Collective {
     /// Every collective.
     pub const ALL: [Self; 9] = [
-        Self::Broadcast,
+        Self::Bcast,
         Self::Scan,
         Self::Reduce,
         Self::Allreduce,
@@ -48,11 +48,31 @@ impl Collective {
         Self::Alltoall,
     ];
 
+    /// The collective's name on the command line and in output (`broadcast`, `scan`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Bcast => "broadcast",
+            Self::Scan => "scan",
+            Self::Reduce => "reduce",
+            Self::Allreduce => "allreduce",
+            Self::Allgather => "allgather",
+            Self::Gather => "gather",
+            Self::Scatter => "scatter",
+            Self::Barrier => "barrier",
+            Self::Alltoall => "alltoall",
+        }
+    }
+
+    /// [`name`](Self::name) with a capital first letter, for titles.
+    pub fn title(self) -> String {
+        let name = self.name();
+        name[..1].to_ascii_uppercase() + &name[1..]
+    }
+
     /// The collective as the benchmarks' series name it (OSU `broadcast`, IMB `bcast`).
     pub fn matches_series(self, name: &str) -> bool {
-        let own = format!("{self:?}").to_ascii_lowercase();
-        name == own
-            || (self == Self::Broadcast && name == "bcast")
+        name == self.name()
+            || (self == Self::Bcast && name == "bcast")
             || (self == Self::Alltoall && name.starts_with("all-to-all"))
     }
 }
@@ -61,7 +81,7 @@ impl Collective {
 macro_rules! dispatch {
     ($c:expr, $f:ident ( $($args:expr),* )) => {
         match $c {
-            Collective::Broadcast => $f::<commcost::collectives::Broadcast>($($args),*),
+            Collective::Bcast => $f::<commcost::collectives::Bcast>($($args),*),
             Collective::Scan => $f::<commcost::collectives::Scan>($($args),*),
             Collective::Reduce => $f::<commcost::collectives::Reduce>($($args),*),
             Collective::Allreduce => $f::<commcost::collectives::Allreduce>($($args),*),
@@ -149,7 +169,7 @@ pub fn table(
         }
     } else {
         print_spans(
-            &format!("{c:?} decision table, model {}", loaded.name),
+            &format!("{} decision table, model {}", c.title(), loaded.name),
             " (switch points exact)",
             sizes,
             rows.iter()
@@ -326,7 +346,7 @@ pub fn table_simulated(
         }
     } else {
         print_spans(
-            &format!("{c:?} decision table, model {}", loaded.name),
+            &format!("{} decision table, model {}", c.title(), loaded.name),
             ", simulated where the closed form is not exact (switch points between sampled sizes)",
             sizes,
             rows.iter().map(|r| {
@@ -413,7 +433,7 @@ pub fn select(
             })
             .collect();
         let mut out = serde_json::json!({
-            "model": loaded.name, "collective": format!("{c:?}").to_ascii_lowercase(),
+            "model": loaded.name, "collective": c.name(),
             "processes": procs, "bytes": bytes, "ranking": rows,
         });
         if simulate {
@@ -428,8 +448,8 @@ pub fn select(
         ""
     };
     outln!(
-        "{:?} of {} bytes on {procs} processes, model {}{how}:",
-        c,
+        "{} of {} bytes on {procs} processes, model {}{how}:",
+        c.title(),
         bytes,
         loaded.name
     );

@@ -211,12 +211,7 @@ pub fn run(args: PlotArgs) -> Result<(), Failure> {
             for s in chosen.iter().skip(1) {
                 switches.push((s.first as f64, format!("→ {}", s.algorithm)));
             }
-            title = format!(
-                "{}, P = {}, model {}",
-                format!("{c:?}").to_lowercase(),
-                args.procs,
-                m.name
-            );
+            title = format!("{}, P = {}, model {}", c.name(), args.procs, m.name);
         }
     }
     let mut measured: Vec<(String, Vec<(f64, f64)>)> = Vec::new();

@@ -36,7 +36,7 @@
 //! sender's own wait (the lag of round 0, then `max(0, min(E_{k+1} - op_{k+1}, w_k + op_k -
 //! op_{k+1}))`); with one lag for all sizes this is the sum of lags.
 //!
-//! Algorithms are values — one enum per collective ([`Broadcast`], [`Scan`], [`Reduce`],
+//! Algorithms are values — one enum per collective ([`Bcast`], [`Scan`], [`Reduce`],
 //! [`Allreduce`], [`Allgather`], [`Gather`], [`Scatter`], [`Barrier`], [`Alltoall`]) implementing
 //! [`Algorithm`] — so a caller can store, compare and rank choices ([`rank`], [`best`],
 //! [`crossover`], [`DecisionTable`]).
@@ -100,8 +100,7 @@ pub use error::{AlgorithmParseError, CollectiveError};
 pub use local::{Copies, CopyCost, LocalWork, MAX_COPY_CLASSES};
 pub use select::{DecisionTable, SwitchPoint, best, crossover, rank};
 pub use textbook::{
-    Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, MpichAlgorithm, Reduce, Scan,
-    Scatter,
+    Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, MpichAlgorithm, Reduce, Scan, Scatter,
 };
 
 use crate::{CommModel, Message};

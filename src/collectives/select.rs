@@ -16,12 +16,12 @@ use crate::error::CollectiveError;
 /// # Examples
 ///
 /// ```
-/// use commcost::collectives::{Broadcast, Problem, rank};
+/// use commcost::collectives::{Bcast, Problem, rank};
 /// use commcost::{Message, presets};
 ///
 /// let openib = presets::open_mpi_openib();
-/// let ranking = rank::<Broadcast>(&openib, &Problem::new(64, Message::contiguous(8)))?;
-/// assert_eq!(ranking[0].0, Broadcast::Binomial); // small messages: the tree wins
+/// let ranking = rank::<Bcast>(&openib, &Problem::new(64, Message::contiguous(8)))?;
+/// assert_eq!(ranking[0].0, Bcast::Binomial); // small messages: the tree wins
 /// # Ok::<(), commcost::collectives::CollectiveError>(())
 /// ```
 pub fn rank<A: Algorithm>(
@@ -82,18 +82,18 @@ const PROBES_PER_OCTAVE: f64 = 32.0;
 /// # Examples
 ///
 /// ```
-/// use commcost::collectives::{Broadcast, Problem, crossover};
+/// use commcost::collectives::{Bcast, Problem, crossover};
 /// use commcost::{CommModel, LogGP, Message};
 ///
 /// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
 /// let problem = Problem::new(64, Message::contiguous(1));
-/// let at = crossover(&model, Broadcast::Binomial, Broadcast::ScatterAllgather, &problem, 1..=1 << 24)?
+/// let at = crossover(&model, Bcast::Binomial, Bcast::ScatterAllgather, &problem, 1..=1 << 24)?
 ///     .expect("the large-message algorithm wins eventually");
 /// // the ranking really differs on either side
-/// let cost = |a: Broadcast, s: u64| a.cost(&model, &problem.with_bytes(s)).unwrap();
+/// let cost = |a: Bcast, s: u64| a.cost(&model, &problem.with_bytes(s)).unwrap();
 /// use commcost::collectives::Algorithm;
-/// assert!(cost(Broadcast::Binomial, at - 1) <= cost(Broadcast::ScatterAllgather, at - 1));
-/// assert!(cost(Broadcast::Binomial, at) > cost(Broadcast::ScatterAllgather, at));
+/// assert!(cost(Bcast::Binomial, at - 1) <= cost(Bcast::ScatterAllgather, at - 1));
+/// assert!(cost(Bcast::Binomial, at) > cost(Bcast::ScatterAllgather, at));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn crossover<A: Algorithm>(

@@ -288,7 +288,7 @@ fn mpich_collective(c: OmpiCollective) -> Option<(&'static str, &'static str)> {
 /// with `atoi`, so message-size bounds above `2^31 - 1` fold into `=any`.
 ///
 /// Candidates are the algorithms MPICH runs ([`MpichAlgorithm::mpich_name`]) that the version
-/// has: bcast from [`collectives::Broadcast`], allreduce from [`collectives::Allreduce`],
+/// has: bcast from [`collectives::Bcast`], allreduce from [`collectives::Allreduce`],
 /// reduce, allgather, alltoall, gather, scatter and barrier from the same-named enums.
 ///
 /// # MPICH's default tables
@@ -418,7 +418,7 @@ pub fn mpich_json(
         };
         let (name, size_key) = mpich_collective(c).ok_or(unsupported.clone())?;
         let blocks = match c {
-            OmpiCollective::Bcast => grid.mpich_blocks::<collectives::Broadcast>(c, version)?,
+            OmpiCollective::Bcast => grid.mpich_blocks::<collectives::Bcast>(c, version)?,
             OmpiCollective::Allreduce => grid.mpich_blocks::<collectives::Allreduce>(c, version)?,
             OmpiCollective::Reduce => grid.mpich_blocks::<collectives::Reduce>(c, version)?,
             OmpiCollective::Alltoall => grid.mpich_blocks::<collectives::Alltoall>(c, version)?,

@@ -292,7 +292,7 @@ impl ExactClosedForm for ompi::Scatter {
     }
 }
 
-impl ExactClosedForm for textbook::Broadcast {
+impl ExactClosedForm for textbook::Bcast {
     fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
         let p = problem.processes;
         match self {

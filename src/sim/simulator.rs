@@ -116,12 +116,12 @@ impl Simulator {
     /// # Examples
     ///
     /// ```
-    /// use commcost::collectives::{Broadcast, Problem};
+    /// use commcost::collectives::{Bcast, Problem};
     /// use commcost::sim::{SimOptions, Simulator, ToSchedule};
     /// use commcost::{Message, Pram};
     /// use commcost::sim::SimError;
     ///
-    /// let schedule = Broadcast::Linear.schedule(&Problem::new(4096, Message::contiguous(8)))?;
+    /// let schedule = Bcast::Linear.schedule(&Problem::new(4096, Message::contiguous(8)))?;
     /// let mut simulator = Simulator::new();
     /// simulator.set_max_memory(1 << 16);
     /// let run = simulator.simulate(&schedule, &Pram::new(1e-6)?, &SimOptions::default());

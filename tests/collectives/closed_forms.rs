@@ -9,7 +9,7 @@ use crate::common;
 
 use commcost::collectives::CollectiveError;
 use commcost::collectives::{
-    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, DecisionTable, Gather, Operator,
+    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Bcast, DecisionTable, Gather, Operator,
     Problem, Reduce, Scan, Scatter, best, crossover, rank,
 };
 use commcost::{CommModel, LogGP, Message, Protocols, presets};
@@ -39,12 +39,12 @@ fn seed_closed_forms_loggp() {
         let h = (p as f64).log2().ceil();
         let linear = 2.0 * o + l + (pf - 1.0) * big_g * k + (pf - 2.0) * g;
         let tree = h * (2.0 * o + l + k * big_g) + (h - 1.0) * g;
-        assert_rel(cost(Broadcast::Linear, p, 1001), linear * US, HAND_RELATIVE);
-        assert_rel(cost(Broadcast::Binomial, p, 1001), tree * US, HAND_RELATIVE);
+        assert_rel(cost(Bcast::Linear, p, 1001), linear * US, HAND_RELATIVE);
+        assert_rel(cost(Bcast::Binomial, p, 1001), tree * US, HAND_RELATIVE);
     }
     // numbers: P = 8: linear 2 + 5 + 70 + 18 = 95 µs, tree 3 · 17 + 2 · 3 = 57 µs
-    assert_rel(cost(Broadcast::Linear, 8, 1001), 95.0 * US, HAND_RELATIVE);
-    assert_rel(cost(Broadcast::Binomial, 8, 1001), 57.0 * US, HAND_RELATIVE);
+    assert_rel(cost(Bcast::Linear, 8, 1001), 95.0 * US, HAND_RELATIVE);
+    assert_rel(cost(Bcast::Binomial, 8, 1001), 57.0 * US, HAND_RELATIVE);
 }
 
 #[test]
@@ -58,12 +58,12 @@ fn seed_closed_forms_log3p() {
         let linear = p as f64 * (29.0 / 2.0 + 420.0 / 2.0) + 131.0;
         let tree = h * (29.0 + 420.0 + 131.0);
         assert_rel(
-            Broadcast::Linear.cost(&titan, &problem).unwrap(),
+            Bcast::Linear.cost(&titan, &problem).unwrap(),
             linear * US,
             HAND_RELATIVE,
         );
         assert_rel(
-            Broadcast::Binomial.cost(&titan, &problem).unwrap(),
+            Bcast::Binomial.cost(&titan, &problem).unwrap(),
             tree * US,
             HAND_RELATIVE,
         );
@@ -71,12 +71,12 @@ fn seed_closed_forms_log3p() {
     // P = 8: 8 · 224.5 + 131 = 1927 µs; 3 · 580 = 1740 µs
     let problem = Problem::new(8, msg);
     assert_rel(
-        Broadcast::Linear.cost(&titan, &problem).unwrap(),
+        Bcast::Linear.cost(&titan, &problem).unwrap(),
         1927.0 * US,
         HAND_RELATIVE,
     );
     assert_rel(
-        Broadcast::Binomial.cost(&titan, &problem).unwrap(),
+        Bcast::Binomial.cost(&titan, &problem).unwrap(),
         1740.0 * US,
         HAND_RELATIVE,
     );
@@ -87,13 +87,13 @@ fn broadcast_rounds_by_hand() {
     // scatter-allgather, P = 4, m = 4096, chunks of 1024: scatter rounds of 2048 and 1024 bytes
     // (27.47 + 17.23), one gap between them (3), ring allgather 3 · 17.23 = 51.69: 99.39 µs
     assert_rel(
-        cost(Broadcast::ScatterAllgather, 4, 4096),
+        cost(Bcast::ScatterAllgather, 4, 4096),
         99.39 * US,
         HAND_RELATIVE,
     );
     // pipelined, P = 4, 1024-byte segments, q = 4: 3 · 17.23 + 3 · max(13.23, 1 + 1) = 91.38 µs
     assert_rel(
-        cost(Broadcast::Pipelined { segment: 1024 }, 4, 4096),
+        cost(Bcast::Pipelined { segment: 1024 }, 4, 4096),
         91.38 * US,
         HAND_RELATIVE,
     );
@@ -189,15 +189,15 @@ fn one_process_costs_nothing_and_zero_is_an_error() {
     let one = Problem::new(1, Message::contiguous(4096));
     let none = Problem::new(0, Message::contiguous(4096));
     for a in [
-        Broadcast::Linear,
-        Broadcast::ScatterAllgather,
-        Broadcast::Pipelined { segment: 64 },
+        Bcast::Linear,
+        Bcast::ScatterAllgather,
+        Bcast::Pipelined { segment: 64 },
     ] {
         assert_eq!(a.cost(&m, &one).unwrap().to_bits(), 0f64.to_bits());
         assert_eq!(a.cost(&m, &none), Err(CollectiveError::NoProcesses));
     }
     assert_eq!(
-        Broadcast::Pipelined { segment: 0 }.cost(&m, &one),
+        Bcast::Pipelined { segment: 0 }.cost(&m, &one),
         Err(CollectiveError::ZeroSegment)
     );
     assert_eq!(
@@ -205,7 +205,7 @@ fn one_process_costs_nothing_and_zero_is_an_error() {
         Err(CollectiveError::NoProcesses)
     );
     assert!(Operator::new(-1.0, 0.0).is_err());
-    assert!(rank::<Broadcast>(&m, &none).is_err());
+    assert!(rank::<Bcast>(&m, &none).is_err());
 }
 
 #[test]
@@ -214,8 +214,8 @@ fn evaluation_is_fast_for_huge_communicators() {
     let m = hand_model();
     let problem = Problem::new(1 << 32, Message::contiguous(1 << 20));
     for c in [
-        Broadcast::Binomial.cost(&m, &problem),
-        Broadcast::ScatterAllgather.cost(&m, &problem),
+        Bcast::Binomial.cost(&m, &problem),
+        Bcast::ScatterAllgather.cost(&m, &problem),
         Allreduce::Rabenseifner.cost(&m, &problem),
         Allgather::RecursiveDoubling.cost(&m, &problem),
         Alltoall::Bruck.cost(&m, &problem),
@@ -236,8 +236,8 @@ fn crossover_finds_a_flip_inside_a_narrow_protocol_range() {
     let problem = Problem::new(4, Message::contiguous(1));
     let found = crossover(
         &model,
-        Broadcast::Binomial,
-        Broadcast::Linear,
+        Bcast::Binomial,
+        Bcast::Linear,
         &problem,
         1..=1 << 20,
     );
@@ -285,9 +285,9 @@ fn loggp() -> impl Strategy<Value = LogGP> {
 fn monotone_in_p(model: &dyn CommModel, problem: &Problem) -> Vec<f64> {
     let op = |a: &dyn Fn() -> Result<f64, CollectiveError>| a().unwrap();
     vec![
-        op(&|| Broadcast::Linear.cost(model, problem)),
-        op(&|| Broadcast::Binomial.cost(model, problem)),
-        op(&|| Broadcast::Pipelined { segment: 4096 }.cost(model, problem)),
+        op(&|| Bcast::Linear.cost(model, problem)),
+        op(&|| Bcast::Binomial.cost(model, problem)),
+        op(&|| Bcast::Pipelined { segment: 4096 }.cost(model, problem)),
         op(&|| Scan::LinearChain.cost(model, problem)),
         op(&|| Scan::RecursiveDoubling.cost(model, problem)),
         op(&|| Reduce::Binomial.cost(model, problem)),
@@ -306,7 +306,7 @@ fn monotone_in_p(model: &dyn CommModel, problem: &Problem) -> Vec<f64> {
 /// Costs of every algorithm (all are monotone in the message size).
 fn all_costs(model: &dyn CommModel, problem: &Problem) -> Vec<f64> {
     let mut costs = monotone_in_p(model, problem);
-    costs.push(Broadcast::ScatterAllgather.cost(model, problem).unwrap());
+    costs.push(Bcast::ScatterAllgather.cost(model, problem).unwrap());
     for a in Allreduce::ALL {
         costs.push(a.cost(model, problem).unwrap());
     }
@@ -344,12 +344,12 @@ proptest! {
     #[test]
     fn selection_is_the_minimum(m in loggp(), p in 1u64..5000, s in 0u64..1 << 22) {
         let problem = Problem::new(p, Message::contiguous(s));
-        let individual: Vec<f64> = Broadcast::candidates(&m, &problem)
+        let individual: Vec<f64> = Bcast::candidates(&m, &problem)
             .iter()
             .map(|a| a.cost(&m, &problem).unwrap())
             .collect();
         let minimum = individual.iter().copied().fold(f64::INFINITY, f64::min);
-        let (_, c) = best::<Broadcast>(&m, &problem).unwrap();
+        let (_, c) = best::<Bcast>(&m, &problem).unwrap();
         prop_assert_eq!(c.to_bits(), minimum.to_bits());
         let ranked = rank::<Allreduce>(&m, &problem).unwrap();
         prop_assert!(ranked.windows(2).all(|w| w[0].1 <= w[1].1));

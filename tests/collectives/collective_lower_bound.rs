@@ -17,7 +17,7 @@
 //! data in both ranges' overhead tables (affine, non-negative starts).
 
 use commcost::collectives::{
-    Algorithm, Allgather, Allreduce, Alltoall, Broadcast, Gather, Problem, Reduce, Scan, Scatter,
+    Algorithm, Allgather, Allreduce, Alltoall, Bcast, Gather, Problem, Reduce, Scan, Scatter,
 };
 use commcost::models::copy_transfer::Composition;
 use commcost::models::copy_transfer::Stage;
@@ -158,12 +158,12 @@ fn costs(model: &dyn CommModel, problem: &Problem, segment: u64) -> Vec<(String,
         out.push((label, cost.expect("valid problem")));
     };
     for a in [
-        Broadcast::Linear,
-        Broadcast::Binomial,
-        Broadcast::ScatterAllgather,
-        Broadcast::Pipelined { segment },
-        Broadcast::Pipelined {
-            segment: Broadcast::best_segment(model, problem),
+        Bcast::Linear,
+        Bcast::Binomial,
+        Bcast::ScatterAllgather,
+        Bcast::Pipelined { segment },
+        Bcast::Pipelined {
+            segment: Bcast::best_segment(model, problem),
         },
     ] {
         push(format!("broadcast {}", a.label()), a.cost(model, problem));
@@ -227,10 +227,8 @@ fn pipelined_broadcast_of_copies_is_not_free() {
         let model = CopyTransfer::new(stages.clone(), composition, 8).unwrap();
         let problem = Problem::new(64, Message::contiguous(1 << 20));
         let one = model.p2p(&problem.message);
-        let segment = Broadcast::best_segment(&model, &problem);
-        let cost = Broadcast::Pipelined { segment }
-            .cost(&model, &problem)
-            .unwrap();
+        let segment = Bcast::best_segment(&model, &problem);
+        let cost = Bcast::Pipelined { segment }.cost(&model, &problem).unwrap();
         assert!(cost >= one, "{composition:?}: {cost} < {one}");
     }
 }
@@ -245,6 +243,6 @@ fn pipelined_broadcast_of_copies_is_not_free() {
 fn scatter_allgather_pays_the_gap_between_phases() {
     let logp = LogP::new(1e-6, 0.0, 0.466358186832707 * 10.0 * US, 64).unwrap();
     let problem = Problem::new(2, Message::contiguous(65));
-    let cost = Broadcast::ScatterAllgather.cost(&logp, &problem).unwrap();
+    let cost = Bcast::ScatterAllgather.cost(&logp, &problem).unwrap();
     assert!(cost >= logp.p2p(&problem.message));
 }

@@ -24,8 +24,8 @@ use std::sync::Arc;
 
 use commcost::PiecewiseCost;
 use commcost::collectives::{
-    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Operator, Problem,
-    Reduce, Scan, Scatter,
+    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Operator, Problem, Reduce,
+    Scan, Scatter,
 };
 use commcost::models::copy_transfer::Composition;
 use commcost::models::copy_transfer::Stage;
@@ -174,7 +174,7 @@ fn by_rounds(model: &dyn CommModel, name: &str, p: u64, m: u64, op: Operator) ->
 
 fn library(model: &dyn CommModel, name: &str, problem: &Problem) -> f64 {
     match name {
-        "scatter-allgather" => Broadcast::ScatterAllgather.cost(model, problem),
+        "scatter-allgather" => Bcast::ScatterAllgather.cost(model, problem),
         "scatter" => Scatter::Binomial.cost(model, problem),
         "gather" => Gather::Binomial.cost(model, problem),
         "rabenseifner" => Allreduce::Rabenseifner.cost(model, problem),
@@ -410,10 +410,10 @@ fn every_algorithm(model: &dyn CommModel, problem: &Problem) -> Vec<(String, f64
     }
     let mut out = Vec::new();
     let broadcasts = [
-        Broadcast::Linear,
-        Broadcast::Binomial,
-        Broadcast::ScatterAllgather,
-        Broadcast::Pipelined { segment: 4096 },
+        Bcast::Linear,
+        Bcast::Binomial,
+        Bcast::ScatterAllgather,
+        Bcast::Pipelined { segment: 4096 },
     ];
     each(&mut out, "broadcast", &broadcasts, model, problem);
     each(&mut out, "scan", Scan::ALL, model, problem);

@@ -800,13 +800,13 @@ fn textbook_names_round_trip() {
         }
     }
     use collectives::{
-        Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
+        Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, Scan, Scatter,
     };
     check(&[
-        Broadcast::Linear,
-        Broadcast::Binomial,
-        Broadcast::ScatterAllgather,
-        Broadcast::Pipelined { segment: 8192 },
+        Bcast::Linear,
+        Bcast::Binomial,
+        Bcast::ScatterAllgather,
+        Bcast::Pipelined { segment: 8192 },
     ]);
     check(Scan::ALL);
     check(Reduce::ALL);
@@ -816,15 +816,15 @@ fn textbook_names_round_trip() {
     check(Scatter::ALL);
     check(Barrier::ALL);
     check(Alltoall::ALL);
-    assert!("pipelined".parse::<Broadcast>().is_err());
-    assert!("pipelined:segment=0".parse::<Broadcast>().is_err());
+    assert!("pipelined".parse::<Bcast>().is_err());
+    assert!("pipelined:segment=0".parse::<Bcast>().is_err());
     assert_eq!(
-        Broadcast::ScatterAllgather.mpich_function().as_deref(),
+        Bcast::ScatterAllgather.mpich_function().as_deref(),
         Some("MPIR_Bcast_intra_scatter_ring_allgather")
     );
     assert_eq!(Allgather::Bruck.mpich_name(), Some("brucks"));
     assert_eq!(Alltoall::PairwiseExchange.mpich_name(), Some("pairwise"));
-    assert_eq!(Broadcast::Linear.mpich_name(), None);
+    assert_eq!(Bcast::Linear.mpich_name(), None);
 }
 
 /// `OmpiRules` reads its own output back (the labels aside) and answers lookups as the

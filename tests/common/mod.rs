@@ -239,14 +239,14 @@ pub fn every_cost(
     problem: &commcost::collectives::Problem,
 ) -> Vec<f64> {
     use commcost::collectives::{
-        Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
+        Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, Scan, Scatter,
     };
     let mut out = costs(
         &[
-            Broadcast::Linear,
-            Broadcast::Binomial,
-            Broadcast::ScatterAllgather,
-            Broadcast::Pipelined { segment: 4096 },
+            Bcast::Linear,
+            Bcast::Binomial,
+            Bcast::ScatterAllgather,
+            Bcast::Pipelined { segment: 4096 },
         ],
         model,
         problem,

@@ -3,7 +3,7 @@
 //! `⌈log2 P⌉ (L + g(m))`, linear broadcast `L + (P - 1) g(m)` — and validated loading.
 
 use approx::assert_relative_eq;
-use commcost::collectives::{Algorithm, Broadcast, Problem};
+use commcost::collectives::{Algorithm, Bcast, Problem};
 use commcost::table::Table1D;
 use commcost::{CommModel, Message, ModelSpec, PLogP};
 
@@ -53,9 +53,9 @@ fn broadcasts_have_the_published_forms() {
         let problem = Problem::new(p, Message::contiguous(bytes));
         let (l, g) = (m.latency(), m.gap_at(bytes));
         let h = (p as f64).log2().ceil();
-        let binomial = Broadcast::Binomial.cost(&m, &problem).unwrap();
+        let binomial = Bcast::Binomial.cost(&m, &problem).unwrap();
         assert_relative_eq!(binomial, h * (l + g), max_relative = 1e-12);
-        let linear = Broadcast::Linear.cost(&m, &problem).unwrap();
+        let linear = Bcast::Linear.cost(&m, &problem).unwrap();
         assert_relative_eq!(linear, l + (p - 1) as f64 * g, max_relative = 1e-12);
     }
 }

@@ -184,8 +184,8 @@ fn operators_load_through_validation() {
 
 #[test]
 fn algorithms_with_parameters_reject_unknown_fields() {
-    use commcost::collectives::{Broadcast, DecisionTable, ompi};
-    rejects::<Broadcast>(r#"{"Pipelined": {"segment": 8192, "segmnet": 4096}}"#);
+    use commcost::collectives::{Bcast, DecisionTable, ompi};
+    rejects::<Bcast>(r#"{"Pipelined": {"segment": 8192, "segmnet": 4096}}"#);
     rejects::<ompi::Bcast>(r#"{"chain": {"segment": 8192, "fanout": 4, "radix": 2}}"#);
     rejects::<ompi::Reduce>(r#"{"binomial": {"segment": 0, "fanout": 2}}"#);
     rejects::<ompi::Allreduce>(r#"{"segmented-ring": {"segment": 0, "extra": 1}}"#);

@@ -139,7 +139,7 @@ fn compute() -> String {
             continue;
         }
         let m = spec.as_model();
-        family::<collectives::Broadcast>(&mut out, name, m, "bcast");
+        family::<collectives::Bcast>(&mut out, name, m, "bcast");
         family::<collectives::Scan>(&mut out, name, m, "scan");
         family::<collectives::Reduce>(&mut out, name, m, "reduce");
         family::<collectives::Allreduce>(&mut out, name, m, "allreduce");
@@ -158,7 +158,7 @@ fn compute() -> String {
         family::<ompi::Gather>(&mut out, name, m, "ompi_gather");
         family::<ompi::Scatter>(&mut out, name, m, "ompi_scatter");
         if matches!(name.as_str(), "loggp" | "plogp_vader") {
-            simulated::<collectives::Broadcast>(&mut out, name, m, "bcast");
+            simulated::<collectives::Bcast>(&mut out, name, m, "bcast");
             simulated::<collectives::Allreduce>(&mut out, name, m, "allreduce");
             simulated::<collectives::Alltoall>(&mut out, name, m, "alltoall");
             simulated::<ompi::Bcast>(&mut out, name, m, "ompi_bcast");

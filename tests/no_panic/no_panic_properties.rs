@@ -17,8 +17,7 @@ use commcost::calibrate::{
     relative_errors,
 };
 use commcost::collectives::{
-    Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Problem, Reduce, Scan, Scatter,
-    rank,
+    Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Problem, Reduce, Scan, Scatter, rank,
 };
 use commcost::mlines::{
     NestedLayout, columns, floor_sum, lines_touched, nested_lines, paper_column_bounds,
@@ -200,7 +199,7 @@ fn check_collectives(
         )*};
     }
     each!(
-        Broadcast, Scan, Reduce, Allreduce, Allgather, Gather, Scatter, Barrier, Alltoall
+        Bcast, Scan, Reduce, Allreduce, Allgather, Gather, Scatter, Barrier, Alltoall
     );
     Ok(())
 }
@@ -252,7 +251,7 @@ proptest! {
         let _ = (msg.bytes(), msg.extent(), msg.count(), msg.stride(), msg.is_contiguous());
         let _ = commcost::calibrate::MlinesSample::from_message(&msg, p, a);
         if let Ok(m) = LogGP::new(a, b, c, d) {
-            let _ = commcost::collectives::best::<Broadcast>(&m, &Problem::new(procs, msg));
+            let _ = commcost::collectives::best::<Bcast>(&m, &Problem::new(procs, msg));
         }
         if let Ok(stage) = Stage::new("s", a, b) {
             let _ = stage.time_per_byte(Some(w));
@@ -963,7 +962,7 @@ proptest! {
 
     #[test]
     fn algorithm_names_parse_or_fail_and_round_trip(text in algorithm_text()) {
-        parses_back::<Broadcast>(&text)?;
+        parses_back::<Bcast>(&text)?;
         parses_back::<Scan>(&text)?;
         parses_back::<Reduce>(&text)?;
         parses_back::<Allreduce>(&text)?;

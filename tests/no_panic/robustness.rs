@@ -586,7 +586,7 @@ fn collectives_on_a_model_with_affine_unit_zero_count_bytes() {
         same::<collectives::Allreduce>(p, m);
         same::<collectives::Allgather>(p, m);
         same::<collectives::Alltoall>(p, m);
-        same::<collectives::Broadcast>(p, m);
+        same::<collectives::Bcast>(p, m);
         same::<collectives::Reduce>(p, m);
         same::<collectives::Gather>(p, m);
         same::<collectives::Scatter>(p, m);
@@ -688,7 +688,7 @@ fn collectives_on_hostile_models_do_not_panic_or_hang() {
                     all::<collectives::Allreduce>(&model, p, m);
                     all::<collectives::Allgather>(&model, p, m);
                     all::<collectives::Alltoall>(&model, p, m);
-                    all::<collectives::Broadcast>(&model, p, m);
+                    all::<collectives::Bcast>(&model, p, m);
                     all::<collectives::Reduce>(&model, p, m);
                     all::<collectives::Gather>(&model, p, m);
                     all::<collectives::Scatter>(&model, p, m);
@@ -707,8 +707,8 @@ fn collectives_on_hostile_models_do_not_panic_or_hang() {
                 let problem = Problem::new(16, Message::contiguous(1));
                 let _ = collectives::crossover(
                     &model,
-                    collectives::Broadcast::Binomial,
-                    collectives::Broadcast::ScatterAllgather,
+                    collectives::Bcast::Binomial,
+                    collectives::Bcast::ScatterAllgather,
                     &problem,
                     0..=u64::MAX,
                 );

@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use commcost::collectives::{Broadcast, Problem, Scan};
+use commcost::collectives::{Bcast, Problem, Scan};
 use commcost::sim::SimError;
 use commcost::sim::{Noise, OpKind, ScheduleBuilder, SimOptions, ToSchedule, simulate};
 use commcost::{CommModel, LogGP, Message};
@@ -129,7 +129,7 @@ fn calc_holds_the_cpu() {
 #[test]
 fn critical_path_of_a_binomial_broadcast() {
     let problem = Problem::new(8, Message::contiguous(1001));
-    let schedule = Broadcast::Binomial.schedule(&problem).unwrap();
+    let schedule = Bcast::Binomial.schedule(&problem).unwrap();
     let r = simulate(
         &schedule,
         &loggp(),
@@ -269,12 +269,12 @@ fn invalid_schedules_are_typed_errors() {
         Err(SimError::NoRanks)
     ));
     assert!(
-        Broadcast::Binomial
+        Bcast::Binomial
             .schedule(&Problem::new(0, Message::contiguous(1)))
             .is_err()
     );
     assert!(
-        Broadcast::Pipelined { segment: 0 }
+        Bcast::Pipelined { segment: 0 }
             .schedule(&Problem::new(4, Message::contiguous(1)))
             .is_err()
     );

@@ -40,8 +40,8 @@ use crate::common;
 
 use commcost::PiecewiseCost;
 use commcost::collectives::{
-    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Operator, Problem,
-    Reduce, Scan, Scatter,
+    Algorithm, Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Operator, Problem, Reduce,
+    Scan, Scatter,
 };
 use commcost::sim::{SimOptions, ToSchedule, simulate};
 use commcost::{CommModel, LogGP, Message, presets};
@@ -76,16 +76,16 @@ fn expectation(name: &str, p: u64, m: u64) -> Expect {
     let pow2 = p.is_power_of_two();
     let tree = matches!(
         name,
-        "Broadcast::Binomial" | "Scatter::Binomial" | "Gather::Binomial" | "Reduce::Binomial"
+        "Bcast::Binomial" | "Scatter::Binomial" | "Gather::Binomial" | "Reduce::Binomial"
     );
     match name {
         _ if p == 1 => Expect::Exact,
         _ if tree && pow2 => Expect::MinusGaps(m),
-        "Broadcast::ScatterAllgather" if pow2 => Expect::MinusGaps(m.div_ceil(p)),
-        "Broadcast::Pipelined" if p == 2 => Expect::UpperBound,
+        "Bcast::ScatterAllgather" if pow2 => Expect::MinusGaps(m.div_ceil(p)),
+        "Bcast::Pipelined" if p == 2 => Expect::UpperBound,
         _ if pow2 => Expect::Exact,
         _ if tree => Expect::UpperBound,
-        "Broadcast::ScatterAllgather"
+        "Bcast::ScatterAllgather"
         | "Allreduce::RecursiveDoubling"
         | "Allgather::RecursiveDoubling"
         | "Scan::RecursiveDoubling" => Expect::UpperBound,
@@ -160,10 +160,10 @@ fn check<A: Algorithm + ToSchedule>(alg: A, name: &str, models: &Models<'_>, pro
 fn check_all(models: &Models<'_>, problem: &Problem) {
     let segment = (problem.message.bytes() / 5).max(1);
     let bcast = [
-        ("Broadcast::Linear", Broadcast::Linear),
-        ("Broadcast::Binomial", Broadcast::Binomial),
-        ("Broadcast::ScatterAllgather", Broadcast::ScatterAllgather),
-        ("Broadcast::Pipelined", Broadcast::Pipelined { segment }),
+        ("Bcast::Linear", Bcast::Linear),
+        ("Bcast::Binomial", Bcast::Binomial),
+        ("Bcast::ScatterAllgather", Bcast::ScatterAllgather),
+        ("Bcast::Pipelined", Bcast::Pipelined { segment }),
     ];
     for (name, a) in bcast {
         check(a, name, models, problem);
@@ -263,7 +263,7 @@ fn random_process_counts() {
         let m = rng.int(1, 1 << 16);
         let problem = Problem::new(p, Message::contiguous(m)).with_operator(operator());
         // the O(P log P) schedules at any P
-        check(Broadcast::Binomial, "Broadcast::Binomial", models, &problem);
+        check(Bcast::Binomial, "Bcast::Binomial", models, &problem);
         check(Scatter::Binomial, "Scatter::Binomial", models, &problem);
         check(Reduce::Binomial, "Reduce::Binomial", models, &problem);
         let name = "Allreduce::RecursiveDoubling";
@@ -293,7 +293,7 @@ fn random_process_counts() {
         check(Allreduce::Ring, "Allreduce::Ring", models, &small);
         let name = "Alltoall::PairwiseExchange";
         check(Alltoall::PairwiseExchange, name, models, &small);
-        check(Broadcast::Linear, "Broadcast::Linear", models, &small);
+        check(Bcast::Linear, "Bcast::Linear", models, &small);
         check(Gather::Linear, "Gather::Linear", models, &small);
     }
 }

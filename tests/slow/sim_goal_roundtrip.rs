@@ -177,10 +177,10 @@ fn every_builder_round_trips_operation_by_operation() {
             let problem = Problem::new(p, Message::contiguous(bytes)).with_operator(operator);
             each(
                 &[
-                    collectives::Broadcast::Linear,
-                    collectives::Broadcast::Binomial,
-                    collectives::Broadcast::ScatterAllgather,
-                    collectives::Broadcast::Pipelined { segment: SEGMENT },
+                    collectives::Bcast::Linear,
+                    collectives::Bcast::Binomial,
+                    collectives::Bcast::ScatterAllgather,
+                    collectives::Bcast::Pipelined { segment: SEGMENT },
                 ],
                 &problem,
                 &mut count,

@@ -619,8 +619,8 @@ fn invalid_problems_are_errors() {
 #[test]
 fn textbook_exactness_claims_hold() {
     use commcost::collectives::{
-        Allgather as Ag, Allreduce as Ar, Alltoall as Aa, Barrier as Ba, Broadcast as Bc,
-        Gather as Ga, Reduce as Re, Scan, Scatter as Sc,
+        Allgather as Ag, Allreduce as Ar, Alltoall as Aa, Barrier as Ba, Bcast as Bc, Gather as Ga,
+        Reduce as Re, Scan, Scatter as Sc,
     };
     fn claim<A: Algorithm + ToSchedule + ExactClosedForm>(
         alg: A,

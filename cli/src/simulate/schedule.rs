@@ -90,7 +90,7 @@ pub(crate) fn build_collective(
     } else {
         let c = textbook_collective(name)?;
         let built = crate::collective::dispatch!(c, build(algorithm, model, problem, max_memory))?;
-        (format!("{c:?}").to_ascii_lowercase(), built)
+        (c.name().to_string(), built)
     })
 }
 
@@ -112,10 +112,7 @@ pub(super) fn ompi_collective(name: &str) -> Result<OmpiCollective, Failure> {
 
 pub(super) fn textbook_collective(name: &str) -> Result<Collective, Failure> {
     <Collective as clap::ValueEnum>::from_str(name, true).map_err(|_| {
-        let known: Vec<String> = Collective::ALL
-            .iter()
-            .map(|c| format!("{c:?}").to_ascii_lowercase())
-            .collect();
+        let known: Vec<&str> = Collective::ALL.iter().map(|c| c.name()).collect();
         Failure(format!(
             "unknown collective `{name}`; collectives: {} (reduce-scatter with --ompi)",
             known.join(", ")

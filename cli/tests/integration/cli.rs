@@ -198,7 +198,7 @@ fn select_ranks_broadcasts_as_calculated_by_hand() {
     for row in ranking {
         let name = row["algorithm"].as_str().unwrap();
         assert!(
-            name.parse::<commcost::collectives::Broadcast>().is_ok(),
+            name.parse::<commcost::collectives::Bcast>().is_ok(),
             "{name}"
         );
     }
@@ -772,7 +772,7 @@ fn simulate_goal_one_message_as_calculated_by_hand() {
 
 #[test]
 fn simulate_binomial_broadcast_is_the_closed_form_minus_the_tree_gaps() {
-    use commcost::collectives::{Algorithm, Broadcast, Problem};
+    use commcost::collectives::{Algorithm, Bcast, Problem};
     use commcost::sim::{SimOptions, ToSchedule, simulate};
     use commcost::{CommModel, Message};
     let args = [
@@ -813,12 +813,12 @@ fn simulate_binomial_broadcast_is_the_closed_form_minus_the_tree_gaps() {
     // the library called directly, not through the tool
     let model = commcost::presets::mpich2_tcp();
     let problem = Problem::new(8, Message::contiguous(8));
-    let schedule = Broadcast::Binomial.schedule(&problem).unwrap();
+    let schedule = Bcast::Binomial.schedule(&problem).unwrap();
     let run = simulate(&schedule, &model, &SimOptions::default()).unwrap();
     let g = model.gap(&Message::contiguous(8));
     assert_relative_eq!(run.makespan, sim, max_relative = 1e-12);
     assert_relative_eq!(
-        Broadcast::Binomial.cost(&model, &problem).unwrap() - 2.0 * g,
+        Bcast::Binomial.cost(&model, &problem).unwrap() - 2.0 * g,
         run.makespan,
         max_relative = 1e-12
     );

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::{Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter};
+use super::{Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, Scan, Scatter};
 use crate::collectives::Algorithm;
 use crate::collectives::parse::ParsedName;
 use crate::error::AlgorithmParseError;
@@ -21,8 +21,8 @@ use crate::error::AlgorithmParseError;
 ///
 /// | crate | MPICH |
 /// |---|---|
-/// | `Broadcast::Binomial` | `binomial` |
-/// | `Broadcast::ScatterAllgather` | `scatter_ring_allgather` |
+/// | `Bcast::Binomial` | `binomial` |
+/// | `Bcast::ScatterAllgather` | `scatter_ring_allgather` |
 /// | `Allreduce::RecursiveDoubling` / `Ring` / `Rabenseifner` | `recursive_doubling` / `ring` / `reduce_scatter_allgather` |
 /// | `Allgather::Ring` / `RecursiveDoubling` / `Bruck` | `ring` / `recursive_doubling` / `brucks` |
 /// | `Alltoall::PairwiseExchange` / `Bruck` | `pairwise` / `brucks` |
@@ -132,14 +132,14 @@ plain_names!(Alltoall, "alltoall", "Alltoall", [
     Bruck => "bruck", Some("brucks");
 ]);
 
-impl Broadcast {
+impl Bcast {
     const NAMES: &'static [&'static str] =
         &["linear", "binomial", "scatter-allgather", "pipelined"];
 }
 
 /// `binomial`, `scatter_ring_allgather` (van de Geijn's scatter and ring allgather); MPICH has
 /// no flat linear broadcast and its `pipelined_tree` is not a plain chain.
-impl MpichAlgorithm for Broadcast {
+impl MpichAlgorithm for Bcast {
     const MPICH_COLLECTIVE: &'static str = "bcast";
     const MPICH_PREFIX: &'static str = "Bcast";
 
@@ -152,7 +152,7 @@ impl MpichAlgorithm for Broadcast {
     }
 }
 
-impl fmt::Display for Broadcast {
+impl fmt::Display for Bcast {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Linear => f.write_str("linear"),
@@ -163,7 +163,7 @@ impl fmt::Display for Broadcast {
     }
 }
 
-impl FromStr for Broadcast {
+impl FromStr for Bcast {
     type Err = AlgorithmParseError;
 
     /// `pipelined` needs its segment (`pipelined:segment=8192`, at least 1 byte).

@@ -1,15 +1,15 @@
-//! The schedules of the textbook broadcasts ([`Broadcast`]).
+//! The schedules of the textbook broadcasts ([`Bcast`]).
 
 use super::ToSchedule;
 use super::shapes::{binomial_down, linear_out, ring};
 use super::writer::Steps;
-use crate::collectives::{Broadcast, Problem};
+use crate::collectives::{Bcast, Problem};
 use crate::error::{CollectiveError, SimError};
 use crate::sim::op::OpId;
 use crate::sim::schedule::Schedule;
 use crate::util::bits::{ceil_log2, lowbit};
 
-impl ToSchedule for Broadcast {
+impl ToSchedule for Bcast {
     fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
         let p = problem.processes;
         match *self {

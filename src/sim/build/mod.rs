@@ -32,7 +32,7 @@ mod writer;
 use crate::collectives::Problem;
 #[cfg(doc)]
 use crate::collectives::{
-    Allgather, Allreduce, Alltoall, Barrier, Broadcast, Gather, Reduce, Scan, Scatter,
+    Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, Scan, Scatter,
 };
 use crate::error::{CollectiveError, SimError};
 use crate::sim::builder::ScheduleBuilder;
@@ -42,17 +42,17 @@ use crate::sim::schedule::Schedule;
 ///
 /// Schedules (root 0, `h = ⌈log2 P⌉`, `h' = ⌊log2 P⌋`, `p' = 2^h'`, `m` the problem's bytes):
 ///
-/// * [`Broadcast::Linear`], [`Scatter::Linear`]: the root posts `P - 1` sends (ranks `1..P` in
+/// * [`Bcast::Linear`], [`Scatter::Linear`]: the root posts `P - 1` sends (ranks `1..P` in
 ///   order) in one step; [`Gather::Linear`]: every rank sends, the root posts `P - 1` receives.
-/// * [`Broadcast::Binomial`]: rank `r > 0` receives from `r - lowbit(r)`, then sends to
+/// * [`Bcast::Binomial`]: rank `r > 0` receives from `r - lowbit(r)`, then sends to
 ///   `r + 2^j` for `2^j < lowbit(r)` (root: `2^j < 2^h`), largest subtree first (MPICH).
 /// * [`Scatter::Binomial`], [`Gather::Binomial`], [`Reduce::Binomial`]: the same tree; a scatter
 ///   edge into child `c` carries `m · min(lowbit(c), P - c)` bytes, largest first; a gather
 ///   edge the same blocks upwards, smallest subtree first; a reduce edge `m` bytes, each
 ///   receive followed by `op(m)`.
-/// * [`Broadcast::ScatterAllgather`]: the binomial scatter of `⌈m/P⌉`-byte blocks, then `P - 1`
+/// * [`Bcast::ScatterAllgather`]: the binomial scatter of `⌈m/P⌉`-byte blocks, then `P - 1`
 ///   ring steps (send right, receive left).
-/// * [`Broadcast::Pipelined`]: a chain `0 → 1 → … → P-1` of `q = ⌈m/segment⌉` segments of
+/// * [`Bcast::Pipelined`]: a chain `0 → 1 → … → P-1` of `q = ⌈m/segment⌉` segments of
 ///   `min(segment, m)` bytes each (the closed form's size for every segment); an inner rank
 ///   receives segment `j`, forwards it, and only then posts the receive of segment `j + 1`.
 /// * [`Scan::LinearChain`]: receive from `r - 1`, `op(m)`, send to `r + 1`;
@@ -76,11 +76,11 @@ use crate::sim::schedule::Schedule;
 /// # Examples
 ///
 /// ```
-/// use commcost::collectives::{Broadcast, Problem};
+/// use commcost::collectives::{Bcast, Problem};
 /// use commcost::sim::ToSchedule;
 /// use commcost::Message;
 ///
-/// let s = Broadcast::Binomial.schedule(&Problem::new(8, Message::contiguous(64)))?;
+/// let s = Bcast::Binomial.schedule(&Problem::new(8, Message::contiguous(64)))?;
 /// // 7 sends and 7 receives
 /// assert_eq!(s.len(), 14);
 /// # Ok::<(), commcost::sim::SimError>(())
@@ -108,15 +108,15 @@ pub trait ToSchedule {
     /// # Examples
     ///
     /// ```
-    /// use commcost::collectives::{Broadcast, Problem};
+    /// use commcost::collectives::{Bcast, Problem};
     /// use commcost::sim::ToSchedule;
     /// use commcost::Message;
     /// use commcost::sim::SimError;
     ///
     /// let problem = Problem::new(1 << 16, Message::contiguous(8));
-    /// assert!(Broadcast::Linear.schedule_within(&problem, 1 << 30).is_ok());
+    /// assert!(Bcast::Linear.schedule_within(&problem, 1 << 30).is_ok());
     /// assert!(matches!(
-    ///     Broadcast::Linear.schedule_within(&problem, 1 << 20),
+    ///     Bcast::Linear.schedule_within(&problem, 1 << 20),
     ///     Err(SimError::MemoryBudget { .. })
     /// ));
     /// ```
@@ -201,7 +201,7 @@ mod tests {
     use super::fold::{fold, unfold};
     use super::*;
     use crate::Message;
-    use crate::collectives::{Allreduce, Broadcast, Operator};
+    use crate::collectives::{Allreduce, Bcast, Operator};
     use crate::sim::op::OpId;
     use crate::sim::{SimOptions, simulate};
     use crate::util::bits::{ceil_log2, floor_log2, lowbit};
@@ -338,7 +338,7 @@ mod tests {
                     let built = if allreduce {
                         Allreduce::RecursiveDoubling.schedule(&problem).unwrap()
                     } else {
-                        Broadcast::Binomial.schedule(&problem).unwrap()
+                        Bcast::Binomial.schedule(&problem).unwrap()
                     };
                     let mut b = ScheduleBuilder::new(p);
                     for r in 0..p {

@@ -609,7 +609,7 @@ mod tests {
     /// memory every time), so nothing of one call leaks into the next.
     #[test]
     fn a_reused_simulator_matches_fresh_simulations() {
-        use crate::collectives::{Allreduce, Broadcast, Problem};
+        use crate::collectives::{Allreduce, Bcast, Problem};
         use crate::sim::{ScheduleBuilder, ToSchedule};
         use crate::{Message, presets};
         let openib = presets::open_mpi_openib();
@@ -625,7 +625,7 @@ mod tests {
         deadlock.requires(d, c);
         let schedules = [
             Allreduce::RecursiveDoubling.schedule(&big).unwrap(),
-            Broadcast::Binomial.schedule(&small).unwrap(),
+            Bcast::Binomial.schedule(&small).unwrap(),
             deadlock.build().unwrap(),
             Allreduce::Ring.schedule(&big).unwrap(),
             Allreduce::RecursiveDoubling.schedule(&small).unwrap(),

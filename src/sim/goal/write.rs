@@ -11,11 +11,11 @@ use crate::sim::schedule::Schedule;
 /// # Examples
 ///
 /// ```
-/// use commcost::collectives::{Broadcast, Problem};
+/// use commcost::collectives::{Bcast, Problem};
 /// use commcost::sim::{ToSchedule, parse_goal, write_goal};
 /// use commcost::Message;
 ///
-/// let s = Broadcast::Binomial.schedule(&Problem::new(4, Message::contiguous(8)))?;
+/// let s = Bcast::Binomial.schedule(&Problem::new(4, Message::contiguous(8)))?;
 /// let text = write_goal(&s, 1e-9);
 /// assert!(text.starts_with("num_ranks 4\n"));
 /// assert_eq!(parse_goal(&text, 1e-9)?.len(), s.len());

@@ -10,7 +10,7 @@ use crate::util::bits::ceil_log2;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
-pub enum Broadcast {
+pub enum Bcast {
     /// The root sends `P - 1` consecutive messages: `T(m) + (P - 2) I(m)` (Cameron, Ge & Sun, "log_n P and log_3 P",
     /// IEEE Trans. Computers 56(3), 2007, Sec. 4.3.3; LogGP:
     /// `2o + L + (P-1) G k + (P-2) g` when `g + kG >= o`; log_3 P: `P (o_mw/2 + l_mw/2) + o_net`).
@@ -31,7 +31,7 @@ pub enum Broadcast {
     },
 }
 
-impl Broadcast {
+impl Bcast {
     /// The segment size minimising the pipelined broadcast among `m` and the powers of two below
     /// it that cut it into at most 2^16 segments (the segment sizes MPI libraries use; finer
     /// pipelines are not used in practice): at most 17 evaluations.
@@ -44,7 +44,7 @@ impl Broadcast {
             .take_while(|&s| s < m)
             .chain(std::iter::once(m))
             .map(|segment| {
-                let cost = Broadcast::Pipelined { segment }
+                let cost = Bcast::Pipelined { segment }
                     .cost(model, problem)
                     .unwrap_or(f64::INFINITY);
                 (segment, cost)
@@ -54,7 +54,7 @@ impl Broadcast {
     }
 }
 
-impl Algorithm for Broadcast {
+impl Algorithm for Bcast {
     fn name(&self) -> &'static str {
         match self {
             Self::Linear => "linear",
