@@ -65,6 +65,11 @@ impl ForcedStat {
 /// scatter) as 1 (non-overlapping), 3 (recursive halving) as 2, 4 (butterfly) as 4; its
 /// algorithm 2 (recursive doubling) has no counterpart and is skipped.
 ///
+/// The CSV of a selection sweep (`scripts/selection_sweep.sh`: header
+/// `platform,collective,procs,config,repeat,bytes,avg_us,…`) is read too: its rows
+/// `config = forced:<ID>:<segment>` are OSU's average latency with that algorithm forced (`stat`
+/// does not apply; reductions below 4 bytes, where OSU reduces no `float`, are skipped).
+///
 /// # Errors
 ///
 /// [`CalibrationError::Parse`] naming the line for a missing column, a field that is not a
@@ -97,6 +102,9 @@ pub fn parse_forced_runs(text: &str, stat: ForcedStat) -> Result<Vec<ForcedRun>,
             None => return Err(parse_err(1, "no header line".into())),
         }
     };
+    if header.contains(&"config") && header.contains(&"avg_us") {
+        return super::forced_sweep::parse_sweep(&header, lines);
+    }
     let col = |name: &str| {
         header
             .iter()

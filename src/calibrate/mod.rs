@@ -30,6 +30,7 @@ mod collectives;
 mod derive;
 mod detect;
 mod error;
+mod forced_sweep;
 mod imb;
 mod least_squares;
 mod local;

@@ -123,3 +123,95 @@ fn call_costs_fitted_on_one_run_improve_the_picks_of_another() {
         .collect();
     assert_eq!(picks, [(2, 71, 37, 41), (4, 71, 35, 37), (8, 71, 18, 33)]);
 }
+
+/// OSU's forced runs in a selection sweep's CSV (`tests/fixtures/selection/vader-p2.csv`, made
+/// by `scripts/selection_sweep.sh`; its NOTE.md) are read directly: 915 rows with `forced:` in
+/// `config` (`awk -F, 'NR > 1 && $4 ~ /^forced:/' vader-p2.csv | wc -l`). The costs fitted on
+/// the harness's run `forced_runs_p2.csv` move the model's picks among them from 113 to 136 of
+/// 163 cells, as docs/ACCURACY.md reports.
+#[test]
+fn call_costs_fitted_on_the_harness_improve_the_picks_among_osus_forced_runs() {
+    use commcost::calibrate::check_call_costs;
+    let (spec, local, operator) = vader();
+    let fresh = parse_forced_runs(&fixture("forced_runs_p2.csv"), ForcedStat::Median).unwrap();
+    let fit = fit_call_costs(
+        &fresh,
+        spec.as_model(),
+        operator,
+        local,
+        &CallCostPlan::default(),
+    )
+    .unwrap();
+    let sweep = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/selection/vader-p2.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let osu = parse_forced_runs(&sweep, ForcedStat::Median).unwrap();
+    assert_eq!(osu.len(), 915);
+    let check = check_call_costs(&osu, spec.as_model(), operator, local.with_calls(fit.calls))
+        .unwrap()
+        .unwrap();
+    let all = &check.overall;
+    assert_eq!(
+        (
+            all.cells,
+            all.picks_within_10pct_without,
+            all.picks_within_10pct_with
+        ),
+        (163, 113, 136)
+    );
+}
+
+/// A sweep's rows: only `forced:ID:SEGMENT` ones are runs; OSU's size is the problem's
+/// message (one rank's block for gather), `avg_us` microseconds; reductions of fewer than 4
+/// bytes (no `float`) are skipped; malformed rows are errors naming the line.
+#[test]
+fn sweep_rows_are_read_and_bad_ones_are_errors_naming_the_line() {
+    let head = "platform,collective,procs,config,repeat,bytes,avg_us,min_us,max_us,iterations\n";
+    let text = format!(
+        "{head}p,bcast,4,default,1,8,2.0,1,3,50\n\
+         p,gather,4,forced:2:0,1,64,3.5,1,3,50\n\
+         p,reduce,4,forced:1:0,1,2,9.0,1,3,50\n\
+         p,reduce_scatter,4,forced:3:0,1,1024,7.0,1,3,50\n\
+         p,barrier,4,forced:2:0,1,0,5.0,1,3,50\n\
+         p,bcast,4,rules,1,8,2.0,1,3,50\n"
+    );
+    let runs = parse_forced_runs(&text, ForcedStat::Pipelined).unwrap();
+    let got: Vec<(OmpiCollective, u32, u64, f64)> = runs
+        .iter()
+        .map(|r| (r.collective, r.algorithm, r.bytes, r.seconds))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (OmpiCollective::Gather, 2, 64, 3.5e-6),
+            (OmpiCollective::ReduceScatter, 3, 1024, 7.0e-6),
+            (OmpiCollective::Barrier, 2, 0, 5.0e-6),
+        ]
+    );
+    for (row, wanted) in [
+        ("p,gather,4,forced:9:0,1,64,3.5,1,3,50", "gather has 1..="),
+        (
+            "p,gather,4,forced:2,1,64,3.5,1,3,50",
+            "not forced:ID:SEGMENT",
+        ),
+        ("p,gather,4,forced:x:0,1,64,3.5,1,3,50", "`config` `x`"),
+        (
+            "p,gatherv,4,forced:1:0,1,64,3.5,1,3,50",
+            "unknown collective",
+        ),
+        ("p,gather,0,forced:1:0,1,64,3.5,1,3,50", "`procs` is 0"),
+        ("p,gather,4,forced:1:0,1,64,-1,1,3,50", "must be between"),
+        ("p,gather,4,forced:1:0,1,64,NaN,1,3,50", "must be between"),
+        ("p,gather,4,forced:1:0", "no `bytes` field"),
+    ] {
+        let err = parse_forced_runs(&format!("{head}{row}\n"), ForcedStat::Median)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 2") && err.contains(wanted),
+            "{row}: {err}"
+        );
+    }
+}
