@@ -33,6 +33,23 @@ fn vader() -> (ModelSpec, LocalWork, Operator) {
     )
 }
 
+/// The call costs fitted on `forced_runs_p2.csv` (taken by `calibrate collectives --measure`).
+fn fitted_on_the_harness_run(
+    spec: &ModelSpec,
+    local: LocalWork,
+    operator: Operator,
+) -> commcost::calibrate::CallCostFit {
+    let fresh = parse_forced_runs(&fixture("forced_runs_p2.csv"), ForcedStat::Median).unwrap();
+    fit_call_costs(
+        &fresh,
+        spec.as_model(),
+        operator,
+        local,
+        &CallCostPlan::default(),
+    )
+    .unwrap()
+}
+
 #[test]
 fn call_costs_make_the_two_process_picks_match_the_measured_best() {
     let runs = parse_forced_runs(&fixture("ompi_runs.csv"), ForcedStat::Median).unwrap();
@@ -81,15 +98,7 @@ fn call_costs_make_the_two_process_picks_match_the_measured_best() {
 fn call_costs_fitted_on_one_run_improve_the_picks_of_another() {
     use commcost::calibrate::check_call_costs;
     let (spec, local, operator) = vader();
-    let fresh = parse_forced_runs(&fixture("forced_runs_p2.csv"), ForcedStat::Median).unwrap();
-    let fit = fit_call_costs(
-        &fresh,
-        spec.as_model(),
-        operator,
-        local,
-        &CallCostPlan::default(),
-    )
-    .unwrap();
+    let fit = fitted_on_the_harness_run(&spec, local, operator);
     // held out in the same run (4 KiB ... 256 KiB): 14 -> 20 of 25 cells
     let same = fit.held_out.unwrap();
     assert_eq!(
@@ -133,15 +142,7 @@ fn call_costs_fitted_on_one_run_improve_the_picks_of_another() {
 fn call_costs_fitted_on_the_harness_improve_the_picks_among_osus_forced_runs() {
     use commcost::calibrate::check_call_costs;
     let (spec, local, operator) = vader();
-    let fresh = parse_forced_runs(&fixture("forced_runs_p2.csv"), ForcedStat::Median).unwrap();
-    let fit = fit_call_costs(
-        &fresh,
-        spec.as_model(),
-        operator,
-        local,
-        &CallCostPlan::default(),
-    )
-    .unwrap();
+    let fit = fitted_on_the_harness_run(&spec, local, operator);
     let sweep = std::fs::read_to_string(format!(
         "{}/tests/fixtures/selection/vader-p2.csv",
         env!("CARGO_MANIFEST_DIR")
