@@ -43,7 +43,9 @@ const BOUND: f64 = 1.2;
 ///    slope cut whose two ranges, merged into one line, would raise their sum by less than
 ///    `√split_gain` is dropped (the weakest first, the others placed again). Then, while the
 ///    model's median relative error is above both 1.2 times that of the best unconstrained
-///    piecewise-linear fit with as many pieces and the noise floor, one more slope range is
+///    piecewise-linear fit with as many pieces and the noise floor, and the non-negativity of
+///    some range's line binds (else the model is the unconstrained piecewise fit and the gap
+///    is noise about its lines), one more slope range is
 ///    tried, and kept when it at least halves (`1 / split_gain`) the model's median error,
 ///    up to [`max_ranges`](BenchmarkFitConfig::max_ranges): non-negative LogGP lines cannot
 ///    follow a time that grows faster than linearly (a copy outgrowing a cache), which
@@ -195,7 +197,10 @@ pub fn fit_loggp_from_benchmarks(
         while cuts.len() - step_cuts.len() + 1 < config.max_ranges {
             let model = median_error(&lat, &cuts);
             let direct = direct_piecewise_error(&lat, cuts.len() + 1).map_or(0.0, |e| e.0);
-            if model <= BOUND * direct || model <= config.steps.noise_floor {
+            if model <= BOUND * direct
+                || model <= config.steps.noise_floor
+                || !constraint_binds(&lat, &cuts)
+            {
                 break;
             }
             let more = cuts.len() + 1 - step_cuts.len();
@@ -429,6 +434,22 @@ pub(super) fn least_absolute(points: &[(u64, f64)]) -> ((f64, f64), (f64, f64)) 
         (line, free, best) = (next, next_free, value);
     }
     (line, free)
+}
+
+/// Whether the non-negativity of a line binds in some range of two or more points with the
+/// given cuts: its constrained line differs from the unconstrained one. Where none binds, the
+/// constrained model is the unconstrained piecewise fit, and a gap to the direct fit is noise
+/// about the lines, not a shape they cannot follow.
+fn constraint_binds(lat: &[(u64, f64)], cuts: &[usize]) -> bool {
+    let mut bounds = vec![0];
+    bounds.extend(cuts);
+    bounds.push(lat.len());
+    bounds.windows(2).any(|w| {
+        w[1] - w[0] >= 2 && {
+            let (line, free) = least_absolute(&lat[w[0]..w[1]]);
+            line.0.to_bits() != free.0.to_bits() || line.1.to_bits() != free.1.to_bits()
+        }
+    })
 }
 
 /// Median relative error of the constrained range lines with the given cuts.
