@@ -582,9 +582,16 @@ fn errors_of(set: &[&Priced], calls: &CallCosts) -> Option<CallCostErrors> {
             .iter()
             .map(|(r, _, _)| r.seconds)
             .fold(f64::INFINITY, f64::min);
+        // the first of the cheapest, prices within 10^-9 of each other being a tie: algorithms
+        // that cost the same in exact arithmetic may differ in the last bits, and by how the
+        // build rounds (`powi`), which must not decide the pick
         let pick = |price: &dyn Fn(&ForcedRun, f64) -> f64| {
+            let least = cell
+                .iter()
+                .map(|(r, t, _)| price(r, *t))
+                .fold(f64::INFINITY, f64::min);
             cell.iter()
-                .min_by(|a, b| price(&a.0, a.1).total_cmp(&price(&b.0, b.1)))
+                .find(|(r, t, _)| price(r, *t) <= least * (1.0 + 1e-9))
                 .map_or(f64::INFINITY, |(r, _, _)| r.seconds)
         };
         if pick(&|_, t| t) <= 1.1 * best {

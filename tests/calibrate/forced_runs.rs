@@ -216,3 +216,36 @@ fn sweep_rows_are_read_and_bad_ones_are_errors_naming_the_line() {
         );
     }
 }
+
+/// The emulated cluster's model checked on OSU's forced runs at 4 nodes × 1 rank
+/// (`tests/fixtures/selection/cluster-1gbit-4x1.csv`, 1 861 forced rows): the model's picks
+/// within 10 % of the fastest forced algorithm, 73 of 163 cells without local work, 86 with the
+/// host's (`cluster-1gbit-model-local.json`), as docs/ACCURACY.md reports.
+#[test]
+fn the_hosts_local_work_improves_the_picks_on_the_emulated_cluster() {
+    use commcost::calibrate::check_call_costs;
+    let dir = format!("{}/tests/fixtures/selection", env!("CARGO_MANIFEST_DIR"));
+    let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+    let runs = parse_forced_runs(&read("cluster-1gbit-4x1.csv"), ForcedStat::Median).unwrap();
+    assert_eq!(runs.len(), 1861);
+    let picks = |file: &str| {
+        let model: serde_json::Value = serde_json::from_str(&read(file)).unwrap();
+        let spec: ModelSpec = serde_json::from_value(model["spec"].clone()).unwrap();
+        let (local, operator) = match model.get("local") {
+            Some(l) => (
+                serde_json::from_value(l["work"].clone()).unwrap(),
+                serde_json::from_value(l["operator"].clone()).unwrap(),
+            ),
+            None => (LocalWork::FREE, Operator::FREE),
+        };
+        let check = check_call_costs(&runs, spec.as_model(), operator, local)
+            .unwrap()
+            .unwrap();
+        (
+            check.overall.cells,
+            check.overall.picks_within_10pct_without,
+        )
+    };
+    assert_eq!(picks("cluster-1gbit-model.json"), (163, 73));
+    assert_eq!(picks("cluster-1gbit-model-local.json"), (163, 86));
+}
