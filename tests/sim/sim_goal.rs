@@ -179,3 +179,56 @@ fn written_goal_reads_back_and_simulates_the_same() {
         assert_rel(b.makespan, a.makespan, 1e-12);
     }
 }
+
+/// A GOAL file of more than 16 MiB (read by two threads, a half each): the text as written,
+/// the same schedule as the short text; a byte that is not UTF-8 in its second half is
+/// reported at its line; a bound below its size refuses it.
+#[test]
+fn large_goal_file_reads_as_written() {
+    use commcost::{FileError, limits};
+
+    let dir = std::env::temp_dir().join(format!("commcost-large-goal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("large.goal");
+    // 17 MiB of comment lines of 63 `x` after the hand-written file
+    let lines = (17 << 20) / 64;
+    let mut text = String::from(HAND);
+    text.push_str("/*\n");
+    for _ in 0..lines {
+        text.push_str(&"x".repeat(63));
+        text.push('\n');
+    }
+    text.push_str("*/\n");
+    std::fs::write(&path, &text).unwrap();
+    let read = limits::read_text_file(&path, "GOAL file", limits::MAX_GOAL_FILE_BYTES).unwrap();
+    assert!(read == text);
+    let model = loggp();
+    let short = simulate(
+        &parse_goal(HAND, 1e-9).unwrap(),
+        &model,
+        &SimOptions::default(),
+    );
+    let long = simulate(
+        &parse_goal(&read, 1e-9).unwrap(),
+        &model,
+        &SimOptions::default(),
+    );
+    assert_eq!(short.unwrap().rank_finish, long.unwrap().rank_finish);
+
+    // a byte that is not UTF-8 on the comment line three quarters of the way in
+    let mut bytes = text.into_bytes();
+    let hand_lines = HAND.lines().count() + 1;
+    let bad_line = hand_lines + 1 + lines * 3 / 4;
+    let at = HAND.len() + 3 + (bad_line - hand_lines - 1) * 64 + 10;
+    bytes[at] = 0xff;
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(matches!(
+        limits::read_text_file(&path, "GOAL file", limits::MAX_GOAL_FILE_BYTES),
+        Err(FileError::NotText { line, .. }) if line == bad_line
+    ));
+    assert!(matches!(
+        limits::read_text_file(&path, "GOAL file", 16 << 20),
+        Err(FileError::TooLarge { limit, .. }) if limit == 16 << 20
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

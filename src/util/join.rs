@@ -1,0 +1,46 @@
+//! Two computations at once: the second on a scoped thread of its own, the first on the
+//! calling thread (both on the calling thread when no thread can be started).
+
+use std::sync::Mutex;
+
+/// Runs `a` and `b` at once and returns both results; a panic in either is resumed on the
+/// calling thread, as if they had run one after the other.
+pub(crate) fn join<A: Send, B: Send>(
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    // `b` waits here until a thread takes it, or this one when none could be started
+    let slot = Mutex::new(Some(b));
+    let take = || slot.lock().ok().and_then(|mut f| f.take());
+    std::thread::scope(|s| {
+        let other = std::thread::Builder::new()
+            .spawn_scoped(s, || take().map(|f| f()))
+            .ok();
+        let ra = a();
+        let rb = match other.map(std::thread::ScopedJoinHandle::join) {
+            Some(Ok(Some(rb))) => rb,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            // no thread (or it found nothing to run): `b` here
+            _ => match take() {
+                Some(f) => f(),
+                None => unreachable!("`b` runs exactly once"),
+            },
+        };
+        (ra, rb)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join;
+
+    #[test]
+    fn both_results_in_their_places() {
+        let v: Vec<u64> = (1..=1000).collect();
+        let (a, b) = join(
+            || v.iter().sum::<u64>(),
+            || v.iter().filter(|x| *x % 2 == 0).count(),
+        );
+        assert_eq!((a, b), (500_500, 500));
+    }
+}
