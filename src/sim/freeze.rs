@@ -8,7 +8,7 @@ use super::schedule::Schedule;
 use super::validate::{TimeMajor, check_acyclic, match_messages, renumber_ranks};
 use crate::Message;
 use crate::error::SimError;
-use crate::util::join::join;
+use crate::util::join::{PARALLEL_FROM_OPERATIONS, join};
 
 /// Marks the two entries of a group of dependencies in the builder's list (operation indices
 /// stay below `2^31`).
@@ -44,8 +44,10 @@ pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
         keep_order,
     } = parts;
     let n = sig.len();
+    let parallel = n >= PARALLEL_FROM_OPERATIONS;
     // the dependencies checked while the time-major order is computed (two threads)
     let (checked, order) = join(
+        parallel,
         || check_dependencies(&deps, &rank, n),
         || {
             if keep_order {
@@ -58,12 +60,14 @@ pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
     let forward = checked?;
     // from here on every per-operation array is in internal order
     let ((sig, rank), peer) = join(
+        parallel,
         || (order.permute(sig), order.permute(rank)),
         || order.permute(peer),
     );
     let TimeMajor { index, orig, .. } = order;
     // the messages matched while the successor lists are made (two threads)
     let (matched, (offsets, successors, roots)) = join(
+        parallel,
         || {
             match_messages(
                 &sig,

@@ -374,8 +374,11 @@ pub(super) fn match_messages(
         (ops, keys, start)
     };
     // the sends on one thread, the receives on another
-    let ((sends, send_keys, send_start), (recvs, recv_keys, recv_start)) =
-        crate::util::join::join(|| bucket(KIND_SEND), || bucket(KIND_RECV));
+    let ((sends, send_keys, send_start), (recvs, recv_keys, recv_start)) = crate::util::join::join(
+        n >= crate::util::join::PARALLEL_FROM_OPERATIONS,
+        || bucket(KIND_SEND),
+        || bucket(KIND_RECV),
+    );
     let mut partner = vec![NONE; n];
     let unmatched = |i: usize| {
         let send = kind(i) == KIND_SEND;

@@ -1,14 +1,26 @@
 //! Two computations at once: the second on a scoped thread of its own, the first on the
-//! calling thread (both on the calling thread when no thread can be started).
+//! calling thread (both on the calling thread when no thread can be started, or when the work
+//! is too small to be worth a thread: a new thread allocates from a new heap, whose pages
+//! are touched anew).
 
 use std::sync::Mutex;
 
-/// Runs `a` and `b` at once and returns both results; a panic in either is resumed on the
-/// calling thread, as if they had run one after the other.
+/// Operations from which a schedule's passes run on two threads (below, the thread costs
+/// more than it saves).
+pub(crate) const PARALLEL_FROM_OPERATIONS: usize = 1 << 18;
+
+/// Runs `a` and `b` at once when `parallel`, else one after the other, and returns both
+/// results; a panic in either is resumed on the calling thread, as if they had run one after
+/// the other.
 pub(crate) fn join<A: Send, B: Send>(
+    parallel: bool,
     a: impl FnOnce() -> A + Send,
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
+    if !parallel {
+        let ra = a();
+        return (ra, b());
+    }
     // `b` waits here until a thread takes it, or this one when none could be started
     let slot = Mutex::new(Some(b));
     let take = || slot.lock().ok().and_then(|mut f| f.take());
@@ -38,9 +50,12 @@ mod tests {
     fn both_results_in_their_places() {
         let v: Vec<u64> = (1..=1000).collect();
         let (a, b) = join(
+            true,
             || v.iter().sum::<u64>(),
             || v.iter().filter(|x| *x % 2 == 0).count(),
         );
         assert_eq!((a, b), (500_500, 500));
+        let (c, d) = join(false, || 1, || 2);
+        assert_eq!((c, d), (1, 2));
     }
 }
