@@ -122,7 +122,8 @@ fn read_in_halves(
 /// Reads the text file `path` (a `what`, for the messages: `"model file"`) of at most
 /// `max_bytes` bytes: anything but a regular file (a directory, `/dev/zero`, a FIFO, a socket)
 /// is refused before reading, at most `max_bytes + 1` bytes are read, and a leading UTF-8
-/// byte-order mark is dropped.
+/// byte-order mark is dropped. A file of 16 MiB or more is read by two threads, a half each
+/// (on Unix).
 ///
 /// # Errors
 ///

@@ -257,7 +257,7 @@ fn large_ring(ranks: u64, steps: u64, pad: usize, indent: bool) -> String {
         out += &format!("l{} irequires l{}\n", 2 * steps + 1, 2 * steps);
         out += &format!("l{}: calc {}\n", 2 * steps + 1, 10 * r);
         out += &format!("late requires l{}\n", 2 * steps + 1);
-        out += &format!("late: calc 5\n");
+        out += "late: calc 5\n";
         for _ in 0..pad {
             out += &comment;
         }
