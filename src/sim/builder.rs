@@ -61,6 +61,8 @@ pub struct ScheduleBuilder {
     /// Bytes the caller holds besides the builder (a GOAL reader's labels), counted against
     /// the budget.
     extra_memory: u64,
+    /// The most `extra_memory` was.
+    peak_extra_memory: u64,
     /// The budget was exceeded: nothing more is added.
     over_budget: bool,
 }
@@ -87,6 +89,7 @@ impl ScheduleBuilder {
             error: None,
             max_memory: super::memory::current_budget(),
             extra_memory: 0,
+            peak_extra_memory: 0,
             over_budget: false,
         }
     }
@@ -129,7 +132,99 @@ impl ScheduleBuilder {
     /// previous amount); an error if the whole no longer fits.
     pub(crate) fn set_extra_memory(&mut self, bytes: u64) -> Result<(), SimError> {
         self.extra_memory = bytes;
+        self.peak_extra_memory = self.peak_extra_memory.max(bytes);
         self.check_memory(self.sig.capacity() as u64, self.deps.capacity() as u64)
+    }
+
+    /// The most bytes [`set_extra_memory`](Self::set_extra_memory) was given.
+    pub(crate) fn peak_extra_memory(&self) -> u64 {
+        self.peak_extra_memory
+    }
+
+    /// Whether the schedule fits the budget with its arrays as large as adding its operations
+    /// and dependencies one at a time grows them to (doubling: the next power of two of each
+    /// length, at most) and `labels` more bytes: every check made while they were added
+    /// needed no more.
+    pub(crate) fn fits_as_grown(&self, labels: u64) -> Result<(), SimError> {
+        let grown = |len: usize, min: usize| len.max(1).next_power_of_two().max(min) as u64;
+        let distinct = grown(self.signatures.len() + 1, 4)
+            + grown(self.messages.len() + 1, 4)
+            + grown(self.calcs.len() + 1, 4);
+        let needed = super::memory::stored_schedule_memory(
+            grown(self.sig.len(), 8),
+            self.dep_count,
+            grown(self.deps.len(), 8),
+            self.ranks,
+        )
+        .saturating_add(distinct.saturating_mul(super::memory::BYTES_PER_DISTINCT_VALUE))
+        .saturating_add(self.extra_memory)
+        .saturating_add(labels);
+        super::memory::check(needed, self.max_memory)
+    }
+
+    /// Appends the operations and dependencies of `other` (a builder of as many ranks) after
+    /// this one's, as if they had been added here in the same order: its signatures, messages
+    /// and calc times interned in this builder's tables in the order it has them. An error
+    /// (and nothing appended) when either builder refused something or the operations would
+    /// be too many.
+    pub(crate) fn append(&mut self, other: ScheduleBuilder) -> Result<(), SimError> {
+        if let Some(e) = self.error.clone().or_else(|| other.error.clone()) {
+            return Err(e);
+        }
+        let (n, m) = (self.sig.len() as u64, other.sig.len() as u64);
+        if other.ranks != self.ranks || n + m >= MAX_OPERATIONS {
+            return Err(SimError::TooLarge {
+                what: "operations",
+                count: n + m,
+                limit: MAX_OPERATIONS,
+            });
+        }
+        let messages: Vec<u32> = other
+            .messages
+            .iter()
+            .map(|&x| self.lookup_message(x))
+            .collect();
+        let calcs: Vec<u32> = other.calcs.iter().map(|&x| self.calc_class(x)).collect();
+        let signatures: Vec<u32> = other
+            .signatures
+            .iter()
+            .map(|&x| {
+                let classes = if x.kind == KIND_CALC {
+                    &calcs
+                } else {
+                    &messages
+                };
+                self.intern(Signature {
+                    class: classes[x.class as usize],
+                    ..x
+                })
+            })
+            .collect();
+        self.sig
+            .extend(other.sig.iter().map(|&s| signatures[s as usize]));
+        self.rank.extend_from_slice(&other.rank);
+        self.peer.extend_from_slice(&other.peer);
+        // its operations' indices moved by `n` (an index out of its range stays out of range)
+        let shift = |x: u32, end: bool| {
+            if u64::from(x) < m || (end && u64::from(x) == m) {
+                x + n as u32
+            } else {
+                NONE >> 1
+            }
+        };
+        self.deps.reserve(other.deps.len());
+        for &(a, b) in &other.deps {
+            self.deps.push(if a & GROUP != 0 {
+                (GROUP | shift(a & !GROUP, false), shift(b, true))
+            } else {
+                (
+                    shift(a, false),
+                    shift(b & !START_EDGE, false) | (b & START_EDGE),
+                )
+            });
+        }
+        self.dep_count = self.dep_count.saturating_add(other.dep_count);
+        Ok(())
     }
 
     /// The memory the schedule needs with room for `ops` operations and `entries` dependency
@@ -427,8 +522,14 @@ impl ScheduleBuilder {
                 limit: MAX_CALC_SECONDS,
             });
         }
+        let c = self.calc_class(seconds);
+        self.push(KIND_CALC, rank, NONE, 0, c)
+    }
+
+    /// The index of calc time `seconds` in the table of distinct ones.
+    fn calc_class(&mut self, seconds: f64) -> u32 {
         let bits = seconds.to_bits();
-        let c = match self.calc_index.get(&bits) {
+        match self.calc_index.get(&bits) {
             Some(&c) => c,
             None => {
                 let c = self.calcs.len() as u32;
@@ -436,8 +537,7 @@ impl ScheduleBuilder {
                 self.calc_index.insert(bits, c);
                 c
             }
-        };
-        self.push(KIND_CALC, rank, NONE, 0, c)
+        }
     }
 
     /// Rank `rank` applies `operator` to `bytes` bytes.

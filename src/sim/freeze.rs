@@ -5,9 +5,10 @@
 use super::layout::{Operations, Stored};
 use super::op::{START_EDGE, Signature};
 use super::schedule::Schedule;
-use super::validate::{check_acyclic, invert, match_messages, permute, renumber_ranks, time_major};
+use super::validate::{TimeMajor, check_acyclic, match_messages, renumber_ranks};
 use crate::Message;
 use crate::error::SimError;
+use crate::util::join::{PARALLEL_FROM_OPERATIONS, join};
 
 /// Marks the two entries of a group of dependencies in the builder's list (operation indices
 /// stay below `2^31`).
@@ -43,9 +44,82 @@ pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
         keep_order,
     } = parts;
     let n = sig.len();
-    // every dependency on an earlier operation (the collective builders): no cycle
+    let parallel = n >= PARALLEL_FROM_OPERATIONS;
+    // the dependencies checked while the time-major order is computed (two threads)
+    let (checked, order) = join(
+        parallel,
+        || check_dependencies(&deps, &rank, n),
+        || {
+            if keep_order {
+                TimeMajor::identity()
+            } else {
+                TimeMajor::new(&rank, ranks as usize)
+            }
+        },
+    );
+    let forward = checked?;
+    // from here on every per-operation array is in internal order
+    let ((sig, rank), peer) = join(
+        parallel,
+        || (order.permute(sig), order.permute(rank)),
+        || order.permute(peer),
+    );
+    let TimeMajor { index, orig, .. } = order;
+    // the messages matched while the successor lists are made (two threads)
+    let (matched, (offsets, successors, roots)) = join(
+        parallel,
+        || {
+            match_messages(
+                &sig,
+                &signatures,
+                &rank,
+                &peer,
+                &messages,
+                &orig,
+                ranks as usize,
+            )
+        },
+        || successor_lists(deps, dep_count, n, &index),
+    );
+    drop(peer);
+    drop(index);
+    // a cycle is reported before an unmatched message; without a possible cycle (every
+    // dependency on an earlier operation, as the collective builders add them) it is not
+    // looked for
+    if !forward {
+        check_acyclic(&offsets, &successors, &rank, &orig)?;
+    }
+    let partner = matched?;
+    let (rank, rank_of) = renumber_ranks(rank, ranks as usize);
+    let start_edges = successors.iter().any(|&e| e & START_EDGE != 0);
+
+    Ok(Schedule {
+        ranks,
+        operations: Operations::Stored(Stored {
+            sig,
+            rank,
+            roots,
+            partner,
+            offsets,
+            successors,
+        }),
+        signatures,
+        rank_of,
+        messages,
+        calcs,
+        // the inverse is rebuilt on the first question about an operation by its index:
+        // a simulation needs only `orig`
+        index: std::sync::OnceLock::new(),
+        orig,
+        start_edges,
+    })
+}
+
+/// Checks that every dependency names known operations of one rank; whether every one is on
+/// an earlier operation (then there is no cycle).
+fn check_dependencies(deps: &[(u32, u32)], rank: &[u32], n: usize) -> Result<bool, SimError> {
     let mut forward = true;
-    each_dependency(&deps, |op, on| {
+    each_dependency(deps, |op, on| {
         let on = on & !START_EDGE;
         forward &= on < op;
         for id in [op, on] {
@@ -68,34 +142,19 @@ pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
         }
         Ok(())
     })?;
-    let index = if keep_order {
-        Vec::new()
-    } else {
-        time_major(&rank, ranks as usize)
-    };
-    let orig = invert(&index);
-    // from here on every per-operation array is in internal order (one gathered at a time)
-    let sig = permute(sig, &orig);
-    let rank = permute(rank, &orig);
-    let peer = permute(peer, &orig);
-    let matched = |peer: Vec<u32>| {
-        match_messages(
-            &sig,
-            &signatures,
-            &rank,
-            &peer,
-            &messages,
-            &orig,
-            ranks as usize,
-        )
-    };
-    // without a possible cycle, messages are matched first and the peers dropped before
-    // the successor lists are made (less memory at once); else the cycle is reported first
-    let (mut partner, mut peer) = if forward {
-        (matched(peer)?, Vec::new())
-    } else {
-        (Vec::new(), peer)
-    };
+    Ok(forward)
+}
+
+/// The successor lists (CSR in internal order: `successors[offsets[i]..offsets[i + 1]]` the
+/// operations that depend on the one at `i`, each `| START_EDGE` for an `irequires`, in the
+/// order the dependencies were added) and the operations without dependencies, ready at the
+/// start, in operation order; `index[op]` is the internal position of `op` (empty: the same).
+fn successor_lists(
+    deps: Vec<(u32, u32)>,
+    dep_count: u64,
+    n: usize,
+    index: &[u32],
+) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     let to_int = |i: u32| -> u32 {
         if index.is_empty() {
             i
@@ -104,8 +163,7 @@ pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
         }
     };
     // one pass over the dependencies: note which operations have any, and count the
-    // successors of each operation (CSR, internal order: edge on -> op) in
-    // `offsets[on + 1]`
+    // successors of each operation (edge on -> op) in `offsets[on + 1]`
     let mut offsets = vec![0u32; n + 1];
     let mut has_pred = vec![false; n];
     for_each_entry(&deps, false, |entry| match entry {
@@ -122,7 +180,6 @@ pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
             }
         }
     });
-    // the operations without dependencies, ready at the start, in operation order
     let roots: Vec<u32> = (0..n as u32)
         .filter(|&e| !has_pred[e as usize])
         .map(to_int)
@@ -152,37 +209,10 @@ pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
             }
         }
     });
+    drop(deps);
     offsets.rotate_left(1);
     offsets[n] = dep_count as u32;
-    drop(deps);
-    drop(index);
-    if !forward {
-        check_acyclic(&offsets, &successors, &rank, &orig)?;
-        partner = matched(std::mem::take(&mut peer))?;
-    }
-    let (rank, rank_of) = renumber_ranks(rank, ranks as usize);
-    let start_edges = successors.iter().any(|&e| e & START_EDGE != 0);
-
-    Ok(Schedule {
-        ranks,
-        operations: Operations::Stored(Stored {
-            sig,
-            rank,
-            roots,
-            partner,
-            offsets,
-            successors,
-        }),
-        signatures,
-        rank_of,
-        messages,
-        calcs,
-        // the inverse is rebuilt on the first question about an operation by its index:
-        // a simulation needs only `orig`
-        index: std::sync::OnceLock::new(),
-        orig,
-        start_edges,
-    })
+    (offsets, successors, roots)
 }
 
 /// One entry of the builder's list of dependencies: a pair `(op, on | START_EDGE if

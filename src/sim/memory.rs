@@ -34,9 +34,11 @@ pub const DEFAULT_MAX_MEMORY: u64 = 2 << 30;
 
 /// Bytes per operation of a stored schedule's own arrays, from the first operation added to
 /// the end of its simulation: the builder's arrays (kind and message, rank, peer: 12 bytes,
-/// up to twice that while they grow), then the schedule's (kind and message, rank, partner,
-/// order, successor offsets, roots: 24 bytes; while messages are matched, 16 more: each send
-/// and receive in its source's bucket with its destination and tag).
+/// up to twice that while they grow, and a copy of them while a GOAL text's halves are
+/// joined), then the schedule's (kind and message, rank, partner, order, successor offsets,
+/// roots: 24 bytes; while messages are matched and, at the same time, the successor lists
+/// made, 25 more: each send and receive in its source's bucket with its destination and tag,
+/// the peers, the order's inverse, which operations have a dependency).
 pub const SCHEDULE_BYTES_PER_OPERATION: u64 = 64;
 
 /// Bytes per operation of a simulation's state: the operation's state (12 bytes), its end and

@@ -42,9 +42,140 @@ pub(super) fn renumber_ranks(mut rank: Vec<u32>, ranks: usize) -> (Vec<u32>, Vec
 
 /// The time-major order of the operations: by position in their rank's program, then by
 /// operation index, so that the operations a lock-step collective runs at one time lie next
-/// to each other. Returns `index[op]`, the internal position of `op`; empty when that order is
-/// the operations' own.
-pub(super) fn time_major(rank: &[u32], ranks: usize) -> Vec<u32> {
+/// to each other. `index[op]` is the internal position of `op`, `orig` its inverse; both are
+/// empty when that order is the operations' own.
+#[derive(Debug)]
+pub(super) struct TimeMajor {
+    pub(super) index: Vec<u32>,
+    pub(super) orig: Vec<u32>,
+    /// `(first operation, length)` of each rank's operations when each rank's are one run
+    /// (as a GOAL file's rank blocks give them), in operation order; else empty.
+    runs: Vec<(u32, u32)>,
+}
+
+/// Runs of ranks walked together in [`TimeMajor`]'s tiled passes: a position's operations of
+/// 16 runs fill one cache line of an array of `u32` in internal order.
+const BAND: usize = 16;
+
+impl TimeMajor {
+    /// The order of the operations of ranks `rank` (each below `ranks`).
+    pub(super) fn new(rank: &[u32], ranks: usize) -> Self {
+        match rank_runs(rank, ranks) {
+            Some(runs) => Self::of_runs(runs, rank.len()),
+            None => {
+                let index = time_major(rank, ranks);
+                let orig = invert(&index);
+                Self {
+                    index,
+                    orig,
+                    runs: Vec::new(),
+                }
+            }
+        }
+    }
+
+    /// The order itself (no reordering).
+    pub(super) fn identity() -> Self {
+        Self {
+            index: Vec::new(),
+            orig: Vec::new(),
+            runs: Vec::new(),
+        }
+    }
+
+    /// The order of `n` operations that are one run per rank: the runs walked in bands of
+    /// [`BAND`], a position at a time, so that the writes of each position land together
+    /// (the same order as [`time_major`]'s counting sort: a position's operations in the order
+    /// of their runs).
+    fn of_runs(runs: Vec<(u32, u32)>, n: usize) -> Self {
+        // already in that order when every run but the last is one operation long
+        if runs.iter().rev().skip(1).all(|&(_, len)| len == 1) {
+            return Self::identity();
+        }
+        let longest = runs.iter().map(|&(_, len)| len).max().unwrap_or(0) as usize;
+        // where each position's operations start: `next[k]`, the number of operations at the
+        // positions before `k`
+        let mut next = vec![0u32; longest + 1];
+        for &(_, len) in &runs {
+            next[len as usize] += 1;
+        }
+        // the number of runs longer than k, for each k (from the longest down)
+        let mut longer = 0u32;
+        for k in (0..=longest).rev() {
+            let ending_here = next[k];
+            next[k] = longer;
+            longer += ending_here;
+        }
+        let mut start = 0u32;
+        for c in &mut next {
+            let here = *c;
+            *c = start;
+            start += here;
+        }
+        let mut index = vec![0u32; n];
+        let mut orig = vec![0u32; n];
+        for_each_tiled(&runs, |k, e| {
+            let slot = &mut next[k as usize];
+            index[e] = *slot;
+            orig[*slot as usize] = e as u32;
+            *slot += 1;
+        });
+        Self { index, orig, runs }
+    }
+
+    /// An array in internal order (`out[i] = v[orig[i]]`; itself for the identity).
+    pub(super) fn permute(&self, v: Vec<u32>) -> Vec<u32> {
+        if self.orig.is_empty() {
+            return v;
+        }
+        if self.runs.is_empty() {
+            return permute(v, &self.orig);
+        }
+        // a scatter in tiles: each position's values of a band of runs land together
+        let mut out = vec![0u32; v.len()];
+        for_each_tiled(&self.runs, |_, e| out[self.index[e] as usize] = v[e]);
+        out
+    }
+}
+
+/// Calls `f(position, operation)` on every operation of the runs: band after band of
+/// [`BAND`] runs, within a band position after position, within a position run after run.
+/// At most `BAND` steps per operation.
+fn for_each_tiled(runs: &[(u32, u32)], mut f: impl FnMut(u32, usize)) {
+    for band in runs.chunks(BAND) {
+        let longest = band.iter().map(|&(_, len)| len).max().unwrap_or(0);
+        for k in 0..longest {
+            for &(start, len) in band {
+                if k < len {
+                    f(k, (start + k) as usize);
+                }
+            }
+        }
+    }
+}
+
+/// The runs `(first operation, length)` of the operations of one rank, in operation order,
+/// when each rank's operations are one run; `None` otherwise.
+fn rank_runs(rank: &[u32], ranks: usize) -> Option<Vec<(u32, u32)>> {
+    let mut seen = vec![false; ranks];
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < rank.len() {
+        let (r, start) = (rank[i], i);
+        while rank.get(i) == Some(&r) {
+            i += 1;
+        }
+        if std::mem::replace(&mut seen[r as usize], true) {
+            return None;
+        }
+        runs.push((start as u32, (i - start) as u32));
+    }
+    Some(runs)
+}
+
+/// [`TimeMajor`]'s order of operations in any order of ranks, by a counting sort. Returns
+/// `index[op]`, the internal position of `op`; empty when that order is the operations' own.
+fn time_major(rank: &[u32], ranks: usize) -> Vec<u32> {
     let n = rank.len();
     // position of each operation in its rank's program, and how many operations each
     // position has
@@ -242,8 +373,12 @@ pub(super) fn match_messages(
         }
         (ops, keys, start)
     };
-    let (sends, send_keys, send_start) = bucket(KIND_SEND);
-    let (recvs, recv_keys, recv_start) = bucket(KIND_RECV);
+    // the sends on one thread, the receives on another
+    let ((sends, send_keys, send_start), (recvs, recv_keys, recv_start)) = crate::util::join::join(
+        n >= crate::util::join::PARALLEL_FROM_OPERATIONS,
+        || bucket(KIND_SEND),
+        || bucket(KIND_RECV),
+    );
     let mut partner = vec![NONE; n];
     let unmatched = |i: usize| {
         let send = kind(i) == KIND_SEND;
@@ -294,4 +429,72 @@ pub(super) fn match_messages(
         }
     }
     Ok(partner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TimeMajor, invert, permute, time_major};
+
+    /// The ranks of operations given as one run per rank: `(rank, length)` in order.
+    fn runs(layout: &[(u32, u32)]) -> Vec<u32> {
+        layout
+            .iter()
+            .flat_map(|&(r, len)| std::iter::repeat_n(r, len as usize))
+            .collect()
+    }
+
+    /// Two ranks of three operations: positions 0 0 1 1 2 2 in internal order, by hand.
+    #[test]
+    fn two_runs_interleave() {
+        let order = TimeMajor::new(&runs(&[(1, 3), (0, 3)]), 2);
+        assert_eq!(order.orig, [0, 3, 1, 4, 2, 5]);
+        assert_eq!(order.index, [0, 2, 4, 1, 3, 5]);
+        assert_eq!(
+            order.permute(vec![10, 11, 12, 20, 21, 22]),
+            [10, 20, 11, 21, 12, 22]
+        );
+    }
+
+    /// One run per rank, of lengths that differ (some longer than a band, ranks out of
+    /// order, more runs than a band): the tiled passes give the counting sort's order and
+    /// the gather's arrays.
+    #[test]
+    fn tiled_runs_equal_the_counting_sort() {
+        let ranks = 53u32;
+        let layout: Vec<(u32, u32)> = (0..ranks)
+            .map(|i| ((i * 31) % ranks, 1 + (i * 7 + i * i) % 23))
+            .collect();
+        let rank = runs(&layout);
+        let order = TimeMajor::new(&rank, ranks as usize);
+        assert!(!order.runs.is_empty());
+        let index = time_major(&rank, ranks as usize);
+        assert_eq!(order.index, index);
+        assert_eq!(order.orig, invert(&index));
+        let values: Vec<u32> = (0..rank.len() as u32).map(|i| i * 3 + 1).collect();
+        assert_eq!(
+            order.permute(values.clone()),
+            permute(values, &invert(&index))
+        );
+    }
+
+    /// A rank in two runs: the counting sort (no runs).
+    #[test]
+    fn a_rank_in_two_runs_is_sorted_by_counting() {
+        let rank = runs(&[(0, 2), (1, 3), (0, 1)]);
+        let order = TimeMajor::new(&rank, 2);
+        assert!(order.runs.is_empty());
+        // positions 0 1 | 0 1 2 | 2
+        assert_eq!(order.orig, [0, 2, 1, 3, 4, 5]);
+    }
+
+    /// Already time-major (every run but the last one operation long, or a single run):
+    /// nothing to reorder.
+    #[test]
+    fn time_major_runs_need_no_order() {
+        for layout in [&[(2, 1), (0, 1), (1, 5)][..], &[(0, 4)], &[]] {
+            let order = TimeMajor::new(&runs(layout), 3);
+            assert!(order.index.is_empty() && order.orig.is_empty());
+            assert_eq!(order.permute(vec![7; 2]), [7, 7]);
+        }
+    }
 }

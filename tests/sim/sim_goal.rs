@@ -179,3 +179,174 @@ fn written_goal_reads_back_and_simulates_the_same() {
         assert_rel(b.makespan, a.makespan, 1e-12);
     }
 }
+
+/// A GOAL file of more than 16 MiB (read by two threads, a half each): the text as written,
+/// the same schedule as the short text; a byte that is not UTF-8 in its second half is
+/// reported at its line; a bound below its size refuses it.
+#[test]
+fn large_goal_file_reads_as_written() {
+    use commcost::{FileError, limits};
+
+    let dir = std::env::temp_dir().join(format!("commcost-large-goal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("large.goal");
+    // 17 MiB of comment lines of 63 `x` after the hand-written file
+    let lines = (17 << 20) / 64;
+    let mut text = String::from(HAND);
+    text.push_str("/*\n");
+    for _ in 0..lines {
+        text.push_str(&"x".repeat(63));
+        text.push('\n');
+    }
+    text.push_str("*/\n");
+    std::fs::write(&path, &text).unwrap();
+    let read = limits::read_text_file(&path, "GOAL file", limits::MAX_GOAL_FILE_BYTES).unwrap();
+    assert!(read == text);
+    let model = loggp();
+    let short = simulate(
+        &parse_goal(HAND, 1e-9).unwrap(),
+        &model,
+        &SimOptions::default(),
+    );
+    let long = simulate(
+        &parse_goal(&read, 1e-9).unwrap(),
+        &model,
+        &SimOptions::default(),
+    );
+    assert_eq!(short.unwrap().rank_finish, long.unwrap().rank_finish);
+
+    // a byte that is not UTF-8 on the comment line three quarters of the way in
+    let mut bytes = text.into_bytes();
+    let hand_lines = HAND.lines().count() + 1;
+    let bad_line = hand_lines + 1 + lines * 3 / 4;
+    let at = HAND.len() + 3 + (bad_line - hand_lines - 1) * 64 + 10;
+    bytes[at] = 0xff;
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(matches!(
+        limits::read_text_file(&path, "GOAL file", limits::MAX_GOAL_FILE_BYTES),
+        Err(FileError::NotText { line, .. }) if line == bad_line
+    ));
+    assert!(matches!(
+        limits::read_text_file(&path, "GOAL file", 16 << 20),
+        Err(FileError::TooLarge { limit, .. }) if limit == 16 << 20
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A GOAL text of more than 16 MiB (read in two halves, split before a `rank` line near the
+/// middle): `ranks` ranks in a ring, each block with named and numbered labels, a calc with a
+/// `cpu` field, an `irequires`, a dependency on a label defined later, and `pad` comment lines
+/// of 63 bytes. `indent` puts two spaces before each `rank`, which leaves no line starting
+/// with `rank` to split at: the text is then read from the start.
+fn large_ring(ranks: u64, steps: u64, pad: usize, indent: bool) -> String {
+    let mut out = format!("num_ranks {ranks}\n");
+    let comment = format!("// {}\n", "x".repeat(60));
+    for r in 0..ranks {
+        let (next, prev) = ((r + 1) % ranks, (r + ranks - 1) % ranks);
+        out += &format!("{}rank {r} {{\n", if indent { "  " } else { "" });
+        out += "start: calc 100 cpu 0\n";
+        out += "l1 requires start\n";
+        for s in 0..steps {
+            let (send, recv) = (2 * s + 1, 2 * s + 2);
+            out += &format!("l{send}: send {}b to {next} tag {s}\n", 8 + s);
+            out += &format!("l{recv}: recv {}b from {prev} tag {s}\n", 8 + s);
+            if s > 0 {
+                out += &format!("l{send} requires l{}\n", recv - 2);
+            }
+        }
+        out += &format!("l{} irequires l{}\n", 2 * steps + 1, 2 * steps);
+        out += &format!("l{}: calc {}\n", 2 * steps + 1, 10 * r);
+        out += &format!("late requires l{}\n", 2 * steps + 1);
+        out += "late: calc 5\n";
+        for _ in 0..pad {
+            out += &comment;
+        }
+        out += "}\n";
+    }
+    out
+}
+
+/// Every operation of `a` and `b` alike: kind, rank, peer, tag, message, calc time, partner,
+/// dependents.
+fn same_schedule(a: &commcost::sim::Schedule, b: &commcost::sim::Schedule) {
+    use commcost::sim::OpId;
+    assert_eq!(
+        (a.ranks(), a.len(), a.dependencies()),
+        (b.ranks(), b.len(), b.dependencies())
+    );
+    assert_eq!(a.messages(), b.messages());
+    for i in 0..a.len() as u32 {
+        let op = OpId(i);
+        assert_eq!(a.kind(op), b.kind(op));
+        assert_eq!(a.rank(op), b.rank(op));
+        assert_eq!(a.peer(op), b.peer(op));
+        assert_eq!(a.tag(op), b.tag(op));
+        assert_eq!(a.message(op), b.message(op));
+        assert_eq!(
+            a.calc_seconds(op).map(f64::to_bits),
+            b.calc_seconds(op).map(f64::to_bits)
+        );
+        assert_eq!(a.partner(op), b.partner(op));
+        assert!(a.dependents(op).eq(b.dependents(op)));
+    }
+}
+
+/// Read in two halves, a large text gives the schedule (and the simulation) it gives read
+/// from the start; its errors are those of the reading from the start, with their lines.
+#[test]
+fn large_goal_text_in_halves_is_read_as_from_the_start() {
+    let (ranks, steps, pad) = (48, 40, 5600);
+    let halves = large_ring(ranks, steps, pad, false);
+    let whole = large_ring(ranks, steps, pad, true);
+    assert!(halves.len() > 16 << 20);
+    let (a, b) = (
+        parse_goal(&halves, 1e-9).unwrap(),
+        parse_goal(&whole, 1e-9).unwrap(),
+    );
+    assert_eq!(a.len() as u64, ranks * (2 * steps + 3));
+    same_schedule(&a, &b);
+    let model = loggp();
+    let (ra, rb) = (
+        simulate(&a, &model, &SimOptions::default()).unwrap(),
+        simulate(&b, &model, &SimOptions::default()).unwrap(),
+    );
+    assert_eq!(ra.makespan.to_bits(), rb.makespan.to_bits());
+    assert_eq!(ra.rank_finish, rb.rank_finish);
+
+    // the errors: `text` with `from` replaced by `to` once, in the block of rank `rank`
+    let broken = |text: &str, rank: u64, from: &str, to: &str| {
+        let at = text.find(&format!("rank {rank} {{")).unwrap();
+        let within = at + text[at..].find(from).unwrap();
+        format!("{}{to}{}", &text[..within], &text[within + from.len()..])
+    };
+    let cases = [
+        // an undefined label late in the second half, and in the first
+        (ranks - 2, "late requires", "lost requires"),
+        (1, "late requires", "lost requires"),
+        // a cycle in the second half
+        (
+            ranks - 1,
+            "l1 requires start",
+            "start requires l1\nl1 requires start",
+        ),
+        // a message unmatched (its size)
+        (ranks - 3, "send 8b", "send 9b"),
+        // a second block for rank 0, in the second half
+        (ranks - 1, &format!("rank {} {{", ranks - 1), "rank 0 {"),
+    ];
+    for (rank, from, to) in cases {
+        let e_halves = parse_goal(&broken(&halves, rank, from, to), 1e-9).unwrap_err();
+        let e_whole = parse_goal(&broken(&whole, rank, from, to), 1e-9).unwrap_err();
+        assert_eq!(e_halves.to_string(), e_whole.to_string(), "{from} -> {to}");
+    }
+    // a line `rank …` inside a comment across the middle: read from the start
+    let mid = halves.len() / 2;
+    let open = halves[..mid].rfind("\n// ").unwrap() + 1;
+    let commented = format!(
+        "{}/*\n{}*/\n{}",
+        &halves[..open],
+        format!("{}rank 0 {{\n}}\n", "y\n".repeat(1000)).repeat(1000),
+        &halves[open..]
+    );
+    same_schedule(&parse_goal(&commented, 1e-9).unwrap(), &b);
+}

@@ -42,6 +42,13 @@
 //! text and the labels of one rank block, counted against the memory budget
 //! ([`parse_goal_within`]). A cycle of dependencies is reported with the label and line of an
 //! operation on it.
+//!
+//! A text of at least 16 MiB is read by two threads, split before a line `rank …` near its
+//! middle, each half into a schedule builder of its own within half the budget; the second
+//! half's operations are then appended to the first's, in the order of the text, which gives
+//! the schedule one pass gives. Should either half not read (an error, a split that lies
+//! inside a comment, a rank with a block in both halves) or the schedule read in one pass
+//! possibly not fit the budget, the text is read again in one pass, whose error is reported.
 
 mod fast;
 mod labels;

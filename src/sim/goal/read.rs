@@ -118,12 +118,43 @@ pub fn parse_goal_within(
         }
         .into());
     }
+    // a large text in two halves at once, when they read without an error (else, and for
+    // the errors, from the start)
+    if text.len() >= HALVES_FROM_BYTES
+        && p.ahead == [None, None]
+        && let Some(schedule) = parse_halves(text, p.lexer.i, ranks, seconds_per_unit, max_memory)
+    {
+        return Ok(schedule);
+    }
     let mut b = ScheduleBuilder::new(ranks);
     b.set_max_memory(max_memory);
     // the text and the ranks within the budget, before anything per rank is allocated
     b.set_extra_memory(text.len() as u64)?;
-    // which ranks had their block (one bit each)
     let mut seen = vec![0u64; ranks.div_ceil(64) as usize];
+    read_blocks(&mut p, &mut b, &mut seen, ranks, seconds_per_unit)?;
+    drop(seen);
+    b.build().map_err(|e| match e {
+        SimError::Cycle { rank, op } => match locate(text, op) {
+            Some((line, label)) => GoalError::Cycle { rank, line, label },
+            None => GoalError::Schedule(e),
+        },
+        e => GoalError::Schedule(e),
+    })
+}
+
+/// Texts of at least this many bytes are read in two halves at once ([`parse_halves`]).
+const HALVES_FROM_BYTES: usize = 16 << 20;
+
+/// The rank blocks from the parser's position to the end of its text, into `b`; `seen` has a
+/// bit for each rank whose block was read.
+fn read_blocks<'a>(
+    p: &mut Parser<'a>,
+    b: &mut ScheduleBuilder,
+    seen: &mut [u64],
+    ranks: u64,
+    seconds_per_unit: f64,
+) -> Result<(), GoalError> {
+    let text = p.lexer.text;
     // the labels of the block being read (their room kept from block to block)
     let mut labels = Labels {
         numbered: Vec::new(),
@@ -163,16 +194,69 @@ pub fn parse_goal_within(
             ));
         }
         seen[word] |= bit;
-        rank_block(&mut p, &mut b, &mut labels, rank, ranks, seconds_per_unit)?;
+        rank_block(p, b, &mut labels, rank, ranks, seconds_per_unit)?;
     }
-    drop(seen);
-    b.build().map_err(|e| match e {
-        SimError::Cycle { rank, op } => match locate(text, op) {
-            Some((line, label)) => GoalError::Cycle { rank, line, label },
-            None => GoalError::Schedule(e),
-        },
-        e => GoalError::Schedule(e),
-    })
+    Ok(())
+}
+
+/// The rank blocks after the header (from byte `body`) read in two halves by two threads, each
+/// into a builder of its own within half the budget, split before a line `rank …` near the
+/// middle; the second builder's operations then appended to the first's, which gives the
+/// schedule the reading from the start gives. `None` when the halves do not read: no such
+/// line, any error in either (a split inside a comment is one: the first half then ends
+/// inside it), a rank in both, or a schedule whose reading from the start might not have fit
+/// the budget. The caller then reads from the start, with its errors.
+fn parse_halves(
+    text: &str,
+    body: usize,
+    ranks: u64,
+    seconds_per_unit: f64,
+    max_memory: u64,
+) -> Option<Schedule> {
+    let bytes = text.as_bytes();
+    let mid = body + (text.len() - body) / 2;
+    let split = mid + 1 + bytes[mid..].windows(6).position(|w| w == b"\nrank ")?;
+    // `split` follows a newline: a character boundary
+    let halves = [(text.get(..split)?, body), (text.get(split..)?, 0)];
+    let half = |(part, start): (&str, usize)| {
+        let mut p = Parser {
+            lexer: Lexer {
+                text: part,
+                i: start,
+                line: 1,
+            },
+            ahead: [None, None],
+        };
+        let mut b = ScheduleBuilder::new(ranks);
+        b.set_max_memory(max_memory / 2);
+        b.set_extra_memory(part.len() as u64).ok()?;
+        let mut seen = vec![0u64; ranks.div_ceil(64) as usize];
+        read_blocks(&mut p, &mut b, &mut seen, ranks, seconds_per_unit).ok()?;
+        Some((b, seen))
+    };
+    let (first, second) = crate::util::join::join(true, || half(halves[0]), || half(halves[1]));
+    let ((mut b, seen), (other, other_seen)) = (first?, second?);
+    if seen.iter().zip(&other_seen).any(|(x, y)| x & y != 0) {
+        return None;
+    }
+    drop((seen, other_seen));
+    // the labels' peaks, beyond each half's text (read from the start, a block's labels
+    // find the room the other half's left)
+    let labels = (b
+        .peak_extra_memory()
+        .saturating_sub(halves[0].0.len() as u64))
+    .saturating_add(
+        other
+            .peak_extra_memory()
+            .saturating_sub(halves[1].0.len() as u64),
+    );
+    b.append(other).ok()?;
+    b.set_max_memory(max_memory);
+    b.set_extra_memory(text.len() as u64).ok()?;
+    // read from the start, the builder's arrays would have grown (doubling) to at most the
+    // next powers of two of their lengths, with the labels of a block beside them
+    b.fits_as_grown(labels).ok()?;
+    b.build().ok()
 }
 
 /// The line of the first `rank <rank> {` of the text: read again, only for the error about a
