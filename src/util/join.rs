@@ -23,7 +23,13 @@ pub(crate) fn join<A: Send, B: Send>(
     }
     // `b` waits here until a thread takes it, or this one when none could be started
     let slot = Mutex::new(Some(b));
-    let take = || slot.lock().ok().and_then(|mut f| f.take());
+    // the lock is held only to move the closure out, which cannot panic; a poisoned lock is
+    // taken all the same, so that `b` is found wherever it still is
+    let take = || {
+        slot.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    };
     std::thread::scope(|s| {
         let other = std::thread::Builder::new()
             .spawn_scoped(s, || take().map(|f| f()))
@@ -35,6 +41,7 @@ pub(crate) fn join<A: Send, B: Send>(
             // no thread (or it found nothing to run): `b` here
             _ => match take() {
                 Some(f) => f(),
+                // only the thread that took `b` leaves the slot empty, and it returned above
                 None => unreachable!("`b` runs exactly once"),
             },
         };
