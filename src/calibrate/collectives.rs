@@ -90,6 +90,14 @@ impl ForcedStat {
 /// // gather's message is one rank's block (count × elem_bytes), not the lookup size
 /// assert_eq!((runs[0].collective, runs[0].algorithm, runs[0].bytes), (OmpiCollective::Gather, 2, 64));
 /// assert!(parse_forced_runs("collective,procs\n", ForcedStat::Median).is_err());
+///
+/// // a selection sweep: OSU's average latency (µs) with gather's algorithm 2 forced
+/// let sweep = "platform,collective,procs,config,repeat,bytes,avg_us\n\
+///              p,gather,4,default,1,64,2.5\n\
+///              p,gather,4,forced:2:0,1,64,3.5\n";
+/// let runs = parse_forced_runs(sweep, ForcedStat::Median)?;
+/// assert_eq!((runs.len(), runs[0].algorithm, runs[0].bytes), (1, 2, 64));
+/// assert_eq!(runs[0].seconds, 3.5e-6);
 /// # Ok::<(), commcost::calibrate::CalibrationError>(())
 /// ```
 pub fn parse_forced_runs(text: &str, stat: ForcedStat) -> Result<Vec<ForcedRun>, CalibrationError> {
