@@ -109,19 +109,23 @@ impl MpiCollective {
         }
     }
 
-    /// Open MPI's tuned component's collective id (the rules-file numbering, `COLLTYPE_T`).
+    /// Open MPI's tuned component's collective id (the rules-file numbering, `COLLTYPE_T`):
+    /// [`OmpiCollective::id`](crate::collectives::ompi::OmpiCollective::id) but for `MPI_Reduce_scatter_block` (13), which the crate does not
+    /// price as a collective of its own.
     pub const fn ompi_coll_id(self) -> u32 {
-        match self {
-            Self::Allgather => 0,
-            Self::Allreduce => 2,
-            Self::Alltoall => 3,
-            Self::Barrier => 6,
-            Self::Bcast => 7,
-            Self::Gather => 9,
-            Self::Reduce => 11,
-            Self::ReduceScatterBlock => 13,
-            Self::Scatter => 15,
-        }
+        use crate::collectives::ompi::OmpiCollective as Tuned;
+        let tuned = match self {
+            Self::ReduceScatterBlock => return 13,
+            Self::Allgather => Tuned::Allgather,
+            Self::Allreduce => Tuned::Allreduce,
+            Self::Alltoall => Tuned::Alltoall,
+            Self::Barrier => Tuned::Barrier,
+            Self::Bcast => Tuned::Bcast,
+            Self::Gather => Tuned::Gather,
+            Self::Reduce => Tuned::Reduce,
+            Self::Scatter => Tuned::Scatter,
+        };
+        tuned.id()
     }
 
     /// Whether a size is one block per rank (the buffers hold `P` blocks), not the whole
