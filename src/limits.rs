@@ -119,6 +119,34 @@ fn read_in_halves(
     Ok(None)
 }
 
+/// Opens `path` for reading if it is a regular file (checked before opening: opening a FIFO
+/// waits for a writer), with its length when opened.
+pub(crate) fn open_regular(
+    path: &std::path::Path,
+) -> Result<(std::fs::File, u64), crate::FileError> {
+    use crate::FileError;
+
+    let shown = || path.display().to_string();
+    let io = |e: std::io::Error| FileError::Io {
+        path: shown(),
+        message: e.to_string(),
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            "a device, FIFO or socket"
+        };
+        return Err(FileError::NotRegular {
+            path: shown(),
+            kind,
+        });
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    Ok((file, meta.len()))
+}
+
 /// Reads the text file `path` (a `what`, for the messages: `"model file"`) of at most
 /// `max_bytes` bytes: anything but a regular file (a directory, `/dev/zero`, a FIFO, a socket)
 /// is refused before reading, at most `max_bytes + 1` bytes are read, and a leading UTF-8
@@ -165,22 +193,9 @@ pub fn read_text_file(
         path: shown(),
         message: e.to_string(),
     };
-    // before opening: opening a FIFO waits for a writer
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if !meta.is_file() {
-        let kind = if meta.is_dir() {
-            "a directory"
-        } else {
-            "a device, FIFO or socket"
-        };
-        return Err(FileError::NotRegular {
-            path: shown(),
-            kind,
-        });
-    }
-    let mut file = std::fs::File::open(path).map_err(io)?;
+    let (mut file, len) = open_regular(path)?;
     // a large file in two halves at once (see `read_in_halves`), else from the start
-    let mut bytes = match read_in_halves(&file, meta.len(), max_bytes) {
+    let mut bytes = match read_in_halves(&file, len, max_bytes) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => Vec::new(),
         Err(e) => return Err(io(e)),
@@ -188,7 +203,7 @@ pub fn read_text_file(
     if bytes.is_empty() {
         // room for the size it says it has, within the bound (it may grow while it is read)
         bytes
-            .try_reserve(meta.len().min(max_bytes).saturating_add(1) as usize)
+            .try_reserve(len.min(max_bytes).saturating_add(1) as usize)
             .map_err(|e| FileError::Io {
                 path: shown(),
                 message: e.to_string(),

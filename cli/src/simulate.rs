@@ -10,8 +10,8 @@ use commcost::collectives::AlgorithmParseError;
 use commcost::collectives::ompi::OmpiCollective;
 use commcost::collectives::{Algorithm, Operator, Problem, ompi};
 use commcost::sim::{
-    CriticalPath, ExactClosedForm, Noise, OpId, OpKind, Schedule, SimOptions, SimResult, Simulator,
-    ToSchedule, parse_goal_within,
+    CriticalPath, ExactClosedForm, GoalError, Noise, OpId, OpKind, Schedule, SimOptions, SimResult,
+    Simulator, ToSchedule,
 };
 use commcost::{CommModel, Message};
 use plotters::prelude::*;

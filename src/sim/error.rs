@@ -174,4 +174,7 @@ pub enum GoalError {
     /// The parsed schedule fails validation.
     #[error("{0}")]
     Schedule(#[from] SimError),
+    /// The file cannot be read ([`read_goal_file`](crate::sim::read_goal_file)).
+    #[error("{0}")]
+    File(#[from] crate::error::FileError),
 }

@@ -129,7 +129,9 @@ mod validate;
 pub use build::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
 pub use builder::ScheduleBuilder;
 pub use error::{GoalError, SimError};
-pub use goal::{LABEL_BYTES, parse_goal, parse_goal_within, write_goal, write_goal_to};
+pub use goal::{
+    LABEL_BYTES, parse_goal, parse_goal_within, read_goal_file, write_goal, write_goal_to,
+};
 pub use memory::{
     BYTES_PER_DEPENDENCY, BYTES_PER_DEPENDENCY_ENTRY, BYTES_PER_DISTINCT_VALUE, BYTES_PER_RANK,
     DEFAULT_MAX_MEMORY, SCHEDULE_BYTES_PER_OPERATION, SIMULATION_BYTES_PER_OPERATION,

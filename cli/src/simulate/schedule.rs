@@ -152,17 +152,14 @@ pub fn parse_operator(text: &str) -> Result<Operator, Failure> {
     Operator::new(call, byte).map_err(|e| Failure(format!("--operator: {e}")))
 }
 
-/// Reads and parses a GOAL file: at most
-/// [`MAX_GOAL_FILE_BYTES`](commcost::limits::MAX_GOAL_FILE_BYTES), the text counted against
-/// the memory budget with the schedule.
+/// Reads and parses a GOAL file ([`read_goal_file`](commcost::sim::read_goal_file): at most
+/// [`MAX_GOAL_FILE_BYTES`](commcost::limits::MAX_GOAL_FILE_BYTES), a large one streamed).
 pub(super) fn read_goal(path: &Path, unit: f64, max_memory: u64) -> Result<Schedule, Failure> {
-    let shown = path.display();
-    let text = commcost::limits::read_text_file(
-        path,
-        "GOAL file",
-        commcost::limits::MAX_GOAL_FILE_BYTES.min(max_memory),
-    )?;
-    parse_goal_within(&text, unit, max_memory).map_err(|e| Failure(format!("{shown}: {e}")))
+    commcost::sim::read_goal_file(path, unit, max_memory).map_err(|e| match e {
+        // the file's errors name it
+        GoalError::File(e) => Failure(e.to_string()),
+        e => Failure(format!("{}: {e}", path.display())),
+    })
 }
 
 /// Writes `schedule` as GOAL to `path` (`flag` names the option in errors).

@@ -43,6 +43,11 @@
 //! ([`parse_goal_within`]). A cycle of dependencies is reported with the label and line of an
 //! operation on it.
 //!
+//! [`read_goal_file`] reads a file of at least 16 MiB without holding its text: in pieces of
+//! about 1 MiB that end before a line `rank …`, each parsed into the schedule before the next
+//! is read, by two threads from the start and from the middle; the text is read only when a
+//! piece does not read, for the error and its line.
+//!
 //! A text of at least 16 MiB is read by two threads, split before a line `rank …` near its
 //! middle, each half into a schedule builder of its own within half the budget; the second
 //! half's operations are then appended to the first's, in the order of the text, which gives
@@ -51,11 +56,13 @@
 //! possibly not fit the budget, the text is read again in one pass, whose error is reported.
 
 mod fast;
+mod file;
 mod labels;
 mod lex;
 mod read;
 mod write;
 
+pub use file::read_goal_file;
 pub use read::{parse_goal, parse_goal_within};
 pub use write::{write_goal, write_goal_to};
 

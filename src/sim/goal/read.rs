@@ -101,23 +101,7 @@ pub fn parse_goal_within(
         },
         ahead: [None, None],
     };
-    p.skip_ends()?;
-    let line = p.line()?;
-    p.word("num_ranks")
-        .map_err(|_| syntax(line, "a GOAL file starts with `num_ranks <N>`"))?;
-    let ranks = p.int("number of ranks")?;
-    if ranks == 0 {
-        return Err(syntax(line, "num_ranks must be at least 1"));
-    }
-    p.end()?;
-    if ranks > crate::sim::MAX_RANKS {
-        return Err(SimError::TooLarge {
-            what: "ranks",
-            count: ranks,
-            limit: crate::sim::MAX_RANKS,
-        }
-        .into());
-    }
+    let ranks = header(&mut p)?;
     // a large text in two halves at once, when they read without an error (else, and for
     // the errors, from the start)
     if text.len() >= HALVES_FROM_BYTES
@@ -142,12 +126,34 @@ pub fn parse_goal_within(
     })
 }
 
+/// The header `num_ranks <N>`: the number of ranks.
+pub(super) fn header(p: &mut Parser) -> Result<u64, GoalError> {
+    p.skip_ends()?;
+    let line = p.line()?;
+    p.word("num_ranks")
+        .map_err(|_| syntax(line, "a GOAL file starts with `num_ranks <N>`"))?;
+    let ranks = p.int("number of ranks")?;
+    if ranks == 0 {
+        return Err(syntax(line, "num_ranks must be at least 1"));
+    }
+    p.end()?;
+    if ranks > crate::sim::MAX_RANKS {
+        return Err(SimError::TooLarge {
+            what: "ranks",
+            count: ranks,
+            limit: crate::sim::MAX_RANKS,
+        }
+        .into());
+    }
+    Ok(ranks)
+}
+
 /// Texts of at least this many bytes are read in two halves at once ([`parse_halves`]).
 const HALVES_FROM_BYTES: usize = 16 << 20;
 
 /// The rank blocks from the parser's position to the end of its text, into `b`; `seen` has a
 /// bit for each rank whose block was read.
-fn read_blocks<'a>(
+pub(super) fn read_blocks<'a>(
     p: &mut Parser<'a>,
     b: &mut ScheduleBuilder,
     seen: &mut [u64],
