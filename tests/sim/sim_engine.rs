@@ -500,3 +500,67 @@ fn a_late_posted_receive_waits_for_a_busy_nic() {
         assert_eq!(r.events, 7, "d = {d}");
     }
 }
+
+/// A ring whose receives are all posted at the start (as Schedgen writes its ring allreduce):
+/// the simulator posts such receives in one pass when many operations are ready at the start
+/// (at least 1/64 of them). The same ring beside a long chain of empty calcs on a rank of its
+/// own (so that few operations are ready at the start and the receives go through the ready
+/// list one by one) gives every operation of the ring the same start and end, the same
+/// critical path and one event more per calc.
+#[test]
+fn receives_posted_at_the_start_in_one_pass_or_one_by_one_agree() {
+    let (p, steps) = (16u64, 8);
+    let ring = |extra: u64| {
+        let ranks = if extra > 0 { p + 1 } else { p };
+        let mut b = ScheduleBuilder::new(ranks);
+        for r in 0..p {
+            let mut last_recv = None;
+            for _ in 0..steps {
+                let send = b.send(r, (r + 1) % p, 0, 1024);
+                if let Some(recv) = last_recv {
+                    b.requires(send, recv);
+                }
+                let recv = b.recv(r, (r + p - 1) % p, 0, 1024);
+                b.calc(r, 0.5 * US);
+                last_recv = Some(recv);
+            }
+        }
+        let mut prev = None;
+        for _ in 0..extra {
+            let c = b.calc(p, 0.0);
+            if let Some(x) = prev {
+                b.requires(c, x);
+            }
+            prev = Some(c);
+        }
+        b.build().unwrap()
+    };
+    let options = SimOptions {
+        timeline: true,
+        critical_path: true,
+        ..SimOptions::default()
+    };
+    let alone = ring(0);
+    // 16 x 8 receives and 16 first sends and 16 x 8 calcs ready at the start: 272 of 384
+    let chained = ring(64 * 400);
+    let a = simulate(&alone, &loggp(), &options).unwrap();
+    let c = simulate(&chained, &loggp(), &options).unwrap();
+    let n = alone.len();
+    let (a_starts, c_starts) = (a.starts.clone().unwrap(), c.starts.clone().unwrap());
+    let (a_ends, c_ends) = (a.ends.clone().unwrap(), c.ends.clone().unwrap());
+    assert_eq!(a_starts[..], c_starts[..n]);
+    assert_eq!(a_ends[..], c_ends[..n]);
+    assert_eq!(a.rank_finish[..], c.rank_finish[..p as usize]);
+    assert_eq!(a.makespan.to_bits(), c.makespan.to_bits());
+    assert_eq!(a.events + 64 * 400, c.events);
+    let steps_of = |r: &commcost::sim::SimResult| {
+        r.critical_path
+            .as_ref()
+            .unwrap()
+            .steps
+            .iter()
+            .map(|s| (s.op, s.start, s.end))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(steps_of(&a), steps_of(&c));
+}

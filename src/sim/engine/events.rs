@@ -25,6 +25,41 @@ impl<'a, L: Layout> Engine<'a, L> {
         self.queue.push(key(t), (op << 1) | kind);
     }
 
+    /// Posts the eager receives among the operations ready at the start, in one pass in
+    /// internal order, and takes them off the ready list (whose order, that of the operations,
+    /// jumps through memory when a schedule is stored time-major). What [`ready`](Self::ready)
+    /// does to such a receive touches it alone: it is posted at the current time; nothing
+    /// depends on its start (no `irequires` in the schedule), no rendezvous send waits for
+    /// it, and no message has arrived before the first event. Done when at least `1/64` of
+    /// the operations are ready at the start (`bits` is scratch space).
+    pub(super) fn post_initial_receives(&mut self, bits: &mut Vec<u64>) {
+        let n = self.node.len();
+        if self.start_edges || self.now_ready.is_empty() || self.now_ready.len() < n / 64 {
+            return;
+        }
+        bits.clear();
+        bits.resize(n.div_ceil(64), 0);
+        let mut posted = 0u64;
+        let now = self.now;
+        for i in 0..n {
+            if self.node[i].state & PENDING != 0 {
+                continue;
+            }
+            let (x, _, _) = self.l.describe(i);
+            if x.kind == KIND_RECV && !self.rendezvous[x.class as usize] {
+                self.node[i].start = now;
+                self.node[i].state |= POSTED;
+                bits[i / 64] |= 1 << (i % 64);
+                posted += 1;
+            }
+        }
+        if posted > 0 {
+            self.events += posted;
+            self.now_ready
+                .retain(|&op| bits[op as usize / 64] & (1 << (op % 64)) == 0);
+        }
+    }
+
     pub(super) fn run_ready_now(&mut self) {
         while let Some(op) = self.now_ready.pop_front() {
             self.events += 1;
@@ -233,7 +268,9 @@ impl<'a, L: Layout> Engine<'a, L> {
                 self.node[op].start = t;
                 self.node[op].state |= POSTED;
                 self.satisfy(op, t, true);
-                if self.node[partner].state & WAITING != 0 {
+                // (only a rendezvous send waits: its receive has the same size, the same
+                // protocol)
+                if self.rendezvous[class] && self.node[partner].state & WAITING != 0 {
                     self.node[partner].state &= !WAITING;
                     let q = self.q[class];
                     let go = t.max(self.node[partner].start);

@@ -382,6 +382,7 @@ impl<L: Layout> Engine<'_, L> {
             });
         }
         let orig = schedule.raw_orig();
+        self.post_initial_receives(bits);
         self.run_ready_now();
         // events of one time in order of operation (then kind), as a heap ordered by
         // (time, op, kind) would deliver them
