@@ -58,14 +58,9 @@ pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
         },
     );
     let forward = checked?;
-    // from here on every per-operation array is in internal order
-    let ((sig, rank), peer) = join(
-        parallel,
-        || (order.permute(sig), order.permute(rank)),
-        || order.permute(peer),
-    );
-    let TimeMajor { index, orig, .. } = order;
-    // the messages matched while the successor lists are made (two threads)
+    // the messages matched while the successor lists are made (two threads), in operation
+    // order: each pass then walks a rank's operations together (in internal order it would
+    // jump between ranks at every step)
     let (matched, (offsets, successors, roots)) = join(
         parallel,
         || {
@@ -75,21 +70,33 @@ pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
                 &rank,
                 &peer,
                 &messages,
-                &orig,
+                &[],
                 ranks as usize,
             )
         },
-        || successor_lists(deps, dep_count, n, &index),
+        || successor_lists(deps, dep_count, n),
     );
     drop(peer);
-    drop(index);
     // a cycle is reported before an unmatched message; without a possible cycle (every
     // dependency on an earlier operation, as the collective builders add them) it is not
     // looked for
     if !forward {
-        check_acyclic(&offsets, &successors, &rank, &orig)?;
+        check_acyclic(&offsets, &successors, &rank, &[])?;
     }
     let partner = matched?;
+    // from here on every per-operation array is in internal order
+    let ((sig, rank), (partner, (offsets, successors))) = join(
+        parallel,
+        || (order.permute(sig), order.permute(rank)),
+        || {
+            (
+                order.permute_positions(partner),
+                order.permute_lists(offsets, successors),
+            )
+        },
+    );
+    let roots = order.positions(roots);
+    let TimeMajor { orig, .. } = order;
     let (rank, rank_of) = renumber_ranks(rank, ranks as usize);
     let start_edges = successors.iter().any(|&e| e & START_EDGE != 0);
 
@@ -145,23 +152,14 @@ fn check_dependencies(deps: &[(u32, u32)], rank: &[u32], n: usize) -> Result<boo
     Ok(forward)
 }
 
-/// The successor lists (CSR in internal order: `successors[offsets[i]..offsets[i + 1]]` the
-/// operations that depend on the one at `i`, each `| START_EDGE` for an `irequires`, in the
-/// order the dependencies were added) and the operations without dependencies, ready at the
-/// start, in operation order; `index[op]` is the internal position of `op` (empty: the same).
+/// The successor lists (CSR: `successors[offsets[op]..offsets[op + 1]]` the operations that
+/// depend on `op`, each `| START_EDGE` for an `irequires`, in the order the dependencies were
+/// added) and the operations without dependencies, ready at the start, in operation order.
 fn successor_lists(
     deps: Vec<(u32, u32)>,
     dep_count: u64,
     n: usize,
-    index: &[u32],
 ) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let to_int = |i: u32| -> u32 {
-        if index.is_empty() {
-            i
-        } else {
-            index[i as usize]
-        }
-    };
     // one pass over the dependencies: note which operations have any, and count the
     // successors of each operation (edge on -> op) in `offsets[on + 1]`
     let mut offsets = vec![0u32; n + 1];
@@ -169,21 +167,18 @@ fn successor_lists(
     for_each_entry(&deps, false, |entry| match entry {
         Entry::Pair(op, on) => {
             has_pred[op as usize] = true;
-            offsets[to_int(on & !START_EDGE) as usize + 1] += 1;
+            offsets[(on & !START_EDGE) as usize + 1] += 1;
         }
         Entry::Group(ops, on) => {
             for op in ops.clone() {
                 has_pred[op as usize] = true;
             }
             for o in on {
-                offsets[to_int(o) as usize + 1] += ops.len() as u32;
+                offsets[o as usize + 1] += ops.len() as u32;
             }
         }
     });
-    let roots: Vec<u32> = (0..n as u32)
-        .filter(|&e| !has_pred[e as usize])
-        .map(to_int)
-        .collect();
+    let roots: Vec<u32> = (0..n as u32).filter(|&e| !has_pred[e as usize]).collect();
     drop(has_pred);
     // `offsets[i + 1]` becomes the end of `i`'s list; filling each list from its end with
     // the edges taken in reverse leaves `offsets[i]` at its start and the edges in the
@@ -194,15 +189,14 @@ fn successor_lists(
     let mut successors = vec![0u32; dep_count as usize];
     for_each_entry(&deps, true, |entry| match entry {
         Entry::Pair(op, on) => {
-            let slot = &mut offsets[to_int(on & !START_EDGE) as usize + 1];
+            let slot = &mut offsets[(on & !START_EDGE) as usize + 1];
             *slot -= 1;
-            successors[*slot as usize] = to_int(op) | (on & START_EDGE);
+            successors[*slot as usize] = op | (on & START_EDGE);
         }
         Entry::Group(ops, on) => {
             for op in ops.rev() {
-                let op = to_int(op);
                 for o in on.clone().rev() {
-                    let slot = &mut offsets[to_int(o) as usize + 1];
+                    let slot = &mut offsets[o as usize + 1];
                     *slot -= 1;
                     successors[*slot as usize] = op;
                 }

@@ -138,6 +138,86 @@ impl TimeMajor {
     }
 }
 
+impl TimeMajor {
+    /// An array of operations (`NONE` for none) in internal order, each the internal position
+    /// of its operation (`out[i] = index[v[orig[i]]]`; itself for the identity).
+    pub(super) fn permute_positions(&self, v: Vec<u32>) -> Vec<u32> {
+        if self.orig.is_empty() {
+            return v;
+        }
+        let at = |x: u32| {
+            if x == NONE {
+                NONE
+            } else {
+                self.index[x as usize]
+            }
+        };
+        if self.runs.is_empty() {
+            return self.orig.iter().map(|&e| at(v[e as usize])).collect();
+        }
+        let mut out = vec![0u32; v.len()];
+        for_each_tiled(&self.runs, |_, e| out[self.index[e] as usize] = at(v[e]));
+        out
+    }
+
+    /// Operations (a list in any order) as their internal positions, in the same order.
+    pub(super) fn positions(&self, mut v: Vec<u32>) -> Vec<u32> {
+        if !self.orig.is_empty() {
+            for x in &mut v {
+                *x = self.index[*x as usize];
+            }
+        }
+        v
+    }
+
+    /// Lists of operations per operation (CSR: `successors[offsets[op]..offsets[op + 1]]`,
+    /// each entry an operation `| START_EDGE` or not) in internal order, each entry the
+    /// internal position of its operation, every list in its own order.
+    pub(super) fn permute_lists(
+        &self,
+        offsets: Vec<u32>,
+        successors: Vec<u32>,
+    ) -> (Vec<u32>, Vec<u32>) {
+        if self.orig.is_empty() {
+            return (offsets, successors);
+        }
+        let n = self.orig.len();
+        let at = |s: u32| self.index[(s & !START_EDGE) as usize] | (s & START_EDGE);
+        let len = |e: usize| offsets[e + 1] - offsets[e];
+        // each list's length at its internal position, then their running sums
+        let mut out_offsets = vec![0u32; n + 1];
+        if self.runs.is_empty() {
+            for (i, &e) in self.orig.iter().enumerate() {
+                out_offsets[i + 1] = len(e as usize);
+            }
+        } else {
+            for_each_tiled(&self.runs, |_, e| {
+                out_offsets[self.index[e] as usize + 1] = len(e);
+            });
+        }
+        for i in 0..n {
+            out_offsets[i + 1] += out_offsets[i];
+        }
+        let mut out = vec![0u32; successors.len()];
+        let mut copy = |e: usize, to: usize| {
+            let (a, b) = (offsets[e] as usize, offsets[e + 1] as usize);
+            for (slot, &s) in out[to..to + (b - a)].iter_mut().zip(&successors[a..b]) {
+                *slot = at(s);
+            }
+        };
+        if self.runs.is_empty() {
+            for (i, &e) in self.orig.iter().enumerate() {
+                copy(e as usize, out_offsets[i] as usize);
+            }
+        } else {
+            for_each_tiled(&self.runs, |_, e| {
+                copy(e, out_offsets[self.index[e] as usize] as usize);
+            });
+        }
+        (out_offsets, out)
+    }
+}
+
 /// Calls `f(position, operation)` on every operation of the runs: band after band of
 /// [`BAND`] runs, within a band position after position, within a position run after run.
 /// At most `BAND` steps per operation.
@@ -433,7 +513,7 @@ pub(super) fn match_messages(
 
 #[cfg(test)]
 mod tests {
-    use super::{TimeMajor, invert, permute, time_major};
+    use super::{NONE, START_EDGE, TimeMajor, invert, permute, time_major};
 
     /// The ranks of operations given as one run per rank: `(rank, length)` in order.
     fn runs(layout: &[(u32, u32)]) -> Vec<u32> {
@@ -475,6 +555,79 @@ mod tests {
             order.permute(values.clone()),
             permute(values, &invert(&index))
         );
+    }
+
+    /// Positions and successor lists moved to internal order: by the tiled passes (one run
+    /// per rank) and by the gather (ranks interleaved), against the definition written out
+    /// with `orig` and `index` (`out[i]` is `index` of the entries of operation `orig[i]`).
+    #[test]
+    fn lists_and_partners_follow_the_order() {
+        let ranks = 37u32;
+        let layout: Vec<(u32, u32)> = (0..ranks)
+            .map(|i| ((i * 11) % ranks, 1 + (i * 5 + i * i) % 19))
+            .collect();
+        let by_runs = runs(&layout);
+        // ranks interleaved, not in time-major order
+        let interleaved: Vec<u32> = (0..by_runs.len() as u32)
+            .map(|i| ((i * i) % 41 + i / 50) % ranks)
+            .collect();
+        for (k, rank) in [by_runs, interleaved].into_iter().enumerate() {
+            let n = rank.len();
+            let order = TimeMajor::new(&rank, ranks as usize);
+            assert!(!order.orig.is_empty());
+            // the tiled passes for the runs, the gather for the interleaved ranks
+            assert_eq!(order.runs.is_empty(), k == 1);
+            // each operation's list: 0 to 3 other operations, some marked `START_EDGE`
+            let lists: Vec<Vec<u32>> = (0..n)
+                .map(|e| {
+                    (0..(e * 13 % 4))
+                        .map(|j| {
+                            ((e * 17 + j * 29) % n) as u32 | if j == 1 { START_EDGE } else { 0 }
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut offsets = vec![0u32];
+            let mut successors = Vec::new();
+            for list in &lists {
+                successors.extend_from_slice(list);
+                offsets.push(successors.len() as u32);
+            }
+            let partner: Vec<u32> = (0..n as u32)
+                .map(|e| {
+                    if e % 5 == 0 {
+                        NONE
+                    } else {
+                        (e * 23) % n as u32
+                    }
+                })
+                .collect();
+            let at = |s: u32| order.index[(s & !START_EDGE) as usize] | (s & START_EDGE);
+            let (out_offsets, out) = order.permute_lists(offsets, successors);
+            for (i, &e) in order.orig.iter().enumerate() {
+                let got = &out[out_offsets[i] as usize..out_offsets[i + 1] as usize];
+                let want: Vec<u32> = lists[e as usize].iter().map(|&s| at(s)).collect();
+                assert_eq!(got, want, "position {i}");
+            }
+            let moved = order.permute_positions(partner.clone());
+            for (i, &e) in order.orig.iter().enumerate() {
+                let p = partner[e as usize];
+                let want = if p == NONE {
+                    NONE
+                } else {
+                    order.index[p as usize]
+                };
+                assert_eq!(moved[i], want, "position {i}");
+            }
+            let roots = vec![3, 1, 4, 1, 5];
+            assert_eq!(
+                order.positions(roots.clone()),
+                roots
+                    .iter()
+                    .map(|&e| order.index[e as usize])
+                    .collect::<Vec<_>>()
+            );
+        }
     }
 
     /// A rank in two runs: the counting sort (no runs).
