@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 /// Operations from which a schedule's passes run on two threads (below, the thread costs
 /// more than it saves).
-pub(crate) const PARALLEL_FROM_OPERATIONS: usize = 1 << 18;
+pub(crate) const PARALLEL_FROM_OPERATIONS: usize = 1 << 16;
 
 /// Runs `a` and `b` at once when `parallel`, else one after the other, and returns both
 /// results; a panic in either is resumed on the calling thread, as if they had run one after

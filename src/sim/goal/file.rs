@@ -21,15 +21,15 @@ pub(super) struct Pieces {
 }
 
 impl Pieces {
-    /// Files of 16 MiB or more, in pieces of 1 MiB.
+    /// Files of 1 MiB or more, in pieces of 1 MiB.
     const DEFAULT: Self = Self {
-        from_bytes: 16 << 20,
+        from_bytes: 1 << 20,
         piece: 1 << 20,
     };
 }
 
 /// Reads the GOAL file `path` into a schedule, as [`parse_goal_within`] reads its text, without
-/// holding the text: a file of 16 MiB or more is read in pieces of about 1 MiB that end before
+/// holding the text: a file of 1 MiB or more is read in pieces of about 1 MiB that end before
 /// a line `rank …`, each parsed and appended to the schedule before the next is read, by two
 /// threads (one from the start, one from a line `rank …` near the middle, their schedules then
 /// appended in the order of the file). The memory budget `max_memory` counts the schedule,

@@ -43,7 +43,7 @@
 //! ([`parse_goal_within`]). A cycle of dependencies is reported with the label and line of an
 //! operation on it.
 //!
-//! [`read_goal_file`] reads a file of at least 16 MiB without holding its text: in pieces of
+//! [`read_goal_file`] reads a file of at least 1 MiB without holding its text: in pieces of
 //! about 1 MiB that end before a line `rank …`, each parsed into the schedule before the next
 //! is read, by two threads from the start and from the middle; the text is read only when a
 //! piece does not read, for the error and its line.
