@@ -1,7 +1,7 @@
 //! Calibration: PRTT assessment, protocol detection (running sums vs refitting every window),
 //! least squares.
 //!
-//! `cargo bench --bench calibrate`; figures and targets in docs/PERFORMANCE.md.
+//! `cargo bench -p commcost-benches --bench calibrate`; figures and targets in docs/PERFORMANCE.md.
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! Collective cost evaluation, ranking and decision tables on the Open MPI / openib preset.
 //!
-//! `cargo bench --bench collectives`; figures and targets in docs/PERFORMANCE.md.
+//! `cargo bench -p commcost-benches --bench collectives`; figures and targets in docs/PERFORMANCE.md.
 
 use std::hint::black_box;
 use std::time::Duration;

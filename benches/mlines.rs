@@ -1,6 +1,6 @@
 //! Exact memory-line counts versus walking every line, for column blocks of H rows.
 //!
-//! `cargo bench --bench mlines`; figures and targets in docs/PERFORMANCE.md.
+//! `cargo bench -p commcost-benches --bench mlines`; figures and targets in docs/PERFORMANCE.md.
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! Cost of one prediction through `&dyn CommModel`, swept over message sizes.
 //!
-//! `cargo bench --bench models`; figures and targets in docs/PERFORMANCE.md.
+//! `cargo bench -p commcost-benches --bench models`; figures and targets in docs/PERFORMANCE.md.
 
 use std::hint::black_box;
 use std::time::Duration;

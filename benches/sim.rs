@@ -4,7 +4,7 @@
 //! memory is kept between the calls.
 //!
 //! ```text
-//! cargo bench --bench sim
+//! cargo bench -p commcost-benches --bench sim
 //! ```
 
 use std::time::Duration;

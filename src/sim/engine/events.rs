@@ -30,11 +30,11 @@ impl<'a, L: Layout> Engine<'a, L> {
     /// jumps through memory when a schedule is stored time-major). What [`ready`](Self::ready)
     /// does to such a receive touches it alone: it is posted at the current time; nothing
     /// depends on its start (no `irequires` in the schedule), no rendezvous send waits for
-    /// it, and no message has arrived before the first event. Done when at least `1/64` of
+    /// it, and no message has arrived before the first event. Done when at least an eighth of
     /// the operations are ready at the start (`bits` is scratch space).
     pub(super) fn post_initial_receives(&mut self, bits: &mut Vec<u64>) {
         let n = self.node.len();
-        if self.start_edges || self.now_ready.is_empty() || self.now_ready.len() < n / 64 {
+        if self.start_edges || self.now_ready.is_empty() || self.now_ready.len() < n / 8 {
             return;
         }
         bits.clear();
