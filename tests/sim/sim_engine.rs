@@ -503,9 +503,9 @@ fn a_late_posted_receive_waits_for_a_busy_nic() {
 
 /// A ring whose receives are all posted at the start (as Schedgen writes its ring allreduce):
 /// the simulator posts such receives in one pass when many operations are ready at the start
-/// (at least an eighth of them). The same ring beside a long chain of empty calcs on a rank of its
-/// own (so that few operations are ready at the start and the receives go through the ready
-/// list one by one) gives every operation of the ring the same start and end, the same
+/// (at least an eighth of them). The same ring beside a long chain of empty calcs on a rank of
+/// its own (so that few operations are ready at the start and the receives go through the
+/// ready list one by one) gives every operation of the ring the same start and end, the same
 /// critical path and one event more per calc.
 #[test]
 fn receives_posted_at_the_start_in_one_pass_or_one_by_one_agree() {
