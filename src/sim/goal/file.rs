@@ -4,7 +4,7 @@
 use std::io::{Read as _, Seek as _};
 use std::path::Path;
 
-use super::lex::{Lexer, Parser};
+use super::lex::Parser;
 use super::read::{header, parse_goal_within, read_blocks};
 use crate::error::{FileError, GoalError};
 use crate::limits::{MAX_GOAL_FILE_BYTES, open_regular, read_text_file};
@@ -117,14 +117,7 @@ fn stream(
         Ok(text) => text,
         Err(e) => std::str::from_utf8(&head[bom..bom + e.valid_up_to()]).ok()?,
     };
-    let mut p = Parser {
-        lexer: Lexer {
-            text: valid,
-            i: 0,
-            line: 1,
-        },
-        ahead: [None, None],
-    };
+    let mut p = Parser::new(valid, 0);
     let ranks = header(&mut p).ok()?;
     if p.ahead != [None, None] || p.lexer.i == valid.len() && (bom + valid.len()) as u64 != len {
         return None;
@@ -279,14 +272,7 @@ fn read_part(
         };
         let text = std::str::from_utf8(&buf[..cut]).ok()?;
         b.set_extra_memory(buf.len() as u64).ok()?;
-        let mut p = Parser {
-            lexer: Lexer {
-                text,
-                i: 0,
-                line: 1,
-            },
-            ahead: [None, None],
-        };
+        let mut p = Parser::new(text, 0);
         read_blocks(&mut p, &mut b, &mut seen, ranks, seconds_per_unit).ok()?;
         if end {
             break;

@@ -159,6 +159,18 @@ pub(super) struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    /// A parser of `text` from byte `start` (counting lines from 1 there).
+    pub(super) fn new(text: &'a str, start: usize) -> Self {
+        Parser {
+            lexer: Lexer {
+                text,
+                i: start,
+                line: 1,
+            },
+            ahead: [None, None],
+        }
+    }
+
     pub(super) fn fill(&mut self, k: usize) -> Result<(), GoalError> {
         for j in 0..=k {
             if self.ahead[j].is_none() {

@@ -93,14 +93,7 @@ pub fn parse_goal_within(
         }
         .into());
     }
-    let mut p = Parser {
-        lexer: Lexer {
-            text,
-            i: 0,
-            line: 1,
-        },
-        ahead: [None, None],
-    };
+    let mut p = Parser::new(text, 0);
     let ranks = header(&mut p)?;
     // a large text in two halves at once, when they read without an error (else, and for
     // the errors, from the start)
@@ -225,14 +218,7 @@ fn parse_halves(
     // `split` follows a newline: a character boundary
     let halves = [(text.get(..split)?, body), (text.get(split..)?, 0)];
     let half = |(part, start): (&str, usize)| {
-        let mut p = Parser {
-            lexer: Lexer {
-                text: part,
-                i: start,
-                line: 1,
-            },
-            ahead: [None, None],
-        };
+        let mut p = Parser::new(part, start);
         let mut b = ScheduleBuilder::new(ranks);
         b.set_max_memory(max_memory / 2);
         b.set_extra_memory(part.len() as u64).ok()?;
