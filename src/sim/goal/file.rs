@@ -137,7 +137,6 @@ fn stream(
             pieces.piece,
         )
     };
-    let t0 = std::time::Instant::now();
     let mut b = match split {
         Some(split) => {
             let (first, second) = crate::util::join::join(
@@ -149,13 +148,7 @@ fn stream(
             if seen.iter().zip(&other_seen).any(|(x, y)| x & y != 0) {
                 return None;
             }
-            if std::env::var_os("CC_TICK").is_some() {
-                eprintln!("parts {:.4}", t0.elapsed().as_secs_f64());
-            }
             b.append(other).ok()?;
-            if std::env::var_os("CC_TICK").is_some() {
-                eprintln!("append {:.4}", t0.elapsed().as_secs_f64());
-            }
             b.set_max_memory(max_memory);
             b.set_extra_memory(held.saturating_add(other_held)).ok()?;
             b
@@ -169,14 +162,7 @@ fn stream(
     // the arrays as adding the operations one at a time grows them, beside the pieces held
     b.fits_as_grown(0).ok()?;
     b.set_extra_memory(0).ok()?;
-    if std::env::var_os("CC_TICK").is_some() {
-        eprintln!("fits {:.4}", t0.elapsed().as_secs_f64());
-    }
-    let r = b.build().ok();
-    if std::env::var_os("CC_TICK").is_some() {
-        eprintln!("build {:.4}", t0.elapsed().as_secs_f64());
-    }
-    r
+    b.build().ok()
 }
 
 /// Reads into `buf` until it is full or the file ends: the bytes read, `None` on an error.
