@@ -63,17 +63,7 @@ pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
     // jump between ranks at every step)
     let (matched, (offsets, successors, roots)) = join(
         parallel,
-        || {
-            match_messages(
-                &sig,
-                &signatures,
-                &rank,
-                &peer,
-                &messages,
-                &[],
-                ranks as usize,
-            )
-        },
+        || match_messages(&sig, &signatures, &rank, &peer, &messages, ranks as usize),
         || successor_lists(deps, dep_count, n),
     );
     drop(peer);
@@ -81,7 +71,7 @@ pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
     // dependency on an earlier operation, as the collective builders add them) it is not
     // looked for
     if !forward {
-        check_acyclic(&offsets, &successors, &rank, &[])?;
+        check_acyclic(&offsets, &successors, &rank)?;
     }
     let partner = matched?;
     // from here on every per-operation array is in internal order

@@ -311,13 +311,11 @@ pub(super) fn permute(v: Vec<u32>, orig: &[u32]) -> Vec<u32> {
 /// Kahn's algorithm over all operations: every operation must be reachable in a topological
 /// order, else the rest lie on or behind a cycle.
 ///
-/// All arrays in internal order (`orig`: internal position to operation index, empty for the
-/// same); the error names the first operation (in operation order) left over.
+/// All arrays in operation order; the error names the first operation left over.
 pub(super) fn check_acyclic(
     offsets: &[u32],
     successors: &[u32],
     rank: &[u32],
-    orig: &[u32],
 ) -> Result<(), SimError> {
     let n = rank.len();
     let mut indegree = vec![0u32; n];
@@ -342,14 +340,10 @@ pub(super) fn check_acyclic(
         }
     }
     if seen < n {
-        let ext = |i: usize| if orig.is_empty() { i } else { orig[i] as usize };
-        let i = (0..n)
-            .filter(|&i| indegree[i] > 0)
-            .min_by_key(|&i| ext(i))
-            .unwrap_or(0);
+        let i = (0..n).find(|&i| indegree[i] > 0).unwrap_or(0);
         return Err(SimError::Cycle {
             rank: u64::from(rank[i]),
-            op: ext(i) as u64,
+            op: i as u64,
         });
     }
     Ok(())
@@ -362,29 +356,19 @@ pub(super) fn check_acyclic(
 /// each bucket sorted by (destination, tag, operation): together the order of
 /// (source, destination, tag, operation), walked in step over sends and receives.
 ///
-/// The arrays are in internal order, which keeps each rank's operations in operation order, so
-/// "operation" can be the internal position; `orig` (internal position to operation index,
-/// empty for the same) names operations in errors; every rank and peer is below `ranks`.
-/// Returns the partners' internal positions.
+/// The arrays are in operation order (any order that keeps each rank's operations in
+/// operation order would do); every rank and peer is below `ranks`. Returns the partners.
 pub(super) fn match_messages(
     sig: &[u32],
     signatures: &[Signature],
     rank: &[u32],
     peer: &[u32],
     messages: &[Message],
-    orig: &[u32],
     ranks: usize,
 ) -> Result<Vec<u32>, SimError> {
     let kind = |i: usize| signatures[sig[i] as usize].kind;
     let tag = |i: usize| signatures[sig[i] as usize].tag;
     let class = |i: usize| signatures[sig[i] as usize].class;
-    let ext = |i: usize| -> u64 {
-        if orig.is_empty() {
-            i as u64
-        } else {
-            u64::from(orig[i])
-        }
-    };
     let n = sig.len();
     let src = |i: usize| -> usize {
         if kind(i) == KIND_SEND {
@@ -464,7 +448,7 @@ pub(super) fn match_messages(
         let send = kind(i) == KIND_SEND;
         SimError::Unmatched {
             kind: if send { "send" } else { "recv" },
-            op: ext(i),
+            op: i as u64,
             rank: u64::from(rank[i]),
             peer: u64::from(peer[i]),
             tag: u64::from(tag(i)),
@@ -494,9 +478,9 @@ pub(super) fn match_messages(
                     );
                     if sb != rb {
                         return Err(SimError::SizeMismatch {
-                            send: ext(s),
+                            send: s as u64,
                             send_bytes: sb,
-                            recv: ext(v),
+                            recv: v as u64,
                             recv_bytes: rb,
                         });
                     }
