@@ -28,8 +28,9 @@ pub(super) struct Parts {
     pub(super) keep_order: bool,
 }
 
-/// Checks the dependencies (known operations, one rank each, no cycle), orders the operations
-/// in memory, matches the messages and builds the successor lists.
+/// Checks the dependencies (known operations, one rank each, no cycle), matches the messages
+/// and builds the successor lists in operation order, then orders all of it in memory
+/// (time-major).
 pub(super) fn freeze(parts: Parts) -> Result<Schedule, SimError> {
     let Parts {
         ranks,
