@@ -123,41 +123,45 @@ impl TimeMajor {
         Self { index, orig, runs }
     }
 
-    /// An array in internal order (`out[i] = v[orig[i]]`; itself for the identity).
-    pub(super) fn permute(&self, v: Vec<u32>) -> Vec<u32> {
+    /// Calls `f(internal position, operation)` on every operation when the order is not the
+    /// identity: for one run per rank in tiles (each position's operations of a band of runs
+    /// land together), else in internal order (a gather, which writes in order).
+    fn for_each_placed(&self, mut f: impl FnMut(usize, usize)) {
+        if self.runs.is_empty() {
+            for (i, &e) in self.orig.iter().enumerate() {
+                f(i, e as usize);
+            }
+        } else {
+            for_each_tiled(&self.runs, |_, e| f(self.index[e] as usize, e));
+        }
+    }
+
+    /// An array in internal order, each value mapped by `map` (`out[i] = map(v[orig[i]])`;
+    /// `v` itself for the identity).
+    fn permute_mapped(&self, v: Vec<u32>, map: impl Fn(u32) -> u32) -> Vec<u32> {
         if self.orig.is_empty() {
             return v;
         }
-        if self.runs.is_empty() {
-            return permute(v, &self.orig);
-        }
-        // a scatter in tiles: each position's values of a band of runs land together
         let mut out = vec![0u32; v.len()];
-        for_each_tiled(&self.runs, |_, e| out[self.index[e] as usize] = v[e]);
+        self.for_each_placed(|i, e| out[i] = map(v[e]));
         out
     }
-}
 
-impl TimeMajor {
+    /// An array in internal order (`out[i] = v[orig[i]]`; itself for the identity).
+    pub(super) fn permute(&self, v: Vec<u32>) -> Vec<u32> {
+        self.permute_mapped(v, |x| x)
+    }
+
     /// An array of operations (`NONE` for none) in internal order, each the internal position
     /// of its operation (`out[i] = index[v[orig[i]]]`; itself for the identity).
     pub(super) fn permute_positions(&self, v: Vec<u32>) -> Vec<u32> {
-        if self.orig.is_empty() {
-            return v;
-        }
-        let at = |x: u32| {
+        self.permute_mapped(v, |x| {
             if x == NONE {
                 NONE
             } else {
                 self.index[x as usize]
             }
-        };
-        if self.runs.is_empty() {
-            return self.orig.iter().map(|&e| at(v[e as usize])).collect();
-        }
-        let mut out = vec![0u32; v.len()];
-        for_each_tiled(&self.runs, |_, e| out[self.index[e] as usize] = at(v[e]));
-        out
+        })
     }
 
     /// Operations (a list in any order) as their internal positions, in the same order.
@@ -182,38 +186,20 @@ impl TimeMajor {
             return (offsets, successors);
         }
         let n = self.orig.len();
-        let at = |s: u32| self.index[(s & !START_EDGE) as usize] | (s & START_EDGE);
-        let len = |e: usize| offsets[e + 1] - offsets[e];
         // each list's length at its internal position, then their running sums
         let mut out_offsets = vec![0u32; n + 1];
-        if self.runs.is_empty() {
-            for (i, &e) in self.orig.iter().enumerate() {
-                out_offsets[i + 1] = len(e as usize);
-            }
-        } else {
-            for_each_tiled(&self.runs, |_, e| {
-                out_offsets[self.index[e] as usize + 1] = len(e);
-            });
-        }
+        self.for_each_placed(|i, e| out_offsets[i + 1] = offsets[e + 1] - offsets[e]);
         for i in 0..n {
             out_offsets[i + 1] += out_offsets[i];
         }
         let mut out = vec![0u32; successors.len()];
-        let mut copy = |e: usize, to: usize| {
+        self.for_each_placed(|i, e| {
             let (a, b) = (offsets[e] as usize, offsets[e + 1] as usize);
+            let to = out_offsets[i] as usize;
             for (slot, &s) in out[to..to + (b - a)].iter_mut().zip(&successors[a..b]) {
-                *slot = at(s);
+                *slot = self.index[(s & !START_EDGE) as usize] | (s & START_EDGE);
             }
-        };
-        if self.runs.is_empty() {
-            for (i, &e) in self.orig.iter().enumerate() {
-                copy(e as usize, out_offsets[i] as usize);
-            }
-        } else {
-            for_each_tiled(&self.runs, |_, e| {
-                copy(e, out_offsets[self.index[e] as usize] as usize);
-            });
-        }
+        });
         (out_offsets, out)
     }
 }
@@ -297,15 +283,6 @@ pub(super) fn invert(index: &[u32]) -> Vec<u32> {
         orig[i as usize] = e as u32;
     }
     orig
-}
-
-/// An array in internal order (`out[i] = v[orig[i]]`; itself for the identity): a gather,
-/// which writes in order (cheaper than a scatter).
-pub(super) fn permute(v: Vec<u32>, orig: &[u32]) -> Vec<u32> {
-    if orig.is_empty() {
-        return v;
-    }
-    orig.iter().map(|&e| v[e as usize]).collect()
 }
 
 /// Kahn's algorithm over all operations: every operation must be reachable in a topological
@@ -497,7 +474,12 @@ pub(super) fn match_messages(
 
 #[cfg(test)]
 mod tests {
-    use super::{NONE, START_EDGE, TimeMajor, invert, permute, time_major};
+    use super::{NONE, START_EDGE, TimeMajor, invert, time_major};
+
+    /// The definition: `out[i] = v[orig[i]]`.
+    fn permute(v: Vec<u32>, orig: &[u32]) -> Vec<u32> {
+        orig.iter().map(|&e| v[e as usize]).collect()
+    }
 
     /// The ranks of operations given as one run per rank: `(rank, length)` in order.
     fn runs(layout: &[(u32, u32)]) -> Vec<u32> {

@@ -165,6 +165,9 @@ fn stream(
     b.build().ok()
 }
 
+/// The start of a line that opens a rank block: pieces and parts begin there.
+const LINE: &[u8] = b"\nrank ";
+
 /// Reads into `buf` until it is full or the file ends: the bytes read, `None` on an error.
 fn fill(file: &mut impl std::io::Read, buf: &mut [u8]) -> Option<usize> {
     let mut filled = 0;
@@ -187,7 +190,6 @@ fn rank_line_after(
     len: u64,
     piece: usize,
 ) -> Option<Option<u64>> {
-    const LINE: &[u8] = b"\nrank ";
     // from the byte before, so that a line starting at `from` is found
     let mut at = from.checked_sub(1)?;
     file.seek(std::io::SeekFrom::Start(at)).ok()?;
@@ -222,7 +224,6 @@ fn read_part(
     budget: u64,
     piece: usize,
 ) -> Option<(ScheduleBuilder, Vec<u64>, u64)> {
-    const LINE: &[u8] = b"\nrank ";
     let mut file = std::fs::File::open(path).ok()?;
     file.seek(std::io::SeekFrom::Start(range.start)).ok()?;
     let mut reader = file.take(range.end - range.start);
