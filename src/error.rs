@@ -12,24 +12,6 @@
 
 use thiserror::Error;
 
-// Crate-internal paths (`crate::error::X`) of the errors that live next to their modules.
-#[cfg(feature = "calibrate")]
-#[allow(unused_imports)]
-pub(crate) use crate::calibrate::{CalibrationError, FitError};
-#[allow(unused_imports)]
-pub(crate) use crate::collectives::{AlgorithmParseError, CollectiveError};
-#[allow(unused_imports)]
-pub(crate) use crate::export::ExportError;
-#[allow(unused_imports)]
-pub(crate) use crate::mlines::LinesError;
-#[allow(unused_imports)]
-pub(crate) use crate::models::loggpo::TimelineError;
-#[cfg(feature = "calibrate")]
-#[allow(unused_imports)]
-pub(crate) use crate::probe::ProbeError;
-#[allow(unused_imports)]
-pub(crate) use crate::sim::{GoalError, SimError};
-
 /// An impossible [`Message`](crate::Message) layout.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]

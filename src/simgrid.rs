@@ -81,7 +81,7 @@
 
 use std::fmt::Write as _;
 
-use crate::error::ExportError;
+use crate::export::ExportError;
 use crate::{CommModel, Message};
 
 /// The largest bandwidth written (bytes per second), standing for "no per-byte cost".

@@ -3,7 +3,8 @@
 
 use super::Adjustment;
 use super::benchmarks::{BenchmarkSeries, sorted_latency};
-use crate::error::{CalibrationError, ParameterError};
+use crate::calibrate::CalibrationError;
+use crate::error::ParameterError;
 use crate::table::Table1D;
 use crate::{CommModel, Message, PLogP};
 

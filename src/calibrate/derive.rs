@@ -1,7 +1,7 @@
 //! Parameter derivation for log_3 P (lognp §4.1) and memory logP (memory-logp §4, §7) from
 //! measured times.
 
-use crate::error::CalibrationError;
+use crate::calibrate::CalibrationError;
 use crate::table::Table1D;
 use crate::table::Table2D;
 use crate::{Log3P, MemoryLogP};

@@ -1,6 +1,6 @@
 //! Linear least squares with fit statistics: the one routine every calibration fit uses.
 
-use crate::error::FitError;
+use crate::calibrate::FitError;
 
 /// Fits `y ≈ X β` by linear least squares.
 ///

@@ -2,8 +2,8 @@
 //! temporary-buffer price and a sum [`Operator`] from [`measure_local`](crate::probe::measure_local)'s
 //! samples.
 
+use crate::calibrate::CalibrationError;
 use crate::collectives::{CopyCost, LocalWork, Operator};
-use crate::error::CalibrationError;
 
 /// Fits the local-work prices of a platform.
 ///

@@ -1,7 +1,7 @@
 //! The Mlines paper's regression variants (Table 1): S1-S3 and M1-M3 as feature set × order.
 
+use crate::calibrate::FitError;
 use crate::calibrate::{FitStatistics, least_squares};
-use crate::error::FitError;
 use crate::mlines::{LinesError, lines_touched};
 use crate::{CommModel, Message};
 

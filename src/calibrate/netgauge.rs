@@ -2,7 +2,7 @@
 //! et al., Netgauge, and Hoefler, Lichei, Rehm, IPDPS 2007).
 
 use super::prtt::{Adjustment, PrttSample, split_end_to_end};
-use crate::error::CalibrationError;
+use crate::calibrate::CalibrationError;
 use crate::{LogGP, Protocols};
 
 const MICROSECOND: f64 = 1e-6;

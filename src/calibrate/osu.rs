@@ -4,7 +4,7 @@
 use super::benchmarks::{
     BenchmarkPoint, BenchmarkSeries, SeriesKind, parse_error, parse_measurement, parse_whole,
 };
-use crate::error::CalibrationError;
+use crate::calibrate::CalibrationError;
 
 /// What one column of an OSU table holds.
 #[derive(Debug, Clone, Copy, PartialEq)]

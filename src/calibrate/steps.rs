@@ -8,7 +8,9 @@
 //! neighbouring sizes for a level step instead, against the local trend of the points on both
 //! sides (at least one on each side) and the local noise.
 
-use crate::error::{CalibrationError, ParameterError};
+use crate::error::ParameterError;
+
+use crate::calibrate::CalibrationError;
 
 /// Settings of [`detect_steps`].
 #[derive(Debug, Clone, Copy, PartialEq)]

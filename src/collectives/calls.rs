@@ -1,7 +1,7 @@
 //! Per-call software costs of Open MPI's collective algorithms (see [`CallCosts`]).
 
+use crate::collectives::CollectiveError;
 use crate::collectives::ompi::{OmpiAlgorithm, OmpiCollective};
-use crate::error::CollectiveError;
 
 /// The largest algorithm ID of any Open MPI 4.1.4 `coll_tuned` collective (bcast's 9).
 const MAX_ID: usize = 9;

@@ -2,7 +2,7 @@
 //! [`LocalWork`]).
 
 use super::CallCosts;
-use crate::error::CollectiveError;
+use crate::collectives::CollectiveError;
 
 /// The most size classes of a [`CopyCost`].
 pub const MAX_COPY_CLASSES: usize = 4;

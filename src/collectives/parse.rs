@@ -1,7 +1,7 @@
 //! Parsing of algorithm names, shared by the textbook and the Open MPI algorithms: `name` or
 //! `name:key=value,key=value`, case-insensitive, `_` and spaces read as `-`.
 
-use crate::error::AlgorithmParseError;
+use crate::collectives::AlgorithmParseError;
 
 /// Lower case, `_` and spaces as `-`.
 pub(crate) fn normalise(s: &str) -> String {

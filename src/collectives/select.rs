@@ -4,7 +4,7 @@ use std::ops::RangeInclusive;
 
 use super::{Algorithm, Problem};
 use crate::CommModel;
-use crate::error::CollectiveError;
+use crate::collectives::CollectiveError;
 
 /// Every candidate algorithm of a collective with its cost, cheapest first (ties keep the
 /// candidates' order).

@@ -2,8 +2,8 @@
 //! cheapest candidate, with ties resolved the same way for every file.
 
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::{self, LocalWork, Operator, Problem};
-use crate::error::CollectiveError;
 
 /// What an exported rule names where several algorithms (different Open MPI ids) tie for the
 /// cheapest: equal costs within a relative `1e-9` — on 2 processes many algorithms send the

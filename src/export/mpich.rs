@@ -8,7 +8,7 @@ use super::grid::{Grid, OnTie, choose};
 use super::{check_collectives, check_grid};
 use crate::collectives::ompi::OmpiCollective;
 use crate::collectives::{self, MpichAlgorithm, Operator, Problem};
-use crate::error::ExportError;
+use crate::export::ExportError;
 use crate::{CommModel, Message};
 
 /// An MPICH release series whose algorithm names and default table the exporter knows.

@@ -6,7 +6,7 @@ use super::rules::{OmpiBlock, OmpiCollectiveRules, OmpiRule, OmpiRules, algorith
 use super::{check_collectives, check_grid};
 use crate::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
 use crate::collectives::{LocalWork, Operator, Problem};
-use crate::error::ExportError;
+use crate::export::ExportError;
 use crate::{CommModel, Message};
 
 /// Options of [`ompi_rules`]; the default prices communication only and never defers.

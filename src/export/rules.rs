@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
-use crate::error::ExportError;
+use crate::export::ExportError;
 
 /// One rule of a block: from message size `size` on, run `algorithm`.
 #[derive(Debug, Clone, PartialEq, Eq)]

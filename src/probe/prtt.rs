@@ -3,8 +3,8 @@
 //! [`Prober`] of a transport, a simulated one, and the measurement plan whose samples
 //! [`assess_loggp`](crate::calibrate::assess_loggp) fits.
 
+use crate::calibrate::CalibrationError;
 use crate::calibrate::PrttSample;
-use crate::error::CalibrationError;
 use crate::util::rng::SplitMix64;
 use crate::util::stats::median;
 use crate::{LogGP, Protocols};

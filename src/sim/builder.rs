@@ -9,7 +9,7 @@ use super::op::{
 use super::schedule::{MAX_CALC_SECONDS, MAX_OPERATIONS, MAX_RANKS, Schedule};
 use crate::Message;
 use crate::collectives::Operator;
-use crate::error::SimError;
+use crate::sim::SimError;
 
 /// Builds a [`Schedule`] operation by operation; [`build`](Self::build) validates it.
 ///

@@ -7,7 +7,7 @@ use super::op::{START_EDGE, Signature};
 use super::schedule::Schedule;
 use super::validate::{TimeMajor, check_acyclic, match_messages, renumber_ranks};
 use crate::Message;
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::util::join::{PARALLEL_FROM_OPERATIONS, join};
 
 /// Marks the two entries of a group of dependencies in the builder's list (operation indices

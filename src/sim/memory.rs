@@ -27,7 +27,7 @@
 
 use std::cell::Cell;
 
-use crate::error::SimError;
+use crate::sim::SimError;
 
 /// The memory budget used unless another is given: 2 GiB.
 pub const DEFAULT_MAX_MEMORY: u64 = 2 << 30;

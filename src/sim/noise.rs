@@ -1,6 +1,6 @@
 //! Seeded CPU noise: a random delay added to every CPU busy period of a simulation.
 
-use crate::error::SimError;
+use crate::sim::SimError;
 
 /// Exponentially distributed delays with a given mean, drawn per operation from a seed.
 ///

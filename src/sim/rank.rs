@@ -14,7 +14,7 @@ use super::options::SimOptions;
 use super::simulator::Simulator;
 use crate::CommModel;
 use crate::collectives::{self as textbook, Algorithm, LocalWork, Problem, ompi};
-use crate::error::SimError;
+use crate::sim::SimError;
 
 /// Whether an algorithm's closed form is exact (agrees with the simulation of its schedule to
 /// 1e-9 relative) for a model and a problem, as the cross-checks establish.

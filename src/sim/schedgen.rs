@@ -5,7 +5,8 @@ use std::str::FromStr;
 use super::build::sized_builder;
 use super::op::OpId;
 use super::schedule::Schedule;
-use crate::error::{AlgorithmParseError, CollectiveError, SimError};
+use crate::collectives::{AlgorithmParseError, CollectiveError};
+use crate::sim::SimError;
 use crate::util::bits::ceil_log2;
 
 /// A communication pattern of Schedgen (its `-p` names), as the schedule LogGOPSim's Schedgen

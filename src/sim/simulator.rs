@@ -6,7 +6,7 @@ use super::options::SimOptions;
 use super::result::SimResult;
 use super::schedule::Schedule;
 use crate::CommModel;
-use crate::error::SimError;
+use crate::sim::SimError;
 
 /// Simulates `schedule` on `model`.
 ///

@@ -4,7 +4,7 @@
 
 use super::op::{KIND_RECV, KIND_SEND, NONE, START_EDGE, Signature};
 use crate::Message;
-use crate::error::SimError;
+use crate::sim::SimError;
 
 /// Numbers the ranks in the order their first operation appears in internal order (ranks
 /// without operations last), so that the ranks whose operations lie together in memory have

@@ -3,11 +3,11 @@
 
 use super::slope_cuts::{add_slope_cuts, place_slope_cuts, visible_sizes};
 use super::{BenchmarkFit, BenchmarkFitConfig, BenchmarkRange, BenchmarkSeries, check_series};
+use crate::calibrate::CalibrationError;
 use crate::calibrate::steps::{
     LineSums, best_split, detect_steps, direct_piecewise_error, prefix_sums,
 };
 use crate::calibrate::{Adjustment, relative_errors};
-use crate::error::CalibrationError;
 use crate::{CommModel, LogGP, Message, Protocols};
 
 /// The ratio of the model's median relative error to the direct piecewise fit's above which

@@ -9,7 +9,7 @@ pub(crate) use fit::sorted_latency;
 
 use super::Adjustment;
 use super::steps::{Step, StepConfig};
-use crate::error::CalibrationError;
+use crate::calibrate::CalibrationError;
 use crate::{LogGP, Protocols};
 
 /// What a [`BenchmarkSeries`] measures.

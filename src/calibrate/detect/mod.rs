@@ -11,7 +11,9 @@ pub use netgauge::detect_changes_netgauge;
 use robust::detect_with;
 use window::{Recomputed, Running};
 
-use crate::error::{CalibrationError, ParameterError};
+use crate::error::ParameterError;
+
+use crate::calibrate::CalibrationError;
 
 /// Settings of [`detect_changes`].
 ///

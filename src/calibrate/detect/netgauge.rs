@@ -2,7 +2,7 @@
 //! the Netgauge-compatible assessment.
 
 use super::{Segment, validate};
-use crate::error::CalibrationError;
+use crate::calibrate::CalibrationError;
 
 /// Netgauge's detection (`ptrn_loggp.c`), for the "Netgauge-compatible" assessment.
 ///

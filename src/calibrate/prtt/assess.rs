@@ -9,8 +9,8 @@ use super::{
     Adjustment, AssessmentConfig, LogGPAssessment, OneWayAccuracy, PrttSample, RangeFit,
     SizeDiagnostics, split_end_to_end,
 };
+use crate::calibrate::CalibrationError;
 use crate::calibrate::relative_errors;
-use crate::error::CalibrationError;
 use crate::{CommModel, LogGP, Message, PLogP, Protocols};
 
 /// Per-size means of the three PRTT kinds.

@@ -3,7 +3,7 @@
 
 use super::SizeDiagnostics;
 use crate::calibrate::least_squares::{LinearFit, least_squares};
-use crate::error::{CalibrationError, FitError};
+use crate::calibrate::{CalibrationError, FitError};
 
 /// Least squares of `values` on `size - at` over `points`, weighted by `weights`: the rows are
 /// scaled by `sqrt(w)`, and ordinary least squares on them is weighted least squares.

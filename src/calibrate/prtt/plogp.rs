@@ -4,7 +4,7 @@ use super::super::detect::Segment;
 use super::lines::line_through;
 use super::{Adjustment, SizeDiagnostics};
 use crate::PLogP;
-use crate::error::CalibrationError;
+use crate::calibrate::CalibrationError;
 use crate::table::Table1D;
 
 /// The pLogP model (Kielmann, Bal, Verstoep 2000) of PRTT measurements, on the protocol

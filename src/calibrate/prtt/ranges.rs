@@ -5,8 +5,8 @@
 use super::super::detect::Segment;
 use super::lines::{line_at_first, line_through};
 use super::{Adjustment, AssessmentConfig, RangeFit, SizeDiagnostics, split_end_to_end};
+use crate::calibrate::CalibrationError;
 use crate::calibrate::least_squares::{FitStatistics, least_squares};
-use crate::error::CalibrationError;
 use crate::util::stats::median;
 
 /// A range's constant-`o` estimate and its standard error, for pooling (`None` when its `o(s)`

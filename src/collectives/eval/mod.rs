@@ -8,7 +8,7 @@
 //! the operator.
 
 use super::Problem;
-use crate::error::CollectiveError;
+use crate::collectives::CollectiveError;
 use crate::util::bits::{blocks_with_bit, ceil_log2};
 use crate::{AffineCost, CommModel, Quantities};
 

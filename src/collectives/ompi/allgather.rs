@@ -3,9 +3,9 @@
 use super::table::ompi_algorithms;
 use super::{Bcast, linear_fan_in};
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{Spacings, setup};
 use crate::collectives::{Algorithm, Allgather as Textbook, Copies, Problem};
-use crate::error::CollectiveError;
 use crate::util::bits::ceil_log2;
 
 /// Open MPI's allgather algorithms (`coll_tuned_allgather_algorithm`). `m` is each process's

@@ -4,9 +4,9 @@ use super::table::ompi_algorithms;
 
 use super::{Bcast, Reduce, linear_fan_in, linear_fan_out, segment_candidates};
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Allreduce as Textbook, Copies, Problem};
-use crate::error::CollectiveError;
 use crate::util::bits::floor_log2;
 
 /// Open MPI's allreduce algorithms (`coll_tuned_allreduce_algorithm`). `m` is the vector (also

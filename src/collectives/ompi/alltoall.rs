@@ -4,9 +4,9 @@ use super::table::ompi_algorithms;
 
 use super::linear_fan_in;
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{bruck_alltoall, setup};
 use crate::collectives::{Copies, Problem};
-use crate::error::CollectiveError;
 
 /// Open MPI's all-to-all algorithms (`coll_tuned_alltoall_algorithm`). `m` is the block for each
 /// pair; the rules-file size is `m P`.

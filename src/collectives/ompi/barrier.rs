@@ -2,9 +2,9 @@
 
 use super::table::ompi_algorithms;
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::setup;
 use crate::collectives::{Copies, Problem};
-use crate::error::CollectiveError;
 use crate::util::bits::{ceil_log2, floor_log2};
 
 /// Open MPI's barrier algorithms (`coll_tuned_barrier_algorithm`); the rules-file size is 0.

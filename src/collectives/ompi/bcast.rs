@@ -4,9 +4,9 @@ use super::table::ompi_algorithms;
 
 use super::{Shape, bcast_tree, linear_fan_out, segment_candidates};
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{binomial_tree_of_blocks, setup};
 use crate::collectives::{Copies, Problem};
-use crate::error::CollectiveError;
 use crate::util::bits::ceil_log2;
 
 /// Open MPI's broadcast algorithms (`coll_tuned_bcast_algorithm`). `m` is the buffer, which is

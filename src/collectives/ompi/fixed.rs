@@ -1,7 +1,7 @@
 //! Open MPI 4.1.4's fixed decisions as data (see [`fixed_decision`]).
 
 use super::{OmpiAlgorithm, OmpiCollective};
-use crate::error::AlgorithmParseError;
+use crate::collectives::AlgorithmParseError;
 
 /// A fixed-decision table: `(from P, [(from bytes, algorithm ID)])`, both lists increasing.
 type Table = &'static [(u64, &'static [(u64, u32)])];

@@ -4,9 +4,9 @@ use super::table::ompi_algorithms;
 
 use super::{linear_fan_in, segment_candidates};
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Copies, Gather as Textbook, Problem};
-use crate::error::CollectiveError;
 
 /// Open MPI's gather algorithms (`coll_tuned_gather_algorithm`). `m` is each process's block;
 /// the rules-file size is `m P`.

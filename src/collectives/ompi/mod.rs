@@ -140,7 +140,7 @@ use std::str::FromStr;
 
 use super::Algorithm;
 use super::parse::normalise;
-use crate::error::AlgorithmParseError;
+use crate::collectives::AlgorithmParseError;
 use tree::{Shape, bcast_tree, linear_fan_in, linear_fan_out, reduce_tree};
 
 /// The collectives of Open MPI's tuned component that this crate prices, with their IDs in the

@@ -4,9 +4,9 @@ use super::table::ompi_algorithms;
 
 use super::{Shape, linear_fan_in, reduce_tree, segment_candidates};
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Copies, Problem};
-use crate::error::CollectiveError;
 use crate::util::bits::floor_log2;
 
 /// Open MPI's reduce algorithms (`coll_tuned_reduce_algorithm`). `m` is the vector (also the

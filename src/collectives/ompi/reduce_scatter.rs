@@ -3,9 +3,9 @@
 use super::table::ompi_algorithms;
 use super::{Reduce, linear_fan_out};
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{Spacings, setup};
 use crate::collectives::{Algorithm, Copies, Problem};
-use crate::error::CollectiveError;
 use crate::util::bits::floor_log2;
 
 /// Open MPI's reduce-scatter algorithms (`coll_tuned_reduce_scatter_algorithm`). `m` is the

@@ -3,9 +3,9 @@
 use super::linear_fan_out;
 use super::table::ompi_algorithms;
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Copies, Problem, Scatter as Textbook};
-use crate::error::CollectiveError;
 
 /// Open MPI's scatter algorithms (`coll_tuned_scatter_algorithm`). `m` is each destination's
 /// block; the rules-file size is `m P`.

@@ -52,7 +52,7 @@ macro_rules! ompi_algorithms {
         }
 
         impl std::str::FromStr for $ty {
-            type Err = $crate::error::AlgorithmParseError;
+            type Err = $crate::collectives::AlgorithmParseError;
 
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 $crate::collectives::parse::parse_plain(s, $name, Self::NAMES, Self::ALL)
@@ -75,7 +75,7 @@ macro_rules! ompi_algorithms {
         impl Algorithm { $($candidates:tt)* }
     ) => {
         impl std::str::FromStr for $ty {
-            type Err = $crate::error::AlgorithmParseError;
+            type Err = $crate::collectives::AlgorithmParseError;
 
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 let mut p = $crate::collectives::parse::ParsedName::parse(s)?;
@@ -163,7 +163,7 @@ macro_rules! ompi_algorithms {
                 &self,
                 model: &dyn $crate::CommModel,
                 problem: &$crate::collectives::Problem,
-            ) -> Result<f64, $crate::error::CollectiveError> {
+            ) -> Result<f64, $crate::collectives::CollectiveError> {
                 let messages = self.messages_cost(model, problem)?;
                 if problem.local.is_free() {
                     return Ok(messages);

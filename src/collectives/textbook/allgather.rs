@@ -1,9 +1,9 @@
 //! Allgather algorithms.
 
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{Spacings, binomial_blocks, bruck_spacings, setup};
 use crate::collectives::{Algorithm, Problem};
-use crate::error::CollectiveError;
 use crate::util::bits::floor_log2;
 
 /// Allgather algorithms (`m` is each process's contribution).

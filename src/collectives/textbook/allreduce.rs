@@ -1,9 +1,9 @@
 //! Allreduce algorithms.
 
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{ceil_div, setup};
 use crate::collectives::{Algorithm, Problem};
-use crate::error::CollectiveError;
 use crate::util::bits::floor_log2;
 
 /// Allreduce algorithms.

@@ -1,9 +1,9 @@
 //! Alltoall algorithms.
 
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{bruck_alltoall, setup};
 use crate::collectives::{Algorithm, Problem};
-use crate::error::CollectiveError;
 
 /// All-to-all algorithms (`m` is the block for each pair).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

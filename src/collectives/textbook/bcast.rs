@@ -1,9 +1,9 @@
 //! Broadcast algorithms.
 
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{binomial_tree_of_blocks, ceil_div, setup};
 use crate::collectives::{Algorithm, Problem};
-use crate::error::CollectiveError;
 use crate::util::bits::ceil_log2;
 
 /// Broadcast algorithms.

@@ -1,9 +1,9 @@
 //! Gather algorithms.
 
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{binomial_tree_of_blocks, setup};
 use crate::collectives::{Algorithm, Problem};
-use crate::error::CollectiveError;
 
 /// Gather algorithms (`m` is each process's contribution).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -9,8 +9,8 @@ use std::str::FromStr;
 
 use super::{Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, Scan, Scatter};
 use crate::collectives::Algorithm;
+use crate::collectives::AlgorithmParseError;
 use crate::collectives::parse::ParsedName;
-use crate::error::AlgorithmParseError;
 
 /// A collective algorithm as MPICH names it: the `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` value and
 /// the `algorithm=MPIR_<Coll>_intra_<name>` leaf of MPICH's collective selection JSON

@@ -1,9 +1,9 @@
 //! Reduce algorithms.
 
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Problem};
-use crate::error::CollectiveError;
 use crate::util::bits::ceil_log2;
 
 /// Reduce algorithms (to one root).

@@ -1,9 +1,9 @@
 //! Scatter algorithms.
 
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{binomial_tree_of_blocks, setup};
 use crate::collectives::{Algorithm, Problem};
-use crate::error::CollectiveError;
 
 /// Scatter algorithms (`m` is each destination's block).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -5,7 +5,7 @@ use super::fold::{fold, unfold};
 use super::shapes::ring;
 use super::writer::Steps;
 use crate::collectives::{Allgather, Problem};
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::schedule::Schedule;
 use crate::util::bits::{ceil_log2, floor_log2};
 

@@ -6,7 +6,7 @@ use super::shapes::ring;
 use super::writer::Steps;
 use super::{ToSchedule, check_size};
 use crate::collectives::{Allreduce, Problem};
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::implicit::RecursiveDoublingAllreduce;
 use crate::sim::layout::Operations;
 use crate::sim::schedule::Schedule;

@@ -3,7 +3,7 @@
 use super::ToSchedule;
 use super::writer::Steps;
 use crate::collectives::{Alltoall, Problem};
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::schedule::Schedule;
 use crate::util::bits::{blocks_with_bit, ceil_log2};
 

@@ -3,7 +3,7 @@
 use super::ToSchedule;
 use super::writer::Steps;
 use crate::collectives::{Barrier, Problem};
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::schedule::Schedule;
 use crate::util::bits::ceil_log2;
 

@@ -3,8 +3,9 @@
 use super::ToSchedule;
 use super::shapes::{binomial_down, linear_out, ring};
 use super::writer::Steps;
+use crate::collectives::CollectiveError;
 use crate::collectives::{Bcast, Problem};
-use crate::error::{CollectiveError, SimError};
+use crate::sim::SimError;
 use crate::sim::op::OpId;
 use crate::sim::schedule::Schedule;
 use crate::util::bits::{ceil_log2, lowbit};

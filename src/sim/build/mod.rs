@@ -29,12 +29,13 @@ mod scatter;
 mod shapes;
 mod writer;
 
+use crate::collectives::CollectiveError;
 use crate::collectives::Problem;
 #[cfg(doc)]
 use crate::collectives::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, Scan, Scatter,
 };
-use crate::error::{CollectiveError, SimError};
+use crate::sim::SimError;
 use crate::sim::builder::ScheduleBuilder;
 use crate::sim::schedule::Schedule;
 

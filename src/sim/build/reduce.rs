@@ -4,7 +4,7 @@ use super::ToSchedule;
 use super::shapes::binomial_up;
 use super::writer::Steps;
 use crate::collectives::{Problem, Reduce};
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::schedule::Schedule;
 
 impl ToSchedule for Reduce {

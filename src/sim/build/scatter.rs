@@ -4,7 +4,7 @@ use super::ToSchedule;
 use super::shapes::{binomial_down, linear_out};
 use super::writer::Steps;
 use crate::collectives::{Problem, Scatter};
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::schedule::Schedule;
 use crate::util::bits::lowbit;
 

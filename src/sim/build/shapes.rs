@@ -3,7 +3,7 @@
 
 use super::writer::Steps;
 use crate::collectives::Problem;
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::schedule::Schedule;
 use crate::util::bits::{ceil_log2, lowbit};
 

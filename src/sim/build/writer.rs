@@ -12,7 +12,7 @@ use std::ops::{Deref, DerefMut, Range};
 
 use super::sized_builder;
 use crate::collectives::Problem;
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::builder::ScheduleBuilder;
 use crate::sim::op::OpId;
 use crate::sim::schedule::Schedule;

@@ -9,7 +9,7 @@ use super::options::SimOptions;
 use super::queue::{RadixQueue, sort_by_bitmap};
 use super::result::{CriticalPath, CriticalStep, SimResult};
 use super::schedule::Schedule;
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::{CommModel, Quantities};
 
 mod events;

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use super::lex::Parser;
 use super::read::{header, parse_goal_within, read_blocks};
-use crate::error::{FileError, GoalError};
+use crate::error::FileError;
 use crate::limits::{MAX_GOAL_FILE_BYTES, open_regular, read_text_file};
+use crate::sim::GoalError;
 use crate::sim::builder::ScheduleBuilder;
 use crate::sim::schedule::Schedule;
 
@@ -280,7 +281,8 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::{Pieces, read_in_pieces, stream};
-    use crate::error::{FileError, GoalError, SimError};
+    use crate::error::FileError;
+    use crate::sim::{GoalError, SimError};
     use crate::sim::{parse_goal, parse_goal_within, write_goal};
 
     /// A file of its own in the temporary directory, removed when dropped.

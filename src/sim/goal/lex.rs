@@ -1,6 +1,6 @@
 //! The GOAL lexer and the statement-level parser the reader drives.
 
-use crate::error::GoalError;
+use crate::sim::GoalError;
 
 /// The most characters of the input an error message repeats.
 pub(super) const ECHO: usize = 40;

@@ -6,10 +6,10 @@ use super::LABEL_BYTES;
 use super::fast::{Fast, fast_statement};
 use super::labels::{LabelMap, Labels, NONE_OP, numbered};
 use super::lex::{Lexer, Parser, PendingDep, Tok, echo, syntax};
-use crate::error::{GoalError, SimError};
 use crate::sim::builder::ScheduleBuilder;
 use crate::sim::op::OpId;
 use crate::sim::schedule::Schedule;
+use crate::sim::{GoalError, SimError};
 
 /// Reads a GOAL schedule; `seconds_per_unit` is the length of one `calc` time unit in seconds
 /// (1e-9 when the GOAL file counts nanoseconds). The memory budget is

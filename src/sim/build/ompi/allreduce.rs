@@ -4,7 +4,7 @@ use super::tree::Tree;
 use super::*;
 use crate::collectives::ompi::Allreduce;
 use crate::collectives::{self as textbook, Problem};
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::build::ToSchedule;
 use crate::sim::build::writer::Calls;
 use crate::sim::schedule::Schedule;

@@ -3,7 +3,7 @@
 use super::*;
 use crate::collectives::Problem;
 use crate::collectives::ompi::Barrier;
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::build::ToSchedule;
 use crate::sim::build::writer::Calls;
 use crate::sim::schedule::Schedule;

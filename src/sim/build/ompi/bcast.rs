@@ -2,9 +2,10 @@
 
 use super::tree::Tree;
 use super::*;
+use crate::collectives::CollectiveError;
 use crate::collectives::Problem;
 use crate::collectives::ompi::Bcast;
-use crate::error::{CollectiveError, SimError};
+use crate::sim::SimError;
 use crate::sim::build::ToSchedule;
 use crate::sim::build::writer::Calls;
 use crate::sim::schedule::Schedule;

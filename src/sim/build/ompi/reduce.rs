@@ -4,7 +4,7 @@ use super::tree::Tree;
 use super::*;
 use crate::collectives::Problem;
 use crate::collectives::ompi::Reduce;
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::build::ToSchedule;
 use crate::sim::build::writer::Calls;
 use crate::sim::schedule::Schedule;

@@ -4,7 +4,7 @@ use super::tree::Tree;
 use super::*;
 use crate::collectives::Problem;
 use crate::collectives::ompi::ReduceScatter;
-use crate::error::SimError;
+use crate::sim::SimError;
 use crate::sim::build::ToSchedule;
 use crate::sim::build::fold::{fold, unfold};
 use crate::sim::build::writer::Calls;
