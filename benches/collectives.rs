@@ -5,7 +5,8 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use commcost::collectives::ompi::{self, OmpiCollective};
+use commcost::collectives::Collective;
+use commcost::collectives::ompi::{self};
 use commcost::collectives::{
     Algorithm, Allgather, Allreduce, Alltoall, Barrier, Bcast, DecisionTable, Gather, Operator,
     Problem, Reduce, Scan, Scatter, rank,
@@ -301,12 +302,12 @@ fn ompi_ranking(c: &mut Criterion) {
 fn ompi_export(c: &mut Criterion) {
     let model = presets::open_mpi_openib();
     let collectives = [
-        OmpiCollective::Bcast,
-        OmpiCollective::Allreduce,
-        OmpiCollective::Reduce,
-        OmpiCollective::Allgather,
-        OmpiCollective::Alltoall,
-        OmpiCollective::Barrier,
+        Collective::Bcast,
+        Collective::Allreduce,
+        Collective::Reduce,
+        Collective::Allgather,
+        Collective::Alltoall,
+        Collective::Barrier,
     ];
     let processes = [4u64, 64, 1024];
     let sizes: Vec<u64> = (0..32).map(|k| 1u64 << k).collect();

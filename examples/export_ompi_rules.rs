@@ -15,7 +15,7 @@
 
 use std::process::ExitCode;
 
-use commcost::collectives::ompi::OmpiCollective;
+use commcost::collectives::Family;
 use commcost::{export, presets};
 
 fn main() -> ExitCode {
@@ -29,7 +29,13 @@ fn main() -> ExitCode {
         on_tie: export::OnTie::Defer,
         ..export::OmpiRulesOptions::default()
     };
-    let rules = match export::ompi_rules(&model, OmpiCollective::ALL, &procs, &sizes, &options) {
+    let rules = match export::ompi_rules(
+        &model,
+        &Family::Ompi.collectives(),
+        &procs,
+        &sizes,
+        &options,
+    ) {
         Ok(rules) => rules.to_string(),
         Err(e) => {
             eprintln!("export_ompi_rules: {e}");

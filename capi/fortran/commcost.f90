@@ -14,7 +14,7 @@ module commcost
        CC_ERR_INVALID_ARGUMENT = 2, CC_ERR_IO = 3, CC_ERR_PARSE = 4, CC_ERR_UNKNOWN_NAME = 5, &
        CC_ERR_UNSUPPORTED = 6, CC_ERR_COLLECTIVE = 7, CC_ERR_BUFFER_TOO_SMALL = 8, &
        CC_ERR_PANIC = 9
-  integer(c_int), parameter, public :: CC_FAMILY_OMPI = 0, CC_FAMILY_TEXTBOOK = 1
+  integer(c_int), parameter, public :: CC_FAMILY_OMPI = 0, CC_FAMILY_TEXTBOOK = 1, CC_FAMILY_MPICH = 2
   integer(c_int), parameter, public :: CC_BCAST = 0, CC_ALLREDUCE = 1, CC_REDUCE = 2, &
        CC_ALLGATHER = 3, CC_ALLTOALL = 4, CC_BARRIER = 5, CC_REDUCE_SCATTER = 6, &
        CC_GATHER = 7, CC_SCATTER = 8, CC_SCAN = 9

@@ -43,8 +43,11 @@
 // Family code: Open MPI's tuned component, with Open MPI's algorithm IDs.
 #define CC_FAMILY_OMPI 0
 
-// Family code: the textbook algorithms (Thakur, Rabenseifner & Gropp 2005), which MPICH runs.
+// Family code: the textbook algorithms (Thakur, Rabenseifner & Gropp 2005).
 #define CC_FAMILY_TEXTBOOK 1
+
+// Family code: the textbook algorithms MPICH runs, under MPICH's names.
+#define CC_FAMILY_MPICH 2
 
 // Collective code: `MPI_Bcast`.
 #define CC_BCAST 0
@@ -123,6 +126,8 @@ typedef struct {
   // MPICH runs no such algorithm.
   char mpich_name[CC_SHORT_NAME_CAPACITY];
 } CcAlgorithm;
+
+
 
 
 

@@ -2,12 +2,13 @@
 //! algorithm records and decision tables. No `unsafe` here; [`crate::ffi`] only converts
 //! pointers and catches panics.
 
-use std::fmt::Display;
 use std::path::Path;
 
-use commcost::collectives::ompi::{self, OmpiAlgorithm};
-use commcost::collectives::{self as coll, Algorithm, DecisionTable, MpichAlgorithm, Problem};
-use commcost::sim::Schedule;
+use commcost::collectives::{
+    self as coll, AlgorithmVisitor, CollectiveError, DecisionTable, FamilyAlgorithm, Problem,
+};
+pub use commcost::collectives::{Choice, Collective, Family};
+use commcost::sim::{DEFAULT_MAX_MEMORY, Schedule, SimError};
 use commcost::{CommModel, Message, ModelSpec, presets};
 
 /// Largest model file read (bytes): model files are a few kilobytes; this bounds the read.
@@ -157,297 +158,88 @@ pub fn quantities(model: &dyn CommModel, msg: &Message) -> [f64; 5] {
     ]
 }
 
-/// Which algorithm set a collective is priced with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    /// Open MPI's tuned component (`commcost::collectives::ompi`), with Open MPI's IDs.
-    Ompi,
-    /// The textbook families of Thakur, Rabenseifner & Gropp (`commcost::collectives`), which
-    /// MPICH runs.
-    Textbook,
+/// The C codes of the families (`CC_FAMILY_*`): index = code. Open MPI's is 0, the default.
+pub const FAMILY_CODES: [Family; 3] = [Family::Ompi, Family::Textbook, Family::Mpich];
+
+/// The C codes of the collectives (`CC_BCAST` = 0 ...): index = code. The order is the C ABI's
+/// and never changes; new collectives are appended.
+pub const COLLECTIVE_CODES: [Collective; 10] = [
+    Collective::Bcast,
+    Collective::Allreduce,
+    Collective::Reduce,
+    Collective::Allgather,
+    Collective::Alltoall,
+    Collective::Barrier,
+    Collective::ReduceScatter,
+    Collective::Gather,
+    Collective::Scatter,
+    Collective::Scan,
+];
+
+/// The family for its C code.
+///
+/// # Errors
+///
+/// [`CoreError::InvalidArgument`] for any other code.
+pub fn family_from_code(code: i32) -> Result<Family, CoreError> {
+    usize::try_from(code)
+        .ok()
+        .and_then(|i| FAMILY_CODES.get(i).copied())
+        .ok_or_else(|| {
+            CoreError::InvalidArgument(format!(
+                "family: {code} is not a family (0 Open MPI, 1 textbook, 2 MPICH)"
+            ))
+        })
 }
 
-impl Family {
-    /// The family for its C code (0 Open MPI, 1 textbook).
-    ///
-    /// # Errors
-    ///
-    /// [`CoreError::InvalidArgument`] for any other code.
-    pub fn from_code(code: i32) -> Result<Self, CoreError> {
-        match code {
-            0 => Ok(Self::Ompi),
-            1 => Ok(Self::Textbook),
-            _ => Err(CoreError::InvalidArgument(format!(
-                "family: {code} is not a family (0 Open MPI, 1 textbook)"
-            ))),
-        }
+/// The collective for its C code.
+///
+/// # Errors
+///
+/// [`CoreError::InvalidArgument`].
+pub fn collective_from_code(code: i32) -> Result<Collective, CoreError> {
+    usize::try_from(code)
+        .ok()
+        .and_then(|i| COLLECTIVE_CODES.get(i).copied())
+        .ok_or_else(|| {
+            CoreError::InvalidArgument(format!(
+                "collective: {code} is not a collective (0..={})",
+                COLLECTIVE_CODES.len() - 1
+            ))
+        })
+}
+
+/// The family by name (`ompi`, `textbook`, `mpich`; the library's `FromStr`).
+///
+/// # Errors
+///
+/// [`CoreError::InvalidArgument`].
+pub fn family_from_name(name: &str) -> Result<Family, CoreError> {
+    name.parse()
+        .map_err(|e| CoreError::InvalidArgument(format!("family: {e}")))
+}
+
+/// The collective by name (`bcast`, `reduce_scatter`, `reduce-scatter`; the library's
+/// `FromStr`).
+///
+/// # Errors
+///
+/// [`CoreError::InvalidArgument`] listing the names.
+pub fn collective_from_name(name: &str) -> Result<Collective, CoreError> {
+    name.parse()
+        .map_err(|e| CoreError::InvalidArgument(format!("collective: {e}")))
+}
+
+fn collective_error(e: CollectiveError) -> CoreError {
+    match e {
+        CollectiveError::NotPriced { .. } => CoreError::Unsupported(format!("collective: {e}")),
+        CollectiveError::UnknownAlgorithm(e) => CoreError::UnknownName(format!("algorithm: {e}")),
+        e => CoreError::Collective(format!("collective: {e}")),
     }
-
-    /// The family by name (`ompi`, `textbook`).
-    ///
-    /// # Errors
-    ///
-    /// [`CoreError::InvalidArgument`].
-    pub fn from_name(name: &str) -> Result<Self, CoreError> {
-        match name {
-            "ompi" | "open-mpi" | "openmpi" => Ok(Self::Ompi),
-            "textbook" | "mpich" => Ok(Self::Textbook),
-            _ => Err(CoreError::InvalidArgument(format!(
-                "family: unknown family `{name}` (ompi, textbook)"
-            ))),
-        }
-    }
-}
-
-/// The collectives, with their C codes (the order of [`Collective::ALL`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Collective {
-    /// `MPI_Bcast`.
-    Bcast,
-    /// `MPI_Allreduce`.
-    Allreduce,
-    /// `MPI_Reduce`.
-    Reduce,
-    /// `MPI_Allgather`.
-    Allgather,
-    /// `MPI_Alltoall`.
-    Alltoall,
-    /// `MPI_Barrier`.
-    Barrier,
-    /// `MPI_Reduce_scatter` (Open MPI family only).
-    ReduceScatter,
-    /// `MPI_Gather`.
-    Gather,
-    /// `MPI_Scatter`.
-    Scatter,
-    /// `MPI_Scan` (textbook family only).
-    Scan,
-}
-
-impl Collective {
-    /// Every collective; the C code of each is its index.
-    pub const ALL: [Self; 10] = [
-        Self::Bcast,
-        Self::Allreduce,
-        Self::Reduce,
-        Self::Allgather,
-        Self::Alltoall,
-        Self::Barrier,
-        Self::ReduceScatter,
-        Self::Gather,
-        Self::Scatter,
-        Self::Scan,
-    ];
-
-    /// The collective for its C code.
-    ///
-    /// # Errors
-    ///
-    /// [`CoreError::InvalidArgument`].
-    pub fn from_code(code: i32) -> Result<Self, CoreError> {
-        usize::try_from(code)
-            .ok()
-            .and_then(|i| Self::ALL.get(i).copied())
-            .ok_or_else(|| {
-                CoreError::InvalidArgument(format!(
-                    "collective: {code} is not a collective (0..={})",
-                    Self::ALL.len() - 1
-                ))
-            })
-    }
-
-    /// The collective by its MPI name (`bcast`, `reduce_scatter`, `reduce-scatter`).
-    ///
-    /// # Errors
-    ///
-    /// [`CoreError::InvalidArgument`] listing the names.
-    pub fn from_name(name: &str) -> Result<Self, CoreError> {
-        let wanted = name.trim().to_ascii_lowercase().replace('-', "_");
-        let wanted = if wanted == "broadcast" {
-            "bcast".to_string()
-        } else {
-            wanted
-        };
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|c| c.name() == wanted)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Self::ALL.iter().map(|c| c.name()).collect();
-                CoreError::InvalidArgument(format!(
-                    "collective: unknown collective `{name}` ({})",
-                    names.join(", ")
-                ))
-            })
-    }
-
-    /// The MPI name, lower case (`reduce_scatter`).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Bcast => "bcast",
-            Self::Allreduce => "allreduce",
-            Self::Reduce => "reduce",
-            Self::Allgather => "allgather",
-            Self::Alltoall => "alltoall",
-            Self::Barrier => "barrier",
-            Self::ReduceScatter => "reduce_scatter",
-            Self::Gather => "gather",
-            Self::Scatter => "scatter",
-            Self::Scan => "scan",
-        }
-    }
-}
-
-/// One algorithm of a collective with its names in the crate, Open MPI and MPICH, and its cost.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Choice {
-    /// The crate's name with parameters (`Display`, which `FromStr` reads back):
-    /// `chain:segment=8192,fanout=4`.
-    pub name: String,
-    /// Open MPI's algorithm ID (`coll_tuned_<coll>_algorithm`), 0 in the textbook family.
-    pub ompi_id: u32,
-    /// Open MPI's name of the algorithm (`split_binary_tree`), empty in the textbook family.
-    pub ompi_name: &'static str,
-    /// Open MPI's segment size (bytes, 0 unsegmented) of the rules file; 0 in the textbook family.
-    pub segment: u64,
-    /// Open MPI's chain fan-out of the rules file, 0 where the algorithm has none.
-    pub fanout: u64,
-    /// MPICH's name (`MPIR_CVAR_<COLL>_INTRA_ALGORITHM`), `None` where MPICH runs no such
-    /// algorithm.
-    pub mpich_name: Option<&'static str>,
-    /// Predicted time, seconds.
-    pub cost: f64,
-}
-
-/// What an algorithm type contributes to a [`Choice`].
-trait Describe:
-    Algorithm + Display + MpichAlgorithm + std::str::FromStr + commcost::sim::ToSchedule
-{
-    /// `(ompi_id, ompi_name, segment, fanout)`.
-    fn ompi(&self) -> (u32, &'static str, u64, u64);
-}
-
-macro_rules! ompi_describe {
-    ($($ty:ty),*) => {$(
-        impl Describe for $ty {
-            fn ompi(&self) -> (u32, &'static str, u64, u64) {
-                (self.ompi_id(), self.ompi_name(), self.segment_size(), self.faninout())
-            }
-        }
-    )*};
-}
-ompi_describe!(
-    ompi::Bcast,
-    ompi::Allreduce,
-    ompi::Reduce,
-    ompi::Allgather,
-    ompi::Alltoall,
-    ompi::Barrier,
-    ompi::ReduceScatter,
-    ompi::Gather,
-    ompi::Scatter
-);
-
-macro_rules! textbook_describe {
-    ($($ty:ty),*) => {$(
-        impl Describe for $ty {
-            fn ompi(&self) -> (u32, &'static str, u64, u64) {
-                (0, "", 0, 0)
-            }
-        }
-    )*};
-}
-textbook_describe!(
-    coll::Bcast,
-    coll::Allreduce,
-    coll::Reduce,
-    coll::Allgather,
-    coll::Alltoall,
-    coll::Barrier,
-    coll::Gather,
-    coll::Scatter,
-    coll::Scan
-);
-
-fn choice<A: Describe>(a: A, cost: f64) -> Choice {
-    let (ompi_id, ompi_name, segment, fanout) = a.ompi();
-    Choice {
-        name: a.to_string(),
-        ompi_id,
-        ompi_name,
-        segment,
-        fanout,
-        mpich_name: a.mpich_name(),
-        cost,
-    }
-}
-
-fn collective_error(e: commcost::collectives::CollectiveError) -> CoreError {
-    CoreError::Collective(format!("collective: {e}"))
-}
-
-/// Calls `$f::<algorithm type>($args)` for a family and collective.
-macro_rules! dispatch {
-    ($family:expr, $coll:expr, $f:ident ( $($args:expr),* )) => {
-        match ($family, $coll) {
-            (Family::Ompi, Collective::Bcast) => $f::<ompi::Bcast>($($args),*),
-            (Family::Ompi, Collective::Allreduce) => $f::<ompi::Allreduce>($($args),*),
-            (Family::Ompi, Collective::Reduce) => $f::<ompi::Reduce>($($args),*),
-            (Family::Ompi, Collective::Allgather) => $f::<ompi::Allgather>($($args),*),
-            (Family::Ompi, Collective::Alltoall) => $f::<ompi::Alltoall>($($args),*),
-            (Family::Ompi, Collective::Barrier) => $f::<ompi::Barrier>($($args),*),
-            (Family::Ompi, Collective::ReduceScatter) => $f::<ompi::ReduceScatter>($($args),*),
-            (Family::Ompi, Collective::Gather) => $f::<ompi::Gather>($($args),*),
-            (Family::Ompi, Collective::Scatter) => $f::<ompi::Scatter>($($args),*),
-            (Family::Textbook, Collective::Bcast) => $f::<coll::Bcast>($($args),*),
-            (Family::Textbook, Collective::Allreduce) => $f::<coll::Allreduce>($($args),*),
-            (Family::Textbook, Collective::Reduce) => $f::<coll::Reduce>($($args),*),
-            (Family::Textbook, Collective::Allgather) => $f::<coll::Allgather>($($args),*),
-            (Family::Textbook, Collective::Alltoall) => $f::<coll::Alltoall>($($args),*),
-            (Family::Textbook, Collective::Barrier) => $f::<coll::Barrier>($($args),*),
-            (Family::Textbook, Collective::Gather) => $f::<coll::Gather>($($args),*),
-            (Family::Textbook, Collective::Scatter) => $f::<coll::Scatter>($($args),*),
-            (Family::Textbook, Collective::Scan) => $f::<coll::Scan>($($args),*),
-            (Family::Ompi, Collective::Scan) => Err(CoreError::Unsupported(
-                "collective: Open MPI's tuned component has no scan algorithms; use the textbook family".into(),
-            )),
-            (Family::Textbook, Collective::ReduceScatter) => Err(CoreError::Unsupported(
-                "collective: the textbook family has no reduce_scatter; use the Open MPI family".into(),
-            )),
-        }
-    };
-}
-
-fn ranked<A: Describe>(model: &dyn CommModel, problem: &Problem) -> Result<Vec<Choice>, CoreError> {
-    Ok(coll::rank::<A>(model, problem)
-        .map_err(collective_error)?
-        .into_iter()
-        .map(|(a, c)| choice(a, c))
-        .collect())
-}
-
-fn best_of<A: Describe>(model: &dyn CommModel, problem: &Problem) -> Result<Choice, CoreError> {
-    let (a, c) = coll::best::<A>(model, problem).map_err(collective_error)?;
-    Ok(choice(a, c))
-}
-
-fn named<A: Describe>(
-    model: &dyn CommModel,
-    problem: &Problem,
-    name: &str,
-) -> Result<Choice, CoreError>
-where
-    <A as std::str::FromStr>::Err: Display,
-{
-    let a: A = name
-        .parse()
-        .map_err(|e| CoreError::UnknownName(format!("algorithm: {e}")))?;
-    let c = a.cost(model, problem).map_err(collective_error)?;
-    Ok(choice(a, c))
 }
 
 /// Every candidate algorithm of the collective with its cost, cheapest first
-/// (`commcost::collectives::rank`), for a contiguous message of `bytes` on `processes`.
+/// (`commcost::collectives::rank_in`), for a contiguous message of `bytes` on `processes`.
 ///
 /// # Errors
 ///
@@ -460,10 +252,10 @@ pub fn rank(
     bytes: u64,
 ) -> Result<Vec<Choice>, CoreError> {
     let problem = Problem::new(processes, Message::contiguous(bytes));
-    dispatch!(family, collective, ranked(model, &problem))
+    coll::rank_in(model, family, collective, &problem).map_err(collective_error)
 }
 
-/// The cheapest candidate (`commcost::collectives::best`).
+/// The cheapest candidate (`commcost::collectives::best_in`).
 ///
 /// # Errors
 ///
@@ -476,11 +268,12 @@ pub fn best(
     bytes: u64,
 ) -> Result<Choice, CoreError> {
     let problem = Problem::new(processes, Message::contiguous(bytes));
-    dispatch!(family, collective, best_of(model, &problem))
+    coll::best_in(model, family, collective, &problem).map_err(collective_error)
 }
 
-/// The cost of one algorithm given by its crate name (`binomial`, `chain:segment=8192,fanout=4`;
-/// in the Open MPI family also Open MPI's name or ID, `split_binary_tree`, `4`).
+/// The cost of one algorithm given by its name in the family (`binomial`,
+/// `chain:segment=8192,fanout=4`; in the Open MPI family also Open MPI's name or ID,
+/// `split_binary_tree`, `4`; in MPICH's, MPICH's name).
 ///
 /// # Errors
 ///
@@ -494,21 +287,10 @@ pub fn algorithm(
     bytes: u64,
 ) -> Result<Choice, CoreError> {
     let problem = Problem::new(processes, Message::contiguous(bytes));
-    dispatch!(family, collective, named(model, &problem, name))
+    coll::cost_in(model, family, collective, name, &problem).map_err(collective_error)
 }
 
-fn schedule_of<A: Describe>(problem: &Problem, name: &str) -> Result<Schedule, CoreError>
-where
-    <A as std::str::FromStr>::Err: Display,
-{
-    let a: A = name
-        .parse()
-        .map_err(|e| CoreError::UnknownName(format!("algorithm: {e}")))?;
-    a.schedule(problem)
-        .map_err(|e| CoreError::Collective(format!("schedule: {e}")))
-}
-
-/// The message schedule of the algorithm `name` (`commcost::sim::ToSchedule`), for
+/// The message schedule of the algorithm `name` (`commcost::sim::schedule_in`), for
 /// `commcost::sim::simulate`.
 ///
 /// # Errors
@@ -523,7 +305,12 @@ pub fn schedule(
     bytes: u64,
 ) -> Result<Schedule, CoreError> {
     let problem = Problem::new(processes, Message::contiguous(bytes));
-    dispatch!(family, collective, schedule_of(&problem, name))
+    commcost::sim::schedule_in(family, collective, name, &problem, DEFAULT_MAX_MEMORY).map_err(
+        |e| match e {
+            SimError::Collective(e) => collective_error(e),
+            e => CoreError::Collective(format!("schedule: {e}")),
+        },
+    )
 }
 
 /// A decision table computed once: the best algorithm of a collective on a grid of process
@@ -540,23 +327,28 @@ pub struct Table {
     cells: Vec<Choice>,
 }
 
-fn build_table<A: Describe>(
-    model: &dyn CommModel,
-    processes: &[u64],
-    sizes: &[u64],
-) -> Result<Vec<Choice>, CoreError> {
-    let template = Problem::new(1, Message::contiguous(0));
-    let table = DecisionTable::<A>::build(model, processes, sizes, &template)
-        .map_err(|e| CoreError::InvalidArgument(format!("table: {e}")))?;
-    table
-        .cells()
-        .map(|(p, s, a)| {
-            let cost = a
-                .cost(model, &Problem::new(p, Message::contiguous(s)))
-                .map_err(collective_error)?;
-            Ok(choice(a, cost))
-        })
-        .collect()
+struct BuildTable<'a> {
+    model: &'a dyn CommModel,
+    processes: &'a [u64],
+    sizes: &'a [u64],
+}
+
+impl AlgorithmVisitor for BuildTable<'_> {
+    type Output = Result<Vec<Choice>, CoreError>;
+    fn visit<A: FamilyAlgorithm>(self) -> Self::Output {
+        let template = Problem::new(1, Message::contiguous(0));
+        let table = DecisionTable::<A>::build(self.model, self.processes, self.sizes, &template)
+            .map_err(|e| CoreError::InvalidArgument(format!("table: {e}")))?;
+        table
+            .cells()
+            .map(|(p, s, a)| {
+                let cost = a
+                    .cost(self.model, &Problem::new(p, Message::contiguous(s)))
+                    .map_err(collective_error)?;
+                Ok(Choice::new(&a, cost))
+            })
+            .collect()
+    }
 }
 
 impl Table {
@@ -586,7 +378,14 @@ impl Table {
                 "table: processes: process counts must be at least 1".into(),
             ));
         }
-        let cells = dispatch!(family, collective, build_table(model, processes, sizes))?;
+        let build = BuildTable {
+            model,
+            processes,
+            sizes,
+        };
+        let cells = family
+            .visit(collective, build)
+            .map_err(collective_error)??;
         Ok(Self {
             family,
             collective,
@@ -644,7 +443,10 @@ mod tests {
         let sizes = [1, 64, 1024, 16384, 1 << 20];
         let table = Table::build(&model, Family::Ompi, Collective::Bcast, &procs, &sizes).unwrap();
         let template = Problem::new(1, Message::contiguous(0));
-        let lib = DecisionTable::<ompi::Bcast>::build(&model, &procs, &sizes, &template).unwrap();
+        let lib = DecisionTable::<commcost::collectives::ompi::Bcast>::build(
+            &model, &procs, &sizes, &template,
+        )
+        .unwrap();
         for p in [0, 1, 2, 3, 5, 64, 1000] {
             for s in [0, 1, 63, 64, 5000, 1 << 30] {
                 assert_eq!(table.lookup(p, s).name, lib.lookup(p, s).to_string());

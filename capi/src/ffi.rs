@@ -12,6 +12,7 @@ use std::path::Path;
 use commcost::{CommModel, ModelSpec};
 
 use crate::core::{self, Choice, Collective, CoreError, Family, Table};
+use commcost::collectives::OmpiSetting;
 
 /// Success.
 pub const CC_OK: i32 = 0;
@@ -38,8 +39,10 @@ pub const CC_ERR_PANIC: i32 = 9;
 
 /// Family code: Open MPI's tuned component, with Open MPI's algorithm IDs.
 pub const CC_FAMILY_OMPI: i32 = 0;
-/// Family code: the textbook algorithms (Thakur, Rabenseifner & Gropp 2005), which MPICH runs.
+/// Family code: the textbook algorithms (Thakur, Rabenseifner & Gropp 2005).
 pub const CC_FAMILY_TEXTBOOK: i32 = 1;
+/// Family code: the textbook algorithms MPICH runs, under MPICH's names.
+pub const CC_FAMILY_MPICH: i32 = 2;
 
 /// Collective code: `MPI_Bcast`.
 pub const CC_BCAST: i32 = 0;
@@ -246,17 +249,23 @@ fn copy_name<const N: usize>(dst: &mut [c_char; N], src: &str, what: &str) -> Re
 }
 
 fn record(choice: &Choice) -> Result<CcAlgorithm, Failure> {
+    let ompi = choice.ompi.unwrap_or(OmpiSetting {
+        id: 0,
+        name: "",
+        segment: 0,
+        fanout: 0,
+    });
     let mut r = CcAlgorithm {
         cost: choice.cost,
-        ompi_id: choice.ompi_id,
-        segment: choice.segment,
-        fanout: choice.fanout,
+        ompi_id: ompi.id,
+        segment: ompi.segment,
+        fanout: ompi.fanout,
         name: [0; CC_NAME_CAPACITY],
         ompi_name: [0; CC_SHORT_NAME_CAPACITY],
         mpich_name: [0; CC_SHORT_NAME_CAPACITY],
     };
     copy_name(&mut r.name, &choice.name, "name")?;
-    copy_name(&mut r.ompi_name, choice.ompi_name, "ompi_name")?;
+    copy_name(&mut r.ompi_name, ompi.name, "ompi_name")?;
     copy_name(
         &mut r.mpich_name,
         choice.mpich_name.unwrap_or(""),
@@ -267,8 +276,8 @@ fn record(choice: &Choice) -> Result<CcAlgorithm, Failure> {
 
 fn family_and_collective(family: i32, collective: i32) -> Result<(Family, Collective), Failure> {
     Ok((
-        Family::from_code(family)?,
-        Collective::from_code(collective)?,
+        core::family_from_code(family)?,
+        core::collective_from_code(collective)?,
     ))
 }
 

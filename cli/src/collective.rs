@@ -1,7 +1,9 @@
 //! `select` and `table`: collective algorithms ranked and tabulated.
 
-use commcost::collectives::{Algorithm, DecisionTable, Problem, crossover, rank};
-use commcost::sim::{CostSource, ExactClosedForm, SimLimits, ToSchedule, rank_simulated};
+use commcost::collectives::{
+    Collective, DecisionTable, Family, OmpiSetting, Problem, crossover, rank,
+};
+use commcost::sim::{CostSource, SimAlgorithm, SimLimits, rank_simulated};
 use commcost::{CommModel, Message};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -9,99 +11,125 @@ use crate::model::Loaded;
 use crate::units::{human_bytes, human_time};
 use crate::{Failure, fail};
 
-/// The collectives, by their MPI names. Algorithms print with their `Display` names, which
-/// their `FromStr` reads back (`recursive-doubling`, `pipelined:segment=8192`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Collective {
-    /// `MPI_Bcast`.
-    #[value(name = "broadcast", alias = "bcast")]
-    Bcast,
-    /// `MPI_Scan`.
-    Scan,
-    /// `MPI_Reduce`.
-    Reduce,
-    /// `MPI_Allreduce`.
-    Allreduce,
-    /// `MPI_Allgather`.
-    Allgather,
-    /// `MPI_Gather`.
-    Gather,
-    /// `MPI_Scatter`.
-    Scatter,
-    /// `MPI_Barrier`.
-    Barrier,
-    /// `MPI_Alltoall`.
-    Alltoall,
+/// A collective on the command line: the library's [`Collective`], named as it prints
+/// (`bcast`, `reduce-scatter`; MPI's `reduce_scatter` and `broadcast` are accepted too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CollectiveArg(pub Collective);
+
+const COLLECTIVE_ARGS: [CollectiveArg; Collective::ALL.len()] = {
+    let mut out = [CollectiveArg(Collective::Bcast); Collective::ALL.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = CollectiveArg(Collective::ALL[i]);
+        i += 1;
+    }
+    out
+};
+
+impl clap::ValueEnum for CollectiveArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &COLLECTIVE_ARGS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let c = self.0;
+        let value = clap::builder::PossibleValue::new(c.to_string()).alias(c.name());
+        Some(if c == Collective::Bcast {
+            value.alias("broadcast")
+        } else {
+            value
+        })
+    }
 }
 
-impl Collective {
-    /// Every collective.
-    pub const ALL: [Self; 9] = [
-        Self::Bcast,
-        Self::Scan,
-        Self::Reduce,
-        Self::Allreduce,
-        Self::Allgather,
-        Self::Gather,
-        Self::Scatter,
-        Self::Barrier,
-        Self::Alltoall,
-    ];
+/// An algorithm family on the command line: `textbook`, `ompi` or `mpich`
+/// ([`Family::DEFAULT`] when not given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FamilyArg(pub Family);
 
-    /// The collective's name on the command line and in output (`broadcast`, `scan`, …).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Bcast => "broadcast",
-            Self::Scan => "scan",
-            Self::Reduce => "reduce",
-            Self::Allreduce => "allreduce",
-            Self::Allgather => "allgather",
-            Self::Gather => "gather",
-            Self::Scatter => "scatter",
-            Self::Barrier => "barrier",
-            Self::Alltoall => "alltoall",
+const FAMILY_ARGS: [FamilyArg; 3] = [
+    FamilyArg(Family::ALL[0]),
+    FamilyArg(Family::ALL[1]),
+    FamilyArg(Family::ALL[2]),
+];
+
+impl clap::ValueEnum for FamilyArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &FAMILY_ARGS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let help = match self.0 {
+            Family::Textbook => "the textbook algorithms (Thakur, Rabenseifner & Gropp 2005)",
+            Family::Ompi => "Open MPI 4.1's coll_tuned algorithms, with their rules-file IDs",
+            Family::Mpich => "the textbook algorithms MPICH runs, under MPICH's names",
+        };
+        Some(clap::builder::PossibleValue::new(self.0.name()).help(help))
+    }
+}
+
+impl Default for FamilyArg {
+    fn default() -> Self {
+        Self(Family::DEFAULT)
+    }
+}
+
+impl std::fmt::Display for FamilyArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name())
+    }
+}
+
+/// Whether a benchmark's series name (OSU's `broadcast`, `all-to-all personalized exchange`;
+/// IMB's `bcast`) is collective `c`.
+pub fn matches_series(c: Collective, name: &str) -> bool {
+    name.parse::<Collective>() == Ok(c)
+        || (c == Collective::Alltoall && name.starts_with("all-to-all"))
+}
+
+/// [`Collective`]'s name with a capital first letter, for titles.
+pub fn title(c: Collective) -> String {
+    let name = c.to_string();
+    name[..1].to_ascii_uppercase() + &name[1..]
+}
+
+/// Runs `$body` as a [`SimVisitor`] for the algorithm type `$A` of `($family, $collective)`:
+/// the fields given are captured by value (references stay references).
+macro_rules! visit {
+    ($family:expr, $collective:expr, |$($field:ident : $ty:ty),*| -> $out:ty { $A:ident => $body:expr }) => {{
+        struct Visit<'a> {
+            $($field: $ty,)*
+            _life: std::marker::PhantomData<&'a ()>,
         }
-    }
-
-    /// [`name`](Self::name) with a capital first letter, for titles.
-    pub fn title(self) -> String {
-        let name = self.name();
-        name[..1].to_ascii_uppercase() + &name[1..]
-    }
-
-    /// The collective as the benchmarks' series name it (OSU `broadcast`, IMB `bcast`).
-    pub fn matches_series(self, name: &str) -> bool {
-        name == self.name()
-            || (self == Self::Bcast && name == "bcast")
-            || (self == Self::Alltoall && name.starts_with("all-to-all"))
-    }
-}
-
-/// Calls `$f::<Algorithm type>($args)` for the collective.
-macro_rules! dispatch {
-    ($c:expr, $f:ident ( $($args:expr),* )) => {
-        match $c {
-            Collective::Bcast => $f::<commcost::collectives::Bcast>($($args),*),
-            Collective::Scan => $f::<commcost::collectives::Scan>($($args),*),
-            Collective::Reduce => $f::<commcost::collectives::Reduce>($($args),*),
-            Collective::Allreduce => $f::<commcost::collectives::Allreduce>($($args),*),
-            Collective::Allgather => $f::<commcost::collectives::Allgather>($($args),*),
-            Collective::Gather => $f::<commcost::collectives::Gather>($($args),*),
-            Collective::Scatter => $f::<commcost::collectives::Scatter>($($args),*),
-            Collective::Barrier => $f::<commcost::collectives::Barrier>($($args),*),
-            Collective::Alltoall => $f::<commcost::collectives::Alltoall>($($args),*),
+        impl<'a> commcost::sim::SimVisitor for Visit<'a> {
+            type Output = $out;
+            fn visit<$A: commcost::sim::SimAlgorithm>(self) -> $out {
+                let Visit { $($field,)* .. } = self;
+                $body
+            }
         }
-    };
+        commcost::sim::visit($family, $collective, Visit { $($field,)* _life: std::marker::PhantomData })
+            .map_err(|e| $crate::Failure(format!("{e}; choose the family with --family")))
+    }};
 }
-pub(crate) use dispatch;
+pub(crate) use visit;
 
-fn ranked<A: Algorithm + std::fmt::Display>(
+fn ranked<A: SimAlgorithm>(
     model: &dyn CommModel,
     procs: u64,
     bytes: u64,
-) -> Result<Vec<(String, f64)>, Failure> {
+) -> Result<Vec<Row>, Failure> {
     let r = rank::<A>(model, &Problem::new(procs, Message::contiguous(bytes)))?;
-    Ok(r.into_iter().map(|(a, c)| (a.to_string(), c)).collect())
+    Ok(r.into_iter()
+        .map(|(a, cost)| Row {
+            algorithm: a.to_string(),
+            cost,
+            closed_form: cost,
+            source: CostSource::ClosedForm,
+            exact: true,
+            ompi: a.ompi_rule(),
+        })
+        .collect())
 }
 
 /// One row of a decision table: sizes `first..=last` on `processes` use `algorithm`.
@@ -115,7 +143,7 @@ pub struct Span {
 
 /// The decision table as size ranges with exact switch points: the grid's best algorithms, and
 /// between two grid sizes with different winners the crossover size where the ranking flips.
-pub fn spans<A: Algorithm + std::fmt::Display>(
+pub fn spans<A: SimAlgorithm>(
     model: &dyn CommModel,
     procs: &[u64],
     sizes: &[u64],
@@ -155,13 +183,17 @@ pub fn spans<A: Algorithm + std::fmt::Display>(
 }
 
 pub fn table(
+    family: Family,
     c: Collective,
     loaded: &Loaded,
     procs: &[u64],
     sizes: &[u64],
     csv: bool,
 ) -> Result<(), Failure> {
-    let rows = dispatch!(c, spans(&loaded.spec, procs, sizes))?;
+    let model: &dyn CommModel = &loaded.spec;
+    let rows = visit!(family, c, |model: &'a dyn CommModel, procs: &'a [u64], sizes: &'a [u64]| -> Result<Vec<Span>, Failure> {
+        A => spans::<A>(model, procs, sizes)
+    })??;
     if csv {
         outln!("processes,first_bytes,last_bytes,algorithm");
         for r in &rows {
@@ -169,7 +201,11 @@ pub fn table(
         }
     } else {
         print_spans(
-            &format!("{} decision table, model {}", c.title(), loaded.name),
+            &format!(
+                "{} decision table ({family}), model {}",
+                title(c),
+                loaded.name
+            ),
             " (switch points exact)",
             sizes,
             rows.iter()
@@ -221,15 +257,12 @@ pub struct SampledSpan {
 /// simulated. A candidate whose closed form is not exact here but whose schedule is beyond the
 /// [`SimLimits`] (the library then falls back to the closed form) is an error naming `P` and
 /// the size: a `--simulate` table does not silently rank by a bound.
-fn simulated_winner<A>(
+fn simulated_winner<A: SimAlgorithm>(
     model: &dyn CommModel,
     procs: u64,
     bytes: u64,
     limits: SimLimits,
-) -> Result<(String, bool), Failure>
-where
-    A: Algorithm + ToSchedule + ExactClosedForm + std::fmt::Display,
-{
+) -> Result<(String, bool), Failure> {
     let at = || format!("P = {procs}, {bytes} bytes");
     let problem = Problem::new(procs, Message::contiguous(bytes));
     let ranking = rank_simulated::<A>(model, &problem, limits)
@@ -266,15 +299,12 @@ where
 /// lie between the last size of a span and the first of the next. Costs one schedule build and
 /// simulation per algorithm whose closed form is not exact, per grid point; `bar` counts the
 /// grid points.
-pub fn sampled_spans<A>(
+pub fn sampled_spans<A: SimAlgorithm>(
     model: &dyn CommModel,
     procs: &[u64],
     sizes: &[u64],
     bar: &ProgressBar,
-) -> Result<Vec<SampledSpan>, Failure>
-where
-    A: Algorithm + ToSchedule + ExactClosedForm + std::fmt::Display,
-{
+) -> Result<Vec<SampledSpan>, Failure> {
     if procs.contains(&0) {
         return fail("--procs: process counts must be at least 1");
     }
@@ -309,6 +339,7 @@ where
 
 /// `table --simulate`: the decision table ranked by [`rank_simulated`] at the sampled sizes.
 pub fn table_simulated(
+    family: Family,
     c: Collective,
     loaded: &Loaded,
     procs: &[u64],
@@ -322,9 +353,13 @@ pub fn table_simulated(
         bar.set_style(style.progress_chars("=> "));
     }
     bar.set_message("simulating");
-    let rows = dispatch!(c, sampled_spans(&loaded.spec, procs, sizes, &bar));
+    let model: &dyn CommModel = &loaded.spec;
+    let bar = &bar;
+    let rows = visit!(family, c, |model: &'a dyn CommModel, procs: &'a [u64], sizes: &'a [u64], bar: &'a ProgressBar| -> Result<Vec<SampledSpan>, Failure> {
+        A => sampled_spans::<A>(model, procs, sizes, bar)
+    });
     bar.finish_and_clear();
-    let rows = rows?;
+    let rows = rows??;
     let source = |simulated: bool| {
         source_name(if simulated {
             CostSource::Simulated
@@ -346,7 +381,11 @@ pub fn table_simulated(
         }
     } else {
         print_spans(
-            &format!("{} decision table, model {}", c.title(), loaded.name),
+            &format!(
+                "{} decision table ({family}), model {}",
+                title(c),
+                loaded.name
+            ),
             ", simulated where the closed form is not exact (switch points between sampled sizes)",
             sizes,
             rows.iter().map(|r| {
@@ -358,30 +397,33 @@ pub fn table_simulated(
     Ok(())
 }
 
-/// One entry of a ranking with the simulator: algorithm, cost, closed form, simulated or not,
-/// whether the closed form is exact for this model and problem.
-type SimulatedRow = (String, f64, f64, CostSource, bool);
+/// One entry of a ranking: the algorithm, its cost, its closed form, where the cost comes
+/// from, whether the closed form is exact for this model and problem, and Open MPI's setting
+/// of the algorithm in Open MPI's family.
+struct Row {
+    algorithm: String,
+    cost: f64,
+    closed_form: f64,
+    source: CostSource,
+    exact: bool,
+    ompi: Option<OmpiSetting>,
+}
 
-fn ranked_simulated<A>(
+fn ranked_simulated<A: SimAlgorithm>(
     model: &dyn CommModel,
     procs: u64,
     bytes: u64,
-) -> Result<Vec<SimulatedRow>, Failure>
-where
-    A: Algorithm + ToSchedule + ExactClosedForm + std::fmt::Display,
-{
+) -> Result<Vec<Row>, Failure> {
     let problem = Problem::new(procs, Message::contiguous(bytes));
     let r = rank_simulated::<A>(model, &problem, SimLimits::default())?;
     Ok(r.into_iter()
-        .map(|e| {
-            let exact = e.algorithm.closed_form_exact(model, &problem);
-            (
-                e.algorithm.to_string(),
-                e.cost,
-                e.closed_form,
-                e.source,
-                exact,
-            )
+        .map(|e| Row {
+            algorithm: e.algorithm.to_string(),
+            cost: e.cost,
+            closed_form: e.closed_form,
+            source: e.source,
+            exact: e.algorithm.closed_form_exact(model, &problem),
+            ompi: e.algorithm.ompi_rule(),
         })
         .collect())
 }
@@ -393,10 +435,12 @@ fn source_name(source: CostSource) -> &'static str {
     }
 }
 
-/// `select`: every algorithm of the collective ranked by its closed form, or with `simulate`
-/// by [`rank_simulated`] (each entry then also shows its closed form and where the cost comes
-/// from).
+/// `select`: every algorithm of the collective in `family` ranked by its closed form, or with
+/// `simulate` by [`rank_simulated`] (each entry then also shows its closed form and where the
+/// cost comes from). In Open MPI's family every entry shows the rules-file fields that run it
+/// (ID, Open MPI's name, segment size, fan-out).
 pub fn select(
+    family: Family,
     c: Collective,
     loaded: &Loaded,
     procs: u64,
@@ -407,35 +451,46 @@ pub fn select(
     if procs == 0 {
         return fail("--procs must be at least 1");
     }
-    let ranked: Vec<SimulatedRow> = if simulate {
-        dispatch!(c, ranked_simulated(&loaded.spec, procs, bytes))?
+    let model: &dyn CommModel = &loaded.spec;
+    let ranked: Vec<Row> = if simulate {
+        visit!(family, c, |model: &'a dyn CommModel, procs: u64, bytes: u64| -> Result<Vec<Row>, Failure> {
+            A => ranked_simulated::<A>(model, procs, bytes)
+        })??
     } else {
-        dispatch!(c, ranked(&loaded.spec, procs, bytes))?
-            .into_iter()
-            .map(|(label, cost)| (label, cost, cost, CostSource::ClosedForm, true))
-            .collect()
+        visit!(family, c, |model: &'a dyn CommModel, procs: u64, bytes: u64| -> Result<Vec<Row>, Failure> {
+            A => ranked::<A>(model, procs, bytes)
+        })??
     };
-    let best = ranked.first().map_or(0.0, |r| r.1);
+    let best = ranked.first().map_or(0.0, |r| r.cost);
     let ratio = |cost: f64| if best > 0.0 { cost / best } else { 1.0 };
     if json {
         let rows: Vec<serde_json::Value> = ranked
             .iter()
-            .map(|(label, cost, closed, source, exact)| {
+            .map(|r| {
                 let mut row = serde_json::json!({
-                    "algorithm": label, "seconds": cost, "ratio_to_best": ratio(*cost),
+                    "algorithm": r.algorithm, "seconds": r.cost, "ratio_to_best": ratio(r.cost),
                 });
+                if let Some(o) = r.ompi {
+                    row["ompi"] = serde_json::json!({
+                        "id": o.id, "name": o.name, "segsize": o.segment, "faninout": o.fanout,
+                    });
+                }
                 if simulate {
-                    row["closed_form_seconds"] = serde_json::json!(closed);
-                    row["source"] = serde_json::json!(source_name(*source));
-                    row["closed_form_exact"] = serde_json::json!(exact);
+                    row["closed_form_seconds"] = serde_json::json!(r.closed_form);
+                    row["source"] = serde_json::json!(source_name(r.source));
+                    row["closed_form_exact"] = serde_json::json!(r.exact);
                 }
                 row
             })
             .collect();
         let mut out = serde_json::json!({
-            "model": loaded.name, "collective": c.name(),
+            "model": loaded.name, "family": family.name(), "collective": c.to_string(),
             "processes": procs, "bytes": bytes, "ranking": rows,
         });
+        if family == Family::Ompi {
+            out["ompi_coll_id"] = serde_json::json!(c.ompi_id());
+            out["ompi_rules_bytes"] = serde_json::json!(c.ompi_rules_size(bytes, procs));
+        }
         if simulate {
             out["simulated"] = serde_json::json!(true);
         }
@@ -448,59 +503,67 @@ pub fn select(
         ""
     };
     outln!(
-        "{} of {} bytes on {procs} processes, model {}{how}:",
-        c.title(),
+        "{} of {} bytes on {procs} processes ({family}), model {}{how}:",
+        title(c),
         bytes,
         loaded.name
     );
-    if simulate {
+    let ompi = family == Family::Ompi;
+    if ompi {
         outln!(
-            "  {:<4} {:<36} {:>14} {:>8} {:>14}  {}",
-            "rank",
-            "algorithm",
-            "time",
-            "× best",
-            "closed form",
-            "source"
-        );
-    } else {
-        outln!(
-            "  {:<4} {:<36} {:>14} {:>8}",
-            "rank",
-            "algorithm",
-            "time",
-            "× best"
+            "  Open MPI: collective ID {} ({}), rules-file message size {}; a rule is \
+             `msg_size ID faninout segsize`",
+            c.ompi_id(),
+            c.name(),
+            c.ompi_rules_size(bytes, procs)
         );
     }
-    for (i, (label, cost, closed, source, _)) in ranked.iter().enumerate() {
+    let mut header = format!(
+        "  {:<4} {:<36} {:>14} {:>8}",
+        "rank", "algorithm", "time", "× best"
+    );
+    if simulate {
+        header += &format!(" {:>14}  {:<11}", "closed form", "source");
+    }
+    if ompi {
+        header += &format!(
+            "  {:>2} {:<22} {:>7} {:>7}",
+            "ID", "Open MPI name", "fanout", "segsize"
+        );
+    }
+    outln!("{}", header.trim_end());
+    for (i, r) in ranked.iter().enumerate() {
+        let mut line = format!(
+            "  {:<4} {:<36} {:>14} {:>8.3}",
+            i + 1,
+            r.algorithm,
+            human_time(r.cost),
+            ratio(r.cost)
+        );
         if simulate {
-            outln!(
-                "  {:<4} {:<36} {:>14} {:>8.3} {:>14}  {}",
-                i + 1,
-                label,
-                human_time(*cost),
-                ratio(*cost),
-                human_time(*closed),
-                source_name(*source)
-            );
-        } else {
-            outln!(
-                "  {:<4} {:<36} {:>14} {:>8.3}",
-                i + 1,
-                label,
-                human_time(*cost),
-                ratio(*cost)
+            line += &format!(
+                " {:>14}  {:<11}",
+                human_time(r.closed_form),
+                source_name(r.source)
             );
         }
+        if let Some(o) = r.ompi {
+            line += &format!(
+                "  {:>2} {:<22} {:>7} {:>7}",
+                o.id, o.name, o.fanout, o.segment
+            );
+        }
+        outln!("{}", line.trim_end());
     }
     // a closed form that is only a bound here, kept because the schedule is beyond the
     // simulator's limits: say so rather than rank by it silently
     let limits = SimLimits::default();
-    for (label, _, _, source, exact) in &ranked {
-        if simulate && *source == CostSource::ClosedForm && !*exact {
+    for r in &ranked {
+        if simulate && r.source == CostSource::ClosedForm && !r.exact {
             outln!(
-                "note: `{label}` is ranked by its closed form, only an upper bound here: its \
+                "note: `{}` is ranked by its closed form, only an upper bound here: its \
                  schedule is beyond the simulator's limits ({} processes, {} operations)",
+                r.algorithm,
                 limits.max_processes,
                 limits.max_operations
             );

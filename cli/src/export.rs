@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use commcost::collectives::ompi::OmpiCollective;
+use commcost::collectives::{Collective, Family};
 use commcost::export::ExportError;
 use commcost::export::{
     MpichJsonOptions, MpichVersion, OmpiRulesOptions, OnTie, mpich_json, ompi_fixed_rules,
@@ -93,10 +93,10 @@ enum Format {
 
 impl Format {
     /// The collectives written without `--collectives`.
-    fn supports(self, c: OmpiCollective) -> bool {
+    fn supports(self, c: Collective) -> bool {
         match self {
-            Self::OmpiRules | Self::OmpiFixed => true,
-            Self::MpichJson => c != OmpiCollective::ReduceScatter,
+            Self::OmpiRules | Self::OmpiFixed => c.is_priced_by(Family::Ompi),
+            Self::MpichJson => commcost::export::mpich_json_collectives().contains(&c),
             // a platform file holds no collective decisions
             Self::Simgrid => false,
         }
@@ -172,23 +172,23 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
 }
 
 /// `--collectives` parsed, each at most once; default: all the format supports.
-fn collectives(args: &ExportArgs) -> Result<Vec<OmpiCollective>, Failure> {
+fn collectives(args: &ExportArgs) -> Result<Vec<Collective>, Failure> {
     if args.collectives.is_empty() {
-        return Ok(OmpiCollective::ALL
+        return Ok(Collective::ALL
             .iter()
             .copied()
             .filter(|&c| args.format.supports(c))
             .collect());
     }
-    let mut out: Vec<OmpiCollective> = Vec::new();
+    let mut out: Vec<Collective> = Vec::new();
     for name in &args.collectives {
         let c = name
-            .parse::<OmpiCollective>()
+            .parse::<Collective>()
             .map_err(|e| Failure(format!("--collectives: {e}")))?;
         if out.contains(&c) {
             return Err(Failure(format!(
                 "--collectives: {} given twice (a tuning file holds each collective once)",
-                c.ompi_name()
+                c.name()
             )));
         }
         out.push(c);
@@ -199,7 +199,7 @@ fn collectives(args: &ExportArgs) -> Result<Vec<OmpiCollective>, Failure> {
 fn ompi(
     args: &ExportArgs,
     loaded: &crate::model::Loaded,
-    collectives: &[OmpiCollective],
+    collectives: &[Collective],
 ) -> Result<String, Failure> {
     let model = &loaded.spec;
     let options = OmpiRulesOptions {

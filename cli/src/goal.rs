@@ -17,12 +17,13 @@ pub struct GoalArgs {
     /// allreduce_recdoub: the operations Schedgen writes for `-p NAME -s PROCS -d BYTES`), or
     /// with --algorithm a collective (as `simulate` takes it).
     pattern: String,
-    /// The collective's algorithm (`binomial`, `ring`; with --ompi Open MPI's).
+    /// The collective's algorithm, by its name in the family (`binomial`, `ring`).
     #[arg(long, value_name = "NAME")]
     algorithm: Option<String>,
-    /// Open MPI's algorithms instead of the textbook ones (with --algorithm).
-    #[arg(long)]
-    ompi: bool,
+    /// The algorithm family (with --algorithm): Open MPI's tuned component (the default), the
+    /// textbook algorithms, or MPICH's [default: ompi].
+    #[arg(long, value_enum)]
+    family: Option<crate::collective::FamilyArg>,
     /// Number of processes.
     #[arg(long, value_parser = units::parse_procs)]
     procs: u64,
@@ -58,7 +59,7 @@ pub fn run(args: GoalArgs) -> Result<(), Failure> {
         None => {
             for (given, flag) in [
                 (args.operator.is_some(), "--operator"),
-                (args.ompi, "--ompi"),
+                (args.family.is_some(), "--family"),
             ] {
                 if given {
                     return fail(format!(
@@ -81,9 +82,9 @@ pub fn run(args: GoalArgs) -> Result<(), Failure> {
                 problem = problem.with_operator(parse_operator(op)?);
             }
             build_collective(
+                args.family.unwrap_or_default().0,
                 &args.pattern,
                 algorithm,
-                args.ompi,
                 None,
                 &problem,
                 max_memory,

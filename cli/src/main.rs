@@ -98,15 +98,20 @@ enum Command {
     /// Rank every algorithm of a collective, with its cost and the ratio to the best.
     #[command(
         allow_negative_numbers = true,
-        after_help = "Collectives: broadcast (bcast), scan, reduce, allreduce, allgather, \
-        gather, scatter, barrier, alltoall.\n\nExamples:\n  \
+        after_help = "Families and the collectives they price: ompi (the default): bcast, reduce, \
+        allreduce, allgather, gather, scatter, barrier, alltoall, reduce-scatter; textbook and \
+        mpich: the same but reduce-scatter, plus scan.\n\nExamples:\n  \
         commcost select allreduce --preset open-mpi-openib --procs 64 --bytes 1M\n  \
-        commcost select bcast --model my.json --procs 16 --bytes 8 --json\n  \
+        commcost select bcast --family textbook --model my.json --procs 16 --bytes 8 --json\n  \
         commcost select gather --preset open-mpi-gm --procs 24 --bytes 64K --simulate"
     )]
     Select {
         /// The collective.
-        collective: collective::Collective,
+        collective: collective::CollectiveArg,
+        /// The algorithm family ranked: Open MPI's tuned component (the default; the names and
+        /// IDs a rules file uses), the textbook algorithms, or MPICH's.
+        #[arg(long, value_enum, default_value_t)]
+        family: collective::FamilyArg,
         #[command(flatten)]
         source: ModelSource,
         /// Number of processes.
@@ -133,11 +138,16 @@ enum Command {
         RANGE is a doubling range of sizes (1..4M) or a list.\n\nExamples:\n  \
         commcost table allreduce --preset open-mpi-openib --procs 4,16,64 --bytes 8..4M\n  \
         commcost table bcast --model my.json --procs 2..256 --bytes 1..1M --csv\n  \
-        commcost table gather --preset open-mpi-gm --procs 6,24,100 --bytes 1..1M --simulate"
+        commcost table gather --preset open-mpi-gm --procs 6,24,100 --bytes 1..1M --simulate\n  \
+        commcost table scan --family textbook --preset mpich2-tcp --procs 2..64"
     )]
     Table {
         /// The collective.
-        collective: collective::Collective,
+        collective: collective::CollectiveArg,
+        /// The algorithm family tabulated: Open MPI's tuned component (the default; the names and
+        /// IDs a rules file uses), the textbook algorithms, or MPICH's.
+        #[arg(long, value_enum, default_value_t)]
+        family: collective::FamilyArg,
         #[command(flatten)]
         source: ModelSource,
         /// Process counts.
@@ -181,9 +191,9 @@ enum Command {
         allow_negative_numbers = true,
         after_help = "Examples:\n  \
         commcost simulate bcast --algorithm binomial --preset mpich2-tcp --procs 8 --bytes 8\n  \
-        commcost simulate allreduce --algorithm ring --model my.json --procs 64 --bytes 1M \\\n    \
+        commcost simulate allreduce --family textbook --algorithm ring --model my.json --procs 64 --bytes 1M \\\n    \
         --operator 1us,0.5ns --noise 42:1us --svg ring.svg --timeline ring.csv\n  \
-        commcost simulate bcast --ompi --algorithm pipeline:segment=8192 --preset open-mpi-openib \\\n    \
+        commcost simulate bcast --algorithm pipeline:segment=8192 --preset open-mpi-openib \\\n    \
         --procs 32 --bytes 1M --rendezvous-above 12K --json\n  \
         commcost simulate --goal trace.goal --goal-unit 1ns --preset open-mpi-gm"
     )]
@@ -198,7 +208,7 @@ enum Command {
         commcost goal allreduce_ring --procs 1024 --bytes 1M -o ring.goal\n  \
         commcost goal binomialtreebcast --procs 16 --bytes 8\n  \
         commcost goal allreduce --algorithm rabenseifner --procs 64 --bytes 64K -o rab.goal\n  \
-        commcost goal bcast --ompi --algorithm pipeline:segment=8192 --procs 32 --bytes 1M"
+        commcost goal bcast --algorithm pipeline:segment=8192 --procs 32 --bytes 1M"
     )]
     Goal(goal::GoalArgs),
 }
@@ -252,6 +262,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => model::predict(&source, bytes, stride, block, count, json),
         Command::Select {
             collective,
+            family,
             source,
             procs,
             bytes,
@@ -259,10 +270,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
             simulate,
         } => {
             let loaded = model::load(&source)?;
-            collective::select(collective, &loaded, procs, bytes, json, simulate)
+            collective::select(
+                family.0,
+                collective.0,
+                &loaded,
+                procs,
+                bytes,
+                json,
+                simulate,
+            )
         }
         Command::Table {
             collective,
+            family,
             source,
             procs,
             bytes,
@@ -287,9 +307,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             let loaded = model::load(&source)?;
             if simulate {
-                collective::table_simulated(collective, &loaded, &procs.0, &bytes.0, csv)
+                collective::table_simulated(
+                    family.0,
+                    collective.0,
+                    &loaded,
+                    &procs.0,
+                    &bytes.0,
+                    csv,
+                )
             } else {
-                collective::table(collective, &loaded, &procs.0, &bytes.0, csv)
+                collective::table(family.0, collective.0, &loaded, &procs.0, &bytes.0, csv)
             }
         }
         Command::Calibrate(args) => calibrate::run(args),

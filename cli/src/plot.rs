@@ -4,11 +4,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use commcost::calibrate::{BenchmarkSeries, SeriesKind};
-use commcost::collectives::{Algorithm, Problem, rank};
+use commcost::collectives::{Problem, rank};
+use commcost::sim::SimAlgorithm;
 use commcost::{CommModel, Message};
 use plotters::prelude::*;
 
-use crate::collective::{Collective, dispatch, spans};
+use crate::collective::{CollectiveArg, FamilyArg, matches_series, spans, visit};
 use crate::model::{self, Loaded};
 use crate::units::{self, List};
 use crate::{Failure, fail};
@@ -28,8 +29,12 @@ pub struct PlotArgs {
     #[arg(long, value_name = "NAME")]
     preset: Vec<String>,
     /// Plot a collective's algorithms instead of point-to-point times.
-    #[arg(long)]
-    collective: Option<Collective>,
+    #[arg(long, value_enum)]
+    collective: Option<CollectiveArg>,
+    /// The algorithm family plotted with --collective: Open MPI's tuned component (the
+    /// default), the textbook algorithms, or MPICH's.
+    #[arg(long, value_enum, default_value_t)]
+    family: FamilyArg,
     /// Processes of the collective.
     #[arg(long, default_value_t = 64)]
     procs: u64,
@@ -144,7 +149,7 @@ pub fn read_measured(path: &Path) -> Result<Vec<BenchmarkSeries>, Failure> {
     read_benchmark(path, Format::Any)
 }
 
-fn collective_curves<A: Algorithm>(
+fn collective_curves<A: SimAlgorithm>(
     model: &dyn CommModel,
     procs: u64,
     grid: &[u64],
@@ -201,17 +206,22 @@ pub fn run(args: PlotArgs) -> Result<(), Failure> {
             }
             title = "point-to-point time".to_string();
         }
-        Some(c) => {
+        Some(CollectiveArg(c)) => {
             if args.procs == 0 {
                 return fail("--procs must be at least 1");
             }
             let m = &models[0];
-            curves = dispatch!(c, collective_curves(&m.spec, args.procs, &grid))?;
-            let chosen = dispatch!(c, spans(&m.spec, &[args.procs], &grid))?;
+            let model: &dyn CommModel = &m.spec;
+            let (procs, grid) = (args.procs, &grid[..]);
+            let family = args.family.0;
+            let (found, chosen) = visit!(family, c, |model: &'a dyn CommModel, procs: u64, grid: &'a [u64]| -> Result<(Vec<Curve>, Vec<crate::collective::Span>), Failure> {
+                A => Ok((collective_curves::<A>(model, procs, grid)?, spans::<A>(model, &[procs], grid)?))
+            })??;
+            curves = found;
             for s in chosen.iter().skip(1) {
                 switches.push((s.first as f64, format!("→ {}", s.algorithm)));
             }
-            title = format!("{}, P = {}, model {}", c.name(), args.procs, m.name);
+            title = format!("{c} ({family}), P = {}, model {}", args.procs, m.name);
         }
     }
     let mut measured: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
@@ -219,7 +229,7 @@ pub fn run(args: PlotArgs) -> Result<(), Failure> {
         for series in read_measured(path)? {
             let wanted = match (&series.kind, args.collective) {
                 (SeriesKind::Latency, None) => true,
-                (SeriesKind::Collective(name), Some(c)) => c.matches_series(name),
+                (SeriesKind::Collective(name), Some(CollectiveArg(c))) => matches_series(c, name),
                 _ => false,
             };
             if wanted {

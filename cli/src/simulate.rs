@@ -4,19 +4,16 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
-use commcost::collectives::AlgorithmParseError;
-use commcost::collectives::ompi::OmpiCollective;
-use commcost::collectives::{Algorithm, Operator, Problem, ompi};
+use commcost::collectives::{AlgorithmParseError, Collective, Family, Operator, Problem};
 use commcost::sim::{
-    CriticalPath, ExactClosedForm, GoalError, Noise, OpId, OpKind, Schedule, SimOptions, SimResult,
-    Simulator, ToSchedule,
+    CriticalPath, GoalError, Noise, OpId, OpKind, Schedule, SimAlgorithm, SimOptions, SimResult,
+    Simulator,
 };
 use commcost::{CommModel, Message};
 use plotters::prelude::*;
 
-use crate::collective::Collective;
+use crate::collective::FamilyArg;
 use crate::model::{self, Loaded};
 use crate::units::{self, human_bytes, human_time};
 use crate::{Failure, ModelSource, fail};
@@ -37,12 +34,13 @@ pub const MAX_SVG_BARS: usize = 100_000;
 
 #[derive(Debug, clap::Args)]
 pub struct SimulateArgs {
-    /// The collective: broadcast (bcast), scan, reduce, allreduce, allgather, gather, scatter,
-    /// barrier, alltoall; with --ompi Open MPI's (bcast, allreduce, reduce, allgather,
-    /// alltoall, barrier, reduce-scatter, gather, scatter). Not with --goal.
+    /// The collective (bcast, reduce, allreduce, allgather, gather, scatter, barrier, alltoall;
+    /// reduce-scatter in Open MPI's family, scan in the textbook and MPICH families). Not with
+    /// --goal.
     collective: Option<String>,
-    /// The algorithm, by its name (`binomial`, `pipelined:segment=8192`; with --ompi Open
-    /// MPI's, `linear-sync:segment=4096`). An unknown name lists the valid ones.
+    /// The algorithm, by its name in the family (`binomial`, `pipeline:segment=8192`,
+    /// `linear-sync:segment=4096`; Open MPI's ID; textbook `pipelined:segment=8192`). An
+    /// unknown name lists the valid ones.
     #[arg(long, value_name = "NAME")]
     algorithm: Option<String>,
     /// A LogGOPSim GOAL file to simulate instead of a collective.
@@ -63,10 +61,10 @@ pub struct SimulateArgs {
     /// The reduction operator's cost: PER_CALL,PER_BYTE as times (`1us,0.5ns`).
     #[arg(long, allow_hyphen_values = true, value_name = "PER_CALL,PER_BYTE")]
     operator: Option<String>,
-    /// Open MPI's algorithms (`collectives::ompi`, as `coll_base_*.c` runs them) instead of
-    /// the textbook ones.
-    #[arg(long)]
-    ompi: bool,
+    /// The algorithm family: Open MPI's tuned component as `coll_base_*.c` runs it (the
+    /// default), the textbook algorithms, or MPICH's [default: ompi].
+    #[arg(long, value_enum)]
+    family: Option<FamilyArg>,
     /// Messages larger than this many bytes use the rendezvous protocol (default: all eager).
     #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES")]
     rendezvous_above: Option<u64>,
@@ -106,7 +104,7 @@ enum Subject {
         algorithm: String,
         processes: u64,
         bytes: u64,
-        ompi: bool,
+        family: Family,
         closed_form: f64,
         exact: bool,
     },
@@ -183,7 +181,7 @@ fn simulate_and_report(
                 (args.procs.is_some(), "--procs"),
                 (args.bytes.is_some(), "--bytes"),
                 (args.operator.is_some(), "--operator"),
-                (args.ompi, "--ompi"),
+                (args.family.is_some(), "--family"),
             ] {
                 if given {
                     return fail(format!("{flag} describes a collective; not with --goal"));
@@ -219,23 +217,18 @@ fn simulate_and_report(
             if let Some(op) = &args.operator {
                 problem = problem.with_operator(parse_operator(op)?);
             }
-            let (collective, built) = build_collective(
-                name,
-                algorithm,
-                args.ompi,
-                Some(model),
-                &problem,
-                max_memory,
-            )?;
+            let family = args.family.unwrap_or_default().0;
+            let (collective, built) =
+                build_collective(family, name, algorithm, Some(model), &problem, max_memory)?;
             let (closed_form, exact) = built.closed.unwrap_or((0.0, false));
             (
                 built.schedule,
                 Subject::Collective {
-                    collective,
+                    collective: collective.to_string(),
                     algorithm: built.algorithm,
                     processes: procs,
                     bytes,
-                    ompi: args.ompi,
+                    family,
                     closed_form,
                     exact,
                 },
@@ -313,11 +306,10 @@ fn title(subject: &Subject, loaded: &Loaded) -> String {
             algorithm,
             processes,
             bytes,
-            ompi,
+            family,
             ..
         } => format!(
-            "{}{collective} {algorithm}, P = {processes}, {} bytes, model {}",
-            if *ompi { "Open MPI " } else { "" },
+            "{collective} {algorithm} ({family}), P = {processes}, {} bytes, model {}",
             human_bytes(*bytes),
             loaded.name
         ),
@@ -374,11 +366,11 @@ fn report(
                 algorithm,
                 processes,
                 bytes,
-                ompi,
+                family,
                 ..
             } => serde_json::json!({
                 "collective": collective, "algorithm": algorithm, "processes": processes,
-                "bytes": bytes, "ompi": ompi,
+                "bytes": bytes, "family": family.name(),
             }),
             Subject::Goal { path } => serde_json::json!({"goal": path.display().to_string()}),
         };

@@ -17,9 +17,11 @@ Models (``Model``):
 
 Collectives: ``select`` ranks every algorithm of a collective, ``table`` tabulates the best one
 over a grid; both return a list of dicts, or a pandas DataFrame when pandas is installed and
-``as_frame`` is not False. ``family="ompi"`` prices Open MPI's tuned algorithms (with their
-``ompi_id``), ``family="textbook"`` the algorithms of Thakur, Rabenseifner & Gropp,
-"Optimization of collective communication operations in MPICH", IJHPCA 19(1), 2005.
+``as_frame`` is not False. ``family="ompi"`` (the default, as in the command-line tool and the
+C ABI) prices Open MPI's tuned algorithms (with their ``ompi_id``), ``family="textbook"`` the
+algorithms of Thakur, Rabenseifner & Gropp, "Optimization of collective communication
+operations in MPICH", IJHPCA 19(1), 2005, and ``family="mpich"`` those of them MPICH runs,
+under MPICH's names.
 
 ``simulate`` runs one algorithm's message schedule in the LogGOPS simulator (Hoefler,
 Schneider, Lumsdaine, "LogGOPSim", HPDC/LSAP 2010) and returns the makespan, the finish time

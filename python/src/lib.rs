@@ -389,18 +389,19 @@ fn record<'py>(py: Python<'py>, c: &Choice, extra: &[(&str, u64)]) -> PyResult<B
     }
     d.set_item("algorithm", &c.name)?;
     d.set_item("cost", c.cost)?;
-    d.set_item("ompi_id", c.ompi_id)?;
-    d.set_item("ompi_name", c.ompi_name)?;
-    d.set_item("segment", c.segment)?;
-    d.set_item("fanout", c.fanout)?;
+    let ompi = c.ompi;
+    d.set_item("ompi_id", ompi.map_or(0, |o| o.id))?;
+    d.set_item("ompi_name", ompi.map_or("", |o| o.name))?;
+    d.set_item("segment", ompi.map_or(0, |o| o.segment))?;
+    d.set_item("fanout", ompi.map_or(0, |o| o.fanout))?;
     d.set_item("mpich_name", c.mpich_name)?;
     Ok(d)
 }
 
 fn coll_and_family(collective: &str, family: &str) -> PyResult<(Collective, Family)> {
     Ok((
-        Collective::from_name(collective).map_err(err)?,
-        Family::from_name(family).map_err(err)?,
+        core::collective_from_name(collective).map_err(err)?,
+        core::family_from_name(family).map_err(err)?,
     ))
 }
 

@@ -108,6 +108,11 @@ def test_select_ranks_with_open_mpi_ids_and_mpich_names(openib):
     names = {r["algorithm"]: r["mpich_name"] for r in text}
     assert names["rabenseifner"] == "reduce_scatter_allgather"
     assert all(r["ompi_id"] == 0 for r in text)
+    # MPICH's family: the textbook algorithms MPICH runs, named as MPICH names them, at the
+    # textbook costs
+    mpich_rows = commcost.select(openib, "allreduce", 8, 1 << 20, family="mpich", as_frame=False)
+    costs = {r["mpich_name"]: r["cost"] for r in text if r["mpich_name"]}
+    assert {r["algorithm"]: r["cost"] for r in mpich_rows} == costs
 
 
 def test_table_grid_and_frame(openib):

@@ -4,8 +4,9 @@
 use crate::CommModel;
 use crate::Message;
 use crate::calibrate::CalibrationError;
-use crate::collectives::ompi::{OmpiCollective, forced_cost};
+use crate::collectives::ompi::forced_cost;
 use crate::collectives::{CallCost, CallCosts, LocalWork, Operator, Problem};
+use crate::collectives::{Collective, Family};
 use crate::util::stats::median;
 
 /// The most rows [`parse_forced_runs`] reads (a 2-minute sweep writes a few hundred).
@@ -19,8 +20,8 @@ pub const FORCED_RUN_SECONDS: std::ops::RangeInclusive<f64> = 1e-12..=1e6;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ForcedRun {
     /// The collective, as the crate prices it.
-    pub collective: OmpiCollective,
-    /// Open MPI's algorithm ID, as the crate's [`OmpiCollective`] numbers it.
+    pub collective: Collective,
+    /// Open MPI's algorithm ID, as the crate's [`Collective`] numbers it.
     pub algorithm: u32,
     /// The forced segment size, bytes (0: unsegmented).
     pub segment: u64,
@@ -80,7 +81,7 @@ impl ForcedStat {
 ///
 /// ```
 /// use commcost::calibrate::{ForcedStat, parse_forced_runs};
-/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::collectives::Collective;
 ///
 /// let csv = "collective,procs,algorithm_id,segsize,bytes,count,elem_bytes,median_s\n\
 ///            gather,4,2,0,256,8,8,3e-6\n\
@@ -88,7 +89,7 @@ impl ForcedStat {
 /// let runs = parse_forced_runs(csv, ForcedStat::Median)?;
 /// assert_eq!(runs.len(), 1); // Open MPI's default is not a forced run
 /// // gather's message is one rank's block (count × elem_bytes), not the lookup size
-/// assert_eq!((runs[0].collective, runs[0].algorithm, runs[0].bytes), (OmpiCollective::Gather, 2, 64));
+/// assert_eq!((runs[0].collective, runs[0].algorithm, runs[0].bytes), (Collective::Gather, 2, 64));
 /// assert!(parse_forced_runs("collective,procs\n", ForcedStat::Median).is_err());
 ///
 /// // a selection sweep: OSU's average latency (µs) with gather's algorithm 2 forced
@@ -157,35 +158,28 @@ pub fn parse_forced_runs(text: &str, stat: ForcedStat) -> Result<Vec<ForcedRun>,
             .parse()
             .map_err(|e| parse_err(n, format!("`algorithm_id`: {e}")))?;
         let name = field(c_coll, "collective")?;
-        let (collective, algorithm) = match name {
-            "reduce_scatter_block" => match id {
-                1 => (OmpiCollective::ReduceScatter, 1),
-                3 => (OmpiCollective::ReduceScatter, 2),
-                4 => (OmpiCollective::ReduceScatter, 4),
-                2 => continue,
-                _ => {
-                    return Err(parse_err(
-                        n,
-                        format!("`algorithm_id` {id}: reduce_scatter_block has 1..=4"),
-                    ));
-                }
-            },
-            other => {
-                let c: OmpiCollective = other
-                    .parse()
-                    .map_err(|_| parse_err(n, format!("unknown collective `{other}`")))?;
-                (c, id)
-            }
-        };
-        if algorithm == 0 || algorithm > collective.max_algorithm_id() {
+        let measured: Collective = name
+            .parse()
+            .map_err(|_| parse_err(n, format!("unknown collective `{name}`")))?;
+        if measured.ompi_priced_as(1).is_none() {
+            return Err(parse_err(
+                n,
+                format!("{measured}: the crate has no Open MPI algorithms to price it with"),
+            ));
+        }
+        if id == 0 || id > measured.ompi_max_algorithm_id() {
             return Err(parse_err(
                 n,
                 format!(
-                    "`algorithm_id` {id}: {collective} has 1..={}",
-                    collective.max_algorithm_id()
+                    "`algorithm_id` {id}: {measured} has 1..={}",
+                    measured.ompi_max_algorithm_id()
                 ),
             ));
         }
+        // a run the crate has no algorithm for (reduce_scatter_block's recursive doubling)
+        let Some((collective, algorithm)) = measured.ompi_priced_as(id) else {
+            continue;
+        };
         let processes = int(c_procs, "procs")?;
         if processes == 0 {
             return Err(parse_err(n, "`procs` is 0".into()));
@@ -194,11 +188,11 @@ pub fn parse_forced_runs(text: &str, stat: ForcedStat) -> Result<Vec<ForcedRun>,
             .checked_mul(int(c_elem, "elem_bytes")?)
             .ok_or_else(|| parse_err(n, "`count` × `elem_bytes` overflows".into()))?;
         let bytes = match collective {
-            OmpiCollective::Barrier => 0,
-            OmpiCollective::Allgather
-            | OmpiCollective::Alltoall
-            | OmpiCollective::Gather
-            | OmpiCollective::Scatter => block,
+            Collective::Barrier => 0,
+            Collective::Allgather
+            | Collective::Alltoall
+            | Collective::Gather
+            | Collective::Scatter => block,
             _ => int(c_bytes, "bytes")?,
         };
         let seconds: f64 = field(c_time, stat.column())?
@@ -248,7 +242,7 @@ impl Default for CallCostPlan {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FittedCallCost {
     /// The collective.
-    pub collective: OmpiCollective,
+    pub collective: Collective,
     /// Open MPI's ID.
     pub algorithm: u32,
     /// The crate's name of the algorithm (as priced, unsegmented).
@@ -301,7 +295,7 @@ pub struct CallCostFit {
     /// Errors on the held-out runs (other sizes, other process counts): the check of the fit.
     pub held_out: Option<CallCostErrors>,
     /// Held-out errors per collective.
-    pub held_out_by_collective: Vec<(OmpiCollective, CallCostErrors)>,
+    pub held_out_by_collective: Vec<(Collective, CallCostErrors)>,
     /// Held-out errors per process count (at the fitted count: the larger sizes).
     pub held_out_by_processes: Vec<(u64, CallCostErrors)>,
     /// Runs the crate cannot price (an algorithm that cannot run on that many processes).
@@ -311,7 +305,7 @@ pub struct CallCostFit {
 fn problem_of(run: &ForcedRun, operator: Operator, local: LocalWork) -> Problem {
     let p = Problem::new(run.processes, Message::contiguous(run.bytes)).with_local(local);
     match run.collective {
-        OmpiCollective::Allreduce | OmpiCollective::Reduce | OmpiCollective::ReduceScatter => {
+        Collective::Allreduce | Collective::Reduce | Collective::ReduceScatter => {
             p.with_operator(operator)
         }
         _ => p,
@@ -345,7 +339,8 @@ fn problem_of(run: &ForcedRun, operator: Operator, local: LocalWork) -> Problem 
 ///
 /// ```
 /// use commcost::calibrate::{CallCostPlan, ForcedRun, fit_call_costs};
-/// use commcost::collectives::ompi::{OmpiCollective, forced_cost};
+/// use commcost::collectives::Collective;
+/// use commcost::collectives::ompi::forced_cost;
 /// use commcost::collectives::{LocalWork, Operator, Problem};
 /// use commcost::{LogGP, Message};
 ///
@@ -355,13 +350,13 @@ fn problem_of(run: &ForcedRun, operator: Operator, local: LocalWork) -> Problem 
 ///     .iter()
 ///     .map(|&bytes| {
 ///         let problem = Problem::new(2, Message::contiguous(bytes));
-///         let (_, t) = forced_cost(OmpiCollective::Bcast, 6, 0, &model, &problem).unwrap();
-///         ForcedRun { collective: OmpiCollective::Bcast, algorithm: 6, segment: 0,
+///         let (_, t) = forced_cost(Collective::Bcast, 6, 0, &model, &problem).unwrap();
+///         ForcedRun { collective: Collective::Bcast, algorithm: 6, segment: 0,
 ///                     processes: 2, bytes, seconds: t + 2e-6 }
 ///     })
 ///     .collect();
 /// let fit = fit_call_costs(&runs, &model, Operator::FREE, LocalWork::FREE, &CallCostPlan::default())?;
-/// assert!((fit.calls.get(OmpiCollective::Bcast, 6) - 2e-6).abs() < 1e-15);
+/// assert!((fit.calls.get(Collective::Bcast, 6) - 2e-6).abs() < 1e-15);
 /// let held_out = fit.held_out.unwrap(); // the 4 KiB run
 /// assert_eq!(held_out.runs, 1);
 /// assert!(held_out.median_with < 1e-9 && held_out.median_without > 0.1);
@@ -378,8 +373,8 @@ pub fn fit_call_costs(
     let in_fit = |r: &ForcedRun| r.processes == plan.fit_processes && r.bytes <= plan.fit_max_bytes;
     let mut fitted: Vec<FittedCallCost> = Vec::new();
     let mut entries = Vec::new();
-    for &collective in OmpiCollective::ALL {
-        for algorithm in 1..=collective.max_algorithm_id() {
+    for collective in Family::Ompi.collectives() {
+        for algorithm in 1..=collective.ompi_max_algorithm_id() {
             let mut excess: Vec<f64> = priced
                 .iter()
                 .filter(|(r, _, _)| {
@@ -427,9 +422,10 @@ pub fn fit_call_costs(
     let errors = |set: &[&(ForcedRun, f64, String)]| errors_of(set, &calls);
     let fit_set: Vec<_> = priced.iter().filter(|(r, _, _)| in_fit(r)).collect();
     let held: Vec<_> = priced.iter().filter(|(r, _, _)| !in_fit(r)).collect();
-    let held_out_by_collective = OmpiCollective::ALL
-        .iter()
-        .filter_map(|&c| {
+    let held_out_by_collective = Family::Ompi
+        .collectives()
+        .into_iter()
+        .filter_map(|c| {
             let set: Vec<_> = held
                 .iter()
                 .copied()
@@ -502,25 +498,26 @@ fn price_runs(
 ///
 /// ```
 /// use commcost::calibrate::{ForcedRun, check_call_costs};
-/// use commcost::collectives::ompi::{OmpiCollective, forced_cost};
+/// use commcost::collectives::Collective;
+/// use commcost::collectives::ompi::forced_cost;
 /// use commcost::collectives::{CallCost, CallCosts, LocalWork, Operator, Problem};
 /// use commcost::{LogGP, Message};
 ///
 /// let model = LogGP::new(1e-6, 0.5e-6, 1e-6, 1e-10)?;
 /// let price = |id: u32| {
-///     forced_cost(OmpiCollective::Bcast, id, 0, &model, &Problem::new(2, Message::contiguous(8)))
+///     forced_cost(Collective::Bcast, id, 0, &model, &Problem::new(2, Message::contiguous(8)))
 ///         .unwrap()
 ///         .1
 /// };
 /// // measured: linear (1) 3 µs above its price, binomial (6) 1 µs above
 /// let run = |algorithm: u32, extra: f64| ForcedRun {
-///     collective: OmpiCollective::Bcast, algorithm, segment: 0, processes: 2, bytes: 8,
+///     collective: Collective::Bcast, algorithm, segment: 0, processes: 2, bytes: 8,
 ///     seconds: price(algorithm) + extra,
 /// };
 /// let runs = [run(1, 3e-6), run(6, 1e-6)];
 /// let calls = CallCosts::new(&[
-///     CallCost { collective: OmpiCollective::Bcast, algorithm: 1, seconds: 3e-6 },
-///     CallCost { collective: OmpiCollective::Bcast, algorithm: 6, seconds: 1e-6 },
+///     CallCost { collective: Collective::Bcast, algorithm: 1, seconds: 3e-6 },
+///     CallCost { collective: Collective::Bcast, algorithm: 6, seconds: 1e-6 },
 /// ])?;
 /// let check = check_call_costs(&runs, &model, Operator::FREE, LocalWork::FREE.with_calls(calls))?
 ///     .unwrap();
@@ -640,7 +637,7 @@ mod tests {
         assert_eq!(
             runs[0],
             ForcedRun {
-                collective: OmpiCollective::Bcast,
+                collective: Collective::Bcast,
                 algorithm: 6,
                 segment: 0,
                 processes: 2,
@@ -653,7 +650,7 @@ mod tests {
         // reduce_scatter_block 3 (recursive halving) is reduce_scatter's 2
         assert_eq!(
             (runs[2].collective, runs[2].algorithm, runs[2].bytes),
-            (OmpiCollective::ReduceScatter, 2, 128)
+            (Collective::ReduceScatter, 2, 128)
         );
         let pipelined = parse_forced_runs(&text, ForcedStat::Pipelined).unwrap();
         assert_eq!(pipelined[0].seconds.to_bits(), 0.5e-6f64.to_bits());
@@ -690,7 +687,7 @@ mod tests {
         let model = crate::LogGP::new(1e-6, 1e-6, 1e-6, 1e-9).unwrap();
         let runs: Vec<ForcedRun> = (0..20_000u64)
             .map(|i| ForcedRun {
-                collective: OmpiCollective::Bcast,
+                collective: Collective::Bcast,
                 algorithm: 1 + (i % 2) as u32,
                 segment: 0,
                 processes: if i < 10 { 2 } else { 3 + i },
@@ -717,7 +714,7 @@ mod tests {
     fn empty_fit_set_is_an_error() {
         let model = crate::LogGP::new(1e-6, 1e-6, 1e-6, 1e-9).unwrap();
         let run = ForcedRun {
-            collective: OmpiCollective::Bcast,
+            collective: Collective::Bcast,
             algorithm: 1,
             segment: 0,
             processes: 4,

@@ -70,9 +70,6 @@ pub enum CalibrationError {
         /// What is wrong.
         message: String,
     },
-    /// A measurement failed on the prober's side.
-    #[error("measurement failed: {0}")]
-    Probe(String),
     /// A fit failed.
     #[error(transparent)]
     Fit(#[from] FitError),

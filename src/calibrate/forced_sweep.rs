@@ -3,7 +3,7 @@
 
 use super::collectives::{FORCED_RUN_SECONDS, ForcedRun, MAX_FORCED_RUNS};
 use crate::calibrate::CalibrationError;
-use crate::collectives::ompi::OmpiCollective;
+use crate::collectives::Collective;
 
 /// Reads the rows `config = forced:<ID>:<segment>` of a sweep CSV whose header (`header`, the
 /// fields of the first non-comment line) has the columns `collective`, `procs`, `config`,
@@ -64,16 +64,16 @@ pub(super) fn parse_sweep<'a>(
                 .map_err(|e| parse_err(n, format!("`{name}` `{text}`: {e}")))
         };
         let name = field(c_coll, "collective")?;
-        let collective: OmpiCollective = name
+        let collective: Collective = name
             .parse()
             .map_err(|_| parse_err(n, format!("unknown collective `{name}`")))?;
         let algorithm = u32::try_from(number(id, "config")?).unwrap_or(u32::MAX);
-        if algorithm == 0 || algorithm > collective.max_algorithm_id() {
+        if algorithm == 0 || algorithm > collective.ompi_max_algorithm_id() {
             return Err(parse_err(
                 n,
                 format!(
                     "`config` algorithm {id}: {collective} has 1..={}",
-                    collective.max_algorithm_id()
+                    collective.ompi_max_algorithm_id()
                 ),
             ));
         }
@@ -84,7 +84,7 @@ pub(super) fn parse_sweep<'a>(
         let bytes = number(field(c_bytes, "bytes")?, "bytes")?;
         let reduction = matches!(
             collective,
-            OmpiCollective::Reduce | OmpiCollective::Allreduce | OmpiCollective::ReduceScatter
+            Collective::Reduce | Collective::Allreduce | Collective::ReduceScatter
         );
         if reduction && bytes < 4 {
             continue;
@@ -106,7 +106,7 @@ pub(super) fn parse_sweep<'a>(
             algorithm,
             segment: number(segment, "config")?,
             processes,
-            bytes: if collective == OmpiCollective::Barrier {
+            bytes: if collective == Collective::Barrier {
                 0
             } else {
                 bytes

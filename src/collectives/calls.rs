@@ -1,7 +1,8 @@
 //! Per-call software costs of Open MPI's collective algorithms (see [`CallCosts`]).
 
+use crate::collectives::Collective;
 use crate::collectives::CollectiveError;
-use crate::collectives::ompi::{OmpiAlgorithm, OmpiCollective};
+use crate::collectives::ompi::OmpiAlgorithm;
 
 /// The largest algorithm ID of any Open MPI 4.1.4 `coll_tuned` collective (bcast's 9).
 const MAX_ID: usize = 9;
@@ -16,8 +17,8 @@ const MAX_ID: usize = 9;
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct CallCost {
     /// The collective.
-    pub collective: OmpiCollective,
-    /// Open MPI's ID of the algorithm (`1..=collective.max_algorithm_id()`).
+    pub collective: Collective,
+    /// Open MPI's ID of the algorithm (`1..=collective.ompi_max_algorithm_id()`).
     pub algorithm: u32,
     /// Seconds per call, finite and `>= 0`.
     pub seconds: f64,
@@ -48,17 +49,17 @@ pub struct CallCost {
 /// # Examples
 ///
 /// ```
-/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::collectives::Collective;
 /// use commcost::collectives::{CallCost, CallCosts};
 ///
 /// let calls = CallCosts::new(&[CallCost {
-///     collective: OmpiCollective::Bcast,
+///     collective: Collective::Bcast,
 ///     algorithm: 6,
 ///     seconds: 1.5e-6,
 /// }])?;
-/// assert_eq!(calls.get(OmpiCollective::Bcast, 6), 1.5e-6);
-/// assert_eq!(calls.get(OmpiCollective::Bcast, 5), 0.0);
-/// assert!(CallCosts::new(&[CallCost { collective: OmpiCollective::Gather, algorithm: 4, seconds: 1e-6 }]).is_err());
+/// assert_eq!(calls.get(Collective::Bcast, 6), 1.5e-6);
+/// assert_eq!(calls.get(Collective::Bcast, 5), 0.0);
+/// assert!(CallCosts::new(&[CallCost { collective: Collective::Gather, algorithm: 4, seconds: 1e-6 }]).is_err());
 /// # Ok::<(), commcost::collectives::CollectiveError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq)]
@@ -68,10 +69,10 @@ pub struct CallCost {
     serde(try_from = "Vec<CallCost>", into = "Vec<CallCost>")
 )]
 pub struct CallCosts {
-    /// Seconds by collective (index in [`OmpiCollective::ALL`]) and algorithm ID - 1.
-    seconds: [[f64; MAX_ID]; OmpiCollective::ALL.len()],
+    /// Seconds by collective (index in [`Collective::ALL`]) and algorithm ID - 1.
+    seconds: [[f64; MAX_ID]; Collective::ALL.len()],
     /// Whether any entry is set (then the table is not empty, even with 0-second entries).
-    set: [[bool; MAX_ID]; OmpiCollective::ALL.len()],
+    set: [[bool; MAX_ID]; Collective::ALL.len()],
     /// The number of entries set: keeps `is_empty` / `is_zero`, which every Open MPI price asks
     /// through `LocalWork::is_free`, to one comparison for the usual empty table.
     len: u8,
@@ -90,9 +91,9 @@ impl Default for CallCosts {
     }
 }
 
-/// The index of a collective in [`OmpiCollective::ALL`].
-fn index(collective: OmpiCollective) -> usize {
-    OmpiCollective::ALL
+/// The index of a collective in [`Collective::ALL`].
+fn index(collective: Collective) -> usize {
+    Collective::ALL
         .iter()
         .position(|&c| c == collective)
         .unwrap_or(0)
@@ -101,8 +102,8 @@ fn index(collective: OmpiCollective) -> usize {
 impl CallCosts {
     /// No call costs.
     pub const NONE: Self = Self {
-        seconds: [[0.0; MAX_ID]; OmpiCollective::ALL.len()],
-        set: [[false; MAX_ID]; OmpiCollective::ALL.len()],
+        seconds: [[0.0; MAX_ID]; Collective::ALL.len()],
+        set: [[false; MAX_ID]; Collective::ALL.len()],
         len: 0,
     };
 
@@ -111,7 +112,7 @@ impl CallCosts {
     /// # Errors
     ///
     /// [`CollectiveError::InvalidLocalWork`] naming the entry for an algorithm ID outside
-    /// `1..=collective.max_algorithm_id()`, seconds that are negative or not finite, or an
+    /// `1..=collective.ompi_max_algorithm_id()`, seconds that are negative or not finite, or an
     /// entry given twice.
     pub fn new(entries: &[CallCost]) -> Result<Self, CollectiveError> {
         let mut table = Self::NONE;
@@ -119,10 +120,10 @@ impl CallCosts {
             let invalid = |what: String| CollectiveError::InvalidLocalWork {
                 detail: format!("calls[{i}] ({} {}): {what}", e.collective, e.algorithm),
             };
-            if e.algorithm == 0 || e.algorithm > e.collective.max_algorithm_id() {
+            if e.algorithm == 0 || e.algorithm > e.collective.ompi_max_algorithm_id() {
                 return Err(invalid(format!(
                     "algorithm must be 1..={} (Open MPI 4.1.4's IDs of {})",
-                    e.collective.max_algorithm_id(),
+                    e.collective.ompi_max_algorithm_id(),
                     e.collective
                 )));
             }
@@ -146,7 +147,7 @@ impl CallCosts {
     /// Seconds per call of `collective`'s algorithm `algorithm` (Open MPI's ID); 0 where the
     /// table has no entry.
     #[must_use]
-    pub fn get(&self, collective: OmpiCollective, algorithm: u32) -> f64 {
+    pub fn get(&self, collective: Collective, algorithm: u32) -> f64 {
         let a = algorithm as usize;
         if a == 0 || a > MAX_ID {
             return 0.0;
@@ -163,7 +164,7 @@ impl CallCosts {
     /// The entries, by collective (ID order) and algorithm ID.
     pub fn entries(&self) -> Vec<CallCost> {
         let mut out = Vec::with_capacity(usize::from(self.len));
-        for (c, &collective) in OmpiCollective::ALL.iter().enumerate() {
+        for (c, &collective) in Collective::ALL.iter().enumerate() {
             for a in 0..MAX_ID {
                 if self.set[c][a] {
                     out.push(CallCost {
@@ -212,12 +213,12 @@ mod tests {
     fn entries_round_trip_in_id_order() {
         let given = [
             CallCost {
-                collective: OmpiCollective::Reduce,
+                collective: Collective::Reduce,
                 algorithm: 7,
                 seconds: 3e-6,
             },
             CallCost {
-                collective: OmpiCollective::Allgather,
+                collective: Collective::Allgather,
                 algorithm: 2,
                 seconds: 0.0,
             },
@@ -228,19 +229,10 @@ mod tests {
         assert!(format!("{t:?}").starts_with("[CallCost { collective: Allgather, algorithm: 2"));
         assert!(!t.is_empty());
         assert!(!t.is_zero());
-        assert_eq!(
-            t.get(OmpiCollective::Reduce, 7).to_bits(),
-            3e-6f64.to_bits()
-        );
-        assert_eq!(t.get(OmpiCollective::Reduce, 0).to_bits(), 0.0f64.to_bits());
-        assert_eq!(
-            t.get(OmpiCollective::Reduce, 10).to_bits(),
-            0.0f64.to_bits()
-        );
-        assert_eq!(
-            t.get(OmpiCollective::Scatter, 1).to_bits(),
-            0.0f64.to_bits()
-        );
+        assert_eq!(t.get(Collective::Reduce, 7).to_bits(), 3e-6f64.to_bits());
+        assert_eq!(t.get(Collective::Reduce, 0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(t.get(Collective::Reduce, 10).to_bits(), 0.0f64.to_bits());
+        assert_eq!(t.get(Collective::Scatter, 1).to_bits(), 0.0f64.to_bits());
     }
 
     #[test]
@@ -254,12 +246,12 @@ mod tests {
             .unwrap_err()
             .to_string()
         };
-        assert!(bad(OmpiCollective::Bcast, 10, 1e-6).contains("1..=9"));
-        assert!(bad(OmpiCollective::Bcast, 0, 1e-6).contains("calls[0]"));
-        assert!(bad(OmpiCollective::Bcast, 1, -1e-6).contains("seconds"));
-        assert!(bad(OmpiCollective::Bcast, 1, f64::NAN).contains("seconds"));
+        assert!(bad(Collective::Bcast, 10, 1e-6).contains("1..=9"));
+        assert!(bad(Collective::Bcast, 0, 1e-6).contains("calls[0]"));
+        assert!(bad(Collective::Bcast, 1, -1e-6).contains("seconds"));
+        assert!(bad(Collective::Bcast, 1, f64::NAN).contains("seconds"));
         let twice = CallCost {
-            collective: OmpiCollective::Bcast,
+            collective: Collective::Bcast,
             algorithm: 1,
             seconds: 1e-6,
         };
@@ -273,8 +265,8 @@ mod tests {
 
     #[test]
     fn max_id_covers_every_collective() {
-        for &c in OmpiCollective::ALL {
-            assert!(c.max_algorithm_id() as usize <= MAX_ID, "{c}");
+        for c in Collective::ALL {
+            assert!(c.ompi_max_algorithm_id() as usize <= MAX_ID, "{c}");
         }
     }
 }

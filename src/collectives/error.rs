@@ -36,6 +36,15 @@ pub enum CollectiveError {
         /// What is wrong, naming the field.
         detail: String,
     },
+    /// A collective the algorithm family does not price (scan in Open MPI's family,
+    /// reduce_scatter in the textbook one); [`Collective::families`](crate::collectives::Collective::families) lists the families that do.
+    #[error("{family}'s algorithms do not include {collective} (families that price it: {})", families_of(*collective))]
+    NotPriced {
+        /// The family asked for.
+        family: crate::collectives::Family,
+        /// The collective asked for.
+        collective: crate::collectives::Collective,
+    },
     /// An algorithm that cannot run on this many processes (Open MPI's `two_proc` algorithms
     /// need exactly 2).
     #[error("algorithm `{algorithm}` cannot run on {processes} processes: {requirement}")]
@@ -63,6 +72,15 @@ pub enum CollectiveError {
         /// The allowed range in words.
         expected: &'static str,
     },
+}
+
+fn families_of(collective: crate::collectives::Collective) -> String {
+    let names: Vec<&str> = collective.families().iter().map(|f| f.name()).collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
 }
 
 /// An algorithm name that does not parse ([`std::str::FromStr`] of the collective algorithms).

@@ -283,13 +283,14 @@ impl LocalWork {
     /// # Examples
     ///
     /// ```
-    /// use commcost::collectives::ompi::{Bcast, OmpiCollective};
+    /// use commcost::collectives::Collective;
+    /// use commcost::collectives::ompi::Bcast;
     /// use commcost::collectives::{Algorithm, CallCost, CallCosts, LocalWork, Problem};
     /// use commcost::{LogGP, Message};
     ///
     /// let model = LogGP::new(1e-6, 0.5e-6, 1e-6, 1e-10)?;
     /// let problem = Problem::new(2, Message::contiguous(8));
-    /// let calls = CallCosts::new(&[CallCost { collective: OmpiCollective::Bcast, algorithm: 6, seconds: 2e-6 }])?;
+    /// let calls = CallCosts::new(&[CallCost { collective: Collective::Bcast, algorithm: 6, seconds: 2e-6 }])?;
     /// let priced = problem.with_local(LocalWork::FREE.with_calls(calls));
     /// let binomial = Bcast::Binomial { segment: 0 };
     /// let extra = binomial.cost(&model, &priced)? - binomial.cost(&model, &problem)?;

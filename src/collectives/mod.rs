@@ -87,8 +87,10 @@
 //!   within one cost).
 
 mod calls;
+mod collective;
 mod error;
 mod eval;
+mod family;
 mod local;
 pub mod ompi;
 mod parse;
@@ -96,7 +98,12 @@ mod select;
 mod textbook;
 
 pub use calls::{CallCost, CallCosts};
+pub use collective::Collective;
 pub use error::{AlgorithmParseError, CollectiveError};
+pub use family::{
+    AlgorithmVisitor, Choice, Family, FamilyAlgorithm, Mpich, OmpiSetting, best_in, cost_in,
+    rank_in,
+};
 pub use local::{Copies, CopyCost, LocalWork, MAX_COPY_CLASSES};
 pub use select::{DecisionTable, SwitchPoint, best, crossover, rank};
 pub use textbook::{

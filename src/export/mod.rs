@@ -25,11 +25,11 @@
 //! # Message sizes
 //!
 //! The `sizes` given are in the file's own convention for each collective
-//! ([`OmpiCollective::rules_size`]: `m P` for allgather, alltoall, gather and scatter; `m` for
+//! ([`Collective::ompi_rules_size`](crate::collectives::Collective::ompi_rules_size): `m P` for allgather, alltoall, gather and scatter; `m` for
 //! the rest; barrier has one rule at 0). For MPICH, `avg_msg_size` is the buffer `m`
 //! (per-pair block for alltoall) and `total_msg_size` (allgather, gather, scatter) is `m P`.
 
-use crate::collectives::ompi::OmpiCollective;
+use crate::collectives::Collective;
 
 mod error;
 mod grid;
@@ -39,7 +39,7 @@ mod rules;
 
 pub use error::ExportError;
 pub use grid::OnTie;
-pub use mpich::{MpichJsonOptions, MpichVersion, mpich_json};
+pub use mpich::{MpichJsonOptions, MpichVersion, mpich_json, mpich_json_collectives};
 pub use ompi::{OmpiRulesOptions, ompi_fixed_rules, ompi_rules};
 pub use rules::{OmpiBlock, OmpiCollectiveRules, OmpiRule, OmpiRules};
 
@@ -64,7 +64,7 @@ fn echo(s: &str) -> String {
 
 /// No collective twice, no communicator size an MPI `int` cannot hold, a bounded grid.
 pub(super) fn check_collectives(
-    collectives: &[OmpiCollective],
+    collectives: &[Collective],
     processes: &[u64],
     sizes: &[u64],
 ) -> Result<(), ExportError> {
@@ -72,7 +72,7 @@ pub(super) fn check_collectives(
         if collectives[..i].contains(c) {
             return Err(ExportError::Grid {
                 what: "collectives",
-                detail: format!("{} given twice", c.ompi_name()),
+                detail: format!("{} given twice", c.name()),
             });
         }
     }

@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use super::grid::{Grid, OnTie, choose};
 use super::{check_collectives, check_grid};
-use crate::collectives::ompi::OmpiCollective;
+use crate::collectives::Collective;
 use crate::collectives::{self, MpichAlgorithm, Operator, Problem};
 use crate::export::ExportError;
 use crate::{CommModel, Message};
@@ -253,18 +253,30 @@ fn skip_ws(b: &[u8], pos: &mut usize) {
     }
 }
 
+/// The collectives [`mpich_json`] writes decisions for: those with algorithms in MPICH's
+/// family and a subtree in MPICH's selection JSON (every one of
+/// [`Family::Mpich`](crate::collectives::Family::Mpich)'s but scan).
+pub fn mpich_json_collectives() -> Vec<Collective> {
+    Collective::ALL
+        .into_iter()
+        .filter(|&c| mpich_collective(c).is_some())
+        .collect()
+}
+
 /// MPICH's name of a collective this crate prices for MPICH, and its message-size key.
-fn mpich_collective(c: OmpiCollective) -> Option<(&'static str, &'static str)> {
+fn mpich_collective(c: Collective) -> Option<(&'static str, &'static str)> {
     Some(match c {
-        OmpiCollective::Bcast => ("bcast", "avg_msg_size"),
-        OmpiCollective::Allreduce => ("allreduce", "avg_msg_size"),
-        OmpiCollective::Reduce => ("reduce", "avg_msg_size"),
-        OmpiCollective::Alltoall => ("alltoall", "avg_msg_size"),
-        OmpiCollective::Allgather => ("allgather", "total_msg_size"),
-        OmpiCollective::Gather => ("gather", "total_msg_size"),
-        OmpiCollective::Scatter => ("scatter", "total_msg_size"),
-        OmpiCollective::Barrier => ("barrier", ""),
-        OmpiCollective::ReduceScatter => return None,
+        Collective::Bcast => ("bcast", "avg_msg_size"),
+        Collective::Allreduce => ("allreduce", "avg_msg_size"),
+        Collective::Reduce => ("reduce", "avg_msg_size"),
+        Collective::Alltoall => ("alltoall", "avg_msg_size"),
+        Collective::Allgather => ("allgather", "total_msg_size"),
+        Collective::Gather => ("gather", "total_msg_size"),
+        Collective::Scatter => ("scatter", "total_msg_size"),
+        Collective::Barrier => ("barrier", ""),
+        Collective::ReduceScatter | Collective::ReduceScatterBlock | Collective::Scan => {
+            return None;
+        }
     })
 }
 
@@ -354,14 +366,14 @@ fn mpich_collective(c: OmpiCollective) -> Option<(&'static str, &'static str)> {
 /// # Examples
 ///
 /// ```
-/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::collectives::Collective;
 /// use commcost::export::{self, MpichJsonOptions};
 /// use commcost::presets;
 ///
 /// let openib = presets::open_mpi_openib();
 /// let json = export::mpich_json(
 ///     &openib,
-///     &[OmpiCollective::Allreduce],
+///     &[Collective::Allreduce],
 ///     &[4, 64],
 ///     &[8, 1 << 20],
 ///     &MpichJsonOptions::default(),
@@ -376,20 +388,20 @@ fn mpich_collective(c: OmpiCollective) -> Option<(&'static str, &'static str)> {
 /// For a later MPICH version:
 ///
 /// ```
-/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::collectives::Collective;
 /// use commcost::export::{self, MpichJsonOptions, MpichVersion};
 /// use commcost::presets;
 ///
 /// let openib = presets::open_mpi_openib();
 /// let options = MpichJsonOptions { version: MpichVersion::V4_1, ..Default::default() };
 /// let json = export::mpich_json(
-///     &openib, &[OmpiCollective::Barrier], &[2, 64], &[1], &options)?;
+///     &openib, &[Collective::Barrier], &[2, 64], &[1], &options)?;
 /// assert!(json.contains("\"algorithm=MPIR_Barrier_intra_k_dissemination\": {\n"));
 /// # Ok::<(), commcost::export::ExportError>(())
 /// ```
 pub fn mpich_json(
     model: &dyn CommModel,
-    collectives: &[OmpiCollective],
+    collectives: &[Collective],
     processes: &[u64],
     sizes: &[u64],
     options: &MpichJsonOptions,
@@ -413,20 +425,22 @@ pub fn mpich_json(
     };
     for &c in collectives {
         let unsupported = ExportError::Unsupported {
-            collective: c.ompi_name(),
+            collective: c.name(),
             target: "MPICH selection JSON",
         };
         let (name, size_key) = mpich_collective(c).ok_or(unsupported.clone())?;
         let blocks = match c {
-            OmpiCollective::Bcast => grid.mpich_blocks::<collectives::Bcast>(c, version)?,
-            OmpiCollective::Allreduce => grid.mpich_blocks::<collectives::Allreduce>(c, version)?,
-            OmpiCollective::Reduce => grid.mpich_blocks::<collectives::Reduce>(c, version)?,
-            OmpiCollective::Alltoall => grid.mpich_blocks::<collectives::Alltoall>(c, version)?,
-            OmpiCollective::Allgather => grid.mpich_blocks::<collectives::Allgather>(c, version)?,
-            OmpiCollective::Gather => grid.mpich_blocks::<collectives::Gather>(c, version)?,
-            OmpiCollective::Scatter => grid.mpich_blocks::<collectives::Scatter>(c, version)?,
-            OmpiCollective::Barrier => grid.mpich_blocks::<collectives::Barrier>(c, version)?,
-            OmpiCollective::ReduceScatter => return Err(unsupported),
+            Collective::Bcast => grid.mpich_blocks::<collectives::Bcast>(c, version)?,
+            Collective::Allreduce => grid.mpich_blocks::<collectives::Allreduce>(c, version)?,
+            Collective::Reduce => grid.mpich_blocks::<collectives::Reduce>(c, version)?,
+            Collective::Alltoall => grid.mpich_blocks::<collectives::Alltoall>(c, version)?,
+            Collective::Allgather => grid.mpich_blocks::<collectives::Allgather>(c, version)?,
+            Collective::Gather => grid.mpich_blocks::<collectives::Gather>(c, version)?,
+            Collective::Scatter => grid.mpich_blocks::<collectives::Scatter>(c, version)?,
+            Collective::Barrier => grid.mpich_blocks::<collectives::Barrier>(c, version)?,
+            Collective::ReduceScatter | Collective::ReduceScatterBlock | Collective::Scan => {
+                return Err(unsupported);
+            }
         };
         let key = format!("collective={name}");
         let Some((_, body)) = table.0.iter_mut().find(|(k, _)| *k == key) else {
@@ -452,12 +466,12 @@ pub fn mpich_json(
             intra.push((format!("comm_size<{first}"), default));
         }
         match c {
-            OmpiCollective::Allreduce => {
+            Collective::Allreduce => {
                 let rd = Node::leaf("MPIR_Allreduce_intra_recursive_doubling", None);
                 intra.push(("is_op_built_in=no".into(), rd));
                 intra.push(("is_op_built_in=yes".into(), ranges));
             }
-            OmpiCollective::Alltoall => {
+            Collective::Alltoall => {
                 let replace = Node::leaf("MPIR_Alltoall_intra_pairwise_sendrecv_replace", None);
                 intra.push(("is_sendbuf_inplace=yes".into(), replace));
                 intra.push(("is_sendbuf_inplace=no".into(), ranges));
@@ -508,10 +522,10 @@ impl Grid<'_> {
     /// The blocks of one collective, merged as [`ompi_rules`](super::ompi_rules) merges.
     fn mpich_blocks<A: MpichAlgorithm>(
         &self,
-        c: OmpiCollective,
+        c: Collective,
         version: MpichVersion,
     ) -> Result<Vec<MpichBlock>, ExportError> {
-        let barrier = c == OmpiCollective::Barrier;
+        let barrier = c == Collective::Barrier;
         let sizes: &[u64] = if barrier { &[0] } else { self.sizes };
         let mut blocks: Vec<MpichBlock> = Vec::new();
         for &p in self.processes {
@@ -519,9 +533,9 @@ impl Grid<'_> {
             let mut previous: Option<String> = None;
             for &s in sizes {
                 let bytes = match c {
-                    OmpiCollective::Allgather
-                    | OmpiCollective::Gather
-                    | OmpiCollective::Scatter => c.problem_bytes(s, p),
+                    Collective::Allgather | Collective::Gather | Collective::Scatter => {
+                        c.ompi_problem_bytes(s, p)
+                    }
                     _ => s,
                 };
                 let problem =

@@ -4,7 +4,8 @@
 use super::grid::{Grid, OnTie, choose};
 use super::rules::{OmpiBlock, OmpiCollectiveRules, OmpiRule, OmpiRules, algorithm_name};
 use super::{check_collectives, check_grid};
-use crate::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
+use crate::collectives::ompi::{self, OmpiAlgorithm};
+use crate::collectives::{Collective, Family, FamilyAlgorithm};
 use crate::collectives::{LocalWork, Operator, Problem};
 use crate::export::ExportError;
 use crate::{CommModel, Message};
@@ -45,7 +46,7 @@ impl Default for OmpiRulesOptions {
 /// For each collective and each communicator size `P` of `processes`, every candidate of the
 /// collective's enum ([`Algorithm::candidates`](crate::collectives::Algorithm::candidates)) is
 /// priced at each size `S` of `sizes`, on a contiguous message of
-/// [`OmpiCollective::problem_bytes`]`(S, P)` bytes, with the options' reduction operator
+/// [`Collective::ompi_problem_bytes`](crate::collectives::Collective::ompi_problem_bytes)`(S, P)` bytes, with the options' reduction operator
 /// (allreduce, reduce, reduce_scatter) and local work; the cheapest becomes the rule at `S` (0
 /// for the first), or algorithm `0` (Open MPI's fixed decision) where the options say so
 /// ([`OnTie::Defer`], [`OmpiRulesOptions::min_gain`]). Equal neighbouring rules merge, and a
@@ -63,14 +64,14 @@ impl Default for OmpiRulesOptions {
 /// # Examples
 ///
 /// ```
-/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::collectives::Collective;
 /// use commcost::export::{self, OmpiRulesOptions};
 /// use commcost::presets;
 ///
 /// let openib = presets::open_mpi_openib();
 /// let rules = export::ompi_rules(
 ///     &openib,
-///     &[OmpiCollective::Bcast, OmpiCollective::Allreduce],
+///     &[Collective::Bcast, Collective::Allreduce],
 ///     &[2, 4, 8],
 ///     &[1, 1024, 65536, 1 << 20],
 ///     &OmpiRulesOptions::default(),
@@ -86,7 +87,7 @@ impl Default for OmpiRulesOptions {
 ///
 /// ```
 /// use commcost::collectives::Operator;
-/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::collectives::Collective;
 /// use commcost::export::{self, OmpiRulesOptions};
 /// use commcost::presets;
 ///
@@ -95,7 +96,7 @@ impl Default for OmpiRulesOptions {
 /// let options = OmpiRulesOptions { operator: Operator::new(0.0, 1e-9)?, ..Default::default() };
 /// let rules = export::ompi_rules(
 ///     &openib,
-///     &[OmpiCollective::Allreduce],
+///     &[Collective::Allreduce],
 ///     &[4, 16],
 ///     &[8, 1 << 16, 1 << 22],
 ///     &options,
@@ -109,7 +110,7 @@ impl Default for OmpiRulesOptions {
 /// Deferring to Open MPI where algorithms tie:
 ///
 /// ```
-/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::collectives::Collective;
 /// use commcost::export::{self, OmpiRulesOptions, OnTie};
 /// use commcost::presets;
 ///
@@ -117,15 +118,15 @@ impl Default for OmpiRulesOptions {
 /// let options = OmpiRulesOptions { on_tie: OnTie::Defer, ..OmpiRulesOptions::default() };
 /// // on 2 processes a one-message broadcast is the same message for most algorithms
 /// let rules = export::ompi_rules(
-///     &openib, &[OmpiCollective::Bcast], &[2, 64], &[8, 1 << 20], &options)?;
-/// assert_eq!(rules.lookup(OmpiCollective::Bcast, 2, 8).unwrap().algorithm, 0);
+///     &openib, &[Collective::Bcast], &[2, 64], &[8, 1 << 20], &options)?;
+/// assert_eq!(rules.lookup(Collective::Bcast, 2, 8).unwrap().algorithm, 0);
 /// // on 64 processes the model has a preference
-/// assert_ne!(rules.lookup(OmpiCollective::Bcast, 64, 8).unwrap().algorithm, 0);
+/// assert_ne!(rules.lookup(Collective::Bcast, 64, 8).unwrap().algorithm, 0);
 /// # Ok::<(), commcost::export::ExportError>(())
 /// ```
 pub fn ompi_rules(
     model: &dyn CommModel,
-    collectives: &[OmpiCollective],
+    collectives: &[Collective],
     processes: &[u64],
     sizes: &[u64],
     options: &OmpiRulesOptions,
@@ -153,17 +154,18 @@ pub fn ompi_rules(
     let collectives = collectives
         .iter()
         .map(|&c| {
-            let blocks = match c {
-                OmpiCollective::Allgather => grid.blocks::<ompi::Allgather>(),
-                OmpiCollective::Allreduce => grid.blocks::<ompi::Allreduce>(),
-                OmpiCollective::Alltoall => grid.blocks::<ompi::Alltoall>(),
-                OmpiCollective::Barrier => grid.blocks::<ompi::Barrier>(),
-                OmpiCollective::Bcast => grid.blocks::<ompi::Bcast>(),
-                OmpiCollective::Gather => grid.blocks::<ompi::Gather>(),
-                OmpiCollective::Reduce => grid.blocks::<ompi::Reduce>(),
-                OmpiCollective::ReduceScatter => grid.blocks::<ompi::ReduceScatter>(),
-                OmpiCollective::Scatter => grid.blocks::<ompi::Scatter>(),
-            }?;
+            struct Blocks<'a, 'b>(&'a Grid<'b>);
+            impl ompi::OmpiVisitor for Blocks<'_, '_> {
+                type Output = Result<Vec<OmpiBlock>, ExportError>;
+                fn visit<A: OmpiAlgorithm + FamilyAlgorithm>(self) -> Self::Output {
+                    self.0.blocks::<A>()
+                }
+            }
+            let blocks =
+                ompi::visit(c, Blocks(&grid)).map_err(|_| ExportError::Unsupported {
+                    collective: c.name(),
+                    target: "Open MPI rules file",
+                })??;
             Ok(OmpiCollectiveRules {
                 collective: c,
                 blocks,
@@ -188,22 +190,28 @@ pub fn ompi_rules(
 /// # Examples
 ///
 /// ```
-/// use commcost::collectives::ompi::OmpiCollective;
+/// use commcost::collectives::Collective;
 /// use commcost::export;
 ///
-/// let rules = export::ompi_fixed_rules(&[OmpiCollective::Allgather], &[4])?;
+/// let rules = export::ompi_fixed_rules(&[Collective::Allgather], &[4])?;
 /// // Open MPI decides allgather on the per-process block, the file on the total: from 4
 /// // processes on, recursive doubling (3) at every size
-/// let rule = rules.lookup(OmpiCollective::Allgather, 4, 1 << 20).unwrap();
+/// let rule = rules.lookup(Collective::Allgather, 4, 1 << 20).unwrap();
 /// assert_eq!((rule.algorithm, rule.segment, rule.faninout), (3, 0, 0));
 /// # Ok::<(), commcost::export::ExportError>(())
 /// ```
 pub fn ompi_fixed_rules(
-    collectives: &[OmpiCollective],
+    collectives: &[Collective],
     processes: &[u64],
 ) -> Result<OmpiRules, ExportError> {
     check_grid("processes", processes, 1)?;
     check_collectives(collectives, processes, &[0])?;
+    if let Some(c) = collectives.iter().find(|c| !c.is_priced_by(Family::Ompi)) {
+        return Err(ExportError::Unsupported {
+            collective: c.name(),
+            target: "Open MPI rules file",
+        });
+    }
     let collectives = collectives
         .iter()
         .map(|&c| {
@@ -211,7 +219,7 @@ pub fn ompi_fixed_rules(
             for &p in processes {
                 let mut rules: Vec<OmpiRule> = Vec::new();
                 for &(from, algorithm) in ompi::fixed_rules(c, p, true) {
-                    let size = c.rules_size(from, p);
+                    let size = c.ompi_rules_size(from, p);
                     // a per-process threshold times P can saturate: drop rules that collapse
                     if rules.last().is_some_and(|r| r.size >= size) {
                         continue;
@@ -243,14 +251,14 @@ pub fn ompi_fixed_rules(
 
 impl Grid<'_> {
     fn blocks<A: OmpiAlgorithm>(&self) -> Result<Vec<OmpiBlock>, ExportError> {
-        let barrier = A::COLLECTIVE == OmpiCollective::Barrier;
+        let barrier = A::COLLECTIVE == Collective::Barrier;
         let sizes: &[u64] = if barrier { &[0] } else { self.sizes };
         let mut blocks: Vec<OmpiBlock> = Vec::new();
         for (i, &p) in self.processes.iter().enumerate() {
             let two_proc_allowed = p == 2 && self.processes.get(i + 1) == Some(&3);
             let mut rules: Vec<OmpiRule> = Vec::new();
             for &s in sizes {
-                let bytes = A::COLLECTIVE.problem_bytes(s, p);
+                let bytes = A::COLLECTIVE.ompi_problem_bytes(s, p);
                 let problem = Problem::new(p, Message::contiguous(bytes))
                     .with_operator(self.operator)
                     .with_local(self.local);

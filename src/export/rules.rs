@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use crate::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
+use crate::collectives::ompi::{self, OmpiAlgorithm};
+use crate::collectives::{Collective, Family, FamilyAlgorithm};
 use crate::export::ExportError;
 
 /// One rule of a block: from message size `size` on, run `algorithm`.
@@ -37,7 +38,7 @@ pub struct OmpiBlock {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OmpiCollectiveRules {
     /// The collective.
-    pub collective: OmpiCollective,
+    pub collective: Collective,
     /// Blocks, communicator sizes strictly increasing.
     pub blocks: Vec<OmpiBlock>,
 }
@@ -78,21 +79,16 @@ impl OmpiRules {
     /// # Examples
     ///
     /// ```
-    /// use commcost::collectives::ompi::OmpiCollective;
+    /// use commcost::collectives::Collective;
     /// use commcost::export::OmpiRules;
     ///
     /// let rules: OmpiRules = "1\n7 1\n4 2\n0 6 0 0\n8192 3 0 1024\n".parse()?;
-    /// let rule = rules.lookup(OmpiCollective::Bcast, 16, 10_000).unwrap();
+    /// let rule = rules.lookup(Collective::Bcast, 16, 10_000).unwrap();
     /// assert_eq!((rule.algorithm, rule.segment), (3, 1024));
-    /// assert!(rules.lookup(OmpiCollective::Bcast, 2, 10_000).is_none());
+    /// assert!(rules.lookup(Collective::Bcast, 2, 10_000).is_none());
     /// # Ok::<(), commcost::export::ExportError>(())
     /// ```
-    pub fn lookup(
-        &self,
-        collective: OmpiCollective,
-        processes: u64,
-        size: u64,
-    ) -> Option<&OmpiRule> {
+    pub fn lookup(&self, collective: Collective, processes: u64, size: u64) -> Option<&OmpiRule> {
         let c = self
             .collectives
             .iter()
@@ -149,10 +145,10 @@ impl std::str::FromStr for OmpiRules {
         let mut collectives: Vec<OmpiCollectiveRules> = Vec::new();
         for _ in 0..n {
             let (line, id) = next("a collective ID")?;
-            let collective = OmpiCollective::ALL
-                .iter()
-                .copied()
-                .find(|c| u64::from(c.id()) == id)
+            let collective = Family::Ompi
+                .collectives()
+                .into_iter()
+                .find(|c| u64::from(c.ompi_id()) == id)
                 .ok_or_else(|| {
                     err(
                         line,
@@ -187,13 +183,13 @@ impl std::str::FromStr for OmpiRules {
                     }
                     let algorithm = u32::try_from(algorithm)
                         .ok()
-                        .filter(|&a| a <= collective.max_algorithm_id())
+                        .filter(|&a| a <= collective.ompi_max_algorithm_id())
                         .ok_or_else(|| {
                             err(
                                 line,
                                 format!(
                                     "{collective} algorithm {algorithm} is not in 0..={}",
-                                    collective.max_algorithm_id()
+                                    collective.ompi_max_algorithm_id()
                                 ),
                             )
                         })?;
@@ -220,24 +216,19 @@ impl std::str::FromStr for OmpiRules {
 }
 
 /// The kebab-case name of algorithm `id` of `collective` (`default` for 0).
-pub(super) fn algorithm_name(collective: OmpiCollective, id: u32) -> String {
-    fn name<A: OmpiAlgorithm>(id: u32) -> String {
-        id.to_string()
-            .parse::<A>()
-            .map(|a| a.name().to_string())
-            .unwrap_or_else(|_| "default".into())
+pub(super) fn algorithm_name(collective: Collective, id: u32) -> String {
+    struct Name(u32);
+    impl ompi::OmpiVisitor for Name {
+        type Output = Option<String>;
+        fn visit<A: OmpiAlgorithm + FamilyAlgorithm>(self) -> Option<String> {
+            let a: A = self.0.to_string().parse().ok()?;
+            Some(a.name().to_string())
+        }
     }
-    match collective {
-        OmpiCollective::Allgather => name::<ompi::Allgather>(id),
-        OmpiCollective::Allreduce => name::<ompi::Allreduce>(id),
-        OmpiCollective::Alltoall => name::<ompi::Alltoall>(id),
-        OmpiCollective::Barrier => name::<ompi::Barrier>(id),
-        OmpiCollective::Bcast => name::<ompi::Bcast>(id),
-        OmpiCollective::Gather => name::<ompi::Gather>(id),
-        OmpiCollective::Reduce => name::<ompi::Reduce>(id),
-        OmpiCollective::ReduceScatter => name::<ompi::ReduceScatter>(id),
-        OmpiCollective::Scatter => name::<ompi::Scatter>(id),
-    }
+    ompi::visit(collective, Name(id))
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| "default".into())
 }
 
 impl fmt::Display for OmpiRules {
@@ -253,7 +244,7 @@ impl fmt::Display for OmpiRules {
         )?;
         writeln!(f, "{} # collectives", self.collectives.len())?;
         for c in &self.collectives {
-            writeln!(f, "{} # {}", c.collective.id(), c.collective.ompi_name())?;
+            writeln!(f, "{} # {}", c.collective.ompi_id(), c.collective.name())?;
             writeln!(f, "{} # communicator sizes", c.blocks.len())?;
             for b in &c.blocks {
                 writeln!(f, "{} # communicator size", b.processes)?;

@@ -2,8 +2,6 @@
 
 use thiserror::Error;
 
-use crate::calibrate::CalibrationError;
-
 /// Why a probe stopped.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
@@ -38,11 +36,5 @@ pub enum ProbeError {
 impl From<std::io::Error> for ProbeError {
     fn from(e: std::io::Error) -> Self {
         Self::Io(e.to_string())
-    }
-}
-
-impl From<ProbeError> for CalibrationError {
-    fn from(e: ProbeError) -> Self {
-        Self::Probe(e.to_string())
     }
 }

@@ -28,6 +28,25 @@ mod prtt;
 mod tcp;
 
 pub use error::ProbeError;
+
+use crate::collectives::Collective;
+
+/// The collectives `probe::mpi::time_collective` (feature `mpi`) calls: every [`Collective`] but `reduce_scatter`
+/// (its per-rank receive counts are not a plan of this probe; `reduce_scatter_block` is the
+/// same operation with equal blocks).
+pub const TIMED: [Collective; 10] = [
+    Collective::Bcast,
+    Collective::Allreduce,
+    Collective::Reduce,
+    Collective::Allgather,
+    Collective::Alltoall,
+    Collective::Barrier,
+    Collective::ReduceScatterBlock,
+    Collective::Gather,
+    Collective::Scatter,
+    Collective::Scan,
+];
+
 pub use local::{LocalKind, LocalSample, measure_local};
 pub use log3p::{Log3PCleaning, Log3PPlan};
 pub use matrix::{MatrixPlan, MatrixSample, measure_matrix_transfers};
@@ -178,14 +197,13 @@ pub(crate) fn prtt_min_of_means(
     request: (u32, f64, u64),
     max: usize,
     mut trial: impl FnMut(u32, f64, usize) -> Result<f64, ProbeError>,
-) -> Result<f64, crate::calibrate::CalibrationError> {
+) -> Result<f64, ProbeError> {
     let (n, delay, size) = request;
     let size = usize::try_from(size).unwrap_or(usize::MAX);
     if n == 0 || size == 0 || size > max || !(delay >= 0.0 && delay.is_finite()) {
         return Err(ProbeError::InvalidPlan(format!(
             "PRTT(n = {n}, d = {delay}, s = {size}) with messages of 1 ..= {max} bytes"
-        ))
-        .into());
+        )));
     }
     let mut best = f64::INFINITY;
     for _ in 0..methodology.samples.max(1) {

@@ -22,14 +22,13 @@ use mpi::topology::{Process, Rank};
 use mpi::traits::{Communicator, Destination, Equivalence, Source};
 
 pub use super::mpi_collectives::{
-    CSV_HEADER, CollectivePlan, CollectiveTiming, MAX_SIZE, MpiCollective, ReduceLocalTiming,
-    time_collective, time_reduce_local,
+    CSV_HEADER, CollectivePlan, CollectiveTiming, MAX_SIZE, ReduceLocalTiming, time_collective,
+    time_reduce_local,
 };
 
 use super::Prober;
 use super::{Budget, Methodology, ProbeError};
 use crate::Message;
-use crate::calibrate::CalibrationError;
 
 /// Control message: mode, n, size, count, block, stride (as u64).
 type Control = [u64; 6];
@@ -312,9 +311,9 @@ impl<C: Communicator> Prober for MpiProber<'_, C> {
     ///
     /// # Errors
     ///
-    /// [`CalibrationError::Probe`] for `n = 0`, a size of 0 or above the prober's maximum, a
+    /// [`ProbeError::InvalidPlan`] for `n = 0`, a size of 0 or above the prober's maximum, a
     /// non-finite or negative delay, or an exhausted budget.
-    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, CalibrationError> {
+    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, ProbeError> {
         let (methodology, budget, max) = (self.methodology, self.budget.clone(), self.buffer.len());
         super::prtt_min_of_means(&methodology, &budget, (n, delay, size), max, |n, d, s| {
             Ok(self.trial(n, d, s))

@@ -31,151 +31,19 @@
 //!   target/release/mpi_collectives --collective bcast --algorithm 6 --name binomial
 //! ```
 
-use std::fmt;
-use std::str::FromStr;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::traits::Communicator;
 
-use super::{Budget, ProbeError, ProgressFn, try_filled};
+use super::{Budget, ProbeError, ProgressFn, TIMED, try_filled};
+use crate::collectives::Collective;
 
 /// The header of the CSV rows [`CollectiveTiming::csv_row`] writes.
 pub const CSV_HEADER: &str = "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s";
 
 /// Largest per-rank size [`time_collective`] accepts: 16 MiB.
 pub const MAX_SIZE: u64 = 1 << 24;
-
-/// An MPI collective [`time_collective`] can call.
-///
-/// # Examples
-///
-/// ```
-/// use commcost::probe::mpi::MpiCollective;
-/// let c: MpiCollective = "reduce_scatter_block".parse()?;
-/// assert_eq!((c.name(), c.ompi_coll_id()), ("reduce_scatter_block", 13));
-/// assert_eq!(c.lookup_bytes(1024, 4), 4096);
-/// # Ok::<(), commcost::probe::ProbeError>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MpiCollective {
-    /// `MPI_Bcast`.
-    Bcast,
-    /// `MPI_Allreduce`.
-    Allreduce,
-    /// `MPI_Reduce`.
-    Reduce,
-    /// `MPI_Allgather`.
-    Allgather,
-    /// `MPI_Alltoall`.
-    Alltoall,
-    /// `MPI_Barrier`.
-    Barrier,
-    /// `MPI_Reduce_scatter_block` (in Open MPI's tuned component its own collective, id 13:
-    /// 1 basic linear, 2 recursive doubling, 3 recursive halving, 4 butterfly).
-    ReduceScatterBlock,
-    /// `MPI_Gather`.
-    Gather,
-    /// `MPI_Scatter`.
-    Scatter,
-}
-
-impl MpiCollective {
-    /// Every collective, in the order the CSV files list them.
-    pub const ALL: [MpiCollective; 9] = [
-        Self::Bcast,
-        Self::Allreduce,
-        Self::Reduce,
-        Self::Allgather,
-        Self::Alltoall,
-        Self::Barrier,
-        Self::ReduceScatterBlock,
-        Self::Gather,
-        Self::Scatter,
-    ];
-
-    /// The name the CSV uses (Open MPI's: `bcast`, `reduce_scatter_block`, ...).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Bcast => "bcast",
-            Self::Allreduce => "allreduce",
-            Self::Reduce => "reduce",
-            Self::Allgather => "allgather",
-            Self::Alltoall => "alltoall",
-            Self::Barrier => "barrier",
-            Self::ReduceScatterBlock => "reduce_scatter_block",
-            Self::Gather => "gather",
-            Self::Scatter => "scatter",
-        }
-    }
-
-    /// Open MPI's tuned component's collective id (the rules-file numbering, `COLLTYPE_T`):
-    /// [`OmpiCollective::id`](crate::collectives::ompi::OmpiCollective::id) but for `MPI_Reduce_scatter_block` (13), which the crate does not
-    /// price as a collective of its own.
-    pub const fn ompi_coll_id(self) -> u32 {
-        use crate::collectives::ompi::OmpiCollective as Tuned;
-        let tuned = match self {
-            Self::ReduceScatterBlock => return 13,
-            Self::Allgather => Tuned::Allgather,
-            Self::Allreduce => Tuned::Allreduce,
-            Self::Alltoall => Tuned::Alltoall,
-            Self::Barrier => Tuned::Barrier,
-            Self::Bcast => Tuned::Bcast,
-            Self::Gather => Tuned::Gather,
-            Self::Reduce => Tuned::Reduce,
-            Self::Scatter => Tuned::Scatter,
-        };
-        tuned.id()
-    }
-
-    /// Whether a size is one block per rank (the buffers hold `P` blocks), not the whole
-    /// buffer.
-    pub const fn per_block(self) -> bool {
-        matches!(
-            self,
-            Self::Allgather
-                | Self::Alltoall
-                | Self::Gather
-                | Self::Scatter
-                | Self::ReduceScatterBlock
-        )
-    }
-
-    /// The size Open MPI's rules lookup uses for per-rank `bytes` on `procs` processes:
-    /// `bytes × P` for the per-block collectives, 0 for barrier, else `bytes` (saturating).
-    pub const fn lookup_bytes(self, bytes: u64, procs: u64) -> u64 {
-        match self {
-            Self::Barrier => 0,
-            _ if self.per_block() => bytes.saturating_mul(procs),
-            _ => bytes,
-        }
-    }
-}
-
-impl fmt::Display for MpiCollective {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for MpiCollective {
-    type Err = ProbeError;
-
-    /// The CSV name (`reduce_scatter_block`; `-` for `_` accepted).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let wanted = s.trim().replace('-', "_");
-        Self::ALL
-            .into_iter()
-            .find(|c| c.name() == wanted)
-            .ok_or_else(|| {
-                let shown: String = s.chars().take(60).collect();
-                ProbeError::InvalidPlan(format!(
-                    "unknown collective `{shown}` (one of {})",
-                    Self::ALL.map(Self::name).join(", ")
-                ))
-            })
-    }
-}
 
 /// What [`time_collective`] measures per collective.
 #[derive(Debug, Clone, PartialEq)]
@@ -255,7 +123,7 @@ impl CollectivePlan {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CollectiveTiming {
     /// The collective.
-    pub collective: MpiCollective,
+    pub collective: Collective,
     /// Processes of the communicator.
     pub procs: u64,
     /// Per-rank bytes (the buffer or one block; 0 for barrier).
@@ -293,11 +161,11 @@ impl CollectiveTiming {
         format!(
             "{},{},{},{},{},{segsize},{},{},8,{},{:.9e},{:.9e},{},{:.9e}",
             self.collective.name(),
-            self.collective.ompi_coll_id(),
+            self.collective.ompi_id(),
             self.procs,
             clean(algorithm_id),
             clean(algorithm),
-            self.collective.lookup_bytes(self.size, self.procs),
+            self.collective.ompi_rules_size(self.size, self.procs),
             self.count,
             self.calls,
             self.min_s,
@@ -315,44 +183,45 @@ struct Buffers {
 
 /// One call of `collective` with per-rank element count `count` (`count × P` fits the
 /// buffers and MPI's `int`: checked by [`time_collective`]).
-fn call<C: Communicator>(comm: &C, collective: MpiCollective, count: usize, b: &mut Buffers) {
+fn call<C: Communicator>(comm: &C, collective: Collective, count: usize, b: &mut Buffers) {
     let root = comm.process_at_rank(0);
     let me = comm.rank();
     let p = usize::try_from(comm.size()).unwrap_or(1);
     let all = count * p;
     let sum = SystemOperation::sum();
     match collective {
-        MpiCollective::Bcast => root.broadcast_into(&mut b.send[..count]),
-        MpiCollective::Allreduce => {
-            comm.all_reduce_into(&b.send[..count], &mut b.recv[..count], sum)
-        }
-        MpiCollective::Reduce => {
+        Collective::Bcast => root.broadcast_into(&mut b.send[..count]),
+        Collective::Allreduce => comm.all_reduce_into(&b.send[..count], &mut b.recv[..count], sum),
+        Collective::Reduce => {
             if me == 0 {
                 root.reduce_into_root(&b.send[..count], &mut b.recv[..count], sum)
             } else {
                 root.reduce_into(&b.send[..count], sum)
             }
         }
-        MpiCollective::Allgather => comm.all_gather_into(&b.send[..count], &mut b.recv[..all]),
-        MpiCollective::Alltoall => comm.all_to_all_into(&b.send[..all], &mut b.recv[..all]),
-        MpiCollective::Barrier => comm.barrier(),
-        MpiCollective::ReduceScatterBlock => {
+        Collective::Allgather => comm.all_gather_into(&b.send[..count], &mut b.recv[..all]),
+        Collective::Alltoall => comm.all_to_all_into(&b.send[..all], &mut b.recv[..all]),
+        Collective::Barrier => comm.barrier(),
+        Collective::ReduceScatterBlock => {
             comm.reduce_scatter_block_into(&b.send[..all], &mut b.recv[..count], sum)
         }
-        MpiCollective::Gather => {
+        Collective::Gather => {
             if me == 0 {
                 root.gather_into_root(&b.send[..count], &mut b.recv[..all])
             } else {
                 root.gather_into(&b.send[..count])
             }
         }
-        MpiCollective::Scatter => {
+        Collective::Scatter => {
             if me == 0 {
                 root.scatter_into_root(&b.send[..all], &mut b.recv[..count])
             } else {
                 root.scatter_into(&mut b.recv[..count])
             }
         }
+        Collective::Scan => comm.scan_into(&b.send[..count], &mut b.recv[..count], sum),
+        // refused by `time_collective` before any call (not in `TIMED`)
+        Collective::ReduceScatter => {}
     }
 }
 
@@ -402,7 +271,7 @@ impl SharedClock {
 /// Seconds per call over `reps` back-to-back calls, slowest rank.
 fn back_to_back<C: Communicator>(
     comm: &C,
-    collective: MpiCollective,
+    collective: Collective,
     count: usize,
     reps: u32,
     b: &mut Buffers,
@@ -449,14 +318,20 @@ fn back_to_back<C: Communicator>(
 /// lost: call once per size to keep them).
 pub fn time_collective<C: Communicator>(
     comm: &C,
-    collective: MpiCollective,
+    collective: Collective,
     plan: &CollectivePlan,
     budget: &Budget,
     progress: ProgressFn<'_>,
 ) -> Result<Vec<CollectiveTiming>, ProbeError> {
     plan.validate()?;
+    if !TIMED.contains(&collective) {
+        return Err(ProbeError::InvalidPlan(format!(
+            "{collective}: not a collective this probe calls (reduce_scatter_block is the same \
+             operation with equal blocks)"
+        )));
+    }
     let procs = u64::try_from(comm.size()).unwrap_or(1).max(1);
-    let sizes: Vec<u64> = if collective == MpiCollective::Barrier {
+    let sizes: Vec<u64> = if collective == Collective::Barrier {
         vec![0]
     } else {
         plan.sizes.clone()
@@ -676,7 +551,7 @@ mod tests {
     #[test]
     fn rows_follow_the_fixture_format() {
         let t = CollectiveTiming {
-            collective: MpiCollective::Bcast,
+            collective: Collective::Bcast,
             procs: 2,
             size: 8,
             count: 1,
@@ -691,7 +566,7 @@ mod tests {
             "bcast,7,2,1,basic_linear,0,8,1,8,15,2.310000000e-7,4.720000000e-7,1000,1.444840000e-7"
         );
         let g = CollectiveTiming {
-            collective: MpiCollective::Gather,
+            collective: Collective::Gather,
             procs: 4,
             ..t
         };
@@ -704,10 +579,10 @@ mod tests {
 
     #[test]
     fn names_parse_back() {
-        for c in MpiCollective::ALL {
-            assert_eq!(c.name().parse::<MpiCollective>(), Ok(c));
+        for c in Collective::ALL {
+            assert_eq!(c.name().parse::<Collective>(), Ok(c));
         }
-        assert!("reduce-scatter-block".parse::<MpiCollective>().is_ok());
-        assert!("scan".parse::<MpiCollective>().is_err());
+        assert!("reduce-scatter-block".parse::<Collective>().is_ok());
+        assert!("scan".parse::<Collective>().is_err());
     }
 }

@@ -3,8 +3,8 @@
 //! [`Prober`] of a transport, a simulated one, and the measurement plan whose samples
 //! [`assess_loggp`](crate::calibrate::assess_loggp) fits.
 
-use crate::calibrate::CalibrationError;
 use crate::calibrate::PrttSample;
+use crate::probe::ProbeError;
 use crate::util::rng::SplitMix64;
 use crate::util::stats::median;
 use crate::{LogGP, Protocols};
@@ -17,8 +17,8 @@ pub trait Prober {
     ///
     /// # Errors
     ///
-    /// Whatever stops the measurement, as [`CalibrationError::Probe`].
-    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, CalibrationError>;
+    /// Whatever stops the measurement: an invalid request, a spent budget, a transport error.
+    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, ProbeError>;
 }
 
 /// A [`Prober`] that answers from a LogGP model instead of a network: eq. (1) and (5) of the
@@ -37,7 +37,7 @@ pub trait Prober {
 /// let mut prober = SimulatedProber::new(presets::open_mpi_openib(), 0.0, 1);
 /// // PRTT(1, 0, 1) = 2 p2p(1 B) = 2 · 5.96 µs, the paper's end-to-end L (Table 2)
 /// assert!((prober.prtt(1, 0.0, 1)? - 11.92e-6).abs() < 1e-15);
-/// # Ok::<(), commcost::calibrate::CalibrationError>(())
+/// # Ok::<(), commcost::probe::ProbeError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct SimulatedProber {
@@ -62,7 +62,7 @@ impl SimulatedProber {
 }
 
 impl Prober for SimulatedProber {
-    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, CalibrationError> {
+    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, ProbeError> {
         let m = self.model.model_for(size);
         let single = 2.0
             * (m.latency() + 2.0 * m.overhead() + size.saturating_sub(1) as f64 * m.gap_per_byte());
@@ -171,17 +171,18 @@ pub struct PrttMeasurement {
 ///
 /// # Errors
 ///
-/// [`CalibrationError::TooFew`] for no sizes, `n < 2` or no passes; the prober's errors.
+/// [`ProbeError::InvalidPlan`] for no sizes, `n < 2` or no passes; the prober's errors.
 pub fn measure_prtt(
     prober: &mut dyn Prober,
     plan: &PrttPlan,
-) -> Result<PrttMeasurement, CalibrationError> {
+) -> Result<PrttMeasurement, ProbeError> {
     if plan.sizes.is_empty() || plan.passes == 0 || plan.n < 2 {
-        return Err(CalibrationError::TooFew {
-            what: "sizes, passes and n (>= 2) of the PRTT plan",
-            needed: 1,
-            got: 0,
-        });
+        return Err(ProbeError::InvalidPlan(format!(
+            "a PRTT plan needs sizes ({}), passes ({}) and n >= 2 ({})",
+            plan.sizes.len(),
+            plan.passes,
+            plan.n
+        )));
     }
     let mut rng = SplitMix64(plan.seed);
     let mut order: Vec<usize> = (0..plan.sizes.len()).collect();

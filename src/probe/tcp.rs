@@ -10,7 +10,6 @@ use std::time::Instant;
 use super::Prober;
 use super::{Budget, Methodology, ProbeError};
 use crate::Message;
-use crate::calibrate::CalibrationError;
 
 /// Control header before each trial (not timed): n, mode, size, block, stride.
 const HEADER: usize = 32;
@@ -425,9 +424,9 @@ impl Prober for TcpLoopbackProber {
     ///
     /// # Errors
     ///
-    /// [`CalibrationError::Probe`] for `n = 0`, a size of 0 or above the prober's maximum, a
+    /// [`ProbeError::InvalidPlan`] for `n = 0`, a size of 0 or above the prober's maximum, a
     /// non-finite or negative delay, an exhausted budget or a socket error.
-    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, CalibrationError> {
+    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, ProbeError> {
         let (methodology, budget, max) = (self.methodology, self.budget.clone(), self.buffer.len());
         super::prtt_min_of_means(&methodology, &budget, (n, delay, size), max, |n, d, s| {
             self.trial(n, d, s)

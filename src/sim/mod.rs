@@ -110,6 +110,7 @@ mod build;
 mod builder;
 mod engine;
 mod error;
+mod family;
 mod freeze;
 mod goal;
 mod implicit;
@@ -129,6 +130,7 @@ mod validate;
 pub use build::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
 pub use builder::ScheduleBuilder;
 pub use error::{GoalError, SimError};
+pub use family::{SimAlgorithm, SimVisitor, schedule_in, visit};
 pub use goal::{
     LABEL_BYTES, parse_goal, parse_goal_within, read_goal_file, write_goal, write_goal_to,
 };

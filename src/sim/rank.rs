@@ -121,8 +121,8 @@ pub struct RankedAlgorithm<A> {
 ///
 /// // a call of the binomial gather costs 2 µs besides its messages: 12 µs simulated, 16 µs in
 /// // closed form
-/// use commcost::collectives::{CallCost, CallCosts, LocalWork, ompi::OmpiCollective};
-/// let calls = CallCosts::new(&[CallCost { collective: OmpiCollective::Gather, algorithm: 2, seconds: 2e-6 }])?;
+/// use commcost::collectives::{CallCost, CallCosts, Collective, LocalWork};
+/// let calls = CallCosts::new(&[CallCost { collective: Collective::Gather, algorithm: 2, seconds: 2e-6 }])?;
 /// let priced = problem.with_local(LocalWork::FREE.with_calls(calls));
 /// let ranking = rank_simulated::<Gather>(&model, &priced, SimLimits::default())?;
 /// let binomial = ranking.iter().find(|r| r.algorithm == Gather::Binomial).unwrap();

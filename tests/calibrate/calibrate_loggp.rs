@@ -209,7 +209,7 @@ struct DriftingProber {
 }
 
 impl Prober for DriftingProber {
-    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, CalibrationError> {
+    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, commcost::probe::ProbeError> {
         self.calls += 1;
         // the pilot pass takes 258 calls; this shift hits the first measurement pass
         let slow = if (600..640).contains(&self.calls) {

@@ -8,7 +8,7 @@
 
 use commcost::ModelSpec;
 use commcost::calibrate::{CallCostPlan, ForcedStat, fit_call_costs, parse_forced_runs};
-use commcost::collectives::ompi::OmpiCollective;
+use commcost::collectives::Collective;
 use commcost::collectives::{LocalWork, Operator};
 
 fn fixture(name: &str) -> String {
@@ -87,7 +87,7 @@ fn call_costs_make_the_two_process_picks_match_the_measured_best() {
         assert!(f.seconds < 5e-6, "{f:?}");
     }
     // binomial bcast is measured at 8 B as taking about 0.3 µs more than the model prices
-    let binomial = fit.calls.get(OmpiCollective::Bcast, 6);
+    let binomial = fit.calls.get(Collective::Bcast, 6);
     assert!(binomial > 0.1e-6 && binomial < 1e-6, "{binomial}");
 }
 
@@ -179,16 +179,16 @@ fn sweep_rows_are_read_and_bad_ones_are_errors_naming_the_line() {
          p,bcast,4,rules,1,8,2.0,1,3,50\n"
     );
     let runs = parse_forced_runs(&text, ForcedStat::Pipelined).unwrap();
-    let got: Vec<(OmpiCollective, u32, u64, f64)> = runs
+    let got: Vec<(Collective, u32, u64, f64)> = runs
         .iter()
         .map(|r| (r.collective, r.algorithm, r.bytes, r.seconds))
         .collect();
     assert_eq!(
         got,
         [
-            (OmpiCollective::Gather, 2, 64, 3.5e-6),
-            (OmpiCollective::ReduceScatter, 3, 1024, 7.0e-6),
-            (OmpiCollective::Barrier, 2, 0, 5.0e-6),
+            (Collective::Gather, 2, 64, 3.5e-6),
+            (Collective::ReduceScatter, 3, 1024, 7.0e-6),
+            (Collective::Barrier, 2, 0, 5.0e-6),
         ]
     );
     for (row, wanted) in [

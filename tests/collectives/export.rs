@@ -3,8 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use commcost::collectives::ompi::{self, OmpiAlgorithm, OmpiCollective};
+use commcost::collectives::ompi::{self, OmpiAlgorithm};
 use commcost::collectives::{self, Algorithm, DecisionTable, MpichAlgorithm, Problem, best};
+use commcost::collectives::{Collective, Family};
 use commcost::export::ExportError;
 use commcost::{Message, export, presets};
 
@@ -120,16 +121,16 @@ fn check_choices<A: OmpiAlgorithm>(parsed: &Parsed, processes: &[u64], sizes: &[
     let (_, blocks) = parsed
         .collectives
         .iter()
-        .find(|(id, _)| *id == i64::from(A::COLLECTIVE.id()))
+        .find(|(id, _)| *id == i64::from(A::COLLECTIVE.ompi_id()))
         .unwrap();
     for &p in processes {
-        let sizes: &[u64] = if A::COLLECTIVE == OmpiCollective::Barrier {
+        let sizes: &[u64] = if A::COLLECTIVE == Collective::Barrier {
             &[0]
         } else {
             sizes
         };
         for &s in sizes {
-            let bytes = A::COLLECTIVE.problem_bytes(s, p);
+            let bytes = A::COLLECTIVE.ompi_problem_bytes(s, p);
             let problem = Problem::new(p, Message::contiguous(bytes));
             let [alg, fan, seg] = lookup(blocks, p as i64, s as i64).unwrap();
             let chosen = A::candidates(&model, &problem)
@@ -166,7 +167,7 @@ fn ompi_rules_file_reads_back() {
     let sizes: Vec<u64> = (0..24).map(|k| 1u64 << k).collect();
     let rules = export::ompi_rules(
         &model,
-        OmpiCollective::ALL,
+        &Family::Ompi.collectives(),
         &processes,
         &sizes,
         &Default::default(),
@@ -194,7 +195,7 @@ fn two_proc_only_where_it_runs() {
     for processes in [&[2u64, 3, 4][..], &[2, 8], &[2]] {
         let rules = export::ompi_rules(
             &model,
-            OmpiCollective::ALL,
+            &Family::Ompi.collectives(),
             processes,
             &sizes,
             &Default::default(),
@@ -207,7 +208,7 @@ fn two_proc_only_where_it_runs() {
 #[test]
 fn bad_grids_are_errors() {
     let model = presets::open_mpi_openib();
-    let all = OmpiCollective::ALL;
+    let all = Family::Ompi.collectives();
     for (p, s) in [
         (&[][..], &[1u64][..]),
         (&[4, 2], &[1]),
@@ -216,18 +217,18 @@ fn bad_grids_are_errors() {
         (&[2], &[5, 5]),
     ] {
         assert!(matches!(
-            export::ompi_rules(&model, all, p, s, &Default::default()),
+            export::ompi_rules(&model, &all, p, s, &Default::default()),
             Err(ExportError::Grid { .. })
         ));
         assert!(matches!(
-            export::mpich_json(&model, &[OmpiCollective::Bcast], p, s, &Default::default()),
+            export::mpich_json(&model, &[Collective::Bcast], p, s, &Default::default()),
             Err(ExportError::Grid { .. })
         ));
     }
     assert!(matches!(
         export::mpich_json(
             &model,
-            &[OmpiCollective::ReduceScatter],
+            &[Collective::ReduceScatter],
             &[2],
             &[1],
             &Default::default()
@@ -446,21 +447,21 @@ fn leaves(node: &[(String, Node)], out: &mut Vec<(String, Vec<String>)>) {
     }
 }
 
-const PRICED: [OmpiCollective; 8] = [
-    OmpiCollective::Bcast,
-    OmpiCollective::Allreduce,
-    OmpiCollective::Reduce,
-    OmpiCollective::Allgather,
-    OmpiCollective::Alltoall,
-    OmpiCollective::Gather,
-    OmpiCollective::Scatter,
-    OmpiCollective::Barrier,
+const PRICED: [Collective; 8] = [
+    Collective::Bcast,
+    Collective::Allreduce,
+    Collective::Reduce,
+    Collective::Allgather,
+    Collective::Alltoall,
+    Collective::Gather,
+    Collective::Scatter,
+    Collective::Barrier,
 ];
 
 fn export_mpich(
     model: &dyn commcost::CommModel,
     version: &str,
-    collectives: &[OmpiCollective],
+    collectives: &[Collective],
     processes: &[u64],
 ) -> Vec<(String, Node)> {
     let options = export::MpichJsonOptions {
@@ -625,7 +626,7 @@ fn mpich_json_never_selects_an_algorithm_outside_its_preconditions() {
 #[test]
 fn mpich_json_leaves_communicators_below_the_grid_to_mpich() {
     let model = presets::open_mpi_openib();
-    let root = export_mpich(&model, "4.0", &[OmpiCollective::Bcast], &[4, 16]);
+    let root = export_mpich(&model, "4.0", &[Collective::Bcast], &[4, 16]);
     let bcast = object(&root[0].1);
     let intra = object(&bcast[0].1);
     assert_eq!(intra[0].0, "comm_size<4");
@@ -658,11 +659,7 @@ fn mpich_json_leaves_communicators_below_the_grid_to_mpich() {
 #[test]
 fn exports_refuse_duplicates_huge_communicators_and_huge_grids() {
     let model = presets::open_mpi_openib();
-    let twice = [
-        OmpiCollective::Bcast,
-        OmpiCollective::Allreduce,
-        OmpiCollective::Bcast,
-    ];
+    let twice = [Collective::Bcast, Collective::Allreduce, Collective::Bcast];
     let grid_error = |r: Result<String, ExportError>, what: &str| match r {
         Err(ExportError::Grid { what: w, detail }) => {
             assert_eq!(w, what, "{detail}");
@@ -683,7 +680,7 @@ fn exports_refuse_duplicates_huge_communicators_and_huge_grids() {
     assert!(
         export::ompi_rules(
             &model,
-            &[OmpiCollective::Bcast],
+            &[Collective::Bcast],
             &[limit],
             &[1],
             &Default::default()
@@ -693,7 +690,7 @@ fn exports_refuse_duplicates_huge_communicators_and_huge_grids() {
     for p in [limit + 1, u64::MAX] {
         let r = export::ompi_rules(
             &model,
-            &[OmpiCollective::Bcast],
+            &[Collective::Bcast],
             &[2, p],
             &[1],
             &Default::default(),
@@ -702,7 +699,7 @@ fn exports_refuse_duplicates_huge_communicators_and_huge_grids() {
         grid_error(
             export::mpich_json(
                 &model,
-                &[OmpiCollective::Bcast],
+                &[Collective::Bcast],
                 &[2, p],
                 &[1],
                 &Default::default(),
@@ -714,7 +711,7 @@ fn exports_refuse_duplicates_huge_communicators_and_huge_grids() {
     let sizes: Vec<u64> = (1..100).collect();
     let r = export::ompi_rules(
         &model,
-        OmpiCollective::ALL,
+        &Family::Ompi.collectives(),
         &procs,
         &sizes,
         &Default::default(),
@@ -837,7 +834,7 @@ fn rules_file_from_str_round_trip_and_lookup() {
     let sizes: Vec<u64> = (0..24).map(|k| 1u64 << k).collect();
     let rules = export::ompi_rules(
         &model,
-        OmpiCollective::ALL,
+        &Family::Ompi.collectives(),
         &processes,
         &sizes,
         &Default::default(),
@@ -867,16 +864,16 @@ fn rules_file_from_str_round_trip_and_lookup() {
     };
     assert_eq!(fields(&back), fields(&rules));
     let parsed = parse_rules(&text);
-    for c in OmpiCollective::ALL {
+    for c in Family::Ompi.collectives() {
         let (_, blocks) = parsed
             .collectives
             .iter()
-            .find(|(id, _)| *id == i64::from(c.id()))
+            .find(|(id, _)| *id == i64::from(c.ompi_id()))
             .unwrap();
         for p in [1u64, 2, 3, 5, 8, 64, 1000] {
             for s in [0u64, 1, 100, 5000, 1 << 20, 1 << 30] {
                 let ours = back
-                    .lookup(*c, p, s)
+                    .lookup(c, p, s)
                     .map(|r| [i64::from(r.algorithm), r.faninout as i64, r.segment as i64]);
                 assert_eq!(ours, lookup(blocks, p as i64, s as i64), "{c} P {p} S {s}");
             }
@@ -923,7 +920,7 @@ fn check_deferral<A: OmpiAlgorithm>(
         parsed
             .collectives
             .iter()
-            .find(|(id, _)| *id == i64::from(A::COLLECTIVE.id()))
+            .find(|(id, _)| *id == i64::from(A::COLLECTIVE.ompi_id()))
             .unwrap()
             .1
             .clone()
@@ -932,13 +929,16 @@ fn check_deferral<A: OmpiAlgorithm>(
     let (mut zeros, mut named) = (0, 0);
     for (i, &p) in processes.iter().enumerate() {
         let two_proc_allowed = p == 2 && processes.get(i + 1) == Some(&3);
-        let sizes: &[u64] = if A::COLLECTIVE == OmpiCollective::Barrier {
+        let sizes: &[u64] = if A::COLLECTIVE == Collective::Barrier {
             &[0]
         } else {
             sizes
         };
         for &s in sizes {
-            let problem = Problem::new(p, Message::contiguous(A::COLLECTIVE.problem_bytes(s, p)));
+            let problem = Problem::new(
+                p,
+                Message::contiguous(A::COLLECTIVE.ompi_problem_bytes(s, p)),
+            );
             let costs: Vec<(u32, f64)> = A::candidates(&model, &problem)
                 .into_iter()
                 .filter(|a| two_proc_allowed || !a.ompi_name().starts_with("two_proc"))
@@ -985,15 +985,20 @@ fn deferring_ties_writes_zero_exactly_where_algorithms_tie() {
         on_tie: export::OnTie::Defer,
         ..export::OmpiRulesOptions::default()
     };
-    let rules =
-        export::ompi_rules(&model, OmpiCollective::ALL, &processes, &sizes, &options).unwrap();
+    let rules = export::ompi_rules(
+        &model,
+        &Family::Ompi.collectives(),
+        &processes,
+        &sizes,
+        &options,
+    )
+    .unwrap();
     let text = rules.to_string();
     // the file reads back, through the crate's reader (deferring rules as 0) and an
     // independent one
     let back: export::OmpiRules = text.parse().unwrap();
     assert_eq!(
-        back.lookup(OmpiCollective::Bcast, 2, 8)
-            .map(|r| r.algorithm),
+        back.lookup(Collective::Bcast, 2, 8).map(|r| r.algorithm),
         Some(0)
     );
     let deferred = parse_rules(&text);
@@ -1001,7 +1006,7 @@ fn deferring_ties_writes_zero_exactly_where_algorithms_tie() {
     let plain = parse_rules(
         &export::ompi_rules(
             &model,
-            OmpiCollective::ALL,
+            &Family::Ompi.collectives(),
             &processes,
             &sizes,
             &Default::default(),
@@ -1026,6 +1031,6 @@ fn deferring_ties_writes_zero_exactly_where_algorithms_tie() {
     // both kinds occur: on 2 processes a broadcast is one message whatever the algorithm
     // (every bcast algorithm sends the root's buffer to rank 1), on 100 the model prefers one
     assert!(totals.0 > 0 && totals.1 > 0, "{totals:?}");
-    let bcast_2 = rules.lookup(OmpiCollective::Bcast, 2, 8).unwrap();
+    let bcast_2 = rules.lookup(Collective::Bcast, 2, 8).unwrap();
     assert_eq!(bcast_2.algorithm, 0);
 }

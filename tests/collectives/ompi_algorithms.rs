@@ -8,10 +8,11 @@
 use approx::assert_relative_eq;
 use commcost::collectives::CollectiveError;
 use commcost::collectives::ompi::{
-    Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, OmpiAlgorithm, OmpiCollective, Reduce,
-    ReduceScatter, Scatter,
+    Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, OmpiAlgorithm, Reduce, ReduceScatter,
+    Scatter,
 };
 use commcost::collectives::{Algorithm, Operator, Problem};
+use commcost::collectives::{Collective, Family};
 use commcost::{CommModel, Message};
 
 #[derive(Debug)]
@@ -582,7 +583,11 @@ fn ids_and_names_match_ompi_info() {
         names(Scatter::ALL),
         [(1, "basic_linear"), (2, "binomial"), (3, "linear_nb")]
     );
-    let ids: Vec<u32> = OmpiCollective::ALL.iter().map(|c| c.id()).collect();
+    let ids: Vec<u32> = Family::Ompi
+        .collectives()
+        .iter()
+        .map(|c| c.ompi_id())
+        .collect();
     assert_eq!(ids, [0, 2, 3, 6, 7, 9, 11, 12, 15]);
 }
 
@@ -636,16 +641,16 @@ fn names_round_trip() {
     assert!("chain:segment=x".parse::<Bcast>().is_err());
     assert!("chain:segment=1,segment=2".parse::<Bcast>().is_err());
     assert!("ring:segment=1".parse::<Allreduce>().is_err());
-    for c in OmpiCollective::ALL {
-        assert_eq!(c.to_string().parse::<OmpiCollective>().unwrap(), *c);
-        assert_eq!(c.ompi_name().parse::<OmpiCollective>().unwrap(), *c);
+    for c in Family::Ompi.collectives() {
+        assert_eq!(c.to_string().parse::<Collective>().unwrap(), c);
+        assert_eq!(c.name().parse::<Collective>().unwrap(), c);
     }
 }
 
 /// Rules-file sizes: `m P` for the collectives with a per-process block.
 #[test]
 fn rules_file_message_sizes() {
-    use OmpiCollective as C;
+    use Collective as C;
     for (c, expected) in [
         (C::Allgather, 8000),
         (C::Alltoall, 8000),
@@ -657,12 +662,12 @@ fn rules_file_message_sizes() {
         (C::ReduceScatter, 1000),
         (C::Barrier, 0),
     ] {
-        assert_eq!(c.rules_size(1000, 8), expected, "{c}");
+        assert_eq!(c.ompi_rules_size(1000, 8), expected, "{c}");
         if c != C::Barrier {
-            assert_eq!(c.problem_bytes(expected, 8), 1000, "{c}");
+            assert_eq!(c.ompi_problem_bytes(expected, 8), 1000, "{c}");
         }
     }
-    assert_eq!(C::Alltoall.rules_size(u64::MAX, 8), u64::MAX);
+    assert_eq!(C::Alltoall.ompi_rules_size(u64::MAX, 8), u64::MAX);
 }
 
 /// The ranking works on the Open MPI enums (the crate's `best` over their candidates).

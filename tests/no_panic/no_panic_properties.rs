@@ -572,7 +572,8 @@ proptest! {
 // ---- Open MPI's tuned algorithms, algorithm names, rules files and exports ----
 
 use commcost::collectives::Algorithm;
-use commcost::collectives::ompi::{self, OmpiCollective};
+use commcost::collectives::ompi;
+use commcost::collectives::{Collective, Family};
 use commcost::export::{self, OmpiRules};
 
 /// Every algorithm of every `collectives::ompi` enum, with `segment` and `fanout` (also used
@@ -980,13 +981,13 @@ proptest! {
         parses_back::<ompi::Reduce>(&text)?;
         parses_back::<ompi::ReduceScatter>(&text)?;
         parses_back::<ompi::Scatter>(&text)?;
-        parses_back::<OmpiCollective>(&text)?;
+        parses_back::<Collective>(&text)?;
     }
 
     #[test]
     fn ompi_rules_files_parse_or_fail(text in rules_text()) {
         if let Ok(rules) = text.parse::<OmpiRules>() {
-            let _ = rules.lookup(OmpiCollective::Bcast, 16, 1 << 20);
+            let _ = rules.lookup(Collective::Bcast, 16, 1 << 20);
             let printed = rules.to_string();
             let back = printed.parse::<OmpiRules>();
             prop_assert!(back.as_ref().is_ok_and(|b| *b == rules), "{:?} -> {:?}", text, back);
@@ -996,7 +997,7 @@ proptest! {
     #[test]
     fn exports_on_arbitrary_grids(processes in prop::collection::vec(ompi_processes(), 0..4),
                                   sizes in prop::collection::vec(int(), 0..4),
-                                  which in prop::sample::subsequence(OmpiCollective::ALL.to_vec(), 0..4)) {
+                                  which in prop::sample::subsequence(Family::Ompi.collectives(), 0..4)) {
         let out = finishes(60, move || {
             let model = commcost::presets::open_mpi_openib();
             let rules = export::ompi_rules(&model, &which, &processes, &sizes, &Default::default());

@@ -714,7 +714,7 @@ fn collectives_on_hostile_models_do_not_panic_or_hang() {
                 );
                 let _ = commcost::export::ompi_rules(
                     &model,
-                    ompi::OmpiCollective::ALL,
+                    &commcost::collectives::Family::Ompi.collectives(),
                     &[2, 3, 64, u64::MAX],
                     &[0, 1, 1 << 20, u64::MAX],
                     &Default::default(),

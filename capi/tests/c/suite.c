@@ -60,7 +60,7 @@ static void model_suite(const char *label, const CcModel *m) {
            label, l[0], l[1], l[2], rc2, bits(q.p2p), bits(q.send_overhead),
            bits(q.recv_overhead), bits(q.send_interval), bits(q.gap));
   }
-  for (int family = CC_FAMILY_OMPI; family <= CC_FAMILY_TEXTBOOK; family++) {
+  for (int family = CC_FAMILY_OMPI; family <= CC_FAMILY_MPICH; family++) {
     for (int coll = CC_BCAST; coll <= CC_SCAN; coll++) {
       for (int pi = 0; pi < N_PROCS; pi++) {
         for (int si = 0; si < N_COLL_SIZES; si++) {

@@ -235,7 +235,7 @@ pub(super) fn collectives(args: CollectivesArgs) -> Result<(), Failure> {
     for f in &fit.fitted {
         outln!(
             "  {:<15} {:>2} {:<28} {:>10}  ({} runs{})",
-            f.collective.ompi_name(),
+            f.collective.name(),
             f.algorithm,
             f.name,
             human_time(f.seconds),
@@ -254,7 +254,7 @@ pub(super) fn collectives(args: CollectivesArgs) -> Result<(), Failure> {
         outln!("{}", errors_line(&format!("held out, {p} processes"), e));
     }
     for (c, e) in &fit.held_out_by_collective {
-        outln!("{}", errors_line(c.ompi_name(), e));
+        outln!("{}", errors_line(c.name(), e));
     }
     if let Some((path, check)) = &checked {
         let (overall, by) = (&check.overall, &check.by_processes);

@@ -20,10 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use commcost::collectives::ompi::{
-    Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, OmpiAlgorithm, OmpiCollective, Reduce,
-    Scatter,
-};
+use commcost::collectives::Collective;
 
 use super::launcher::parse_launcher;
 use crate::{Failure, fail};
@@ -34,18 +31,14 @@ pub(crate) const DEFAULT_MPIRUN: &str = "mpirun --allow-run-as-root -np 2";
 /// Columns of a row (`probe::mpi::CSV_HEADER`, which needs the `mpi` feature).
 const HEADER: &str = "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s";
 
-/// The collectives in the order they are measured (the CSV names).
-const COLLECTIVES: [&str; 9] = [
-    "bcast",
-    "allreduce",
-    "reduce",
-    "allgather",
-    "alltoall",
-    "barrier",
-    "reduce_scatter_block",
-    "gather",
-    "scatter",
-];
+/// The collectives measured, in order: those the probe times whose forced runs the crate
+/// prices (every one of `probe::TIMED` but scan).
+fn measured_collectives() -> Vec<Collective> {
+    commcost::probe::TIMED
+        .into_iter()
+        .filter(|c| c.ompi_priced_as(1).is_some())
+        .collect()
+}
 
 /// Per-rank sizes: small ones to fit per-call costs on, larger ones to check them on.
 const SIZES: [u64; 6] = [8, 64, 512, 4 << 10, 32 << 10, 256 << 10];
@@ -61,7 +54,7 @@ pub(crate) struct MeasureOptions {
     /// Fewer sizes and samples.
     pub quick: bool,
     /// The collectives to measure (CSV names); empty: all nine.
-    pub only: Vec<String>,
+    pub only: Vec<Collective>,
     /// Per-rank sizes in bytes (multiples of 8, 8 B ..= 16 MiB); `None`: the defaults.
     pub sizes: Option<Vec<u64>>,
     /// The whole sweep's budget (at most 1 hour).
@@ -128,51 +121,6 @@ pub(crate) struct WorkerArgs {
     target_us: u64,
 }
 
-/// Open MPI's name of algorithm `id` of `collective`, when Open MPI 4.1.4 accepts the id.
-fn algorithm_name(collective: &str, id: u32) -> Option<&'static str> {
-    fn name<A: OmpiAlgorithm>(id: u32) -> Option<&'static str> {
-        id.to_string().parse::<A>().ok().map(|a| a.ompi_name())
-    }
-    match collective {
-        "bcast" => name::<Bcast>(id),
-        "allreduce" => name::<Allreduce>(id),
-        "reduce" => name::<Reduce>(id),
-        "allgather" => name::<Allgather>(id),
-        "alltoall" => name::<Alltoall>(id),
-        "barrier" => name::<Barrier>(id),
-        "gather" => name::<Gather>(id),
-        "scatter" => name::<Scatter>(id),
-        // MPI_Reduce_scatter_block: its own algorithm set in the tuned component
-        // (coll_tuned_reduce_scatter_block_decision.c)
-        "reduce_scatter_block" => match id {
-            1 => Some("basic_linear"),
-            2 => Some("recursive_doubling"),
-            3 => Some("recursive_halving"),
-            4 => Some("butterfly"),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The largest algorithm id Open MPI 4.1.4 accepts for `collective`.
-fn max_algorithm_id(collective: &str) -> u32 {
-    let tuned = match collective {
-        "bcast" => OmpiCollective::Bcast,
-        "allreduce" => OmpiCollective::Allreduce,
-        "reduce" => OmpiCollective::Reduce,
-        "allgather" => OmpiCollective::Allgather,
-        "alltoall" => OmpiCollective::Alltoall,
-        "barrier" => OmpiCollective::Barrier,
-        "gather" => OmpiCollective::Gather,
-        "scatter" => OmpiCollective::Scatter,
-        // 1 basic linear, 2 recursive doubling, 3 recursive halving, 4 butterfly
-        "reduce_scatter_block" => return 4,
-        _ => return 0,
-    };
-    tuned.max_algorithm_id()
-}
-
 /// `--sizes`: comma-separated sizes with suffixes, multiples of 8 in 8 B ..= 16 MiB, at most
 /// 64 of them.
 pub(crate) fn parse_sizes(text: &str) -> Result<Vec<u64>, Failure> {
@@ -196,19 +144,30 @@ fn check_sizes(sizes: &[u64]) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `--only`: known collective names, comma-separated.
-fn parse_only(text: &str) -> Result<Vec<String>, Failure> {
+/// `--only`: measured collectives, comma-separated.
+fn parse_only(text: &str) -> Result<Vec<Collective>, Failure> {
+    let measured = measured_collectives();
     let mut out = Vec::new();
-    for name in text.split(',').map(|s| s.trim().replace('-', "_")) {
-        if !COLLECTIVES.contains(&name.as_str()) {
-            let shown: String = name.chars().take(40).collect();
-            return fail(format!(
+    for name in text.split(',') {
+        let known = || {
+            let names: Vec<&str> = measured.iter().map(|c| c.name()).collect();
+            names.join(", ")
+        };
+        let shown: String = name.trim().chars().take(40).collect();
+        let c: Collective = name.parse().map_err(|_| {
+            Failure(format!(
                 "--only: unknown collective `{shown}` (one of {})",
-                COLLECTIVES.join(", ")
+                known()
+            ))
+        })?;
+        if !measured.contains(&c) {
+            return fail(format!(
+                "--only: `{shown}` is not measured (one of {})",
+                known()
             ));
         }
-        if !out.contains(&name) {
-            out.push(name);
+        if !out.contains(&c) {
+            out.push(c);
         }
     }
     Ok(out)
@@ -217,18 +176,18 @@ fn parse_only(text: &str) -> Result<Vec<String>, Failure> {
 /// One planned `mpirun`: the collective and the forced algorithm (`None`: Open MPI's default).
 #[derive(Debug, Clone)]
 struct Run {
-    collective: &'static str,
+    collective: Collective,
     algorithm: Option<(u32, &'static str)>,
 }
 
-fn plan_runs(only: &[String], procs: Option<u64>) -> Vec<Run> {
+fn plan_runs(only: &[Collective], procs: Option<u64>) -> Vec<Run> {
     let mut runs = Vec::new();
-    for &collective in COLLECTIVES
-        .iter()
-        .filter(|c| only.is_empty() || only.iter().any(|o| o == *c))
+    for collective in measured_collectives()
+        .into_iter()
+        .filter(|c| only.is_empty() || only.contains(c))
     {
-        for id in 1..=max_algorithm_id(collective) {
-            let Some(name) = algorithm_name(collective, id) else {
+        for id in 1..=collective.ompi_max_algorithm_id() {
+            let Some(name) = collective.ompi_algorithm_name(id) else {
                 continue;
             };
             // two_proc algorithms fail on any other process count
@@ -378,11 +337,7 @@ pub(crate) fn measure(opts: &MeasureOptions) -> Result<String, Failure> {
         );
     }
     let launcher = parse_launcher(&opts.mpirun)?;
-    let only = if opts.only.is_empty() {
-        Vec::new()
-    } else {
-        parse_only(&opts.only.join(","))?
-    };
+    let only = &opts.only;
     let sizes = match &opts.sizes {
         Some(s) => {
             check_sizes(s)?;
@@ -417,7 +372,7 @@ pub(crate) fn measure(opts: &MeasureOptions) -> Result<String, Failure> {
         .collect::<Vec<_>>()
         .join(",");
 
-    let runs = plan_runs(&only, launcher.procs);
+    let runs = plan_runs(only, launcher.procs);
     let total = runs.len();
     let start = Instant::now();
     let mut rows_before = 0usize;
@@ -435,7 +390,7 @@ pub(crate) fn measure(opts: &MeasureOptions) -> Result<String, Failure> {
             command.args(["--mca", "btl", "self,vader"]);
         }
         if let Some((id, _)) = run.algorithm {
-            let c = run.collective;
+            let c = run.collective.name();
             command
                 .args(["--mca", "coll_tuned_use_dynamic_rules", "1"])
                 .args([
@@ -455,7 +410,7 @@ pub(crate) fn measure(opts: &MeasureOptions) -> Result<String, Failure> {
                 "calibrate",
                 "collectives-worker",
                 "--collective",
-                run.collective,
+                run.collective.name(),
             ])
             .args([
                 "--algorithm",
@@ -578,13 +533,13 @@ pub(crate) fn worker(output: Option<PathBuf>, args: WorkerArgs) -> Result<(), Fa
     use std::io::Write;
 
     use commcost::probe::Budget;
-    use commcost::probe::mpi::{CollectivePlan, MpiCollective, time_collective};
+    use commcost::probe::mpi::{CollectivePlan, time_collective};
     use mpi::traits::Communicator;
 
     let Some(path) = output else {
         return fail("give the CSV file to append to with -o FILE");
     };
-    let collective: MpiCollective = args
+    let collective: Collective = args
         .collective
         .parse()
         .map_err(|e| Failure(format!("--collective: {e}")))?;
@@ -595,7 +550,7 @@ pub(crate) fn worker(output: Option<PathBuf>, args: WorkerArgs) -> Result<(), Fa
             .algorithm
             .parse()
             .map_err(|_| Failure(format!("--algorithm: `{}` is not an id", args.algorithm)))?;
-        let Some(name) = algorithm_name(collective.name(), id) else {
+        let Some(name) = collective.ompi_algorithm_name(id) else {
             return fail(format!(
                 "--algorithm: {id} is not an Open MPI 4.1.4 algorithm of {collective}"
             ));
@@ -619,7 +574,7 @@ pub(crate) fn worker(output: Option<PathBuf>, args: WorkerArgs) -> Result<(), Fa
     };
     let world = universe.world();
     let budget = Budget::new(Duration::from_secs(600), 1 << 30);
-    let per_size: Vec<Vec<u64>> = if collective == MpiCollective::Barrier {
+    let per_size: Vec<Vec<u64>> = if collective == Collective::Barrier {
         vec![vec![8]]
     } else {
         sizes.iter().map(|&s| vec![s]).collect()
@@ -657,11 +612,12 @@ mod tests {
     /// `scripts/ompi_collectives_sweep.sh` lists them.
     #[test]
     fn algorithm_names_are_open_mpis() {
-        assert_eq!(algorithm_name("bcast", 6), Some("binomial"));
-        assert_eq!(algorithm_name("reduce", 6), Some("in-order_binary"));
-        assert_eq!(algorithm_name("allgather", 6), Some("two_proc"));
-        assert_eq!(algorithm_name("reduce_scatter_block", 4), Some("butterfly"));
-        assert_eq!(algorithm_name("gather", 4), None);
+        let name = |c: &str, id| c.parse::<Collective>().unwrap().ompi_algorithm_name(id);
+        assert_eq!(name("bcast", 6), Some("binomial"));
+        assert_eq!(name("reduce", 6), Some("in-order_binary"));
+        assert_eq!(name("allgather", 6), Some("two_proc"));
+        assert_eq!(name("reduce_scatter_block", 4), Some("butterfly"));
+        assert_eq!(name("gather", 4), None);
         // 9 + 6 + 7 + 6 + 5 + 6 + 4 + 3 + 3 forced runs, and 9 defaults
         assert_eq!(plan_runs(&[], Some(2)).len(), 49 + 9);
         // no two_proc run at 4 processes (allgather, alltoall, barrier)

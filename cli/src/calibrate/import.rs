@@ -11,10 +11,11 @@ use commcost::{CommModel, LogGP, Message, Protocols};
 use serde_json::{Map, Value};
 
 use super::{FitModel, adjustment_lines, describe_ranges, finish, loggp_roles, pct};
-use crate::collective::{Collective, dispatch};
+use crate::collective::matches_series;
 use crate::plot::{Format, read_benchmark};
 use crate::units::human_time;
 use crate::{Failure, fail};
+use commcost::collectives::{Collective, Family, Problem, best_in};
 
 /// `calibrate osu`.
 pub(super) fn osu(
@@ -310,9 +311,8 @@ fn collective_accuracy(
             continue;
         };
         let Some(c) = Collective::ALL
-            .iter()
-            .copied()
-            .find(|c| c.matches_series(name))
+            .into_iter()
+            .find(|&c| matches_series(c, name))
         else {
             continue;
         };
@@ -322,7 +322,8 @@ fn collective_accuracy(
             .iter()
             .filter(|p| p.bytes > 0 && p.value > 0.0)
             .filter_map(|p| {
-                let predicted = dispatch!(c, best_time(model, procs, p.bytes)).ok()?;
+                let problem = Problem::new(procs, Message::contiguous(p.bytes));
+                let predicted = best_in(model, Family::DEFAULT, c, &problem).ok()?.cost;
                 Some((predicted, p.value))
             })
             .collect();
@@ -330,15 +331,6 @@ fn collective_accuracy(
             accuracy.insert(format!("{name}_{procs}_processes_best_algorithm"), pct(e));
         }
     }
-}
-
-fn best_time<A: commcost::collectives::Algorithm>(
-    model: &Protocols<LogGP>,
-    procs: u64,
-    bytes: u64,
-) -> Result<f64, commcost::collectives::CollectiveError> {
-    let problem = commcost::collectives::Problem::new(procs, Message::contiguous(bytes));
-    commcost::collectives::best::<A>(model, &problem).map(|(_, t)| t)
 }
 
 const BENCHMARK_METHOD: &str = "protocol ranges at the level steps of the latency series \

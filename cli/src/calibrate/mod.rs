@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use commcost::calibrate::Adjustment;
-use commcost::calibrate::CalibrationError;
+use commcost::probe::ProbeError;
 use commcost::probe::Prober;
 use commcost::{LogGP, ModelSpec, Protocols};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -423,7 +423,7 @@ struct Counting<'a, P: Prober> {
 }
 
 impl<P: Prober> Prober for Counting<'_, P> {
-    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, CalibrationError> {
+    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, ProbeError> {
         self.bar.inc(1);
         self.inner.prtt(n, delay, size)
     }

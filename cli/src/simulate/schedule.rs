@@ -13,19 +13,12 @@ pub(crate) struct Built {
 
 /// Parses and builds the algorithm `name` of collective `A`, priced on `model` if one is
 /// given.
-pub(super) fn build<A>(
+fn build<A: SimAlgorithm>(
     name: &str,
     model: Option<&dyn CommModel>,
     problem: &Problem,
     max_memory: u64,
-) -> Result<Built, Failure>
-where
-    A: Algorithm
-        + ToSchedule
-        + ExactClosedForm
-        + FromStr<Err = AlgorithmParseError>
-        + std::fmt::Display,
-{
+) -> Result<Built, Failure> {
     let algorithm: A = name
         .parse()
         .map_err(|e: AlgorithmParseError| Failure(format!("--algorithm: {e}")))?;
@@ -51,73 +44,23 @@ where
     })
 }
 
-/// The schedule of collective `name`'s algorithm `algorithm` (Open MPI's with `ompi`) and the
-/// collective's name as reported; priced on `model` if one is given.
+/// The schedule of collective `name`'s algorithm `algorithm` in `family`, and the collective;
+/// priced on `model` if one is given.
 pub(crate) fn build_collective(
+    family: Family,
     name: &str,
     algorithm: &str,
-    ompi: bool,
     model: Option<&dyn CommModel>,
     problem: &Problem,
     max_memory: u64,
-) -> Result<(String, Built), Failure> {
-    Ok(if ompi {
-        let c = ompi_collective(name)?;
-        let built = match c {
-            OmpiCollective::Allgather => {
-                build::<ompi::Allgather>(algorithm, model, problem, max_memory)
-            }
-            OmpiCollective::Allreduce => {
-                build::<ompi::Allreduce>(algorithm, model, problem, max_memory)
-            }
-            OmpiCollective::Alltoall => {
-                build::<ompi::Alltoall>(algorithm, model, problem, max_memory)
-            }
-            OmpiCollective::Barrier => {
-                build::<ompi::Barrier>(algorithm, model, problem, max_memory)
-            }
-            OmpiCollective::Bcast => build::<ompi::Bcast>(algorithm, model, problem, max_memory),
-            OmpiCollective::Gather => build::<ompi::Gather>(algorithm, model, problem, max_memory),
-            OmpiCollective::Reduce => build::<ompi::Reduce>(algorithm, model, problem, max_memory),
-            OmpiCollective::ReduceScatter => {
-                build::<ompi::ReduceScatter>(algorithm, model, problem, max_memory)
-            }
-            OmpiCollective::Scatter => {
-                build::<ompi::Scatter>(algorithm, model, problem, max_memory)
-            }
-        }?;
-        (c.to_string(), built)
-    } else {
-        let c = textbook_collective(name)?;
-        let built = crate::collective::dispatch!(c, build(algorithm, model, problem, max_memory))?;
-        (c.name().to_string(), built)
-    })
-}
-
-/// The Open MPI collective of a name (textbook `broadcast` accepted for `bcast`).
-pub(super) fn ompi_collective(name: &str) -> Result<OmpiCollective, Failure> {
-    let wanted = if name.eq_ignore_ascii_case("broadcast") {
-        "bcast"
-    } else {
-        name
-    };
-    wanted.parse().map_err(|_| {
-        let known: Vec<String> = OmpiCollective::ALL.iter().map(|c| c.to_string()).collect();
-        Failure(format!(
-            "unknown Open MPI collective `{name}`; collectives: {}",
-            known.join(", ")
-        ))
-    })
-}
-
-pub(super) fn textbook_collective(name: &str) -> Result<Collective, Failure> {
-    <Collective as clap::ValueEnum>::from_str(name, true).map_err(|_| {
-        let known: Vec<&str> = Collective::ALL.iter().map(|c| c.name()).collect();
-        Failure(format!(
-            "unknown collective `{name}`; collectives: {} (reduce-scatter with --ompi)",
-            known.join(", ")
-        ))
-    })
+) -> Result<(Collective, Built), Failure> {
+    let c: Collective = name
+        .parse()
+        .map_err(|e| Failure(format!("collective: {e}")))?;
+    let built = crate::collective::visit!(family, c, |algorithm: &'a str, model: Option<&'a dyn CommModel>, problem: &'a Problem, max_memory: u64| -> Result<Built, Failure> {
+        A => build::<A>(algorithm, model, problem, max_memory)
+    })??;
+    Ok((c, built))
 }
 
 /// `SEED:MEAN`, e.g. `42:1us`.

@@ -170,7 +170,8 @@ fn select_ranks_broadcasts_as_calculated_by_hand() {
     let dir = scratch("select");
     let model = write(&dir, "loggp.json", LOGGP);
     let j = json(&ok(&[
-        "select", "bcast", "--model", &model, "--procs", "8", "--bytes", "8", "--json",
+        "select", "--family", "textbook", "bcast", "--model", &model, "--procs", "8", "--bytes",
+        "8", "--json",
     ]));
     let ranking = j["ranking"].as_array().unwrap();
     // P = 8, s = 8: p2p = 2o + L + 7G = 7.0021 µs, interval = g + 7G = 2.0021 µs
@@ -204,6 +205,8 @@ fn select_ranks_broadcasts_as_calculated_by_hand() {
     }
     let text = ok(&[
         "select",
+        "--family",
+        "textbook",
         "allreduce",
         "--preset",
         "open-mpi-openib",
@@ -218,7 +221,8 @@ fn select_ranks_broadcasts_as_calculated_by_hand() {
     );
     assert!(
         user_error(&[
-            "select", "bcast", "--model", &model, "--procs", "0", "--bytes", "8"
+            "select", "--family", "textbook", "bcast", "--model", &model, "--procs", "0",
+            "--bytes", "8"
         ])
         .contains("--procs")
     );
@@ -230,6 +234,8 @@ fn table_switch_point_is_exact() {
     let model = write(&dir, "loggp.json", LOGGP);
     let csv = ok(&[
         "table",
+        "--family",
+        "textbook",
         "broadcast",
         "--model",
         &model,
@@ -251,6 +257,8 @@ fn table_switch_point_is_exact() {
     );
     let text = ok(&[
         "table",
+        "--family",
+        "textbook",
         "allreduce",
         "--preset",
         "open-mpi-openib",
@@ -260,7 +268,16 @@ fn table_switch_point_is_exact() {
         "8..4M",
     ]);
     assert!(text.contains("P = 4") && text.contains("P = 64") && text.contains("rabenseifner"));
-    user_error(&["table", "allreduce", "--model", &model, "--procs", "0,4"]);
+    user_error(&[
+        "table",
+        "--family",
+        "textbook",
+        "allreduce",
+        "--model",
+        &model,
+        "--procs",
+        "0,4",
+    ]);
 }
 
 #[test]
@@ -486,6 +503,8 @@ fn plot_is_a_valid_svg_with_curves_switches_and_measurements() {
     let ar = dir.join("allreduce.svg").display().to_string();
     ok(&[
         "plot",
+        "--family",
+        "textbook",
         "--model",
         &model,
         "--collective",
@@ -548,18 +567,14 @@ fn export_writes_tuning_files_that_read_back() {
     );
     // the same choice as `table`: Rabenseifner (Open MPI ID 6) for 1 MiB allreduce on 64
     let rule = rules
-        .lookup(
-            commcost::collectives::ompi::OmpiCollective::Allreduce,
-            64,
-            1 << 20,
-        )
+        .lookup(commcost::collectives::Collective::Allreduce, 64, 1 << 20)
         .unwrap();
     assert_eq!(rule.algorithm, 6);
     // on 4 processes several broadcast algorithms send an 8-byte message along the same
     // tree (the library's own test checks where ties are): the default `--on-tie defer`
     // leaves those cells to Open MPI (algorithm 0), `--on-tie first` names one
     let bcast_small = rules
-        .lookup(commcost::collectives::ompi::OmpiCollective::Bcast, 4, 8)
+        .lookup(commcost::collectives::Collective::Bcast, 4, 8)
         .unwrap();
     assert_eq!(bcast_small.algorithm, 0);
     let first_file = dir.join("first.conf").display().to_string();
@@ -583,13 +598,15 @@ fn export_writes_tuning_files_that_read_back() {
         .unwrap();
     assert_ne!(
         first
-            .lookup(commcost::collectives::ompi::OmpiCollective::Bcast, 4, 8)
+            .lookup(commcost::collectives::Collective::Bcast, 4, 8)
             .unwrap()
             .algorithm,
         0
     );
     let table = ok(&[
         "table",
+        "--family",
+        "textbook",
         "allreduce",
         "--preset",
         "open-mpi-openib",
@@ -780,6 +797,8 @@ fn simulate_binomial_broadcast_is_the_closed_form_minus_the_tree_gaps() {
     use commcost::{CommModel, Message};
     let args = [
         "simulate",
+        "--family",
+        "textbook",
         "bcast",
         "--algorithm",
         "binomial",
@@ -831,7 +850,8 @@ fn simulate_binomial_broadcast_is_the_closed_form_minus_the_tree_gaps() {
     let j = json(&ok(&[
         "simulate",
         "bcast",
-        "--ompi",
+        "--family",
+        "ompi",
         "--algorithm",
         "pipeline:segment=1024",
         "--preset",
@@ -857,7 +877,7 @@ fn simulate_binomial_broadcast_is_the_closed_form_minus_the_tree_gaps() {
         max_relative = 1e-12
     );
     assert_eq!(j["schedule"]["algorithm"], a.to_string());
-    assert_eq!(j["schedule"]["ompi"], true);
+    assert_eq!(j["schedule"]["family"], "ompi");
 }
 
 #[test]
@@ -867,6 +887,8 @@ fn simulate_writes_a_timeline_and_a_gantt_chart() {
     let svg = dir.join("bcast.svg").display().to_string();
     let text = ok(&[
         "simulate",
+        "--family",
+        "textbook",
         "bcast",
         "--algorithm",
         "binomial",
@@ -923,6 +945,8 @@ fn simulate_writes_a_timeline_and_a_gantt_chart() {
     let big = dir.join("big.svg").display().to_string();
     let text = ok(&[
         "simulate",
+        "--family",
+        "textbook",
         "barrier",
         "--algorithm",
         "dissemination",
@@ -955,14 +979,9 @@ fn simulate_user_errors_are_one_line() {
         let args: Vec<&str> = v.iter().map(String::as_str).collect();
         user_error(&args)
     };
-    let err = run(&["--algorithm", "fastest", "--procs", "8", "--bytes", "8"]);
-    assert!(
-        err.contains("--algorithm") && err.contains("fastest") && err.contains("binomial"),
-        "{err}"
-    );
-    // with --ompi the valid names are Open MPI's
     let err = run(&[
-        "--ompi",
+        "--family",
+        "textbook",
         "--algorithm",
         "fastest",
         "--procs",
@@ -970,6 +989,12 @@ fn simulate_user_errors_are_one_line() {
         "--bytes",
         "8",
     ]);
+    assert!(
+        err.contains("--algorithm") && err.contains("fastest") && err.contains("binomial"),
+        "{err}"
+    );
+    // in Open MPI's family (the default) the valid names are Open MPI's
+    let err = run(&["--algorithm", "fastest", "--procs", "8", "--bytes", "8"]);
     assert!(err.contains("split-binary-tree"), "{err}");
     let err = run(&["--algorithm", "binomial", "--procs", "0", "--bytes", "8"]);
     assert!(err.contains("--procs"), "{err}");
@@ -1014,6 +1039,8 @@ fn simulate_user_errors_are_one_line() {
     // beyond the builders' limit of 2^27 operations: the library's typed error, at once
     let err = user_error(&[
         "simulate",
+        "--family",
+        "textbook",
         "alltoall",
         "--algorithm",
         "pairwise-exchange",
@@ -1027,6 +1054,8 @@ fn simulate_user_errors_are_one_line() {
     assert!(err.contains("exceeds the limit"), "{err}");
     let err = user_error(&[
         "simulate",
+        "--family",
+        "textbook",
         "reduce-scatter",
         "--algorithm",
         "ring",
@@ -1038,7 +1067,7 @@ fn simulate_user_errors_are_one_line() {
         "8",
     ]);
     assert!(
-        err.contains("reduce-scatter") && err.contains("--ompi"),
+        err.contains("reduce-scatter") && err.contains("--family"),
         "{err}"
     );
     // GOAL: the line of a malformed statement; a collective and a GOAL file together
@@ -1060,7 +1089,7 @@ fn simulate_user_errors_are_one_line() {
         "4",
     ]);
     assert!(err.contains("--procs"), "{err}");
-    let err = user_error(&["simulate", "--preset", "mpich2-tcp"]);
+    let err = user_error(&["simulate", "--family", "textbook", "--preset", "mpich2-tcp"]);
     assert!(err.contains("--goal"), "{err}");
 }
 
@@ -1074,6 +1103,8 @@ fn select_simulate_notes_closed_forms_that_are_only_bounds() {
     let args = |p: &'static str, json: bool| {
         let mut a = vec![
             "select",
+            "--family",
+            "textbook",
             "bcast",
             "--preset",
             "mpich2-tcp",
@@ -1111,6 +1142,8 @@ fn select_simulate_notes_closed_forms_that_are_only_bounds() {
 fn select_simulate_marks_simulated_entries() {
     let j = json(&ok(&[
         "select",
+        "--family",
+        "textbook",
         "bcast",
         "--preset",
         "mpich2-tcp",
@@ -1152,6 +1185,8 @@ fn select_simulate_marks_simulated_entries() {
     assert!(costs.windows(2).all(|w| w[0] <= w[1]), "{costs:?}");
     let text = ok(&[
         "select",
+        "--family",
+        "textbook",
         "bcast",
         "--preset",
         "mpich2-tcp",
@@ -1168,6 +1203,8 @@ fn select_simulate_marks_simulated_entries() {
     // without the flag the output stays closed-form only
     let plain = ok(&[
         "select",
+        "--family",
+        "textbook",
         "bcast",
         "--preset",
         "mpich2-tcp",
@@ -1233,6 +1270,8 @@ fn simulate_with_the_models_protocols() {
     let args = |extra: &'static str| {
         let mut v = vec![
             "simulate",
+            "--family",
+            "textbook",
             "bcast",
             "--algorithm",
             "binomial",
@@ -1270,6 +1309,8 @@ fn simulate_with_the_models_protocols() {
     // the two ways of saying it exclude each other
     let out = commcost(&[
         "simulate",
+        "--family",
+        "textbook",
         "bcast",
         "--algorithm",
         "binomial",
@@ -1324,7 +1365,8 @@ fn table_simulate_agrees_with_the_exact_table_at_the_sampled_sizes() {
         ("alltoall", "open-mpi-gm", "5,24,100"),
     ] {
         let args = [
-            "table", collective, "--preset", preset, "--procs", procs, "--bytes", "1..4M", "--csv",
+            "table", "--family", "textbook", collective, "--preset", preset, "--procs", procs,
+            "--bytes", "1..4M", "--csv",
         ];
         let exact = csv_rows(&ok(&args));
         let sampled_csv = ok(&[&args[..], &["--simulate"]].concat());
@@ -1376,6 +1418,8 @@ fn table_simulate_lets_the_simulator_decide_off_powers_of_two() {
     // between rounds that its schedule does not have, so where it wins the simulator decided
     let args = [
         "table",
+        "--family",
+        "textbook",
         "bcast",
         "--preset",
         "mpich2-tcp",
@@ -1400,6 +1444,8 @@ fn table_simulate_lets_the_simulator_decide_off_powers_of_two() {
         for s in sizes.iter().filter(|&&s| first <= s && s <= last) {
             let j = json(&ok(&[
                 "select",
+                "--family",
+                "textbook",
                 "bcast",
                 "--preset",
                 "mpich2-tcp",
@@ -1426,6 +1472,8 @@ fn table_simulate_lets_the_simulator_decide_off_powers_of_two() {
         let out = ok(&[
             &[
                 "table",
+                "--family",
+                "textbook",
                 "gather",
                 "--preset",
                 "open-mpi-gm",
@@ -1449,6 +1497,8 @@ fn table_simulate_beyond_the_simulator_limits_is_a_clean_error() {
     let refused = |collective: &str, procs: &str| {
         let args = [
             "table",
+            "--family",
+            "textbook",
             collective,
             "--preset",
             "mpich2-tcp",
@@ -1481,6 +1531,8 @@ fn table_simulate_beyond_the_simulator_limits_is_a_clean_error() {
     // exact closed forms need no simulation: any P is fine
     let out = ok(&[
         "table",
+        "--family",
+        "textbook",
         "alltoall",
         "--preset",
         "mpich2-tcp",
@@ -1495,7 +1547,7 @@ fn table_simulate_beyond_the_simulator_limits_is_a_clean_error() {
 
 #[test]
 fn export_defers_to_open_mpis_fixed_decision_below_a_gain() {
-    use commcost::collectives::ompi::OmpiCollective;
+    use commcost::collectives::{Collective, Family};
     let dir = scratch("export-min-gain");
     let read = |path: &str| -> commcost::export::OmpiRules {
         std::fs::read_to_string(path).unwrap().parse().unwrap()
@@ -1515,9 +1567,9 @@ fn export_defers_to_open_mpis_fixed_decision_below_a_gain() {
         &fixed_file,
     ]);
     let fixed = read(&fixed_file);
-    let bcast = fixed.lookup(OmpiCollective::Bcast, 2, 65536).unwrap();
+    let bcast = fixed.lookup(Collective::Bcast, 2, 65536).unwrap();
     assert_eq!((bcast.algorithm, bcast.segment, bcast.faninout), (5, 0, 0));
-    let allreduce = fixed.lookup(OmpiCollective::Allreduce, 4, 8192).unwrap();
+    let allreduce = fixed.lookup(Collective::Allreduce, 4, 8192).unwrap();
     assert_eq!(allreduce.algorithm, 6);
     // a larger required gain can only turn rules into deferrals (algorithm 0)
     let mut deferred = Vec::new();
@@ -1539,10 +1591,10 @@ fn export_defers_to_open_mpis_fixed_decision_below_a_gain() {
         ]);
         let rules = read(&file);
         let mut zero = 0;
-        for &c in OmpiCollective::ALL {
+        for c in Family::Ompi.collectives() {
             for k in 0..=20 {
                 for p in [4, 64] {
-                    let size = c.rules_size(1 << k, p);
+                    let size = c.ompi_rules_size(1 << k, p);
                     if rules.lookup(c, p, size).is_some_and(|r| r.algorithm == 0) {
                         zero += 1;
                     }
@@ -1799,6 +1851,8 @@ fn goal_writes_schedgen_patterns_and_simulate_writes_its_schedule() {
     let written = dir.join("rab.goal").display().to_string();
     let direct = json(&ok(&[
         "simulate",
+        "--family",
+        "textbook",
         "allreduce",
         "--algorithm",
         "rabenseifner",
@@ -1818,6 +1872,8 @@ fn goal_writes_schedgen_patterns_and_simulate_writes_its_schedule() {
     let by_goal = dir.join("rab2.goal").display().to_string();
     ok(&[
         "goal",
+        "--family",
+        "textbook",
         "allreduce",
         "--algorithm",
         "rabenseifner",
@@ -1871,4 +1927,91 @@ fn goal_writes_schedgen_patterns_and_simulate_writes_its_schedule() {
         "/nonexistent-dir/x.goal",
     ]);
     assert!(e.contains("--output"), "{e}");
+}
+
+/// `select` ranks the algorithms of the family asked for: Open MPI's by default, with the
+/// fields of the rules-file line that runs each (collective ID 7, algorithm IDs 1-9 named as
+/// `ompi_info` names them); MPICH's under MPICH's names; a collective outside the family is
+/// refused naming the families that price it.
+#[test]
+fn select_ranks_the_family_asked_for() {
+    use commcost::collectives::{Collective, Family, Problem, best_in};
+    let base = [
+        "select",
+        "bcast",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "16",
+        "--bytes",
+        "64K",
+        "--json",
+    ];
+    let default = json(&ok(&base));
+    let ompi = json(&ok(&[&base[..], &["--family", "ompi"]].concat()));
+    assert_eq!(default, ompi);
+    assert_eq!(
+        (&ompi["family"], &ompi["ompi_coll_id"]),
+        (&"ompi".into(), &7.into())
+    );
+    let ranking = ompi["ranking"].as_array().unwrap();
+    for row in ranking {
+        let id = row["ompi"]["id"].as_u64().unwrap() as u32;
+        assert_eq!(
+            row["ompi"]["name"].as_str(),
+            Collective::Bcast.ompi_algorithm_name(id),
+            "{row}"
+        );
+    }
+    let best = best_in(
+        &commcost::presets::open_mpi_openib(),
+        Family::Ompi,
+        Collective::Bcast,
+        &Problem::new(16, commcost::Message::contiguous(65536)),
+    )
+    .unwrap();
+    assert_eq!(ranking[0]["algorithm"], best.name.as_str());
+    let text = ok(&base[..base.len() - 1]);
+    assert!(
+        text.contains("collective ID 7") && text.contains("split_binary_tree"),
+        "{text}"
+    );
+    let mpich = json(&ok(&[&base[..], &["--family", "mpich"]].concat()));
+    let mut names: Vec<&str> = mpich["ranking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["algorithm"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["binomial", "scatter_ring_allgather"]);
+    let err = user_error(&[
+        "select",
+        "scan",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "4",
+        "--bytes",
+        "8",
+    ]);
+    assert!(
+        err.contains("textbook, mpich") && err.contains("--family"),
+        "{err}"
+    );
+    assert!(
+        ok(&[
+            "select",
+            "scan",
+            "--family",
+            "textbook",
+            "--preset",
+            "open-mpi-openib",
+            "--procs",
+            "4",
+            "--bytes",
+            "8"
+        ])
+        .contains("recursive-doubling")
+    );
 }

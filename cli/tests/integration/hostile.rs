@@ -107,12 +107,12 @@ fn schedules_beyond_the_memory_budget_are_refused_before_allocating() {
     // sizes that used to abort or peak at 2.5-3 GB, under an address space of
     // 3 GiB (the default budget is 2 GiB): the budget error, never an abort
     for args in [
-        "bcast --algorithm linear --procs 16777216",
-        "scatter --algorithm binomial --procs 16777216",
-        "bcast --ompi --algorithm basic-linear --procs 16777216",
-        "barrier --algorithm dissemination --procs 2097152",
-        "alltoall --algorithm pairwise-exchange --procs 8192",
-        "allreduce --algorithm ring --procs 4096",
+        "bcast --family textbook --algorithm linear --procs 16777216",
+        "scatter --family textbook --algorithm binomial --procs 16777216",
+        "bcast --algorithm basic-linear --procs 16777216",
+        "barrier --family textbook --algorithm dissemination --procs 2097152",
+        "alltoall --family textbook --algorithm pairwise-exchange --procs 8192",
+        "allreduce --family textbook --algorithm ring --procs 4096",
     ] {
         let mut a: Vec<&str> = vec!["simulate"];
         a.extend(args.split(' '));
@@ -145,6 +145,8 @@ fn a_smaller_budget_holds_under_an_address_space_limit() {
         let args = [
             "simulate",
             collective,
+            "--family",
+            "textbook",
             "--algorithm",
             algorithm,
             "--procs",
@@ -182,6 +184,8 @@ fn a_smaller_budget_holds_under_an_address_space_limit() {
         1,
         &[
             "simulate",
+            "--family",
+            "textbook",
             "allreduce",
             "--algorithm",
             "ring",
@@ -200,6 +204,8 @@ fn a_smaller_budget_holds_under_an_address_space_limit() {
     refused(
         &[
             "simulate",
+            "--family",
+            "textbook",
             "bcast",
             "--algorithm",
             "binomial",
@@ -217,6 +223,8 @@ fn a_smaller_budget_holds_under_an_address_space_limit() {
     usage(
         &[
             "simulate",
+            "--family",
+            "textbook",
             "bcast",
             "--algorithm",
             "binomial",
@@ -549,6 +557,8 @@ fn times_are_capped_like_model_parameters() {
     );
     let base = [
         "simulate",
+        "--family",
+        "textbook",
         "allreduce",
         "--algorithm",
         "ring",
@@ -639,6 +649,8 @@ fn table_grids_are_bounded() {
     refused(
         &[
             "table",
+            "--family",
+            "textbook",
             "bcast",
             "--preset",
             "mpich2-tcp",
@@ -654,6 +666,8 @@ fn table_grids_are_bounded() {
     refused(
         &[
             "table",
+            "--family",
+            "textbook",
             "bcast",
             "--preset",
             "mpich2-tcp",
@@ -670,6 +684,8 @@ fn table_grids_are_bounded() {
     let run = run_limited(
         &[
             "table",
+            "--family",
+            "textbook",
             "bcast",
             "--preset",
             "mpich2-tcp",
@@ -690,6 +706,8 @@ fn table_grids_are_bounded() {
     let err = usage(
         &[
             "table",
+            "--family",
+            "textbook",
             "bcast",
             "--preset",
             "mpich2-tcp",
@@ -730,7 +748,14 @@ fn malformed_numbers_are_named() {
         let out = finite(&args, None, SECONDS);
         assert!(out.contains("4096"), "{value}: {out}");
     }
-    let table = ["table", "bcast", "--preset", "mpich2-tcp"];
+    let table = [
+        "table",
+        "--family",
+        "textbook",
+        "bcast",
+        "--preset",
+        "mpich2-tcp",
+    ];
     for (value, names) in [
         ("", &["--procs", "empty"][..]),
         ("2..4..8", &["--procs", "one `..`"]),
@@ -747,6 +772,8 @@ fn malformed_numbers_are_named() {
     usage(
         &[
             "select",
+            "--family",
+            "textbook",
             "bcast",
             "--preset",
             "mpich2-tcp",
@@ -760,6 +787,8 @@ fn malformed_numbers_are_named() {
     usage(
         &[
             "simulate",
+            "--family",
+            "textbook",
             "bcast",
             "--algorithm",
             "binomial",

@@ -100,13 +100,17 @@ fn named_and_preferred_models_load_in_every_command() {
     let named = format!("{map}#plogp_mpi");
     for args in [
         vec![
-            "select", "bcast", "--model", &named, "--procs", "4", "--bytes", "1K",
+            "select", "--family", "textbook", "bcast", "--model", &named, "--procs", "4",
+            "--bytes", "1K",
         ],
         vec![
-            "table", "bcast", "--model", &named, "--procs", "4", "--bytes", "1..1K",
+            "table", "--family", "textbook", "bcast", "--model", &named, "--procs", "4", "--bytes",
+            "1..1K",
         ],
         vec![
             "simulate",
+            "--family",
+            "textbook",
             "bcast",
             "--algorithm",
             "binomial",

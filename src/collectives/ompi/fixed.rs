@@ -1,6 +1,6 @@
 //! Open MPI 4.1.4's fixed decisions as data (see [`fixed_decision`]).
 
-use super::{OmpiAlgorithm, OmpiCollective};
+use super::{Collective, OmpiAlgorithm};
 use crate::collectives::AlgorithmParseError;
 
 /// A fixed-decision table: `(from P, [(from bytes, algorithm ID)])`, both lists increasing.
@@ -37,6 +37,9 @@ type Table = &'static [(u64, &'static [(u64, u32)])];
 /// `type size × sendcount` for allgather, alltoall, gather and scatter (where the rules file
 /// uses `× P`). Barrier depends on `P` only.
 ///
+/// The crate holds no fixed decision for scan and reduce_scatter_block (no algorithms of
+/// Open MPI's family price them): their decision is 0.
+///
 /// # Operators
 ///
 /// allreduce, reduce and reduce_scatter decide differently for non-commutative operators
@@ -46,18 +49,19 @@ type Table = &'static [(u64, &'static [(u64, u32)])];
 /// # Examples
 ///
 /// ```
-/// use commcost::collectives::ompi::{OmpiCollective, fixed_decision};
+/// use commcost::collectives::Collective;
+/// use commcost::collectives::ompi::fixed_decision;
 ///
 /// // `ompi_coll_tuned_bcast_intra_dec_fixed`: fewer than 4 processes, 32 KiB <= m < 128 KiB:
 /// // binary tree (5)
-/// assert_eq!(fixed_decision(OmpiCollective::Bcast, 2, 65536, true), 5);
+/// assert_eq!(fixed_decision(Collective::Bcast, 2, 65536, true), 5);
 /// // allreduce on 8-15 processes from 8 KiB: Rabenseifner (6); non-commutative: recursive
 /// // doubling (3) below 1 MiB
-/// assert_eq!(fixed_decision(OmpiCollective::Allreduce, 8, 8192, true), 6);
-/// assert_eq!(fixed_decision(OmpiCollective::Allreduce, 8, 8192, false), 3);
+/// assert_eq!(fixed_decision(Collective::Allreduce, 8, 8192, true), 6);
+/// assert_eq!(fixed_decision(Collective::Allreduce, 8, 8192, false), 3);
 /// ```
 pub fn fixed_decision(
-    collective: OmpiCollective,
+    collective: Collective,
     processes: u64,
     bytes: u64,
     commutative: bool,
@@ -89,10 +93,7 @@ pub fn fixed_algorithm<A: OmpiAlgorithm>(
     commutative: bool,
 ) -> Result<A, AlgorithmParseError> {
     let id = fixed_decision(A::COLLECTIVE, processes, bytes, commutative);
-    let chain = matches!(
-        A::COLLECTIVE,
-        OmpiCollective::Bcast | OmpiCollective::Reduce
-    ) && id == 2;
+    let chain = matches!(A::COLLECTIVE, Collective::Bcast | Collective::Reduce) && id == 2;
     if chain {
         format!("{id}:segment=0,fanout=1").parse()
     } else {
@@ -104,29 +105,34 @@ pub fn fixed_algorithm<A: OmpiAlgorithm>(
 /// (in the [`Problem`](crate::collectives::Problem) convention) from which each algorithm ID
 /// applies, first size 0, consecutive IDs distinct.
 pub(crate) fn fixed_rules(
-    collective: OmpiCollective,
+    collective: Collective,
     processes: u64,
     commutative: bool,
 ) -> &'static [(u64, u32)] {
     block(table(collective, commutative), processes)
 }
 
-fn table(collective: OmpiCollective, commutative: bool) -> Table {
+fn table(collective: Collective, commutative: bool) -> Table {
     match (collective, commutative) {
-        (OmpiCollective::Allgather, _) => ALLGATHER,
-        (OmpiCollective::Allreduce, true) => ALLREDUCE,
-        (OmpiCollective::Allreduce, false) => ALLREDUCE_NONCOMMUTATIVE,
-        (OmpiCollective::Alltoall, _) => ALLTOALL,
-        (OmpiCollective::Barrier, _) => BARRIER,
-        (OmpiCollective::Bcast, _) => BCAST,
-        (OmpiCollective::Gather, _) => GATHER,
-        (OmpiCollective::Reduce, true) => REDUCE,
-        (OmpiCollective::Reduce, false) => REDUCE_NONCOMMUTATIVE,
-        (OmpiCollective::ReduceScatter, true) => REDUCE_SCATTER,
-        (OmpiCollective::ReduceScatter, false) => REDUCE_SCATTER_NONCOMMUTATIVE,
-        (OmpiCollective::Scatter, _) => SCATTER,
+        (Collective::Allgather, _) => ALLGATHER,
+        (Collective::Allreduce, true) => ALLREDUCE,
+        (Collective::Allreduce, false) => ALLREDUCE_NONCOMMUTATIVE,
+        (Collective::Alltoall, _) => ALLTOALL,
+        (Collective::Barrier, _) => BARRIER,
+        (Collective::Bcast, _) => BCAST,
+        (Collective::Gather, _) => GATHER,
+        (Collective::Reduce, true) => REDUCE,
+        (Collective::Reduce, false) => REDUCE_NONCOMMUTATIVE,
+        (Collective::ReduceScatter, true) => REDUCE_SCATTER,
+        (Collective::ReduceScatter, false) => REDUCE_SCATTER_NONCOMMUTATIVE,
+        (Collective::Scatter, _) => SCATTER,
+        // no algorithms of these in the crate's Open MPI family: ID 0, "the library decides"
+        (Collective::ReduceScatterBlock | Collective::Scan, _) => UNKNOWN,
     }
 }
+
+/// The table of a collective whose fixed decision the crate does not hold: ID 0 everywhere.
+const UNKNOWN: Table = &[(0, &[(0, 0)])];
 
 /// The last block whose communicator size is at most `processes` (the first for 0).
 fn block(table: Table, processes: u64) -> &'static [(u64, u32)] {
@@ -459,6 +465,7 @@ const SCATTER: Table = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collectives::Family;
     use crate::collectives::ompi::{
         Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, ReduceScatter, Scatter,
     };
@@ -467,7 +474,7 @@ mod tests {
     /// collective's range and consecutive rules differ.
     #[test]
     fn tables_are_well_formed() {
-        for &c in OmpiCollective::ALL {
+        for c in Family::Ompi.collectives() {
             for commutative in [true, false] {
                 let t = table(c, commutative);
                 assert_eq!(t[0].0, 1, "{c}");
@@ -482,7 +489,7 @@ mod tests {
                     assert!(
                         rules
                             .iter()
-                            .all(|&(_, a)| (1..=c.max_algorithm_id()).contains(&a))
+                            .all(|&(_, a)| (1..=c.ompi_max_algorithm_id()).contains(&a))
                     );
                 }
             }
@@ -518,8 +525,8 @@ mod tests {
     /// branches quoted), independently of the transcription script.
     #[test]
     fn decisions_from_the_source() {
-        use OmpiCollective::*;
-        let cases: &[(OmpiCollective, u64, u64, bool, u32)] = &[
+        use Collective::*;
+        let cases: &[(Collective, u64, u64, bool, u32)] = &[
             // bcast: `communicator_size < 4`, `total_dsize < 32` -> 3; `< 1024` -> 7; else 5
             (Bcast, 2, 31, true, 3),
             (Bcast, 3, 1023, true, 7),

@@ -1,11 +1,9 @@
 //! Open MPI's algorithms as a forced run executes them: from the collective, Open MPI's ID and
 //! the segment size (see [`forced_cost`]).
 
-use super::{
-    Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, OmpiAlgorithm, OmpiCollective, Reduce,
-    ReduceScatter, Scatter,
-};
+use super::{OmpiAlgorithm, OmpiVisitor, visit};
 use crate::CommModel;
+use crate::collectives::{Collective, FamilyAlgorithm};
 use crate::collectives::{CollectiveError, Problem};
 
 /// The algorithm Open MPI 4.1.4 runs under `coll_tuned_use_dynamic_rules 1`,
@@ -25,37 +23,46 @@ use crate::collectives::{CollectiveError, Problem};
 /// # Examples
 ///
 /// ```
-/// use commcost::collectives::ompi::{OmpiCollective, forced_cost};
+/// use commcost::collectives::Collective;
+/// use commcost::collectives::ompi::forced_cost;
 /// use commcost::collectives::Problem;
 /// use commcost::{LogGP, Message};
 ///
 /// let model = LogGP::new(5e-6, 1e-6, 3e-6, 1e-9)?;
 /// let problem = Problem::new(8, Message::contiguous(1 << 20));
-/// let (name, chain) = forced_cost(OmpiCollective::Bcast, 2, 65536, &model, &problem)?;
+/// let (name, chain) = forced_cost(Collective::Bcast, 2, 65536, &model, &problem)?;
 /// assert_eq!(name, "chain:segment=65536,fanout=4");
-/// let (_, linear) = forced_cost(OmpiCollective::Bcast, 1, 0, &model, &problem)?;
+/// let (_, linear) = forced_cost(Collective::Bcast, 1, 0, &model, &problem)?;
 /// assert!(chain < linear);
-/// assert!(forced_cost(OmpiCollective::Gather, 4, 0, &model, &problem).is_err());
+/// assert!(forced_cost(Collective::Gather, 4, 0, &model, &problem).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn forced_cost(
-    collective: OmpiCollective,
+    collective: Collective,
     id: u32,
     segment: u64,
     model: &dyn CommModel,
     problem: &Problem,
 ) -> Result<(String, f64), CollectiveError> {
-    match collective {
-        OmpiCollective::Allgather => price::<Allgather>(id, segment, model, problem),
-        OmpiCollective::Allreduce => price::<Allreduce>(id, segment, model, problem),
-        OmpiCollective::Alltoall => price::<Alltoall>(id, segment, model, problem),
-        OmpiCollective::Barrier => price::<Barrier>(id, segment, model, problem),
-        OmpiCollective::Bcast => price::<Bcast>(id, segment, model, problem),
-        OmpiCollective::Gather => price::<Gather>(id, segment, model, problem),
-        OmpiCollective::Reduce => price::<Reduce>(id, segment, model, problem),
-        OmpiCollective::ReduceScatter => price::<ReduceScatter>(id, segment, model, problem),
-        OmpiCollective::Scatter => price::<Scatter>(id, segment, model, problem),
+    struct Forced<'a> {
+        id: u32,
+        segment: u64,
+        model: &'a dyn CommModel,
+        problem: &'a Problem,
     }
+    impl OmpiVisitor for Forced<'_> {
+        type Output = Result<(String, f64), CollectiveError>;
+        fn visit<A: OmpiAlgorithm + FamilyAlgorithm>(self) -> Self::Output {
+            price::<A>(self.id, self.segment, self.model, self.problem)
+        }
+    }
+    let forced = Forced {
+        id,
+        segment,
+        model,
+        problem,
+    };
+    visit(collective, forced)?
 }
 
 fn price<A: OmpiAlgorithm>(

@@ -19,7 +19,7 @@
 //! the broadcast buffer, the vector of a reduction, each process's block of an allgather,
 //! gather or scatter, each pairwise block of an all-to-all, and for a reduce-scatter the whole
 //! reduced vector (`type size × Σ recvcounts`). Open MPI's rules file looks a collective up by a
-//! different size for some collectives; [`OmpiCollective::rules_size`] converts:
+//! different size for some collectives; [`Collective::ompi_rules_size`](crate::collectives::Collective::ompi_rules_size) converts:
 //!
 //! | collective | rules-file message size |
 //! |---|---|
@@ -139,189 +139,21 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::Algorithm;
-use super::parse::normalise;
-use crate::collectives::AlgorithmParseError;
+use crate::collectives::{
+    AlgorithmParseError, Collective, CollectiveError, Family, FamilyAlgorithm,
+};
 use tree::{Shape, bcast_tree, linear_fan_in, linear_fan_out, reduce_tree};
-
-/// The collectives of Open MPI's tuned component that this crate prices, with their IDs in the
-/// dynamic rules file.
-///
-/// # Examples
-///
-/// ```
-/// use commcost::collectives::ompi::OmpiCollective;
-///
-/// let c: OmpiCollective = "reduce_scatter".parse()?;
-/// assert_eq!((c, c.id(), c.to_string()), (OmpiCollective::ReduceScatter, 12, "reduce-scatter".into()));
-/// assert_eq!(c.max_algorithm_id(), 4);
-/// # Ok::<(), commcost::collectives::AlgorithmParseError>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(
-    feature = "serde",
-    serde(rename_all = "kebab-case", deny_unknown_fields)
-)]
-pub enum OmpiCollective {
-    /// `MPI_Allgather`, ID 0.
-    Allgather,
-    /// `MPI_Allreduce`, ID 2.
-    Allreduce,
-    /// `MPI_Alltoall`, ID 3.
-    Alltoall,
-    /// `MPI_Barrier`, ID 6.
-    Barrier,
-    /// `MPI_Bcast`, ID 7.
-    Bcast,
-    /// `MPI_Gather`, ID 9.
-    Gather,
-    /// `MPI_Reduce`, ID 11.
-    Reduce,
-    /// `MPI_Reduce_scatter`, ID 12.
-    ReduceScatter,
-    /// `MPI_Scatter`, ID 15.
-    Scatter,
-}
-
-impl OmpiCollective {
-    /// Every collective, in the order of their IDs.
-    pub const ALL: &'static [OmpiCollective] = &[
-        Self::Allgather,
-        Self::Allreduce,
-        Self::Alltoall,
-        Self::Barrier,
-        Self::Bcast,
-        Self::Gather,
-        Self::Reduce,
-        Self::ReduceScatter,
-        Self::Scatter,
-    ];
-
-    /// The collective's ID in Open MPI's rules file (`COLLTYPE_T` in `coll_base_functions.h`).
-    ///
-    /// ```
-    /// use commcost::collectives::ompi::OmpiCollective;
-    /// assert_eq!(OmpiCollective::Bcast.id(), 7);
-    /// assert_eq!(OmpiCollective::ReduceScatter.id(), 12);
-    /// ```
-    pub const fn id(self) -> u32 {
-        match self {
-            Self::Allgather => 0,
-            Self::Allreduce => 2,
-            Self::Alltoall => 3,
-            Self::Barrier => 6,
-            Self::Bcast => 7,
-            Self::Gather => 9,
-            Self::Reduce => 11,
-            Self::ReduceScatter => 12,
-            Self::Scatter => 15,
-        }
-    }
-
-    /// Open MPI's name of the collective (`allgather`, `reduce_scatter`, ...).
-    pub const fn ompi_name(self) -> &'static str {
-        match self {
-            Self::Allgather => "allgather",
-            Self::Allreduce => "allreduce",
-            Self::Alltoall => "alltoall",
-            Self::Barrier => "barrier",
-            Self::Bcast => "bcast",
-            Self::Gather => "gather",
-            Self::Reduce => "reduce",
-            Self::ReduceScatter => "reduce_scatter",
-            Self::Scatter => "scatter",
-        }
-    }
-
-    /// The largest algorithm ID Open MPI 4.1.4 accepts for the collective (IDs start at 1; 0
-    /// means "use the fixed decision").
-    pub const fn max_algorithm_id(self) -> u32 {
-        match self {
-            Self::Allgather | Self::Allreduce | Self::Barrier => 6,
-            Self::Alltoall => 5,
-            Self::Bcast => 9,
-            Self::Reduce => 7,
-            Self::ReduceScatter => 4,
-            Self::Gather | Self::Scatter => 3,
-        }
-    }
-
-    /// The message size Open MPI looks the collective up by in the rules file, for a problem
-    /// message of `bytes` bytes on `processes` processes (see the [module docs](self)):
-    /// `m P` for allgather, alltoall, gather and scatter, 0 for barrier, else `m` (saturating).
-    ///
-    /// ```
-    /// use commcost::collectives::ompi::OmpiCollective;
-    /// assert_eq!(OmpiCollective::Allgather.rules_size(1024, 8), 8192);
-    /// assert_eq!(OmpiCollective::Bcast.rules_size(1024, 8), 1024);
-    /// assert_eq!(OmpiCollective::Barrier.rules_size(1024, 8), 0);
-    /// ```
-    pub const fn rules_size(self, bytes: u64, processes: u64) -> u64 {
-        match self {
-            Self::Allgather | Self::Alltoall | Self::Gather | Self::Scatter => {
-                bytes.saturating_mul(processes)
-            }
-            Self::Barrier => 0,
-            Self::Allreduce | Self::Bcast | Self::Reduce | Self::ReduceScatter => bytes,
-        }
-    }
-
-    /// The problem message (bytes) that a rules-file message size stands for on `processes`
-    /// processes: the inverse of [`rules_size`](Self::rules_size), rounded down (`⌊S / P⌋` for
-    /// the collectives looked up by their total size; `P = 0` is taken as 1).
-    ///
-    /// ```
-    /// use commcost::collectives::ompi::OmpiCollective;
-    /// assert_eq!(OmpiCollective::Alltoall.problem_bytes(8192, 8), 1024);
-    /// assert_eq!(OmpiCollective::Allreduce.problem_bytes(8192, 8), 8192);
-    /// ```
-    pub const fn problem_bytes(self, rules_size: u64, processes: u64) -> u64 {
-        let p = if processes == 0 { 1 } else { processes };
-        match self {
-            Self::Allgather | Self::Alltoall | Self::Gather | Self::Scatter => rules_size / p,
-            Self::Barrier => 0,
-            Self::Allreduce | Self::Bcast | Self::Reduce | Self::ReduceScatter => rules_size,
-        }
-    }
-}
-
-impl fmt::Display for OmpiCollective {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.ompi_name().replace('_', "-"))
-    }
-}
-
-impl FromStr for OmpiCollective {
-    type Err = AlgorithmParseError;
-
-    /// Kebab-case or Open MPI's names (`reduce-scatter`, `reduce_scatter`), or the ID.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let wanted = normalise(s);
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|c| c.to_string() == wanted || c.id().to_string() == wanted)
-            .ok_or_else(|| AlgorithmParseError::Unknown {
-                collective: "collective",
-                name: s.to_string(),
-                known: Self::ALL
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
-    }
-}
 
 /// An algorithm of Open MPI's tuned component: what the dynamic rules file names.
 ///
 /// # Examples
 ///
 /// ```
-/// use commcost::collectives::ompi::{OmpiAlgorithm, OmpiCollective, Reduce};
+/// use commcost::collectives::Collective;
+/// use commcost::collectives::ompi::{OmpiAlgorithm, Reduce};
 ///
 /// let reduce: Reduce = "in-order_binary:segment=4096".parse()?;
-/// assert_eq!(Reduce::COLLECTIVE, OmpiCollective::Reduce);
+/// assert_eq!(Reduce::COLLECTIVE, Collective::Reduce);
 /// // the rule `msg_size 6 0 4096` of a rules file
 /// assert_eq!((reduce.ompi_id(), reduce.faninout(), reduce.segment_size()), (6, 0, 4096));
 /// assert_eq!(reduce.ompi_name(), "in-order_binary");
@@ -329,7 +161,7 @@ impl FromStr for OmpiCollective {
 /// ```
 pub trait OmpiAlgorithm: Algorithm + fmt::Display + FromStr<Err = AlgorithmParseError> {
     /// The collective the algorithm belongs to.
-    const COLLECTIVE: OmpiCollective;
+    const COLLECTIVE: Collective;
 
     /// Open MPI's numeric ID of the algorithm (1-based, as in `coll_tuned_<coll>_algorithm`).
     fn ompi_id(&self) -> u32;
@@ -385,6 +217,45 @@ pub trait OmpiAlgorithm: Algorithm + fmt::Display + FromStr<Err = AlgorithmParse
         let _ = (processes, bytes);
         crate::collectives::Copies::none()
     }
+}
+
+/// A computation generic over an Open MPI algorithm type, run by [`visit`] for the type of a
+/// collective.
+pub trait OmpiVisitor {
+    /// What the computation returns.
+    type Output;
+    /// Runs the computation for algorithm type `A`.
+    fn visit<A: OmpiAlgorithm + FamilyAlgorithm>(self) -> Self::Output;
+}
+
+/// Calls `visitor.visit::<A>()` with `A` the Open MPI algorithm type of `collective`: the Open
+/// MPI family's one table of types ([`Family::visit`](crate::collectives::Family::visit) uses
+/// it).
+///
+/// # Errors
+///
+/// [`CollectiveError::NotPriced`] for a collective without Open MPI algorithms in this crate.
+pub fn visit<V: OmpiVisitor>(
+    collective: Collective,
+    visitor: V,
+) -> Result<V::Output, CollectiveError> {
+    Ok(match collective {
+        Collective::Allgather => visitor.visit::<Allgather>(),
+        Collective::Allreduce => visitor.visit::<Allreduce>(),
+        Collective::Alltoall => visitor.visit::<Alltoall>(),
+        Collective::Barrier => visitor.visit::<Barrier>(),
+        Collective::Bcast => visitor.visit::<Bcast>(),
+        Collective::Gather => visitor.visit::<Gather>(),
+        Collective::Reduce => visitor.visit::<Reduce>(),
+        Collective::ReduceScatter => visitor.visit::<ReduceScatter>(),
+        Collective::Scatter => visitor.visit::<Scatter>(),
+        Collective::ReduceScatterBlock | Collective::Scan => {
+            return Err(CollectiveError::NotPriced {
+                family: Family::Ompi,
+                collective,
+            });
+        }
+    })
 }
 
 /// Open MPI's chain fan-out limit (`MAXTREEFANOUT` in `coll_base_topo.h`).

@@ -117,7 +117,7 @@ macro_rules! ompi_algorithms {
 
         impl $ty {
             /// The crate's names (kebab-case), in ID order.
-            const NAMES: &'static [&'static str] = &[$($kebab),+];
+            pub(crate) const NAMES: &'static [&'static str] = &[$($kebab),+];
 
             /// The crate's name of the algorithm (kebab-case, without parameters).
             fn kebab_name(&self) -> &'static str {
@@ -128,8 +128,8 @@ macro_rules! ompi_algorithms {
         }
 
         impl $crate::collectives::ompi::OmpiAlgorithm for $ty {
-            const COLLECTIVE: $crate::collectives::ompi::OmpiCollective =
-                $crate::collectives::ompi::OmpiCollective::$collective;
+            const COLLECTIVE: $crate::collectives::Collective =
+                $crate::collectives::Collective::$collective;
 
             fn ompi_id(&self) -> u32 {
                 match self {

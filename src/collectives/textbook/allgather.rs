@@ -30,11 +30,7 @@ algorithm_list!(Allgather [Ring, RecursiveDoubling, Bruck]);
 
 impl Algorithm for Allgather {
     fn name(&self) -> &'static str {
-        match self {
-            Self::Ring => "ring",
-            Self::RecursiveDoubling => "recursive doubling",
-            Self::Bruck => "bruck",
-        }
+        self.table_name()
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {

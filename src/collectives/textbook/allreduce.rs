@@ -29,11 +29,7 @@ algorithm_list!(Allreduce [RecursiveDoubling, Ring, Rabenseifner]);
 
 impl Algorithm for Allreduce {
     fn name(&self) -> &'static str {
-        match self {
-            Self::RecursiveDoubling => "recursive doubling",
-            Self::Ring => "ring",
-            Self::Rabenseifner => "rabenseifner",
-        }
+        self.table_name()
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {

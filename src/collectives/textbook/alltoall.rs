@@ -21,10 +21,7 @@ algorithm_list!(Alltoall [PairwiseExchange, Bruck]);
 
 impl Algorithm for Alltoall {
     fn name(&self) -> &'static str {
-        match self {
-            Self::PairwiseExchange => "pairwise exchange",
-            Self::Bruck => "bruck",
-        }
+        self.table_name()
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {

@@ -18,7 +18,7 @@ algorithm_list!(Barrier[Dissemination]);
 
 impl Algorithm for Barrier {
     fn name(&self) -> &'static str {
-        "dissemination"
+        self.table_name()
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {

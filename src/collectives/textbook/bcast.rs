@@ -56,12 +56,7 @@ impl Bcast {
 
 impl Algorithm for Bcast {
     fn name(&self) -> &'static str {
-        match self {
-            Self::Linear => "linear",
-            Self::Binomial => "binomial",
-            Self::ScatterAllgather => "scatter-allgather",
-            Self::Pipelined { .. } => "pipelined",
-        }
+        self.table_name()
     }
 
     fn label(&self) -> String {

@@ -20,10 +20,7 @@ algorithm_list!(Gather [Linear, Binomial]);
 
 impl Algorithm for Gather {
     fn name(&self) -> &'static str {
-        match self {
-            Self::Linear => "linear",
-            Self::Binomial => "binomial",
-        }
+        self.table_name()
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {

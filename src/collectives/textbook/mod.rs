@@ -35,3 +35,35 @@ pub use names::MpichAlgorithm;
 pub use reduce::Reduce;
 pub use scan::Scan;
 pub use scatter::Scatter;
+
+use crate::collectives::{AlgorithmVisitor, Collective, CollectiveError, Family};
+
+/// Calls `visitor.visit::<A>()` with `A` the textbook algorithm type of `collective`: the
+/// textbook family's one table of types ([`Family::visit`](crate::collectives::Family::visit)
+/// uses it).
+///
+/// # Errors
+///
+/// [`CollectiveError::NotPriced`] for a collective without textbook algorithms.
+pub(crate) fn visit<V: AlgorithmVisitor>(
+    collective: Collective,
+    visitor: V,
+) -> Result<V::Output, CollectiveError> {
+    Ok(match collective {
+        Collective::Allgather => visitor.visit::<Allgather>(),
+        Collective::Allreduce => visitor.visit::<Allreduce>(),
+        Collective::Alltoall => visitor.visit::<Alltoall>(),
+        Collective::Barrier => visitor.visit::<Barrier>(),
+        Collective::Bcast => visitor.visit::<Bcast>(),
+        Collective::Gather => visitor.visit::<Gather>(),
+        Collective::Reduce => visitor.visit::<Reduce>(),
+        Collective::Scan => visitor.visit::<Scan>(),
+        Collective::Scatter => visitor.visit::<Scatter>(),
+        Collective::ReduceScatter | Collective::ReduceScatterBlock => {
+            return Err(CollectiveError::NotPriced {
+                family: Family::Textbook,
+                collective,
+            });
+        }
+    })
+}

@@ -54,6 +54,39 @@ pub trait MpichAlgorithm: Algorithm {
         self.mpich_name()
             .map(|n| format!("MPIR_{}_intra_{n}", Self::MPICH_PREFIX))
     }
+
+    /// The algorithms of the collective that MPICH runs, or a list that contains them (empty
+    /// where the type does not enumerate them): what [`from_mpich_name`](Self::from_mpich_name)
+    /// searches.
+    fn mpich_algorithms() -> Vec<Self>
+    where
+        Self: Sized,
+    {
+        Vec::new()
+    }
+
+    /// The algorithm MPICH calls `name` (`recursive_doubling`, any case, `-` for `_`).
+    fn from_mpich_name(name: &str) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let wanted = crate::collectives::parse::normalise(name);
+        Self::mpich_algorithms().into_iter().find(|a| {
+            a.mpich_name()
+                .is_some_and(|n| crate::collectives::parse::normalise(n) == wanted)
+        })
+    }
+
+    /// MPICH's names of [`mpich_algorithms`](Self::mpich_algorithms).
+    fn mpich_names() -> Vec<&'static str>
+    where
+        Self: Sized,
+    {
+        Self::mpich_algorithms()
+            .iter()
+            .filter_map(MpichAlgorithm::mpich_name)
+            .collect()
+    }
 }
 
 /// `Display`, `FromStr` and the MPICH names of a collective whose algorithms have no
@@ -62,7 +95,14 @@ macro_rules! plain_names {
     ($ty:ident, $collective:literal, $mpich_coll:literal,
      [$($variant:ident => $name:literal, $mpich:expr);* $(;)?]) => {
         impl $ty {
-            const NAMES: &'static [&'static str] = &[$($name),*];
+            pub(crate) const NAMES: &'static [&'static str] = &[$($name),*];
+
+            /// The algorithm's name (`Display` without parameters; the names table above).
+            pub(crate) const fn table_name(&self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)*
+                }
+            }
         }
 
         impl MpichAlgorithm for $ty {
@@ -74,13 +114,15 @@ macro_rules! plain_names {
                     $(Self::$variant => $mpich,)*
                 }
             }
+
+            fn mpich_algorithms() -> Vec<Self> {
+                $ty::ALL.to_vec()
+            }
         }
 
         impl fmt::Display for $ty {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(match self {
-                    $(Self::$variant => $name,)*
-                })
+                f.write_str(self.table_name())
             }
         }
 
@@ -133,8 +175,18 @@ plain_names!(Alltoall, "alltoall", "Alltoall", [
 ]);
 
 impl Bcast {
-    const NAMES: &'static [&'static str] =
+    pub(crate) const NAMES: &'static [&'static str] =
         &["linear", "binomial", "scatter-allgather", "pipelined"];
+
+    /// The algorithm's name without its parameters.
+    pub(crate) const fn table_name(&self) -> &'static str {
+        match self {
+            Self::Linear => "linear",
+            Self::Binomial => "binomial",
+            Self::ScatterAllgather => "scatter-allgather",
+            Self::Pipelined { .. } => "pipelined",
+        }
+    }
 }
 
 /// `binomial`, `scatter_ring_allgather` (van de Geijn's scatter and ring allgather); MPICH has
@@ -150,15 +202,17 @@ impl MpichAlgorithm for Bcast {
             Self::Linear | Self::Pipelined { .. } => None,
         }
     }
+
+    fn mpich_algorithms() -> Vec<Self> {
+        vec![Self::Binomial, Self::ScatterAllgather]
+    }
 }
 
 impl fmt::Display for Bcast {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Linear => f.write_str("linear"),
-            Self::Binomial => f.write_str("binomial"),
-            Self::ScatterAllgather => f.write_str("scatter-allgather"),
             Self::Pipelined { segment } => write!(f, "pipelined:segment={segment}"),
+            _ => f.write_str(self.table_name()),
         }
     }
 }

@@ -18,7 +18,7 @@ algorithm_list!(Reduce[Binomial]);
 
 impl Algorithm for Reduce {
     fn name(&self) -> &'static str {
-        "binomial"
+        self.table_name()
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {

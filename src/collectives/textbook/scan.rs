@@ -21,10 +21,7 @@ algorithm_list!(Scan [LinearChain, RecursiveDoubling]);
 
 impl Algorithm for Scan {
     fn name(&self) -> &'static str {
-        match self {
-            Self::LinearChain => "linear chain",
-            Self::RecursiveDoubling => "recursive doubling",
-        }
+        self.table_name()
     }
 
     fn cost(&self, model: &dyn CommModel, problem: &Problem) -> Result<f64, CollectiveError> {

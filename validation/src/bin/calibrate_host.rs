@@ -483,12 +483,7 @@ struct CountingProber<'a, P: Prober> {
 }
 
 impl<P: Prober> Prober for CountingProber<'_, P> {
-    fn prtt(
-        &mut self,
-        n: u32,
-        delay: f64,
-        size: u64,
-    ) -> Result<f64, commcost::calibrate::CalibrationError> {
+    fn prtt(&mut self, n: u32, delay: f64, size: u64) -> Result<f64, commcost::probe::ProbeError> {
         self.done += 1;
         (self.report)("PRTT measurements", self.done.min(self.total), self.total);
         self.inner.prtt(n, delay, size)

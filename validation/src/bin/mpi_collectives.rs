@@ -45,12 +45,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use commcost::probe::Budget;
-use commcost::probe::mpi::{
-    CSV_HEADER, CollectivePlan, MpiCollective, time_collective, time_reduce_local,
-};
+use commcost::probe::mpi::{CSV_HEADER, CollectivePlan, time_collective, time_reduce_local};
 
 struct Options {
-    collectives: Vec<MpiCollective>,
+    collectives: Vec<commcost::collectives::Collective>,
     plan: CollectivePlan,
     algorithm: String,
     name: String,
@@ -61,7 +59,7 @@ struct Options {
 
 fn parse() -> Result<Options, String> {
     let mut o = Options {
-        collectives: MpiCollective::ALL.to_vec(),
+        collectives: commcost::probe::TIMED.to_vec(),
         plan: CollectivePlan::standard((0..9).map(|k| 8u64 << (2 * k)).chain([1 << 20]).collect()),
         algorithm: "default".into(),
         name: "default".into(),

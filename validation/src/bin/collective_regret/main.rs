@@ -61,11 +61,8 @@ use std::collections::BTreeMap;
 use std::error::Error;
 use std::process::ExitCode;
 
-use commcost::collectives::ompi::{
-    Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, OmpiAlgorithm, Reduce, ReduceScatter,
-    Scatter,
-};
-use commcost::collectives::{Operator, Problem};
+use commcost::collectives::ompi::forced_cost;
+use commcost::collectives::{Collective, Operator, Problem};
 use commcost::{CommModel, LogGP, Message, ModelSpec};
 
 mod stats;
@@ -74,13 +71,12 @@ use stats::spearman;
 /// One measured run: an algorithm (or the default) at one cell.
 #[derive(Debug, Clone)]
 struct Run {
-    collective: String,
+    collective: Collective,
     procs: u64,
     algorithm_id: Option<u32>,
     name: String,
     segsize: u64,
     bytes: u64,
-    count: u64,
     time: f64,
 }
 
@@ -93,14 +89,13 @@ fn parse_runs(text: &str, stat: &str) -> Result<Vec<Run>, String> {
             .position(|h| *h == name)
             .ok_or(format!("runs file has no column {name}"))
     };
-    let (c_coll, c_procs, c_id, c_name, c_seg, c_bytes, c_count) = (
+    let (c_coll, c_procs, c_id, c_name, c_seg, c_bytes) = (
         col("collective")?,
         col("procs")?,
         col("algorithm_id")?,
         col("algorithm")?,
         col("segsize")?,
         col("bytes")?,
-        col("count")?,
     );
     let c_time = col(if stat == "min" { "min_s" } else { "median_s" })?;
     let mut runs = Vec::new();
@@ -120,67 +115,32 @@ fn parse_runs(text: &str, stat: &str) -> Result<Vec<Run>, String> {
             return Err(format!("runs line {}: time {time}", i + 2));
         }
         runs.push(Run {
-            collective: f[c_coll].to_string(),
+            collective: f[c_coll]
+                .parse()
+                .map_err(|e| format!("runs line {}: {e}", i + 2))?,
             procs: num(c_procs)?,
             algorithm_id: f[c_id].parse().ok(),
             name: f[c_name].to_string(),
             segsize: num(c_seg)?,
             bytes: num(c_bytes)?,
-            count: num(c_count)?,
             time,
         });
     }
     Ok(runs)
 }
 
-/// The priced algorithm for Open MPI's `id` with segment size `seg`: its label and cost.
-fn price<A: OmpiAlgorithm>(
-    id: u32,
-    seg: u64,
-    model: &dyn CommModel,
-    problem: &Problem,
-) -> Option<(String, f64)> {
-    let with_segment = format!("{id}:segment={seg}");
-    let a: A = if seg > 0 {
-        with_segment
-            .parse()
-            .or_else(|_| id.to_string().parse())
-            .ok()?
-    } else {
-        id.to_string().parse().ok()?
-    };
-    let cost = a.cost(model, problem).ok()?;
-    Some((a.to_string(), cost))
-}
-
 /// Prices a measured run, or `None` where the crate has no counterpart; reductions apply
 /// `operator`.
 fn predict(run: &Run, model: &dyn CommModel, operator: Operator) -> Option<(String, f64)> {
-    let id = run.algorithm_id?;
-    let p = run.procs;
-    let block = run.count * 8;
-    let problem = |bytes: u64| Problem::new(p, Message::contiguous(bytes));
-    let reduction = |bytes: u64| problem(bytes).with_operator(operator);
-    match run.collective.as_str() {
-        "bcast" => price::<Bcast>(id, run.segsize, model, &problem(run.bytes)),
-        "allreduce" => price::<Allreduce>(id, run.segsize, model, &reduction(run.bytes)),
-        "reduce" => price::<Reduce>(id, run.segsize, model, &reduction(run.bytes)),
-        "allgather" => price::<Allgather>(id, 0, model, &problem(block)),
-        "alltoall" => price::<Alltoall>(id, 0, model, &problem(block)),
-        "gather" => price::<Gather>(id, 0, model, &problem(block)),
-        "scatter" => price::<Scatter>(id, 0, model, &problem(block)),
-        "barrier" => price::<Barrier>(id, 0, model, &problem(0)),
-        "reduce_scatter_block" => {
-            let mapped = match id {
-                1 => 1,
-                3 => 2,
-                4 => 4,
-                _ => return None,
-            };
-            price::<ReduceScatter>(mapped, 0, model, &reduction(run.bytes))
-        }
-        _ => None,
+    let (priced_as, id) = run.collective.ompi_priced_as(run.algorithm_id?)?;
+    // the run's lookup size as the priced collective's problem message (a block for the
+    // per-block collectives, the whole vector of a reduce-scatter)
+    let bytes = priced_as.ompi_problem_bytes(run.bytes, run.procs);
+    let mut problem = Problem::new(run.procs, Message::contiguous(bytes));
+    if run.collective.reduces() {
+        problem = problem.with_operator(operator);
     }
+    forced_cost(priced_as, id, run.segsize, model, &problem).ok()
 }
 
 /// `(per_call, per_byte)` minimising `Σ ((per_call + per_byte · m - t) / t)²` over the
@@ -267,10 +227,10 @@ struct Cell {
 /// none (every algorithm of allgather, alltoall, barrier, gather, scatter and
 /// reduce_scatter_block; `basic_linear` of bcast and reduce; allreduce's algorithms other
 /// than the segmented ring). Elsewhere `None`: the default's own run is its measurement.
-fn default_choice_run<'a>(rows: &[&'a Run], coll: &str, id: u32) -> Option<&'a Run> {
+fn default_choice_run<'a>(rows: &[&'a Run], coll: Collective, id: u32) -> Option<&'a Run> {
     let unsegmented = match coll {
-        "bcast" | "reduce" => id == 1,
-        "allreduce" => id != 5,
+        Collective::Bcast | Collective::Reduce => id == 1,
+        Collective::Allreduce => id != 5,
         _ => true,
     };
     if !unsegmented {
@@ -354,17 +314,17 @@ fn run() -> Result<(), Box<dyn Error>> {
         .map_err(|e| format!("{operator_path}: {e}"))?
     };
     // (collective, P, lookup bytes) -> algorithm the default ran (trace, depth 0)
-    let mut default_alg: BTreeMap<(String, u64, u64), String> = BTreeMap::new();
-    let mut default_id: BTreeMap<(String, u64, u64), Option<u32>> = BTreeMap::new();
+    let mut default_alg: BTreeMap<(Collective, u64, u64), String> = BTreeMap::new();
+    let mut default_id: BTreeMap<(Collective, u64, u64), Option<u32>> = BTreeMap::new();
     if let Ok(text) = std::fs::read_to_string(&defaults_path) {
         for line in text.lines().skip(1) {
             let f: Vec<&str> = line.split(',').collect();
             if let [c, p, b, id, name] = f[..]
-                && let (Ok(p), Ok(b)) = (p.parse(), b.parse())
+                && let (Ok(c), Ok(p), Ok(b)) = (c.parse::<Collective>(), p.parse(), b.parse())
             {
                 let id = id.parse::<u32>().ok();
                 default_id
-                    .entry((c.to_string(), p, b))
+                    .entry((c, p, b))
                     .and_modify(|e| {
                         if *e != id {
                             *e = None;
@@ -372,7 +332,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                     })
                     .or_insert(id);
                 default_alg
-                    .entry((c.to_string(), p, b))
+                    .entry((c, p, b))
                     .and_modify(|e: &mut String| {
                         if !e.split('/').any(|x| x == name) {
                             e.push('/');
@@ -383,24 +343,15 @@ fn run() -> Result<(), Box<dyn Error>> {
             }
         }
     }
-    let mut groups: BTreeMap<(String, u64, u64), Vec<&Run>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Collective, u64, u64), Vec<&Run>> = BTreeMap::new();
     for r in &runs {
         groups
-            .entry((r.collective.clone(), r.procs, r.bytes))
+            .entry((r.collective, r.procs, r.bytes))
             .or_default()
             .push(r);
     }
-    let order = [
-        "bcast",
-        "allreduce",
-        "reduce",
-        "allgather",
-        "alltoall",
-        "barrier",
-        "reduce_scatter_block",
-        "gather",
-        "scatter",
-    ];
+    // the order the probe measures them in
+    let order = commcost::probe::TIMED;
     let mut summary: BTreeMap<(usize, u64), Vec<Cell>> = BTreeMap::new();
     let mut spread: Vec<f64> = Vec::new();
     let mut ties = 0usize;
@@ -417,11 +368,11 @@ fn run() -> Result<(), Box<dyn Error>> {
         "| collective | P | bytes | algs | measured best | µs | model's pick | predicted µs | measured µs | regret | default ran | regret | ρ |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    let mut keys: Vec<&(String, u64, u64)> = groups.keys().collect();
+    let mut keys: Vec<&(Collective, u64, u64)> = groups.keys().collect();
     keys.sort_by_key(|(c, p, b)| (order.iter().position(|o| o == c), *p, *b));
     for k in keys {
         let rows = &groups[k];
-        let (coll, p, bytes) = (k.0.as_str(), k.1, k.2);
+        let (coll, p, bytes) = (k.0, k.1, k.2);
         let priced: Vec<(&Run, String, f64)> = rows
             .iter()
             .filter_map(|r| predict(r, model.as_ref(), operator).map(|(l, c)| (*r, l, c)))
@@ -466,8 +417,11 @@ fn run() -> Result<(), Box<dyn Error>> {
         let default = rows.iter().find(|r| r.algorithm_id.is_none());
         // run-to-run spread: the default run against the forced run of the same algorithm,
         // where the default ran one algorithm that takes no segment size
-        if let (Some(d), Some(Some(id))) = (default, default_id.get(&(coll.to_string(), p, bytes)))
-            && !matches!(coll, "bcast" | "reduce" | "allreduce")
+        if let (Some(d), Some(Some(id))) = (default, default_id.get(&(coll, p, bytes)))
+            && !matches!(
+                coll,
+                Collective::Bcast | Collective::Reduce | Collective::Allreduce
+            )
             && let Some(forced) = rows.iter().find(|r| r.algorithm_id == Some(*id))
             && forced.time > 0.0
         {
@@ -475,7 +429,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         }
         let best_t = best.0.time.max(1e-12);
         let chosen = default_id
-            .get(&(coll.to_string(), p, bytes))
+            .get(&(coll, p, bytes))
             .copied()
             .flatten()
             .and_then(|id| default_choice_run(rows, coll, id))
@@ -507,7 +461,8 @@ fn run() -> Result<(), Box<dyn Error>> {
         };
         if cells_for.contains(&p) {
             println!(
-                "| {coll} | {p} | {bytes} | {} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
+                "| {} | {p} | {bytes} | {} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
+                coll.name(),
                 priced.len(),
                 label(best.0),
                 us(best.0.time),
@@ -524,7 +479,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                 },
                 cell.model_regret,
                 default_alg
-                    .get(&(coll.to_string(), p, bytes))
+                    .get(&(coll, p, bytes))
                     .map(String::as_str)
                     .unwrap_or("?"),
                 cell.default_regret
@@ -570,7 +525,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         near += within;
         println!(
             "| {} | {p} | {} | {median_rho} | {:.2} | {} | {no_worse} of {} | {within} |",
-            order.get(*ci).copied().unwrap_or("?"),
+            order.get(*ci).map_or("?", |c| c.name()),
             cells.len(),
             geo(&model),
             if default.is_empty() {

@@ -1,0 +1,223 @@
+//! The algorithm families as the simulator sees them: [`visit`] runs a computation that needs an
+//! algorithm's schedule ([`SimAlgorithm`]) for the type of a (family, collective) pair, and
+//! [`schedule_in`] writes the schedule of an algorithm named by text.
+
+use crate::CommModel;
+#[cfg(test)]
+use crate::collectives::AlgorithmVisitor;
+use crate::collectives::{Collective, CollectiveError, Family, FamilyAlgorithm, Mpich, Problem};
+use crate::sim::{ExactClosedForm, Schedule, SimError, ToSchedule};
+
+/// An algorithm of a [`Family`] that the simulator can run: priced, named, with its schedule
+/// and the knowledge of where its closed form is exact. Every algorithm type of every family
+/// is one.
+pub trait SimAlgorithm: FamilyAlgorithm + ToSchedule + ExactClosedForm {}
+
+impl<A: FamilyAlgorithm + ToSchedule + ExactClosedForm> SimAlgorithm for A {}
+
+/// A computation generic over an algorithm type that the simulator can run, run by [`visit`].
+pub trait SimVisitor {
+    /// What the computation returns.
+    type Output;
+    /// Runs the computation for algorithm type `A`.
+    fn visit<A: SimAlgorithm>(self) -> Self::Output;
+}
+
+/// Calls `visitor.visit::<A>()` with `A` the algorithm type of `collective` in `family`, as
+/// [`Family::visit`] does, for a computation that also needs the schedule.
+///
+/// # Errors
+///
+/// [`CollectiveError::NotPriced`] for a collective the family does not price.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::{Collective, Family, Problem};
+/// use commcost::sim::{SimAlgorithm, SimVisitor, visit};
+/// use commcost::Message;
+///
+/// /// The operations of the family's binomial broadcast on 8 processes.
+/// struct Binomial;
+/// impl SimVisitor for Binomial {
+///     type Output = Option<usize>;
+///     fn visit<A: SimAlgorithm>(self) -> Option<usize> {
+///         let a: A = "binomial".parse().ok()?;
+///         let schedule = a.schedule(&Problem::new(8, Message::contiguous(64))).ok()?;
+///         Some(schedule.len())
+///     }
+/// }
+/// // 7 sends and 7 receives, in every family
+/// for family in Family::ALL {
+///     assert_eq!(visit(family, Collective::Bcast, Binomial)?, Some(14));
+/// }
+/// assert!(visit(Family::Ompi, Collective::Scan, Binomial).is_err());
+/// # Ok::<(), commcost::collectives::CollectiveError>(())
+/// ```
+pub fn visit<V: SimVisitor>(
+    family: Family,
+    collective: Collective,
+    visitor: V,
+) -> Result<V::Output, CollectiveError> {
+    use crate::collectives::ompi;
+    use Collective as C;
+    Ok(match (family, collective) {
+        (Family::Ompi, C::Allgather) => visitor.visit::<ompi::Allgather>(),
+        (Family::Ompi, C::Allreduce) => visitor.visit::<ompi::Allreduce>(),
+        (Family::Ompi, C::Alltoall) => visitor.visit::<ompi::Alltoall>(),
+        (Family::Ompi, C::Barrier) => visitor.visit::<ompi::Barrier>(),
+        (Family::Ompi, C::Bcast) => visitor.visit::<ompi::Bcast>(),
+        (Family::Ompi, C::Gather) => visitor.visit::<ompi::Gather>(),
+        (Family::Ompi, C::Reduce) => visitor.visit::<ompi::Reduce>(),
+        (Family::Ompi, C::ReduceScatter) => visitor.visit::<ompi::ReduceScatter>(),
+        (Family::Ompi, C::Scatter) => visitor.visit::<ompi::Scatter>(),
+        (Family::Textbook, c) => textbook_visit(c, Plain(visitor))?,
+        (Family::Mpich, c) => textbook_visit(c, AsMpich(visitor))?,
+        (family, collective) => return Err(CollectiveError::NotPriced { family, collective }),
+    })
+}
+
+/// The textbook types, for a visitor of either textbook family.
+fn textbook_visit<V: TextbookVisitor>(
+    collective: Collective,
+    visitor: V,
+) -> Result<V::Output, CollectiveError> {
+    use crate::collectives as t;
+    use Collective as C;
+    Ok(match collective {
+        C::Allgather => visitor.visit::<t::Allgather>(),
+        C::Allreduce => visitor.visit::<t::Allreduce>(),
+        C::Alltoall => visitor.visit::<t::Alltoall>(),
+        C::Barrier => visitor.visit::<t::Barrier>(),
+        C::Bcast => visitor.visit::<t::Bcast>(),
+        C::Gather => visitor.visit::<t::Gather>(),
+        C::Reduce => visitor.visit::<t::Reduce>(),
+        C::Scan => visitor.visit::<t::Scan>(),
+        C::Scatter => visitor.visit::<t::Scatter>(),
+        C::ReduceScatter | C::ReduceScatterBlock => {
+            return Err(CollectiveError::NotPriced {
+                family: V::FAMILY,
+                collective,
+            });
+        }
+    })
+}
+
+trait TextbookVisitor {
+    const FAMILY: Family;
+    type Output;
+    fn visit<A: SimAlgorithm>(self) -> Self::Output;
+}
+
+struct Plain<V>(V);
+
+impl<V: SimVisitor> TextbookVisitor for Plain<V> {
+    const FAMILY: Family = Family::Textbook;
+    type Output = V::Output;
+    fn visit<A: SimAlgorithm>(self) -> V::Output {
+        self.0.visit::<A>()
+    }
+}
+
+struct AsMpich<V>(V);
+
+impl<V: SimVisitor> TextbookVisitor for AsMpich<V> {
+    const FAMILY: Family = Family::Mpich;
+    type Output = V::Output;
+    fn visit<A: SimAlgorithm>(self) -> V::Output {
+        self.0.visit::<Mpich<A>>()
+    }
+}
+
+impl<A: ToSchedule> ToSchedule for Mpich<A> {
+    fn schedule(&self, problem: &Problem) -> Result<Schedule, SimError> {
+        self.0.schedule(problem)
+    }
+}
+
+impl<A: ExactClosedForm> ExactClosedForm for Mpich<A> {
+    fn closed_form_exact(&self, model: &dyn CommModel, problem: &Problem) -> bool {
+        self.0.closed_form_exact(model, problem)
+    }
+}
+
+/// The schedule of the algorithm named `algorithm` of `collective` in `family` (any name the
+/// family's `FromStr` reads), within a memory budget of `max_memory` bytes
+/// ([`ToSchedule::schedule_within`]).
+///
+/// # Errors
+///
+/// [`SimError::Collective`] for a collective outside the family or a name that does not
+/// parse; the errors of [`ToSchedule::schedule_within`].
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::{Collective, Family, Problem};
+/// use commcost::sim::{DEFAULT_MAX_MEMORY, schedule_in};
+/// use commcost::Message;
+///
+/// let problem = Problem::new(8, Message::contiguous(64));
+/// let s = schedule_in(Family::Ompi, Collective::Bcast, "6", &problem, DEFAULT_MAX_MEMORY)?;
+/// assert_eq!(s.len(), 14); // Open MPI's binomial tree (6): 7 sends, 7 receives
+/// # Ok::<(), commcost::sim::SimError>(())
+/// ```
+pub fn schedule_in(
+    family: Family,
+    collective: Collective,
+    algorithm: &str,
+    problem: &Problem,
+    max_memory: u64,
+) -> Result<Schedule, SimError> {
+    struct Named<'a> {
+        name: &'a str,
+        problem: &'a Problem,
+        max_memory: u64,
+    }
+    impl SimVisitor for Named<'_> {
+        type Output = Result<Schedule, SimError>;
+        fn visit<A: SimAlgorithm>(self) -> Self::Output {
+            let a: A = self.name.parse().map_err(CollectiveError::from)?;
+            a.schedule_within(self.problem, self.max_memory)
+        }
+    }
+    let named = Named {
+        name: algorithm,
+        problem,
+        max_memory,
+    };
+    visit(family, collective, named)?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The simulator's table maps every (family, collective) pair to the same collective and
+    /// the same algorithm names as the collectives' table, and refuses the same pairs.
+    #[test]
+    fn same_pairs_as_the_collectives_table() {
+        struct Names;
+        impl SimVisitor for Names {
+            type Output = (Collective, &'static [&'static str], String);
+            fn visit<A: SimAlgorithm>(self) -> Self::Output {
+                (A::COLLECTIVE, A::NAMES, std::any::type_name::<A>().into())
+            }
+        }
+        impl AlgorithmVisitor for Names {
+            type Output = (Collective, &'static [&'static str], String);
+            fn visit<A: FamilyAlgorithm>(self) -> Self::Output {
+                (A::COLLECTIVE, A::NAMES, std::any::type_name::<A>().into())
+            }
+        }
+        for family in Family::ALL {
+            for c in Collective::ALL {
+                assert_eq!(
+                    visit(family, c, Names),
+                    family.visit(c, Names),
+                    "{family} {c}"
+                );
+            }
+        }
+    }
+}
