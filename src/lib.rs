@@ -68,6 +68,12 @@
 //! * `serde` (off by default): `Serialize` / `Deserialize` for every parameter struct, table,
 //!   [`Message`] and [`ModelSpec`]. Deserialisation runs the same validation as the
 //!   constructors, so a loaded file can never hold a value `new` would reject.
+//! * `parallel` (off by default): two threads for the large passes — freezing a schedule of
+//!   2^16 operations or more ([`sim::ScheduleBuilder::build`], which every schedule builder
+//!   ends in), parsing and streaming GOAL text ([`sim::parse_goal`], [`sim::read_goal_file`]),
+//!   reading a text file of 16 MiB or more ([`limits::read_text_file`]). Without it the
+//!   library starts no thread: every function runs on the calling thread, with the same
+//!   results and errors. The command-line tool turns it on.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

@@ -61,7 +61,8 @@ pub const MAX_MODEL_FILE_BYTES: u64 = 16 << 20;
 /// [`sim::DEFAULT_MAX_MEMORY`](crate::sim::DEFAULT_MAX_MEMORY)).
 pub const MAX_GOAL_FILE_BYTES: u64 = 1 << 30;
 
-/// Files of at least this many bytes are read by two threads at once ([`read_text_file`]).
+/// Files of at least this many bytes are read by two threads at once ([`read_text_file`],
+/// with the `parallel` feature).
 const HALVES_FROM_BYTES: u64 = 16 << 20;
 
 /// The first `len` bytes of a regular file of `len` bytes (at least [`HALVES_FROM_BYTES`], at
@@ -77,7 +78,7 @@ fn read_in_halves(
 ) -> std::io::Result<Option<Vec<u8>>> {
     use std::os::unix::fs::FileExt as _;
 
-    if !(HALVES_FROM_BYTES..=max_bytes).contains(&len) {
+    if !crate::util::join::THREADS || !(HALVES_FROM_BYTES..=max_bytes).contains(&len) {
         return Ok(None);
     }
     let Ok(n) = usize::try_from(len) else {
@@ -150,8 +151,10 @@ pub(crate) fn open_regular(
 /// Reads the text file `path` (a `what`, for the messages: `"model file"`) of at most
 /// `max_bytes` bytes: anything but a regular file (a directory, `/dev/zero`, a FIFO, a socket)
 /// is refused before reading, at most `max_bytes + 1` bytes are read, and a leading UTF-8
-/// byte-order mark is dropped. A file of 16 MiB or more is read by two threads, a half each
-/// (on Unix).
+/// byte-order mark is dropped.
+///
+/// Threads: with the `parallel` feature (off by default), a file of 16 MiB or more is read by
+/// two threads, a half each (on Unix); without it, on the calling thread.
 ///
 /// # Errors
 ///

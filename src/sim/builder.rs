@@ -626,6 +626,11 @@ impl ScheduleBuilder {
 
     /// Validates and freezes the schedule.
     ///
+    /// Threads: with the `parallel` feature (off by default), a schedule of 2^16 operations or
+    /// more is validated and frozen by two threads (the same schedule and errors); without
+    /// it, on the calling thread. Every schedule builder ([`ToSchedule`](crate::sim::ToSchedule),
+    /// the GOAL readers) ends here.
+    ///
     /// # Errors
     ///
     /// [`SimError::NoRanks`], [`SimError::RankOutOfRange`] (an operation's rank or peer),

@@ -1,7 +1,7 @@
 //! Two computations at once: the second on a scoped thread of its own, the first on the
-//! calling thread (both on the calling thread when no thread can be started, or when the work
-//! is too small to be worth a thread: a new thread allocates from a new heap, whose pages
-//! are touched anew).
+//! calling thread (both on the calling thread without the `parallel` feature, when no thread
+//! can be started, or when the work is too small to be worth a thread: a new thread allocates
+//! from a new heap, whose pages are touched anew).
 
 use std::sync::Mutex;
 
@@ -9,15 +9,18 @@ use std::sync::Mutex;
 /// more than it saves).
 pub(crate) const PARALLEL_FROM_OPERATIONS: usize = 1 << 16;
 
-/// Runs `a` and `b` at once when `parallel`, else one after the other, and returns both
-/// results; a panic in either is resumed on the calling thread, as if they had run one after
-/// the other.
+/// Whether the crate may start threads: the `parallel` feature.
+pub(crate) const THREADS: bool = cfg!(feature = "parallel");
+
+/// Runs `a` and `b` at once when `parallel` and the crate may start threads ([`THREADS`]),
+/// else one after the other, and returns both results; a panic in either is resumed on the
+/// calling thread, as if they had run one after the other.
 pub(crate) fn join<A: Send, B: Send>(
     parallel: bool,
     a: impl FnOnce() -> A + Send,
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
-    if !parallel {
+    if !(parallel && THREADS) {
         let ra = a();
         return (ra, b());
     }

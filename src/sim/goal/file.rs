@@ -31,9 +31,10 @@ impl Pieces {
 
 /// Reads the GOAL file `path` into a schedule, as [`parse_goal_within`] reads its text, without
 /// holding the text: a file of 1 MiB or more is read in pieces of about 1 MiB that end before
-/// a line `rank …`, each parsed and appended to the schedule before the next is read, by two
-/// threads (one from the start, one from a line `rank …` near the middle, their schedules then
-/// appended in the order of the file). The memory budget `max_memory` counts the schedule,
+/// a line `rank …`, each parsed and appended to the schedule before the next is read — with
+/// the `parallel` feature (off by default) by two threads, one from the start, one from a line
+/// `rank …` near the middle, their schedules then appended in the order of the file; without
+/// it on the calling thread. The memory budget `max_memory` counts the schedule,
 /// the pieces held and the labels of the rank blocks being read — not the text, which a
 /// smaller file's reading holds and counts. The file may be at most
 /// [`MAX_GOAL_FILE_BYTES`] long; a leading UTF-8 byte-order mark is skipped.

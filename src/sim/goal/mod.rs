@@ -45,10 +45,11 @@
 //!
 //! [`read_goal_file`] reads a file of at least 1 MiB without holding its text: in pieces of
 //! about 1 MiB that end before a line `rank …`, each parsed into the schedule before the next
-//! is read, by two threads from the start and from the middle; the text is read only when a
-//! piece does not read, for the error and its line.
+//! is read (with the `parallel` feature by two threads, from the start and from the middle);
+//! the text is read only when a piece does not read, for the error and its line.
 //!
-//! A text of at least 16 MiB is read by two threads, split before a line `rank …` near its
+//! With the `parallel` feature (off by default) a text of at least 16 MiB is read by two
+//! threads, split before a line `rank …` near its
 //! middle, each half into a schedule builder of its own within half the budget; the second
 //! half's operations are then appended to the first's, in the order of the text, which gives
 //! the schedule one pass gives. Should either half not read (an error, a split that lies

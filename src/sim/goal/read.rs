@@ -15,6 +15,10 @@ use crate::sim::{GoalError, SimError};
 /// (1e-9 when the GOAL file counts nanoseconds). The memory budget is
 /// [`DEFAULT_MAX_MEMORY`](crate::sim::DEFAULT_MAX_MEMORY) ([`parse_goal_within`] sets another).
 ///
+/// Threads: with the `parallel` feature (off by default), a text of 16 MiB or more is parsed in
+/// two halves by two threads, and a schedule of 2^16 operations or more is frozen by two
+/// (the same schedule and errors); without it, on the calling thread.
+///
 /// # Errors
 ///
 /// [`GoalError::Syntax`] and [`GoalError::Unsupported`] name the line;
@@ -57,7 +61,7 @@ pub fn parse_goal(text: &str, seconds_per_unit: f64) -> Result<Schedule, GoalErr
 /// [`parse_goal`] within a memory budget of `max_memory` bytes: the text, the schedule, its
 /// simulation ([`stored_schedule_memory`](crate::sim::stored_schedule_memory)) and the labels of
 /// the rank block being read ([`LABEL_BYTES`] each) must fit, else [`SimError::MemoryBudget`] before the
-/// arrays grow beyond it.
+/// arrays grow beyond it. Threads as for [`parse_goal`].
 ///
 /// # Errors
 ///
