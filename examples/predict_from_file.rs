@@ -1,7 +1,8 @@
 //! Load calibrated models from a JSON file and predict with them: the file `calibrate_host`
 //! writes (a map from names to `ModelSpec`s), or a single `ModelSpec`.
 //!
-//! Run with `cargo run --release --example predict_from_file -- FILE`. Exits with an error if
+//! Run with `cargo run --release -p commcost-examples --features files --example predict_from_file --
+//! FILE`. Exits with an error if
 //! the file does not load (parameters are validated on load) or a prediction is not a finite,
 //! non-negative time.
 
