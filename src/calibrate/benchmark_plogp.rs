@@ -1,8 +1,8 @@
 //! pLogP from the output of the standard MPI benchmarks (`osu_latency` + `osu_bw`, IMB
 //! `PingPong`).
 
-use super::Adjustment;
 use super::benchmarks::{BenchmarkSeries, sorted_latency};
+use super::{Adjustment, GapSource, Parameter};
 use crate::calibrate::CalibrationError;
 use crate::error::ParameterError;
 use crate::table::Table1D;
@@ -13,9 +13,8 @@ use crate::{CommModel, Message, PLogP};
 pub struct BenchmarkPLogPFit {
     /// The fitted model.
     pub model: PLogP,
-    /// Where `g(m)` came from: `"bandwidth"` (the message interval of a streaming-bandwidth
-    /// series) or `"latency"` (no bandwidth series: `g(m)` is the one-way time and `L = 0`).
-    pub gap_source: &'static str,
+    /// Where `g(m)` came from.
+    pub gap_source: GapSource,
     /// Values used instead of what the data gave (a negative `L`).
     pub adjustments: Vec<Adjustment>,
     /// Median and 90th percentile of `|p2p - measured| / measured` over the latency series.
@@ -102,7 +101,7 @@ pub fn fit_plogp_from_benchmarks(
             let l = if fitted < 0.0 {
                 adjustments.push(Adjustment {
                     range: None,
-                    parameter: "plogp latency",
+                    parameter: Parameter::PlogpLatency,
                     fitted,
                     used: 0.0,
                     how: "clamped at 0: the bandwidth series' interval exceeds the one-way time",
@@ -111,14 +110,14 @@ pub fn fit_plogp_from_benchmarks(
             } else {
                 fitted
             };
-            (gap, l, "bandwidth", intervals)
+            (gap, l, GapSource::Bandwidth, intervals)
         }
         None => {
             let gap = Table1D::new(
                 lat.iter().map(|p| p.0 as f64).collect(),
                 lat.iter().map(|p| p.1).collect(),
             )?;
-            (gap, 0.0, "latency", Vec::new())
+            (gap, 0.0, GapSource::Latency, Vec::new())
         }
     };
     let model = PLogP::new(l, zero.clone(), zero, gap, processors)?;

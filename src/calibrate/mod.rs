@@ -24,6 +24,7 @@
 //! * [`fit_call_costs`] — per-call costs of Open MPI's algorithms from forced runs
 //!   ([`parse_forced_runs`]), checked on the runs it did not fit.
 
+mod adjustment;
 mod benchmark_plogp;
 mod benchmarks;
 mod collectives;
@@ -71,6 +72,7 @@ pub fn relative_errors(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
     Some((at(0.5), at(0.9)))
 }
 
+pub use adjustment::{Adjustment, GapSource, Parameter, RangeBoundary};
 pub use benchmark_plogp::{BenchmarkPLogPFit, fit_plogp_from_benchmarks};
 pub use benchmarks::{
     BenchmarkFit, BenchmarkFitConfig, BenchmarkPoint, BenchmarkRange, BenchmarkSeries, SeriesKind,
@@ -94,8 +96,8 @@ pub use mlines_regression::{
 };
 pub use netgauge::{NetgaugeRow, NetgaugeRun, parse_netgauge};
 pub use osu::parse_osu;
-pub use prtt::{Adjustment, LatencySplit, OneWayAccuracy, split_end_to_end};
 pub use prtt::{
     AssessmentConfig, LogGPAssessment, PrttSample, RangeFit, SizeDiagnostics, assess_loggp,
 };
+pub use prtt::{LatencySplit, OneWayAccuracy, split_end_to_end};
 pub use steps::{Step, StepConfig, detect_steps};

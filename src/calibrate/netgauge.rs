@@ -1,7 +1,8 @@
 //! Reading the files Netgauge's LogGP pattern writes (`ptrn_loggp.c`, `-o FILE`; T. Hoefler
 //! et al., Netgauge, and Hoefler, Lichei, Rehm, IPDPS 2007).
 
-use super::prtt::{Adjustment, PrttSample, split_end_to_end};
+use super::prtt::{PrttSample, split_end_to_end};
+use super::{Adjustment, Parameter};
 use crate::calibrate::CalibrationError;
 use crate::{LogGP, Protocols};
 
@@ -327,21 +328,20 @@ impl NetgaugeRun {
             let (mut g, mut big_g) = (g + big_g, big_g);
             let s_a = first.max(1) as f64;
             let s_b = (row.size.max(first).max(1)) as f64;
-            let mut adjust =
-                |parameter: &'static str, fitted: f64, used: f64, how: &'static str| {
-                    adjustments.push(Adjustment {
-                        range: Some(k),
-                        parameter,
-                        fitted,
-                        used,
-                        how,
-                    });
-                };
+            let mut adjust = |parameter: Parameter, fitted: f64, used: f64, how: &'static str| {
+                adjustments.push(Adjustment {
+                    range: Some(k),
+                    parameter,
+                    fitted,
+                    used,
+                    how,
+                });
+            };
             if big_g < 0.0 {
                 let mean = (g + big_g * ((s_a + s_b) / 2.0 - 1.0)).max(0.0);
-                adjust("gap_per_byte", big_g, 0.0, "Netgauge's G < 0: G = 0");
+                adjust(Parameter::GapPerByte, big_g, 0.0, "Netgauge's G < 0: G = 0");
                 adjust(
-                    "gap",
+                    Parameter::Gap,
                     g,
                     mean,
                     "g = the range's mean of g + (s - 1) G, at least 0",
@@ -355,9 +355,9 @@ impl NetgaugeRun {
                 } else {
                     0.0
                 };
-                adjust("gap", g, 0.0, "Netgauge's g < 0: g = 0");
+                adjust(Parameter::Gap, g, 0.0, "Netgauge's g < 0: g = 0");
                 adjust(
-                    "gap_per_byte",
+                    Parameter::GapPerByte,
                     big_g,
                     slope,
                     "G through 0 with the same G_all at the range's last size",
@@ -367,7 +367,12 @@ impl NetgaugeRun {
             }
             let mut overhead = row.send_overhead;
             if overhead.is_nan() || overhead < 0.0 {
-                adjust("overhead", overhead, 0.0, "Netgauge's o_s < 0: o = 0");
+                adjust(
+                    Parameter::Overhead,
+                    overhead,
+                    0.0,
+                    "Netgauge's o_s < 0: o = 0",
+                );
                 overhead = 0.0;
             }
             params.push((if k == 0 { 0 } else { first }, overhead, g, big_g));
@@ -377,14 +382,14 @@ impl NetgaugeRun {
         if split.overlap > 0.0 {
             adjustments.push(Adjustment {
                 range: None,
-                parameter: "latency",
+                parameter: Parameter::Latency,
                 fitted: end_to_end - 2.0 * params[0].1,
                 used: 0.0,
                 how: "2 o_s > PRTT(1, 0, s_min) / 2: the overhead overlaps the wire time",
             });
             adjustments.push(Adjustment {
                 range: Some(0),
-                parameter: "overhead",
+                parameter: Parameter::Overhead,
                 fitted: params[0].1,
                 used: split.overhead,
                 how: "o = PRTT(1, 0, s_min) / 4, so that 2o + L is the measured end-to-end time",

@@ -187,12 +187,40 @@ impl CommModel for ModelSpec {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct UnitWarning {
-    /// What was checked, e.g. `"1-byte point-to-point time"`.
-    pub quantity: &'static str,
+    /// What was checked.
+    pub check: UnitCheck,
     /// Its value (seconds, or seconds per byte).
     pub value: f64,
+}
+
+/// A magnitude check of [`ModelSpec::unit_warnings`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum UnitCheck {
+    /// The 1-byte point-to-point time is over a second.
+    OneByteTime,
+    /// The per-byte cost of a 1 MiB message is over a microsecond per byte.
+    PerByteCost,
+}
+
+impl UnitCheck {
+    /// What is checked, in words (`1-byte point-to-point time`).
+    pub const fn quantity(self) -> &'static str {
+        match self {
+            Self::OneByteTime => "1-byte point-to-point time",
+            Self::PerByteCost => "per-byte cost of a 1 MiB message",
+        }
+    }
+
     /// The likely mistake, in words.
-    pub likely: &'static str,
+    pub const fn likely(self) -> &'static str {
+        match self {
+            Self::OneByteTime => "over a second: probably microseconds written as seconds",
+            Self::PerByteCost => {
+                "over a microsecond per byte (below 1 MB/s): probably µs/byte written as s/byte"
+            }
+        }
+    }
 }
 
 impl std::fmt::Display for UnitWarning {
@@ -200,7 +228,9 @@ impl std::fmt::Display for UnitWarning {
         write!(
             f,
             "{} is {:e}, {}; model times are in seconds",
-            self.quantity, self.value, self.likely
+            self.check.quantity(),
+            self.value,
+            self.check.likely()
         )
     }
 }
@@ -239,16 +269,14 @@ impl ModelSpec {
         let mut out = Vec::new();
         if one > 1.0 {
             out.push(UnitWarning {
-                quantity: "1-byte point-to-point time",
+                check: UnitCheck::OneByteTime,
                 value: one,
-                likely: "over a second: probably microseconds written as seconds",
             });
         }
         if per_byte > 1e-6 {
             out.push(UnitWarning {
-                quantity: "per-byte cost of a 1 MiB message",
+                check: UnitCheck::PerByteCost,
                 value: per_byte,
-                likely: "over a microsecond per byte (below 1 MB/s): probably µs/byte written as s/byte",
             });
         }
         out

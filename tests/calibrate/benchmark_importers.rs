@@ -235,7 +235,7 @@ fn fit_on_measured_osu_output_predicts_imb() {
     assert!(
         fit.ranges
             .iter()
-            .any(|r| r.start == 2049 && r.boundary == "step"),
+            .any(|r| r.start == 2049 && r.boundary == commcost::calibrate::RangeBoundary::Step),
         "{:?}",
         fit.ranges
     );

@@ -88,7 +88,7 @@ fn fits_follow_every_real_run() {
         // pLogP fits too, and says where g(m) came from
         let plogp = fit_plogp_from_benchmarks(&lat, bw.as_ref(), 2).unwrap();
         assert_eq!(
-            plogp.gap_source,
+            plogp.gap_source.name(),
             if bw.is_some() { "bandwidth" } else { "latency" }
         );
     }

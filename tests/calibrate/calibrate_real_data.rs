@@ -238,7 +238,7 @@ fn netgauge_negative_fits_are_converted_and_reported() {
     assert!((m.gap() - 3.463e-6).abs() < 1e-12, "{}", m.gap());
     // L: 15.4 µs end to end, o = 4.72 µs: L = 15.4 - 9.44 = 5.96 µs
     assert!((m.latency() - 5.96e-6).abs() < 1e-12);
-    let names: Vec<&str> = adjustments.iter().map(|a| a.parameter).collect();
+    let names: Vec<&str> = adjustments.iter().map(|a| a.parameter.name()).collect();
     assert_eq!(names, vec!["gap_per_byte", "gap"]);
     // g < 0 <= G: g = 0, G through 0 with the same G_all at 3073 B:
     // (-0.5 + 0.01) + 3072 · 0.01 = 30.23 µs, / 3072 = 0.0098405 µs/B

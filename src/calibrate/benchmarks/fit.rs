@@ -7,7 +7,7 @@ use crate::calibrate::CalibrationError;
 use crate::calibrate::steps::{
     LineSums, best_split, detect_steps, direct_piecewise_error, prefix_sums,
 };
-use crate::calibrate::{Adjustment, relative_errors};
+use crate::calibrate::{Adjustment, Parameter, RangeBoundary, relative_errors};
 use crate::{CommModel, LogGP, Message, Protocols};
 
 /// The ratio of the model's median relative error to the direct piecewise fit's above which
@@ -249,9 +249,9 @@ pub fn fit_loggp_from_benchmarks(
             )
         };
         if gap < 0.0 {
-            adjustments.push(adjustment(k, "gap", gap, 0.0, "clamped at 0"));
+            adjustments.push(adjustment(k, Parameter::Gap, gap, 0.0, "clamped at 0"));
             gap = 0.0;
-            clamped.push("gap");
+            clamped.push(Parameter::Gap);
         }
         let overhead = share * fixed / 2.0;
         let model = LogGP::new(fixed - 2.0 * overhead, overhead, gap, per_byte)
@@ -267,11 +267,11 @@ pub fn fit_loggp_from_benchmarks(
             bandwidth_points: in_range.len(),
             clamped,
             boundary: if k == 0 {
-                "first"
+                RangeBoundary::First
             } else if step_cuts.contains(&w[0]) {
-                "step"
+                RangeBoundary::Step
             } else {
-                "slope"
+                RangeBoundary::Slope
             },
         });
     }
@@ -303,7 +303,7 @@ pub fn fit_loggp_from_benchmarks(
 
 fn adjustment(
     range: usize,
-    parameter: &'static str,
+    parameter: Parameter,
     fitted: f64,
     used: f64,
     how: &'static str,
@@ -362,20 +362,26 @@ pub(crate) fn sorted_latency(
 fn range_lines(
     lat: &[(u64, f64)],
     bounds: &[usize],
-) -> (Vec<(f64, f64, Vec<&'static str>)>, Vec<Adjustment>) {
-    let mut lines: Vec<(f64, f64, Vec<&'static str>)> = Vec::new();
+) -> (Vec<(f64, f64, Vec<Parameter>)>, Vec<Adjustment>) {
+    let mut lines: Vec<(f64, f64, Vec<Parameter>)> = Vec::new();
     let mut adjustments = Vec::new();
     for (k, w) in bounds.windows(2).enumerate() {
         let ((a, b), (fa, fb)) = least_absolute(&lat[w[0]..w[1]]);
         let mut clamped = Vec::new();
         if w[1] - w[0] >= 2 {
             if b.to_bits() != fb.to_bits() {
-                clamped.push("gap_per_byte");
-                adjustments.push(adjustment(k, "gap_per_byte", fb, b, "constrained fit"));
+                clamped.push(Parameter::GapPerByte);
+                adjustments.push(adjustment(
+                    k,
+                    Parameter::GapPerByte,
+                    fb,
+                    b,
+                    "constrained fit",
+                ));
             }
             if a.to_bits() != fa.to_bits() {
-                clamped.push("fixed");
-                adjustments.push(adjustment(k, "fixed", fa, a, "constrained fit"));
+                clamped.push(Parameter::Fixed);
+                adjustments.push(adjustment(k, Parameter::Fixed, fa, a, "constrained fit"));
             }
         }
         lines.push((a, b, clamped));
@@ -396,8 +402,8 @@ fn range_lines(
             (a, b) = (0.0, if x > 0.0 { t / x } else { 0.0 });
             how = "one point: the line through the origin and the point";
         }
-        adjustments.push(adjustment(k, "gap_per_byte", f64::NAN, b, how));
-        lines[k] = (a, b, vec!["gap_per_byte"]);
+        adjustments.push(adjustment(k, Parameter::GapPerByte, f64::NAN, b, how));
+        lines[k] = (a, b, vec![Parameter::GapPerByte]);
     }
     (lines, adjustments)
 }

@@ -7,8 +7,8 @@ mod slope_cuts;
 pub use fit::fit_loggp_from_benchmarks;
 pub(crate) use fit::sorted_latency;
 
-use super::Adjustment;
 use super::steps::{Step, StepConfig};
+use super::{Adjustment, Parameter, RangeBoundary};
 use crate::calibrate::CalibrationError;
 use crate::{LogGP, Protocols};
 
@@ -172,11 +172,9 @@ pub struct BenchmarkRange {
     pub bandwidth_points: usize,
     /// Parameters the constrained fit set to a bound (0) or took from elsewhere; each is an
     /// entry of [`BenchmarkFit::adjustments`] too.
-    pub clamped: Vec<&'static str>,
-    /// Why the range starts where it does: `"first"`, `"step"` (a level step found by
-    /// [`detect_steps`](super::detect_steps)) or `"slope"` (a change of the per-byte time, e.g.
-    /// a message outgrowing a cache).
-    pub boundary: &'static str,
+    pub clamped: Vec<Parameter>,
+    /// Why the range starts where it does.
+    pub boundary: RangeBoundary,
 }
 
 /// The result of [`fit_loggp_from_benchmarks`]: the model and how well it reproduces the

@@ -6,11 +6,11 @@ use super::lines::two_piece_fit;
 use super::plogp::plogp_from_diagnostics;
 use super::ranges::{fit_range, one_message_range, pool_overheads};
 use super::{
-    Adjustment, AssessmentConfig, LogGPAssessment, OneWayAccuracy, PrttSample, RangeFit,
-    SizeDiagnostics, split_end_to_end,
+    AssessmentConfig, LogGPAssessment, OneWayAccuracy, PrttSample, RangeFit, SizeDiagnostics,
+    split_end_to_end,
 };
-use crate::calibrate::CalibrationError;
 use crate::calibrate::relative_errors;
+use crate::calibrate::{Adjustment, CalibrationError, Parameter};
 use crate::{CommModel, LogGP, Message, PLogP, Protocols};
 
 /// Per-size means of the three PRTT kinds.
@@ -253,20 +253,20 @@ pub fn assess_loggp(
         if split.overlap > 0.0 {
             adjustments.push(Adjustment {
                 range: None,
-                parameter: "latency",
+                parameter: Parameter::Latency,
                 fitted: end_to_end_latency - 2.0 * ranges[0].overhead,
                 used: 0.0,
                 how: "2o > PRTT(1, 0, s_min) / 2: the overhead overlaps the wire time (split_end_to_end)",
             });
             adjustments.push(Adjustment {
                 range: Some(0),
-                parameter: "overhead",
+                parameter: Parameter::Overhead,
                 fitted: ranges[0].overhead,
                 used: split.overhead,
                 how: "o = PRTT(1, 0, s_min) / 4, so that 2o + L is the measured end-to-end time",
             });
             ranges[0].overhead = split.overhead;
-            ranges[0].clamped.push("overhead");
+            ranges[0].clamped.push(Parameter::Overhead);
         }
         latencies.resize(ranges.len(), split.latency);
     } else {

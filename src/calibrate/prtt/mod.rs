@@ -17,6 +17,7 @@ pub use split::{LatencySplit, split_end_to_end};
 
 use super::detect::DetectionConfig;
 use super::least_squares::FitStatistics;
+use crate::calibrate::{Adjustment, Parameter};
 use crate::error::ParameterError;
 use crate::{LogGP, PLogP, Protocols};
 
@@ -98,23 +99,6 @@ impl AssessmentConfig {
         ParameterError::at_least("n", u64::from(self.n), 2)?;
         self.detection.validate()
     }
-}
-
-/// A fitted value the assessment could not use as fitted, and what it used instead.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Adjustment {
-    /// The protocol range (index into [`LogGPAssessment::ranges`]); `None` for `L`.
-    pub range: Option<usize>,
-    /// The parameter (`"latency"`, `"overhead"`, `"gap"`, `"gap_per_byte"`; `"burst_gap"`,
-    /// `"burst_gap_per_byte"` for the line through `G_all(s)` alone in the default mode;
-    /// `"plogp latency"`, `"plogp gap"`, `"plogp overhead"`).
-    pub parameter: &'static str,
-    /// The unconstrained fit's value (seconds, or seconds per byte).
-    pub fitted: f64,
-    /// The value the model uses.
-    pub used: f64,
-    /// How the used value was obtained.
-    pub how: &'static str,
 }
 
 /// How well a model's `p2p(s)` reproduces the measured one-message time `PRTT(1, 0, s) / 2`
@@ -199,7 +183,7 @@ pub struct RangeFit {
     pub overhead_slope: f64,
     /// Fitted values the model does not use as fitted (their names; the values and how they
     /// were refitted are in [`LogGPAssessment::adjustments`]).
-    pub clamped: Vec<&'static str>,
+    pub clamped: Vec<Parameter>,
 }
 
 /// The result of [`assess_loggp`].

@@ -1,10 +1,11 @@
 //! The pLogP model (Kielmann, Bal, Verstoep 2000) of the same PRTT measurements.
 
 use super::super::detect::Segment;
+use super::SizeDiagnostics;
 use super::lines::line_through;
-use super::{Adjustment, SizeDiagnostics};
 use crate::PLogP;
 use crate::calibrate::CalibrationError;
+use crate::calibrate::{Adjustment, Parameter};
 use crate::table::Table1D;
 
 /// The pLogP model (Kielmann, Bal, Verstoep 2000) of PRTT measurements, on the protocol
@@ -43,7 +44,7 @@ pub(super) fn plogp_from_diagnostics(
     } else {
         adjustments.push(Adjustment {
             range: None,
-            parameter: "plogp latency",
+            parameter: Parameter::PlogpLatency,
             fitted: fitted_latency,
             used: 0.0,
             how: "G_all(s_min) > PRTT(1, 0, s_min) / 2: L = 0, g(s_min) = the end-to-end time",
@@ -84,7 +85,7 @@ pub(super) fn plogp_from_diagnostics(
             } else {
                 t_first + t_slope * dx
             };
-            let mut entry = |parameter: &'static str, value: f64| {
+            let mut entry = |parameter: Parameter, value: f64| {
                 if value >= 0.0 && value.is_finite() {
                     value
                 } else {
@@ -98,8 +99,8 @@ pub(super) fn plogp_from_diagnostics(
                     0.0
                 }
             };
-            let g = entry("plogp gap", one_way - latency);
-            let o = entry("plogp overhead", o_first + o_slope * dx);
+            let g = entry(Parameter::PlogpGap, one_way - latency);
+            let o = entry(Parameter::PlogpOverhead, o_first + o_slope * dx);
             // sizes strictly increase: ranges are disjoint and in order
             if table_sizes.last().is_none_or(|&last| (size as f64) > last) {
                 table_sizes.push(size as f64);

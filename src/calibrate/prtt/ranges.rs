@@ -4,9 +4,10 @@
 
 use super::super::detect::Segment;
 use super::lines::{line_at_first, line_through};
-use super::{Adjustment, AssessmentConfig, RangeFit, SizeDiagnostics, split_end_to_end};
+use super::{AssessmentConfig, RangeFit, SizeDiagnostics, split_end_to_end};
 use crate::calibrate::CalibrationError;
 use crate::calibrate::least_squares::{FitStatistics, least_squares};
+use crate::calibrate::{Adjustment, Parameter};
 use crate::util::stats::median;
 
 /// A range's constant-`o` estimate and its standard error, for pooling (`None` when its `o(s)`
@@ -20,15 +21,15 @@ struct Bounds<'a> {
     /// The parameters `gap` and `gap_per_byte` are the burst line's (`burst_gap`,
     /// `burst_gap_per_byte`): the default mode's model takes its `g` and `G` elsewhere.
     burst_line: bool,
-    clamped: &'a mut Vec<&'static str>,
+    clamped: &'a mut Vec<Parameter>,
     adjustments: &'a mut Vec<Adjustment>,
 }
 
 impl Bounds<'_> {
-    fn adjust(&mut self, parameter: &'static str, fitted: f64, used: f64, how: &'static str) {
+    fn adjust(&mut self, parameter: Parameter, fitted: f64, used: f64, how: &'static str) {
         let parameter = match (self.burst_line, parameter) {
-            (true, "gap") => "burst_gap",
-            (true, "gap_per_byte") => "burst_gap_per_byte",
+            (true, Parameter::Gap) => Parameter::BurstGap,
+            (true, Parameter::GapPerByte) => Parameter::BurstGapPerByte,
             _ => parameter,
         };
         self.clamped.push(parameter);
@@ -82,7 +83,7 @@ pub(super) fn fit_range(
         estimate.overhead
     } else {
         bounds.adjust(
-            "overhead",
+            Parameter::Overhead,
             estimate.overhead,
             0.0,
             "o < 0 (its bound is 0; eq. (6) subtracts two noisy round trips): o = 0",
@@ -221,7 +222,7 @@ fn bound_burst_line(
     if gap_per_byte.is_nan() || gap_per_byte < 0.0 {
         let mean = gaps.iter().sum::<f64>() / gaps.len().max(1) as f64;
         bounds.adjust(
-            "gap_per_byte",
+            Parameter::GapPerByte,
             gap_per_byte,
             0.0,
             "G < 0: refitted with G = 0 (g = mean G_all)",
@@ -230,23 +231,28 @@ fn bound_burst_line(
         let fitted = gap;
         gap = mean;
         if gap.is_nan() || gap < 0.0 {
-            bounds.adjust("gap", fitted, 0.0, "no feasible g >= 0: g = 0");
+            bounds.adjust(Parameter::Gap, fitted, 0.0, "no feasible g >= 0: g = 0");
             gap = 0.0;
         } else {
-            bounds.adjust("gap", fitted, gap, "refitted with G = 0 (mean G_all)");
+            bounds.adjust(
+                Parameter::Gap,
+                fitted,
+                gap,
+                "refitted with G = 0 (mean G_all)",
+            );
         }
     } else if gap.is_nan() || gap < 0.0 {
         let sxx: f64 = xs.iter().map(|x| x * x).sum();
         let sxy: f64 = xs.iter().zip(gaps).map(|(x, y)| x * y).sum();
         let through_origin = if sxx > 0.0 { (sxy / sxx).max(0.0) } else { 0.0 };
         bounds.adjust(
-            "gap",
+            Parameter::Gap,
             gap,
             0.0,
             "g < 0: refitted with g = 0 (line through the origin)",
         );
         bounds.adjust(
-            "gap_per_byte",
+            Parameter::GapPerByte,
             gap_per_byte,
             through_origin,
             "refitted with g = 0 (line through the origin)",
@@ -341,13 +347,13 @@ pub(super) fn one_message_range(
             adjustments,
         };
         bounds.adjust(
-            "latency",
+            Parameter::Latency,
             intercept - 2.0 * overhead,
             0.0,
             "2o > the range's one-message time at s = 1: the overhead overlaps the wire time (split_end_to_end)",
         );
         bounds.adjust(
-            "overhead",
+            Parameter::Overhead,
             overhead,
             split.overhead,
             "o = half the range's one-message time at s = 1, so that 2o + L reproduces it",
@@ -373,7 +379,7 @@ fn line_through_smallest(
     let mut slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
     if slope.is_nan() || slope < 0.0 {
         bounds.adjust(
-            "gap_per_byte",
+            Parameter::GapPerByte,
             slope,
             0.0,
             "the one-message time falls over the range: G = 0 (p2p constant, the measured PRTT(1, 0, s_min) / 2)",
@@ -385,7 +391,7 @@ fn line_through_smallest(
         // G (s_min - 1) > PRTT(1, 0, s_min) / 2: the line through the origin and the point
         let through = if x0 > 0.0 { y0 / x0 } else { 0.0 };
         bounds.adjust(
-            "gap_per_byte",
+            Parameter::GapPerByte,
             slope,
             through,
             "2o + L < 0 at s = 1: G = PRTT(1, 0, s_min) / 2 / (s_min - 1), 2o + L = 0",
@@ -409,7 +415,7 @@ fn one_message_line(
     if slope.is_nan() || slope < 0.0 {
         let mean = values.iter().zip(&weights).map(|(v, w)| v * w).sum::<f64>() / w_sum;
         bounds.adjust(
-            "gap_per_byte",
+            Parameter::GapPerByte,
             slope,
             0.0,
             "the one-message time falls over the range: G = 0, 2o + L = its weighted mean",
@@ -426,7 +432,7 @@ fn one_message_line(
         });
         let through = if sxx > 0.0 { (sxy / sxx).max(0.0) } else { 0.0 };
         bounds.adjust(
-            "gap_per_byte",
+            Parameter::GapPerByte,
             slope,
             through,
             "the one-message line is below 0 at s = 1: 2o + L = 0, G through the origin",
@@ -456,7 +462,7 @@ fn gap_with_slope(
         gap
     } else {
         bounds.adjust(
-            "gap",
+            Parameter::Gap,
             gap,
             0.0,
             "G_all(s) - (s - 1) G averages below 0 over the range (G: the one-message slope): g = 0",

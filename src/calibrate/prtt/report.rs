@@ -1,6 +1,7 @@
 //! The assessment's report for people ([`LogGPAssessment`]'s `Display`).
 
 use super::LogGPAssessment;
+use crate::calibrate::Parameter;
 
 /// A report for people: one line per protocol range (`L`, `o`, `g` in µs, `G` in µs/B, as
 /// LogGP's `p2p` uses them), then the detected switches and the end-to-end latency. The
@@ -85,7 +86,7 @@ impl std::fmt::Display for LogGPAssessment {
                 a.range.map_or(String::new(), |r| format!(" of range {r}")),
                 a.fitted * 1e6,
                 a.used * 1e6,
-                if a.parameter == "gap_per_byte" {
+                if a.parameter == Parameter::GapPerByte {
                     "/B"
                 } else {
                     ""
