@@ -278,6 +278,80 @@ impl ParameterError {
         }
     }
 
+    /// Checks `value > min` and finite (NaN fails); `expected` says so in words for the
+    /// message (`"finite and > 1"`).
+    pub(crate) fn finite_above(
+        name: &'static str,
+        value: f64,
+        min: f64,
+        expected: &'static str,
+    ) -> Result<f64, Self> {
+        if value > min && value.is_finite() {
+            Ok(value)
+        } else {
+            Err(Self::OutOfRange {
+                name,
+                value,
+                expected,
+            })
+        }
+    }
+
+    /// Checks `value` in `range` (NaN fails); `expected` says so in words
+    /// (`"between 0 and 1"`).
+    pub(crate) fn finite_in(
+        name: &'static str,
+        value: f64,
+        range: std::ops::RangeInclusive<f64>,
+        expected: &'static str,
+    ) -> Result<f64, Self> {
+        if range.contains(&value) {
+            Ok(value)
+        } else {
+            Err(Self::OutOfRange {
+                name,
+                value,
+                expected,
+            })
+        }
+    }
+
+    /// Checks `value >= min` and finite (NaN fails); `expected` says so in words.
+    pub(crate) fn finite_at_least(
+        name: &'static str,
+        value: f64,
+        min: f64,
+        expected: &'static str,
+    ) -> Result<f64, Self> {
+        if value >= min && value.is_finite() {
+            Ok(value)
+        } else {
+            Err(Self::OutOfRange {
+                name,
+                value,
+                expected,
+            })
+        }
+    }
+
+    /// Checks an integer in `range`; `expected` says so in words (`"between 1 and 64"`).
+    pub(crate) fn in_range(
+        name: &'static str,
+        value: u64,
+        range: std::ops::RangeInclusive<u64>,
+        expected: &'static str,
+    ) -> Result<u64, Self> {
+        if range.contains(&value) {
+            Ok(value)
+        } else {
+            Err(Self::OutOfRange {
+                name,
+                value: value as f64,
+                expected,
+            })
+        }
+    }
+
     /// Checks an integer against its minimum.
     pub(crate) fn at_least(name: &'static str, value: u64, min: u64) -> Result<u64, Self> {
         if value >= min {

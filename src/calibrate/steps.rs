@@ -55,33 +55,11 @@ impl StepConfig {
     /// `min_ratio` not finite and greater than 1, `significance` or `noise_floor` not finite and greater than 0.
     pub fn validate(&self) -> Result<(), ParameterError> {
         for (name, value) in [("window", self.window), ("max_steps", self.max_steps)] {
-            if !(1..=64).contains(&value) {
-                return Err(ParameterError::OutOfRange {
-                    name,
-                    value: value as f64,
-                    expected: "between 1 and 64",
-                });
-            }
+            ParameterError::in_range(name, value as u64, 1..=64, "between 1 and 64")?;
         }
-        if !(self.min_ratio > 1.0 && self.min_ratio.is_finite()) {
-            return Err(ParameterError::OutOfRange {
-                name: "min_ratio",
-                value: self.min_ratio,
-                expected: "finite and > 1",
-            });
-        }
-        for (name, value) in [
-            ("significance", self.significance),
-            ("noise_floor", self.noise_floor),
-        ] {
-            if !(value > 0.0 && value.is_finite()) {
-                return Err(ParameterError::OutOfRange {
-                    name,
-                    value,
-                    expected: "finite and > 0",
-                });
-            }
-        }
+        ParameterError::finite_above("min_ratio", self.min_ratio, 1.0, "finite and > 1")?;
+        ParameterError::finite_above("significance", self.significance, 0.0, "finite and > 0")?;
+        ParameterError::finite_above("noise_floor", self.noise_floor, 0.0, "finite and > 0")?;
         Ok(())
     }
 }

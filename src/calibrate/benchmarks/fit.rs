@@ -137,34 +137,8 @@ pub fn fit_loggp_from_benchmarks(
             explanation: "the bandwidth series is a time table",
         });
     }
-    let share =
-        crate::error::ParameterError::non_negative("overhead_share", config.overhead_share)?;
-    if share > 1.0 {
-        return Err(crate::error::ParameterError::OutOfRange {
-            name: "overhead_share",
-            value: share,
-            expected: "between 0 and 1",
-        }
-        .into());
-    }
-    if !(config.split_gain > 1.0 && config.split_gain.is_finite()) {
-        return Err(crate::error::ParameterError::OutOfRange {
-            name: "split_gain",
-            value: config.split_gain,
-            expected: "finite and greater than 1",
-        }
-        .into());
-    }
-    if !(1..=64).contains(&config.max_ranges) {
-        return Err(crate::error::ParameterError::OutOfRange {
-            name: "max_ranges",
-            value: config.max_ranges as f64,
-            expected: "between 1 and 64",
-        }
-        .into());
-    }
-    config.steps.validate()?;
-    let processors = crate::error::ParameterError::at_least("processors", config.processors, 1)?;
+    config.validate()?;
+    let (share, processors) = (config.overhead_share, config.processors);
 
     let lat = sorted_latency(latency)?;
     let intervals: Vec<(u64, f64)> = bandwidth

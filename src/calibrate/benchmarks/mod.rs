@@ -10,6 +10,7 @@ pub(crate) use fit::sorted_latency;
 use super::steps::{Step, StepConfig};
 use super::{Adjustment, Parameter, RangeBoundary};
 use crate::calibrate::CalibrationError;
+use crate::error::ParameterError;
 use crate::{LogGP, Protocols};
 
 /// What a [`BenchmarkSeries`] measures.
@@ -149,6 +150,45 @@ impl Default for BenchmarkFitConfig {
             processors: 2,
             steps: StepConfig::default(),
         }
+    }
+}
+
+impl BenchmarkFitConfig {
+    /// Checks the settings.
+    ///
+    /// # Errors
+    ///
+    /// [`ParameterError`] naming the field: `overhead_share` not in `[0, 1]`, `max_ranges` not
+    /// between 1 and 64, `split_gain` not finite and greater than 1, `processors` 0, or a field
+    /// of `steps` ([`StepConfig::validate`]).
+    ///
+    /// ```
+    /// use commcost::calibrate::BenchmarkFitConfig;
+    /// assert!(BenchmarkFitConfig::default().validate().is_ok());
+    /// let bad = BenchmarkFitConfig { split_gain: 1.0, ..BenchmarkFitConfig::default() };
+    /// assert!(bad.validate().unwrap_err().to_string().contains("split_gain"));
+    /// ```
+    pub fn validate(&self) -> Result<(), ParameterError> {
+        ParameterError::finite_in(
+            "overhead_share",
+            self.overhead_share,
+            0.0..=1.0,
+            "between 0 and 1",
+        )?;
+        ParameterError::in_range(
+            "max_ranges",
+            self.max_ranges as u64,
+            1..=64,
+            "between 1 and 64",
+        )?;
+        ParameterError::finite_above(
+            "split_gain",
+            self.split_gain,
+            1.0,
+            "finite and greater than 1",
+        )?;
+        ParameterError::at_least("processors", self.processors, 1)?;
+        self.steps.validate()
     }
 }
 

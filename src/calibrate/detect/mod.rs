@@ -71,25 +71,9 @@ impl DetectionConfig {
     /// ```
     pub fn validate(&self) -> Result<(), ParameterError> {
         ParameterError::at_least("lookahead", self.lookahead as u64, 1)?;
-        if !(self.pfact >= 1.0 && self.pfact.is_finite()) {
-            return Err(ParameterError::OutOfRange {
-                name: "pfact",
-                value: self.pfact,
-                expected: "finite and >= 1",
-            });
-        }
-        for (name, value) in [
-            ("deviation", self.deviation),
-            ("relative_floor", self.relative_floor),
-        ] {
-            if !(value > 0.0 && value.is_finite()) {
-                return Err(ParameterError::OutOfRange {
-                    name,
-                    value,
-                    expected: "finite and > 0",
-                });
-            }
-        }
+        ParameterError::finite_at_least("pfact", self.pfact, 1.0, "finite and >= 1")?;
+        ParameterError::finite_above("deviation", self.deviation, 0.0, "finite and > 0")?;
+        ParameterError::finite_above("relative_floor", self.relative_floor, 0.0, "finite and > 0")?;
         Ok(())
     }
 }
