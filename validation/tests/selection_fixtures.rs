@@ -38,7 +38,7 @@ fn fixtures() -> Vec<String> {
 /// A column of docs/ACCURACY.md's selection table: its label, the sweep, and the sweep whose
 /// reduce rows replace the first one's. The two sweeps ran on one platform with rules files
 /// that differ in their reduce rules only, the second file being what `commcost export` writes
-/// today (cli test `committed_selection_rules_are_what_export_writes`).
+/// (cli test `committed_selection_rules_are_what_export_writes`).
 struct Column {
     label: &'static str,
     file: &'static str,
@@ -79,9 +79,9 @@ const COLUMNS: [Column; 6] = [
     },
 ];
 
-/// Sweeps that are no column: their rules file (`cluster-1gbit.rules`) has reduce rules that
-/// `export` no longer writes. The default and forced runs of the first are used (the fastest
-/// of default and forced algorithms, the per-call costs' checks).
+/// Sweeps that are no column: their rules file (`cluster-1gbit.rules`) differs in its reduce
+/// rules from what `export` writes from the model. The default and forced runs of the first are
+/// used (the fastest of default and forced algorithms, the per-call costs' checks).
 const NOT_COLUMNS: [&str; 2] = ["cluster-1gbit-4x1.csv", "cluster-1gbit-8x1.csv"];
 
 /// A column's report: its sweep, with the reduce rows of `reduce_from` instead of its own.
