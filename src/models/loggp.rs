@@ -369,8 +369,8 @@ impl TryFrom<LogGPParams> for LogGP {
 mod tests {
     use super::LogGP;
 
-    /// Files written before `processors` became optional load and are written back unchanged;
-    /// files without it load too.
+    /// `processors` is optional in a file: a file with it loads and is written back unchanged, a
+    /// file without it loads too (and is written back without it).
     #[test]
     fn processors_is_optional_in_files_and_kept_when_present() {
         let with =

@@ -33,6 +33,7 @@ pub use super::load::deserialize_with_path;
 /// | `memory_network_logp` | [`MemoryNetworkLogP`] |
 /// | `copy_transfer` | [`CopyTransfer`] |
 /// | `loggpo` | [`LogGpo`] |
+/// | `plogp` | [`PLogP`] |
 ///
 /// # Examples
 ///

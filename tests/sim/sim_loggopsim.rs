@@ -510,8 +510,8 @@ fn late_posted_receive() {
 /// FIRST bytes arrive. Rabenseifner's allreduce at `P = 3`, 1000 bytes (our schedule, as
 /// `write_goal(&schedule, 1e-9)` prints it), `L = 5000`, `o = 1000`, `g = 3000` ns,
 /// `G = 10` ns/B, all eager; LogGOPSim (`spcl/LogGOPSim` at `76451de`, as built in
-/// `fixtures/loggopsim/NOTE.md`, `LogGOPSim -L 5000 -o 1000 -g 3000 -G 10 -O 0 -S 2000000000`,
-/// run on 2026-11-23) prints hosts 0, 1, 2 at 57960, 41970, 36970 ns.
+/// `fixtures/loggopsim/NOTE.md`, `LogGOPSim -L 5000 -o 1000 -g 3000 -G 10 -O 0 -S 2000000000`)
+/// prints hosts 0, 1, 2 at 57960, 41970, 36970 ns.
 ///
 /// By hand (µs; `T(k) = 2o + L + (k - 1) G`: `T(1000) = 16.99`, `T(500) = 11.99`;
 /// `I(500) = g + 499 G = 7.99`): rank 2 sends its 500-byte half to rank 1 at 0 (there at
