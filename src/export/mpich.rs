@@ -263,21 +263,20 @@ pub fn mpich_json_collectives() -> Vec<Collective> {
         .collect()
 }
 
-/// MPICH's name of a collective this crate prices for MPICH, and its message-size key.
+/// MPICH's name of a collective this crate prices for MPICH (its MPI name), and the
+/// message-size key of its subtree in MPICH's selection JSON.
 fn mpich_collective(c: Collective) -> Option<(&'static str, &'static str)> {
-    Some(match c {
-        Collective::Bcast => ("bcast", "avg_msg_size"),
-        Collective::Allreduce => ("allreduce", "avg_msg_size"),
-        Collective::Reduce => ("reduce", "avg_msg_size"),
-        Collective::Alltoall => ("alltoall", "avg_msg_size"),
-        Collective::Allgather => ("allgather", "total_msg_size"),
-        Collective::Gather => ("gather", "total_msg_size"),
-        Collective::Scatter => ("scatter", "total_msg_size"),
-        Collective::Barrier => ("barrier", ""),
+    let size_key = match c {
+        Collective::Bcast | Collective::Allreduce | Collective::Reduce | Collective::Alltoall => {
+            "avg_msg_size"
+        }
+        Collective::Allgather | Collective::Gather | Collective::Scatter => "total_msg_size",
+        Collective::Barrier => "",
         Collective::ReduceScatter | Collective::ReduceScatterBlock | Collective::Scan => {
             return None;
         }
-    })
+    };
+    Some((c.name(), size_key))
 }
 
 /// MPICH's collective selection JSON (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`) for

@@ -72,7 +72,7 @@ pub enum Allgather {
 }
 
 ompi_algorithms! {
-    plain Allgather, Allgather, "allgather";
+    plain Allgather, Allgather;
     1 Linear => "linear", "linear";
     2 Bruck => "bruck", "bruck";
     3 RecursiveDoubling => "recursive-doubling", "recursive_doubling";

@@ -81,7 +81,7 @@ pub enum Allreduce {
 }
 
 ompi_algorithms! {
-    Allreduce, Allreduce, "allreduce";
+    Allreduce, Allreduce;
     1 BasicLinear => "basic-linear", "basic_linear";
     2 Nonoverlapping => "nonoverlapping", "nonoverlapping";
     3 RecursiveDoubling => "recursive-doubling", "recursive_doubling";

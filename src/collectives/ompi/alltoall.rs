@@ -69,7 +69,7 @@ pub enum Alltoall {
 }
 
 ompi_algorithms! {
-    Alltoall, Alltoall, "alltoall";
+    Alltoall, Alltoall;
     1 Linear => "linear", "linear";
     2 Pairwise => "pairwise", "pairwise";
     3 ModifiedBruck => "modified-bruck", "modified_bruck";

@@ -63,7 +63,7 @@ pub enum Barrier {
 }
 
 ompi_algorithms! {
-    plain Barrier, Barrier, "barrier";
+    plain Barrier, Barrier;
     1 Linear => "linear", "linear";
     2 DoubleRing => "double-ring", "double_ring";
     3 RecursiveDoubling => "recursive-doubling", "recursive_doubling";

@@ -117,7 +117,7 @@ const DEFAULT_FANOUT: u64 = 4;
 const DEFAULT_RADIX: u64 = 4;
 
 ompi_algorithms! {
-    Bcast, Bcast, "bcast";
+    Bcast, Bcast;
     ignore: ["segment"];
     1 BasicLinear => "basic-linear", "basic_linear";
     2 Chain { segment: "segment" = 0, fanout: "fanout" = DEFAULT_FANOUT } => "chain", "chain";

@@ -59,7 +59,7 @@ pub enum Gather {
 }
 
 ompi_algorithms! {
-    Gather, Gather, "gather";
+    Gather, Gather;
     1 BasicLinear => "basic-linear", "basic_linear";
     2 Binomial => "binomial", "binomial";
     3 LinearSync { segment: "segment" = 0 } => "linear-sync", "linear_sync";

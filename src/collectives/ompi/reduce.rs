@@ -101,7 +101,7 @@ pub enum Reduce {
 const DEFAULT_FANOUT: u64 = 4;
 
 ompi_algorithms! {
-    Reduce, Reduce, "reduce";
+    Reduce, Reduce;
     ignore: ["segment"];
     1 Linear => "linear", "linear";
     2 Chain { segment: "segment" = 0, fanout: "fanout" = DEFAULT_FANOUT } => "chain", "chain";

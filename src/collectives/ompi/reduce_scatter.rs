@@ -60,7 +60,7 @@ pub enum ReduceScatter {
 }
 
 ompi_algorithms! {
-    plain ReduceScatter, ReduceScatter, "reduce-scatter";
+    plain ReduceScatter, ReduceScatter;
     1 NonOverlapping => "non-overlapping", "non-overlapping";
     2 RecursiveHalving => "recursive-halving", "recursive_halving";
     3 Ring => "ring", "ring";

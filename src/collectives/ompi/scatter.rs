@@ -51,7 +51,7 @@ pub enum Scatter {
 }
 
 ompi_algorithms! {
-    plain Scatter, Scatter, "scatter";
+    plain Scatter, Scatter;
     1 BasicLinear => "basic-linear", "basic_linear";
     2 Binomial => "binomial", "binomial";
     3 LinearNb => "linear-nb", "linear_nb";

@@ -31,17 +31,17 @@ pub(super) fn write_name(
 ///
 /// Two forms:
 ///
-/// * `plain Type, Collective, "name"; ID Variant => "kebab", "ompi_name"; … impl …` for
+/// * `plain Type, Collective; ID Variant => "kebab", "ompi_name"; … impl …` for
 ///   algorithms without parameters: also `pub const ALL` (every algorithm, in ID order); a name
 ///   or any number that parses as the ID is accepted (`parse_plain`).
-/// * `Type, Collective, "name"; [ignore: ["key", …];] ID Variant { field: "key" = default, … }
+/// * `Type, Collective; [ignore: ["key", …];] ID Variant { field: "key" = default, … }
 ///   => "kebab", "ompi_name"; … impl …`: a variant reads its parameters (unsigned integers,
 ///   `default` when absent) and writes them in the order declared; the name or the ID written
 ///   as a plain decimal is accepted; the `ignore` keys are accepted and dropped for every
 ///   variant that does not read them.
 macro_rules! ompi_algorithms {
     (
-        plain $ty:ident, $collective:ident, $name:literal;
+        plain $ty:ident, $collective:ident;
         $( $id:literal $variant:ident => $kebab:literal, $ompi:literal; )+
         impl OmpiAlgorithm { $($extra:tt)* }
         impl Algorithm { $($candidates:tt)* }
@@ -55,7 +55,12 @@ macro_rules! ompi_algorithms {
             type Err = $crate::collectives::AlgorithmParseError;
 
             fn from_str(s: &str) -> Result<Self, Self::Err> {
-                $crate::collectives::parse::parse_plain(s, $name, Self::NAMES, Self::ALL)
+                $crate::collectives::parse::parse_plain(
+                    s,
+                    $crate::collectives::Collective::$collective.name(),
+                    Self::NAMES,
+                    Self::ALL,
+                )
             }
         }
 
@@ -65,7 +70,7 @@ macro_rules! ompi_algorithms {
         );
     };
     (
-        $ty:ident, $collective:ident, $name:literal;
+        $ty:ident, $collective:ident;
         $( ignore: [$($ignored:literal),* $(,)?]; )?
         $(
             $id:literal $variant:ident $({ $($field:ident : $key:literal = $default:expr),* $(,)? })?
@@ -85,7 +90,12 @@ macro_rules! ompi_algorithms {
                             $($($field: p.take($key).unwrap_or($default)),*)?
                         },
                     )+
-                    _ => return Err(p.unknown($name, Self::NAMES)),
+                    _ => {
+                        return Err(p.unknown(
+                            $crate::collectives::Collective::$collective.name(),
+                            Self::NAMES,
+                        ));
+                    }
                 };
                 $($( let _ = p.take($ignored); )*)?
                 p.finish()?;

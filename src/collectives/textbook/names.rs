@@ -9,8 +9,8 @@ use std::str::FromStr;
 
 use super::{Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, Scan, Scatter};
 use crate::collectives::Algorithm;
-use crate::collectives::AlgorithmParseError;
 use crate::collectives::parse::ParsedName;
+use crate::collectives::{AlgorithmParseError, Collective};
 
 /// A collective algorithm as MPICH names it: the `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` value and
 /// the `algorithm=MPIR_<Coll>_intra_<name>` leaf of MPICH's collective selection JSON
@@ -92,7 +92,7 @@ pub trait MpichAlgorithm: Algorithm {
 /// `Display`, `FromStr` and the MPICH names of a collective whose algorithms have no
 /// parameters.
 macro_rules! plain_names {
-    ($ty:ident, $collective:literal, $mpich_coll:literal,
+    ($ty:ident, $collective:ident, $mpich_coll:literal,
      [$($variant:ident => $name:literal, $mpich:expr);* $(;)?]) => {
         impl $ty {
             pub(crate) const NAMES: &'static [&'static str] = &[$($name),*];
@@ -106,7 +106,7 @@ macro_rules! plain_names {
         }
 
         impl MpichAlgorithm for $ty {
-            const MPICH_COLLECTIVE: &'static str = $collective;
+            const MPICH_COLLECTIVE: &'static str = Collective::$collective.name();
             const MPICH_PREFIX: &'static str = $mpich_coll;
 
             fn mpich_name(&self) -> Option<&'static str> {
@@ -132,7 +132,7 @@ macro_rules! plain_names {
                 let p = ParsedName::parse(s)?;
                 let a = match p.name.as_str() {
                     $($name => Self::$variant,)*
-                    _ => return Err(p.unknown($collective, Self::NAMES)),
+                    _ => return Err(p.unknown(Collective::$collective.name(), Self::NAMES)),
                 };
                 p.finish()?;
                 Ok(a)
@@ -141,35 +141,35 @@ macro_rules! plain_names {
     };
 }
 
-plain_names!(Scan, "scan", "Scan", [
+plain_names!(Scan, Scan, "Scan", [
     LinearChain => "linear-chain", None;
     RecursiveDoubling => "recursive-doubling", Some("recursive_doubling");
 ]);
-plain_names!(Reduce, "reduce", "Reduce", [
+plain_names!(Reduce, Reduce, "Reduce", [
     Binomial => "binomial", Some("binomial");
 ]);
-plain_names!(Allreduce, "allreduce", "Allreduce", [
+plain_names!(Allreduce, Allreduce, "Allreduce", [
     RecursiveDoubling => "recursive-doubling", Some("recursive_doubling");
     Ring => "ring", Some("ring");
     Rabenseifner => "rabenseifner", Some("reduce_scatter_allgather");
 ]);
-plain_names!(Allgather, "allgather", "Allgather", [
+plain_names!(Allgather, Allgather, "Allgather", [
     Ring => "ring", Some("ring");
     RecursiveDoubling => "recursive-doubling", Some("recursive_doubling");
     Bruck => "bruck", Some("brucks");
 ]);
-plain_names!(Gather, "gather", "Gather", [
+plain_names!(Gather, Gather, "Gather", [
     Linear => "linear", None;
     Binomial => "binomial", Some("binomial");
 ]);
-plain_names!(Scatter, "scatter", "Scatter", [
+plain_names!(Scatter, Scatter, "Scatter", [
     Linear => "linear", None;
     Binomial => "binomial", Some("binomial");
 ]);
-plain_names!(Barrier, "barrier", "Barrier", [
+plain_names!(Barrier, Barrier, "Barrier", [
     Dissemination => "dissemination", Some("k_dissemination");
 ]);
-plain_names!(Alltoall, "alltoall", "Alltoall", [
+plain_names!(Alltoall, Alltoall, "Alltoall", [
     PairwiseExchange => "pairwise-exchange", Some("pairwise");
     Bruck => "bruck", Some("brucks");
 ]);
@@ -192,7 +192,7 @@ impl Bcast {
 /// `binomial`, `scatter_ring_allgather` (van de Geijn's scatter and ring allgather); MPICH has
 /// no flat linear broadcast and its `pipelined_tree` is not a plain chain.
 impl MpichAlgorithm for Bcast {
-    const MPICH_COLLECTIVE: &'static str = "bcast";
+    const MPICH_COLLECTIVE: &'static str = Collective::Bcast.name();
     const MPICH_PREFIX: &'static str = "Bcast";
 
     fn mpich_name(&self) -> Option<&'static str> {
@@ -237,7 +237,7 @@ impl FromStr for Bcast {
                 }
                 Self::Pipelined { segment }
             }
-            _ => return Err(p.unknown("broadcast", Self::NAMES)),
+            _ => return Err(p.unknown(Collective::Bcast.name(), Self::NAMES)),
         };
         p.finish()?;
         Ok(a)
