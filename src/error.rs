@@ -286,15 +286,7 @@ impl ParameterError {
         min: f64,
         expected: &'static str,
     ) -> Result<f64, Self> {
-        if value > min && value.is_finite() {
-            Ok(value)
-        } else {
-            Err(Self::OutOfRange {
-                name,
-                value,
-                expected,
-            })
-        }
+        Self::out_of_range_unless(value > min && value.is_finite(), name, value, expected)
     }
 
     /// Checks `value` in `range` (NaN fails); `expected` says so in words
@@ -305,15 +297,7 @@ impl ParameterError {
         range: std::ops::RangeInclusive<f64>,
         expected: &'static str,
     ) -> Result<f64, Self> {
-        if range.contains(&value) {
-            Ok(value)
-        } else {
-            Err(Self::OutOfRange {
-                name,
-                value,
-                expected,
-            })
-        }
+        Self::out_of_range_unless(range.contains(&value), name, value, expected)
     }
 
     /// Checks `value >= min` and finite (NaN fails); `expected` says so in words.
@@ -323,7 +307,17 @@ impl ParameterError {
         min: f64,
         expected: &'static str,
     ) -> Result<f64, Self> {
-        if value >= min && value.is_finite() {
+        Self::out_of_range_unless(value >= min && value.is_finite(), name, value, expected)
+    }
+
+    /// `value` when `ok`, else [`OutOfRange`](Self::OutOfRange) naming it.
+    fn out_of_range_unless(
+        ok: bool,
+        name: &'static str,
+        value: f64,
+        expected: &'static str,
+    ) -> Result<f64, Self> {
+        if ok {
             Ok(value)
         } else {
             Err(Self::OutOfRange {
@@ -341,15 +335,8 @@ impl ParameterError {
         range: std::ops::RangeInclusive<u64>,
         expected: &'static str,
     ) -> Result<u64, Self> {
-        if range.contains(&value) {
-            Ok(value)
-        } else {
-            Err(Self::OutOfRange {
-                name,
-                value: value as f64,
-                expected,
-            })
-        }
+        Self::out_of_range_unless(range.contains(&value), name, value as f64, expected)
+            .map(|_| value)
     }
 
     /// Checks an integer against its minimum.
