@@ -2,7 +2,7 @@
 //! `PingPong`).
 
 use super::benchmarks::{BenchmarkSeries, sorted_latency};
-use super::{Adjustment, GapSource, Parameter};
+use super::{Adjustment, GapSource, Parameter, Refit};
 use crate::calibrate::CalibrationError;
 use crate::error::ParameterError;
 use crate::table::Table1D;
@@ -104,7 +104,7 @@ pub fn fit_plogp_from_benchmarks(
                     parameter: Parameter::PlogpLatency,
                     fitted,
                     used: 0.0,
-                    how: "clamped at 0: the bandwidth series' interval exceeds the one-way time",
+                    how: Refit::IntervalExceedsOneWay,
                 });
                 0.0
             } else {

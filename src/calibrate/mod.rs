@@ -72,7 +72,7 @@ pub fn relative_errors(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
     Some((at(0.5), at(0.9)))
 }
 
-pub use adjustment::{Adjustment, GapSource, Parameter, RangeBoundary};
+pub use adjustment::{Adjustment, GapSource, Parameter, RangeBoundary, Refit};
 pub use benchmark_plogp::{BenchmarkPLogPFit, fit_plogp_from_benchmarks};
 pub use benchmarks::{
     BenchmarkFit, BenchmarkFitConfig, BenchmarkPoint, BenchmarkRange, BenchmarkSeries, SeriesKind,

@@ -2,7 +2,7 @@
 //! et al., Netgauge, and Hoefler, Lichei, Rehm, IPDPS 2007).
 
 use super::prtt::{PrttSample, split_end_to_end};
-use super::{Adjustment, Parameter};
+use super::{Adjustment, Parameter, Refit};
 use crate::calibrate::CalibrationError;
 use crate::{LogGP, Protocols};
 
@@ -328,7 +328,7 @@ impl NetgaugeRun {
             let (mut g, mut big_g) = (g + big_g, big_g);
             let s_a = first.max(1) as f64;
             let s_b = (row.size.max(first).max(1)) as f64;
-            let mut adjust = |parameter: Parameter, fitted: f64, used: f64, how: &'static str| {
+            let mut adjust = |parameter: Parameter, fitted: f64, used: f64, how: Refit| {
                 adjustments.push(Adjustment {
                     range: Some(k),
                     parameter,
@@ -339,13 +339,13 @@ impl NetgaugeRun {
             };
             if big_g < 0.0 {
                 let mean = (g + big_g * ((s_a + s_b) / 2.0 - 1.0)).max(0.0);
-                adjust(Parameter::GapPerByte, big_g, 0.0, "Netgauge's G < 0: G = 0");
                 adjust(
-                    Parameter::Gap,
-                    g,
-                    mean,
-                    "g = the range's mean of g + (s - 1) G, at least 0",
+                    Parameter::GapPerByte,
+                    big_g,
+                    0.0,
+                    Refit::NetgaugeNegativeGapPerByte,
                 );
+                adjust(Parameter::Gap, g, mean, Refit::NetgaugeGapMean);
                 g = mean;
                 big_g = 0.0;
             } else if g < 0.0 {
@@ -355,12 +355,12 @@ impl NetgaugeRun {
                 } else {
                     0.0
                 };
-                adjust(Parameter::Gap, g, 0.0, "Netgauge's g < 0: g = 0");
+                adjust(Parameter::Gap, g, 0.0, Refit::NetgaugeNegativeGap);
                 adjust(
                     Parameter::GapPerByte,
                     big_g,
                     slope,
-                    "G through 0 with the same G_all at the range's last size",
+                    Refit::NetgaugeSlopeThroughOrigin,
                 );
                 g = 0.0;
                 big_g = slope;
@@ -371,7 +371,7 @@ impl NetgaugeRun {
                     Parameter::Overhead,
                     overhead,
                     0.0,
-                    "Netgauge's o_s < 0: o = 0",
+                    Refit::NetgaugeNegativeOverhead,
                 );
                 overhead = 0.0;
             }
@@ -385,14 +385,14 @@ impl NetgaugeRun {
                 parameter: Parameter::Latency,
                 fitted: end_to_end - 2.0 * params[0].1,
                 used: 0.0,
-                how: "2 o_s > PRTT(1, 0, s_min) / 2: the overhead overlaps the wire time",
+                how: Refit::NetgaugeOverheadOverlaps,
             });
             adjustments.push(Adjustment {
                 range: Some(0),
                 parameter: Parameter::Overhead,
                 fitted: params[0].1,
                 used: split.overhead,
-                how: "o = PRTT(1, 0, s_min) / 4, so that 2o + L is the measured end-to-end time",
+                how: Refit::OverheadQuarterOfEndToEnd,
             });
             params[0].1 = split.overhead;
         }

@@ -1,8 +1,8 @@
 //! Per-call software costs of Open MPI's collective algorithms (see [`CallCosts`]).
 
-use crate::collectives::Collective;
 use crate::collectives::CollectiveError;
 use crate::collectives::ompi::OmpiAlgorithm;
+use crate::collectives::{Collective, Family};
 
 /// The largest algorithm ID of any Open MPI 4.1.4 `coll_tuned` collective (bcast's 9).
 const MAX_ID: usize = 9;
@@ -111,7 +111,8 @@ impl CallCosts {
     ///
     /// # Errors
     ///
-    /// [`CollectiveError::InvalidLocalWork`] naming the entry for an algorithm ID outside
+    /// [`CollectiveError::InvalidLocalWork`] naming the entry for a collective without
+    /// algorithms in Open MPI's family (scan, reduce_scatter_block), an algorithm ID outside
     /// `1..=collective.ompi_max_algorithm_id()`, seconds that are negative or not finite, or an
     /// entry given twice.
     pub fn new(entries: &[CallCost]) -> Result<Self, CollectiveError> {
@@ -120,6 +121,12 @@ impl CallCosts {
             let invalid = |what: String| CollectiveError::InvalidLocalWork {
                 detail: format!("calls[{i}] ({} {}): {what}", e.collective, e.algorithm),
             };
+            if !e.collective.is_priced_by(Family::Ompi) {
+                return Err(invalid(format!(
+                    "{} has no algorithms in Open MPI's family",
+                    e.collective
+                )));
+            }
             if e.algorithm == 0 || e.algorithm > e.collective.ompi_max_algorithm_id() {
                 return Err(invalid(format!(
                     "algorithm must be 1..={} (Open MPI 4.1.4's IDs of {})",
@@ -250,6 +257,7 @@ mod tests {
         assert!(bad(Collective::Bcast, 0, 1e-6).contains("calls[0]"));
         assert!(bad(Collective::Bcast, 1, -1e-6).contains("seconds"));
         assert!(bad(Collective::Bcast, 1, f64::NAN).contains("seconds"));
+        assert!(bad(Collective::Scan, 1, 1e-6).contains("no algorithms in Open MPI's family"));
         let twice = CallCost {
             collective: Collective::Bcast,
             algorithm: 1,

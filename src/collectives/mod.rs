@@ -46,6 +46,14 @@
 //! pairwise block of an all-to-all. Pieces of it (`m / P`, `m / 2^k`) keep its layout
 //! ([`Problem::piece`]).
 //!
+//! # Collectives and families
+//!
+//! [`Collective`] names the MPI operation (its MPI name, Open MPI's rules-file ID and lookup
+//! size); [`Family`] the algorithm set that prices it — the textbook one, Open MPI's
+//! ([`ompi`]) or MPICH's ([`Mpich`]). [`rank_in`], [`best_in`] and [`cost_in`] rank and price
+//! a (family, collective) pair without naming its algorithm type; [`Family::visit`] runs any
+//! generic computation on that type, and `sim::visit` one that also needs its schedule.
+//!
 //! # Which library runs what
 //!
 //! The enums above are the textbook families of Thakur, Rabenseifner & Gropp (2005), which is

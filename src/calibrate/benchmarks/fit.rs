@@ -7,7 +7,7 @@ use crate::calibrate::CalibrationError;
 use crate::calibrate::steps::{
     LineSums, best_split, detect_steps, direct_piecewise_error, prefix_sums,
 };
-use crate::calibrate::{Adjustment, Parameter, RangeBoundary, relative_errors};
+use crate::calibrate::{Adjustment, Parameter, RangeBoundary, Refit, relative_errors};
 use crate::{CommModel, LogGP, Message, Protocols};
 
 /// The ratio of the model's median relative error to the direct piecewise fit's above which
@@ -223,7 +223,13 @@ pub fn fit_loggp_from_benchmarks(
             )
         };
         if gap < 0.0 {
-            adjustments.push(adjustment(k, Parameter::Gap, gap, 0.0, "clamped at 0"));
+            adjustments.push(adjustment(
+                k,
+                Parameter::Gap,
+                gap,
+                0.0,
+                Refit::ClampedAtZero,
+            ));
             gap = 0.0;
             clamped.push(Parameter::Gap);
         }
@@ -280,7 +286,7 @@ fn adjustment(
     parameter: Parameter,
     fitted: f64,
     used: f64,
-    how: &'static str,
+    how: Refit,
 ) -> Adjustment {
     Adjustment {
         range: Some(range),
@@ -350,12 +356,18 @@ fn range_lines(
                     Parameter::GapPerByte,
                     fb,
                     b,
-                    "constrained fit",
+                    Refit::ConstrainedFit,
                 ));
             }
             if a.to_bits() != fa.to_bits() {
                 clamped.push(Parameter::Fixed);
-                adjustments.push(adjustment(k, Parameter::Fixed, fa, a, "constrained fit"));
+                adjustments.push(adjustment(
+                    k,
+                    Parameter::Fixed,
+                    fa,
+                    a,
+                    Refit::ConstrainedFit,
+                ));
             }
         }
         lines.push((a, b, clamped));
@@ -371,10 +383,10 @@ fn range_lines(
             .map_or(0.0, |j| lines[j].1);
         let x = s.saturating_sub(1) as f64;
         let (mut a, mut b) = (t - neighbour * x, neighbour);
-        let mut how = "one point: G of the nearest range with a line, 2o + L through the point";
+        let mut how = Refit::OnePointNearestSlope;
         if a < 0.0 {
             (a, b) = (0.0, if x > 0.0 { t / x } else { 0.0 });
-            how = "one point: the line through the origin and the point";
+            how = Refit::OnePointThroughOrigin;
         }
         adjustments.push(adjustment(k, Parameter::GapPerByte, f64::NAN, b, how));
         lines[k] = (a, b, vec![Parameter::GapPerByte]);

@@ -10,7 +10,7 @@ use super::{
     split_end_to_end,
 };
 use crate::calibrate::relative_errors;
-use crate::calibrate::{Adjustment, CalibrationError, Parameter};
+use crate::calibrate::{Adjustment, CalibrationError, Parameter, Refit};
 use crate::{CommModel, LogGP, Message, PLogP, Protocols};
 
 /// Per-size means of the three PRTT kinds.
@@ -256,14 +256,14 @@ pub fn assess_loggp(
                 parameter: Parameter::Latency,
                 fitted: end_to_end_latency - 2.0 * ranges[0].overhead,
                 used: 0.0,
-                how: "2o > PRTT(1, 0, s_min) / 2: the overhead overlaps the wire time (split_end_to_end)",
+                how: Refit::OverheadOverlapsEndToEnd,
             });
             adjustments.push(Adjustment {
                 range: Some(0),
                 parameter: Parameter::Overhead,
                 fitted: ranges[0].overhead,
                 used: split.overhead,
-                how: "o = PRTT(1, 0, s_min) / 4, so that 2o + L is the measured end-to-end time",
+                how: Refit::OverheadQuarterOfEndToEnd,
             });
             ranges[0].overhead = split.overhead;
             ranges[0].clamped.push(Parameter::Overhead);

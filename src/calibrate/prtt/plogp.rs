@@ -5,7 +5,7 @@ use super::SizeDiagnostics;
 use super::lines::line_through;
 use crate::PLogP;
 use crate::calibrate::CalibrationError;
-use crate::calibrate::{Adjustment, Parameter};
+use crate::calibrate::{Adjustment, Parameter, Refit};
 use crate::table::Table1D;
 
 /// The pLogP model (Kielmann, Bal, Verstoep 2000) of PRTT measurements, on the protocol
@@ -47,7 +47,7 @@ pub(super) fn plogp_from_diagnostics(
             parameter: Parameter::PlogpLatency,
             fitted: fitted_latency,
             used: 0.0,
-            how: "G_all(s_min) > PRTT(1, 0, s_min) / 2: L = 0, g(s_min) = the end-to-end time",
+            how: Refit::BurstExceedsOneWay,
         });
         0.0
     };
@@ -94,7 +94,7 @@ pub(super) fn plogp_from_diagnostics(
                         parameter,
                         fitted: value,
                         used: 0.0,
-                        how: "the range's line is below 0 at this size: table entry 0",
+                        how: Refit::TableEntryZero,
                     });
                     0.0
                 }

@@ -7,7 +7,7 @@ use super::lines::{line_at_first, line_through};
 use super::{AssessmentConfig, RangeFit, SizeDiagnostics, split_end_to_end};
 use crate::calibrate::CalibrationError;
 use crate::calibrate::least_squares::{FitStatistics, least_squares};
-use crate::calibrate::{Adjustment, Parameter};
+use crate::calibrate::{Adjustment, Parameter, Refit};
 use crate::util::stats::median;
 
 /// A range's constant-`o` estimate and its standard error, for pooling (`None` when its `o(s)`
@@ -26,7 +26,7 @@ struct Bounds<'a> {
 }
 
 impl Bounds<'_> {
-    fn adjust(&mut self, parameter: Parameter, fitted: f64, used: f64, how: &'static str) {
+    fn adjust(&mut self, parameter: Parameter, fitted: f64, used: f64, how: Refit) {
         let parameter = match (self.burst_line, parameter) {
             (true, Parameter::Gap) => Parameter::BurstGap,
             (true, Parameter::GapPerByte) => Parameter::BurstGapPerByte,
@@ -86,7 +86,7 @@ pub(super) fn fit_range(
             Parameter::Overhead,
             estimate.overhead,
             0.0,
-            "o < 0 (its bound is 0; eq. (6) subtracts two noisy round trips): o = 0",
+            Refit::NegativeOverhead,
         );
         0.0
     };
@@ -225,37 +225,27 @@ fn bound_burst_line(
             Parameter::GapPerByte,
             gap_per_byte,
             0.0,
-            "G < 0: refitted with G = 0 (g = mean G_all)",
+            Refit::NegativeGapPerByteRefit,
         );
         gap_per_byte = 0.0;
         let fitted = gap;
         gap = mean;
         if gap.is_nan() || gap < 0.0 {
-            bounds.adjust(Parameter::Gap, fitted, 0.0, "no feasible g >= 0: g = 0");
+            bounds.adjust(Parameter::Gap, fitted, 0.0, Refit::NoFeasibleGap);
             gap = 0.0;
         } else {
-            bounds.adjust(
-                Parameter::Gap,
-                fitted,
-                gap,
-                "refitted with G = 0 (mean G_all)",
-            );
+            bounds.adjust(Parameter::Gap, fitted, gap, Refit::RefitWithZeroGapPerByte);
         }
     } else if gap.is_nan() || gap < 0.0 {
         let sxx: f64 = xs.iter().map(|x| x * x).sum();
         let sxy: f64 = xs.iter().zip(gaps).map(|(x, y)| x * y).sum();
         let through_origin = if sxx > 0.0 { (sxy / sxx).max(0.0) } else { 0.0 };
-        bounds.adjust(
-            Parameter::Gap,
-            gap,
-            0.0,
-            "g < 0: refitted with g = 0 (line through the origin)",
-        );
+        bounds.adjust(Parameter::Gap, gap, 0.0, Refit::NegativeGapRefit);
         bounds.adjust(
             Parameter::GapPerByte,
             gap_per_byte,
             through_origin,
-            "refitted with g = 0 (line through the origin)",
+            Refit::RefitWithZeroGap,
         );
         gap = 0.0;
         gap_per_byte = through_origin;
@@ -350,13 +340,13 @@ pub(super) fn one_message_range(
             Parameter::Latency,
             intercept - 2.0 * overhead,
             0.0,
-            "2o > the range's one-message time at s = 1: the overhead overlaps the wire time (split_end_to_end)",
+            Refit::OverheadOverlapsRangeTime,
         );
         bounds.adjust(
             Parameter::Overhead,
             overhead,
             split.overhead,
-            "o = half the range's one-message time at s = 1, so that 2o + L reproduces it",
+            Refit::OverheadHalfOfRangeTime,
         );
         fit.overhead = split.overhead;
     }
@@ -382,7 +372,7 @@ fn line_through_smallest(
             Parameter::GapPerByte,
             slope,
             0.0,
-            "the one-message time falls over the range: G = 0 (p2p constant, the measured PRTT(1, 0, s_min) / 2)",
+            Refit::FallingOneMessageConstant,
         );
         slope = 0.0;
     }
@@ -394,7 +384,7 @@ fn line_through_smallest(
             Parameter::GapPerByte,
             slope,
             through,
-            "2o + L < 0 at s = 1: G = PRTT(1, 0, s_min) / 2 / (s_min - 1), 2o + L = 0",
+            Refit::NegativeFixedTime,
         );
         return (0.0, through);
     }
@@ -418,7 +408,7 @@ fn one_message_line(
             Parameter::GapPerByte,
             slope,
             0.0,
-            "the one-message time falls over the range: G = 0, 2o + L = its weighted mean",
+            Refit::FallingOneMessageMean,
         );
         (intercept, slope) = (mean, 0.0);
     }
@@ -435,7 +425,7 @@ fn one_message_line(
             Parameter::GapPerByte,
             slope,
             through,
-            "the one-message line is below 0 at s = 1: 2o + L = 0, G through the origin",
+            Refit::OneMessageLineThroughOrigin,
         );
         (intercept, slope) = (0.0, through);
     }
@@ -461,12 +451,7 @@ fn gap_with_slope(
     if gap >= 0.0 {
         gap
     } else {
-        bounds.adjust(
-            Parameter::Gap,
-            gap,
-            0.0,
-            "G_all(s) - (s - 1) G averages below 0 over the range (G: the one-message slope): g = 0",
-        );
+        bounds.adjust(Parameter::Gap, gap, 0.0, Refit::BurstLineBelowZero);
         0.0
     }
 }
