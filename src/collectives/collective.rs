@@ -268,7 +268,8 @@ impl Collective {
     /// assert_eq!(Collective::ReduceScatterBlock.ompi_algorithm_name(2), Some("recursive_doubling"));
     /// assert_eq!(Collective::Gather.ompi_algorithm_name(4), None);
     /// ```
-    pub fn ompi_algorithm_name(self, id: u32) -> Option<&'static str> {
+    #[inline]
+pub fn ompi_algorithm_name(self, id: u32) -> Option<&'static str> {
         struct NameOf(u32);
         impl OmpiVisitor for NameOf {
             type Output = Option<&'static str>;

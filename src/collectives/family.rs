@@ -375,6 +375,10 @@ impl AlgorithmVisitor for Rank<'_> {
 /// assert!(best.ompi.is_some_and(|r| (1..=9).contains(&r.id)));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+// `#[inline]` here and on the other type-erased entry points: their bodies instantiate every
+// family's algorithms, so they are compiled in the crates that call them, not in every build
+// of this library (about 3 s of a release build).
+#[inline]
 pub fn rank_in(
     model: &dyn CommModel,
     family: Family,
@@ -389,6 +393,7 @@ pub fn rank_in(
 /// # Errors
 ///
 /// As [`rank_in`].
+#[inline]
 pub fn best_in(
     model: &dyn CommModel,
     family: Family,
@@ -413,6 +418,7 @@ pub fn best_in(
 /// # Errors
 ///
 /// As [`rank_in`]; [`CollectiveError::UnknownAlgorithm`] for a name that does not parse.
+#[inline]
 pub fn cost_in(
     model: &dyn CommModel,
     family: Family,

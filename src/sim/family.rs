@@ -162,6 +162,7 @@ impl<A: ExactClosedForm> ExactClosedForm for Mpich<A> {
 /// assert_eq!(s.len(), 14); // Open MPI's binomial tree (6): 7 sends, 7 receives
 /// # Ok::<(), commcost::sim::SimError>(())
 /// ```
+#[inline]
 pub fn schedule_in(
     family: Family,
     collective: Collective,
