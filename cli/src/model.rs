@@ -401,3 +401,28 @@ pub fn host_name() -> String {
         .or_else(|| std::env::var("HOSTNAME").ok())
         .unwrap_or_else(|| "unknown".into())
 }
+
+#[cfg(test)]
+mod tests {
+    /// Model files are read with serde_json's `float_roundtrip`: every float reads back to its
+    /// exact bits, as Rust's own parser reads it (`cargo test -p commcost-cli` builds this
+    /// package's features alone, without the workspace's).
+    #[test]
+    fn floats_read_back_exactly() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..100_000 {
+            // SplitMix64: spread over every exponent and mantissa
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            let v = f64::from_bits((z ^ (z >> 31)) & !(1 << 63));
+            if !v.is_finite() {
+                continue;
+            }
+            let text = format!("{v:e}");
+            let read: f64 = serde_json::from_str(&text).unwrap();
+            assert_eq!(read.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{text}");
+        }
+    }
+}
