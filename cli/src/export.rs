@@ -14,7 +14,7 @@ use commcost::export::{
 };
 
 use crate::units::{self, List};
-use crate::{Failure, ModelSource, model};
+use crate::{Failure, ModelSource, fail, model};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
@@ -141,6 +141,18 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
             (text, format!(", MPICH {version}"))
         }
         Format::Simgrid => {
+            if !args.collectives.is_empty() {
+                return fail(
+                    "--collectives: a SimGrid platform file holds no collective decisions",
+                );
+            }
+            let max = commcost::export::MAX_PROCESSES;
+            if let Some(p) = args.procs.0.iter().find(|&&p| p == 0 || p > max) {
+                return fail(format!(
+                    "--procs: {p} hosts; a platform has 1 ..= {max} (the largest an MPI library's \
+                     `int` holds)"
+                ));
+            }
             let options = commcost::simgrid::SmpiOptions::default();
             let config = commcost::simgrid::smpi_config(&loaded.spec, &options)?;
             let hosts = args.procs.0.iter().copied().max().unwrap_or(2);

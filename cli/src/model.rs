@@ -422,7 +422,11 @@ mod tests {
             }
             let text = format!("{v:e}");
             let read: f64 = serde_json::from_str(&text).unwrap();
-            assert_eq!(read.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{text}");
+            assert_eq!(
+                read.to_bits(),
+                text.parse::<f64>().unwrap().to_bits(),
+                "{text}"
+            );
         }
     }
 }

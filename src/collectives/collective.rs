@@ -269,7 +269,7 @@ impl Collective {
     /// assert_eq!(Collective::Gather.ompi_algorithm_name(4), None);
     /// ```
     #[inline]
-pub fn ompi_algorithm_name(self, id: u32) -> Option<&'static str> {
+    pub fn ompi_algorithm_name(self, id: u32) -> Option<&'static str> {
         struct NameOf(u32);
         impl OmpiVisitor for NameOf {
             type Output = Option<&'static str>;

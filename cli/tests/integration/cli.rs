@@ -2015,3 +2015,42 @@ fn select_ranks_the_family_asked_for() {
         .contains("recursive-doubling")
     );
 }
+
+/// `export simgrid` takes 1 ..= 2^31 - 1 hosts, as its help says and the other exports take
+/// process counts, and refuses `--collectives` (a platform file holds no decisions).
+#[test]
+fn export_simgrid_refuses_host_counts_and_collectives_it_cannot_write() {
+    for procs in ["0", "2147483648", "1099511627776"] {
+        let err = user_error(&[
+            "export",
+            "simgrid",
+            "--preset",
+            "open-mpi-openib",
+            "--procs",
+            procs,
+        ]);
+        assert!(err.contains("--procs") && err.contains(procs), "{err}");
+    }
+    let err = user_error(&[
+        "export",
+        "simgrid",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "16",
+        "--collectives",
+        "bcast",
+    ]);
+    assert!(err.contains("--collectives"), "{err}");
+    assert!(
+        ok(&[
+            "export",
+            "simgrid",
+            "--preset",
+            "open-mpi-openib",
+            "--procs",
+            "2147483647"
+        ])
+        .contains("<platform")
+    );
+}
