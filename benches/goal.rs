@@ -62,7 +62,7 @@ fn bench(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(5));
     for (pattern, procs, bytes) in cases {
         let schedule = pattern.schedule(procs, bytes).unwrap();
-        let text = write_goal(&schedule, 1e-9);
+        let text = write_goal(&schedule, 1e-9).expect("a schedule of nanosecond calcs");
         group.throughput(Throughput::Elements(schedule.len() as u64));
         group.bench_function(format!("parse/{pattern}/P={procs}"), |b| {
             b.iter(|| parse_goal(&text, 1e-9).unwrap())

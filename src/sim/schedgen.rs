@@ -96,7 +96,7 @@ impl SchedgenPattern {
     /// // a ring of 256-byte chunks
     /// assert!((0..s.len()).all(|i| s.message(OpId(i as u32)).unwrap().bytes() == 256));
     /// // what `schedgen -p allreduce_ring -s 4 -d 1024` writes, read back
-    /// let back = parse_goal(&write_goal(&s, 1e-9), 1e-9)?;
+    /// let back = parse_goal(&write_goal(&s, 1e-9)?, 1e-9)?;
     /// assert_eq!(back.kind(OpId(0)), Some(OpKind::Send));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -170,7 +170,7 @@ fn written_goal_reads_back_and_simulates_the_same() {
         let problem = Problem::new(p, Message::contiguous(4096))
             .with_operator(commcost::collectives::Operator::new(1e-6, 0.0).unwrap());
         let schedule = Allreduce::Rabenseifner.schedule(&problem).unwrap();
-        let text = write_goal(&schedule, 1e-9);
+        let text = write_goal(&schedule, 1e-9).unwrap();
         let back = parse_goal(&text, 1e-9).unwrap();
         assert_eq!(back.len(), schedule.len());
         assert_eq!(back.dependencies(), schedule.dependencies());

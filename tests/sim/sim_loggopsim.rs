@@ -508,7 +508,7 @@ fn late_posted_receive() {
 /// time instead serialises an early message with a later one whose data streams in at the
 /// same time, in the order their streams END, where LogGOPSim serves them in the order their
 /// FIRST bytes arrive. Rabenseifner's allreduce at `P = 3`, 1000 bytes (our schedule, as
-/// `write_goal(&schedule, 1e-9)` prints it), `L = 5000`, `o = 1000`, `g = 3000` ns,
+/// `write_goal(&schedule, 1e-9).unwrap()` prints it), `L = 5000`, `o = 1000`, `g = 3000` ns,
 /// `G = 10` ns/B, all eager; LogGOPSim (`spcl/LogGOPSim` at `76451de`, as built in
 /// `fixtures/loggopsim/NOTE.md`, `LogGOPSim -L 5000 -o 1000 -g 3000 -G 10 -O 0 -S 2000000000`)
 /// prints hosts 0, 1, 2 at 57960, 41970, 36970 ns.
@@ -532,7 +532,7 @@ fn an_early_unexpected_message_does_not_hold_back_a_concurrent_one() {
     let problem = Problem::new(3, Message::contiguous(1000));
     let schedule = Allreduce::Rabenseifner.schedule(&problem).expect("builds");
     // the GOAL text LogGOPSim ran: rank 1 posts the receive of rank 2's half after the fold
-    let goal = write_goal(&schedule, NS);
+    let goal = write_goal(&schedule, NS).unwrap();
     assert!(goal.contains("l1: recv 1000b from 0 tag 0\nl2: send 500b to 2 tag 1"));
     let model = LogGP::new(5000.0 * NS, 1000.0 * NS, 3000.0 * NS, 10.0 * NS).expect("model");
     let ours = simulate(&schedule, &model, &SimOptions::default()).expect("simulates");

@@ -82,7 +82,7 @@ fn assert_same(a: &Schedule, b: &Schedule, what: &str) {
 }
 
 fn round_trip(s: &Schedule, what: &str) {
-    let text = write_goal(s, UNIT);
+    let text = write_goal(s, UNIT).unwrap();
     let mut streamed = Vec::new();
     write_goal_to(s, UNIT, &mut streamed).expect("write to a Vec");
     assert_eq!(streamed, text.as_bytes(), "{what}: write_goal_to");

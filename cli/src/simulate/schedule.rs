@@ -115,6 +115,9 @@ pub(crate) fn write_goal_file(
     let shown = path.display();
     let file = std::fs::File::create(path)
         .map_err(|e| Failure(format!("{flag} {shown}: cannot write: {e}")))?;
-    commcost::sim::write_goal_to(schedule, unit, file)
-        .map_err(|e| Failure(format!("{flag} {shown}: cannot write: {e}")))
+    commcost::sim::write_goal_to(schedule, unit, file).map_err(|e| {
+        // no half-written schedule is left behind
+        let _ = std::fs::remove_file(path);
+        Failure(format!("{flag} {shown}: cannot write: {e}"))
+    })
 }

@@ -2054,3 +2054,43 @@ fn export_simgrid_refuses_host_counts_and_collectives_it_cannot_write() {
         .contains("<platform")
     );
 }
+
+/// A calc that does not fit a GOAL `calc` in the unit asked for (1.128 µs in units of
+/// 1e-300 s) is an error naming the option and the operation, and no file is left behind; the
+/// same schedule in nanoseconds is written.
+#[test]
+fn goal_units_too_small_for_a_calc_are_refused() {
+    let dir = scratch("goal_unit");
+    let file = dir.join("ring.goal");
+    let path = file.to_str().unwrap();
+    let args = |unit: &'static str| {
+        vec![
+            "goal",
+            "allreduce",
+            "--algorithm",
+            "ring",
+            "--procs",
+            "4",
+            "--bytes",
+            "1K",
+            "--operator",
+            "1us,0.5ns",
+            "--goal-unit",
+            unit,
+            "-o",
+            path,
+        ]
+    };
+    let err = user_error(&args("1e-300s"));
+    assert!(
+        err.contains("--output") && err.contains("operation") && err.contains("2^64"),
+        "{err}"
+    );
+    assert!(!file.exists());
+    ok(&args("1ns"));
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("calc 1128")
+    );
+}

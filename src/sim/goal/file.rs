@@ -54,11 +54,11 @@ impl Pieces {
 /// use commcost::sim::{SchedgenPattern, parse_goal, read_goal_file, write_goal};
 ///
 /// let schedule = SchedgenPattern::Dissemination.schedule(8, 64)?;
-/// let text = write_goal(&schedule, 1e-9);
+/// let text = write_goal(&schedule, 1e-9)?;
 /// let path = std::env::temp_dir().join(format!("commcost-doc-{}.goal", std::process::id()));
 /// std::fs::write(&path, &text)?;
 /// let read = read_goal_file(&path, 1e-9, 1 << 30)?;
-/// assert_eq!(write_goal(&read, 1e-9), write_goal(&parse_goal(&text, 1e-9)?, 1e-9));
+/// assert_eq!(write_goal(&read, 1e-9)?, write_goal(&parse_goal(&text, 1e-9)?, 1e-9)?);
 /// std::fs::remove_file(&path)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -329,7 +329,7 @@ mod tests {
                 continue;
             }
             let text = std::fs::read_to_string(&path).expect("fixture");
-            let expected = write_goal(&parse_goal(&text, 1e-9).expect("text"), 1e-9);
+            let expected = write_goal(&parse_goal(&text, 1e-9).expect("text"), 1e-9).unwrap();
             for piece in [12, 100, 4096, 1 << 20] {
                 // streamed, not read again as text
                 let (file, len) = crate::limits::open_regular(&path).expect("open");
@@ -339,7 +339,7 @@ mod tests {
                 };
                 let schedule = stream(&path, file, len, 1e-9, 1 << 30, pieces).expect("streamed");
                 assert!(
-                    write_goal(&schedule, 1e-9) == expected,
+                    write_goal(&schedule, 1e-9).unwrap() == expected,
                     "{} in pieces of {piece} B",
                     path.display()
                 );
@@ -364,10 +364,15 @@ mod tests {
         let expected = write_goal(
             &parse_goal(text.trim_start_matches('\u{feff}'), 1e-9).expect("text"),
             1e-9,
-        );
+        )
+        .unwrap();
         for piece in [12, 13, 40, 1000] {
             let schedule = streamed(&file.0, piece).expect("streamed");
-            assert_eq!(write_goal(&schedule, 1e-9), expected, "pieces of {piece} B");
+            assert_eq!(
+                write_goal(&schedule, 1e-9).unwrap(),
+                expected,
+                "pieces of {piece} B"
+            );
         }
     }
 

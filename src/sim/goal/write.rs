@@ -8,6 +8,11 @@ use crate::sim::schedule::Schedule;
 /// seconds. LogGOPSim's `txt2bin` reads the text ([`write_goal_to`] writes it to a file or
 /// any other writer without holding it in memory).
 ///
+/// # Errors
+///
+/// As [`write_goal_to`]: a calc of more than 2^64 - 1 units (`InvalidInput`, naming the
+/// operation), which a GOAL reader could not read back.
+///
 /// # Examples
 ///
 /// ```
@@ -16,16 +21,15 @@ use crate::sim::schedule::Schedule;
 /// use commcost::Message;
 ///
 /// let s = Bcast::Binomial.schedule(&Problem::new(4, Message::contiguous(8)))?;
-/// let text = write_goal(&s, 1e-9);
+/// let text = write_goal(&s, 1e-9)?;
 /// assert!(text.starts_with("num_ranks 4\n"));
 /// assert_eq!(parse_goal(&text, 1e-9)?.len(), s.len());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn write_goal(schedule: &Schedule, seconds_per_unit: f64) -> String {
+pub fn write_goal(schedule: &Schedule, seconds_per_unit: f64) -> std::io::Result<String> {
     let mut out = Vec::new();
-    // writing to a Vec cannot fail
-    let _ = write_goal_to(schedule, seconds_per_unit, &mut out);
-    String::from_utf8(out).unwrap_or_default()
+    write_goal_to(schedule, seconds_per_unit, &mut out)?;
+    String::from_utf8(out).map_err(std::io::Error::other)
 }
 
 /// [`write_goal`] to a writer (buffered here: pass the file itself), statement by statement;
@@ -34,7 +38,8 @@ pub fn write_goal(schedule: &Schedule, seconds_per_unit: f64) -> String {
 ///
 /// # Errors
 ///
-/// The writer's.
+/// The writer's; `InvalidInput` naming the operation for a calc of more than 2^64 - 1 units
+/// of `seconds_per_unit` (nothing after the statements before it is written).
 ///
 /// # Examples
 ///
@@ -44,7 +49,10 @@ pub fn write_goal(schedule: &Schedule, seconds_per_unit: f64) -> String {
 /// let s = SchedgenPattern::Dissemination.schedule(8, 1)?;
 /// let mut out = Vec::new();
 /// write_goal_to(&s, 1e-9, &mut out)?;
-/// assert_eq!(String::from_utf8(out)?, write_goal(&s, 1e-9));
+/// assert_eq!(String::from_utf8(out)?, write_goal(&s, 1e-9)?);
+/// // 1 ms in units of 1e-300 s does not fit a GOAL calc
+/// let calc = commcost::sim::parse_goal("num_ranks 1\nrank 0 {\nl1: calc 1000000\n}\n", 1e-9)?;
+/// assert!(write_goal(&calc, 1e-300).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_goal_to<W: std::io::Write>(
@@ -98,11 +106,24 @@ pub fn write_goal_to<W: std::io::Write>(
                     )?;
                 }
                 _ => {
+                    let seconds = schedule.calc_seconds(op).unwrap_or(0.0);
                     let units = if seconds_per_unit > 0.0 {
-                        (schedule.calc_seconds(op).unwrap_or(0.0) / seconds_per_unit).round()
+                        (seconds / seconds_per_unit).round()
                     } else {
                         0.0
                     };
+                    // u64::MAX as f64 is 2^64, the first value that does not fit (NaN: a
+                    // unit of NaN seconds, which does not either)
+                    if units.is_nan() || units >= u64::MAX as f64 {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::InvalidInput,
+                            format!(
+                                "operation {}: a calc of {seconds:e} s is {units:e} units of \
+                                 {seconds_per_unit:e} s, more than a GOAL calc holds (2^64 - 1)",
+                                op.0
+                            ),
+                        ));
+                    }
                     writeln!(out, "l{l}: calc {}", units as u64)?;
                 }
             }
