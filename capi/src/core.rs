@@ -106,10 +106,14 @@ pub fn model_from_json(text: &str, origin: &str) -> Result<ModelSpec, CoreError>
         } else {
             format!("{prefix}{}", e.path)
         };
-        CoreError::Parse(format!(
-            "{origin}: invalid model at `{path}`: {}",
-            e.message
-        ))
+        if path.is_empty() {
+            CoreError::Parse(format!("{origin}: invalid model: {}", e.message))
+        } else {
+            CoreError::Parse(format!(
+                "{origin}: invalid model at `{path}`: {}",
+                e.message
+            ))
+        }
     })
 }
 
@@ -477,5 +481,9 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("unit_cots"), "{e}");
+        // a problem of the whole text names no empty path
+        let e = model_from_json(r#"{"model": "no-such-model"}"#, "z.json").unwrap_err();
+        assert!(!e.to_string().contains("``"), "{e}");
+        assert!(e.to_string().starts_with("z.json: invalid model"), "{e}");
     }
 }

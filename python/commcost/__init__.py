@@ -29,10 +29,11 @@ of every rank and the timeline as arrays.
 """
 
 from . import _commcost
-from ._commcost import Model, calibrate_osu, collectives, presets
+from ._commcost import Model, __version__, calibrate_osu, collectives, presets
 
 __all__ = [
     "Model",
+    "__version__",
     "calibrate_osu",
     "collectives",
     "presets",

@@ -3,6 +3,7 @@
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 from ._commcost import Model as Model
+from ._commcost import __version__ as __version__
 from ._commcost import calibrate_osu as calibrate_osu
 from ._commcost import collectives as collectives
 from ._commcost import presets as presets

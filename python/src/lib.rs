@@ -579,10 +579,10 @@ fn presets() -> Vec<&'static str> {
     core::PRESETS.iter().map(|(n, _)| *n).collect()
 }
 
-/// The collective names.
+/// The names of the collectives some algorithm family prices (MPI's lower-case names).
 #[pyfunction]
 fn collectives() -> Vec<&'static str> {
-    Collective::ALL.iter().map(|c| c.name()).collect()
+    core::COLLECTIVE_CODES.iter().map(|c| c.name()).collect()
 }
 
 #[pymodule]
@@ -594,5 +594,6 @@ fn _commcost(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(collectives, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -216,3 +216,11 @@ def test_hostile_arguments(openib, tmp_path):
 def test_model_is_immutable(openib):
     with pytest.raises(AttributeError):
         openib.spec = None
+
+
+def test_version_is_the_crates():
+    import pathlib
+    import re
+
+    cargo = (pathlib.Path(__file__).parents[1] / "Cargo.toml").read_text()
+    assert commcost.__version__ == re.search(r'^version = "([^"]+)"', cargo, re.M).group(1)
