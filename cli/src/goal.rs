@@ -47,6 +47,9 @@ pub struct GoalArgs {
 
 pub fn run(args: GoalArgs) -> Result<(), Failure> {
     let max_memory = args.max_memory.unwrap_or(commcost::sim::DEFAULT_MAX_MEMORY);
+    if max_memory == 0 {
+        return fail("--max-memory must be above 0 bytes");
+    }
     if args.procs == 0 {
         return fail("--procs must be at least 1");
     }

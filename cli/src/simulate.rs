@@ -148,6 +148,9 @@ pub fn finish_stats(finish: &[f64]) -> FinishStats {
 
 pub fn run(args: SimulateArgs) -> Result<(), Failure> {
     let max_memory = args.max_memory.unwrap_or(commcost::sim::DEFAULT_MAX_MEMORY);
+    if max_memory == 0 {
+        return fail("--max-memory must be above 0 bytes");
+    }
     let loaded = model::load(&args.source)?;
     // a spinner on standard error while the schedule is built and simulated (drawn only when
     // that is a terminal: a large schedule takes seconds)

@@ -115,6 +115,12 @@ pub fn parse_list(text: &str) -> Result<List, String> {
                 shown(text)
             ));
         }
+        if lo.trim().is_empty() || hi.trim().is_empty() {
+            return Err(format!(
+                "`{}`: a range needs both ends, START..END (2..1024)",
+                shown(text)
+            ));
+        }
         let (lo, hi) = (item(lo)?, item(hi)?);
         if lo == 0 || lo > hi {
             return Err(format!("`{}`: a range needs 0 < start <= end", shown(text)));
@@ -278,6 +284,8 @@ mod tests {
         assert!(parse_list("").is_err());
         assert!(parse_list("2..4..8").unwrap_err().contains("one `..`"));
         assert!(parse_list("1,,2").unwrap_err().contains("empty entry"));
+        assert!(parse_list("2..").unwrap_err().contains("both ends"));
+        assert!(parse_list("..8").unwrap_err().contains("both ends"));
         let long = "9".repeat(10_000);
         assert!(parse_bytes(&long).unwrap_err().len() < 200);
         assert!(parse_procs("-4").unwrap_err().contains("negative"));

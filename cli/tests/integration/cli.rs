@@ -2094,3 +2094,43 @@ fn goal_units_too_small_for_a_calc_are_refused() {
             .contains("calc 1128")
     );
 }
+
+/// Option errors name the option: an open range, a budget of 0 bytes.
+#[test]
+fn open_ranges_and_zero_budgets_name_their_option() {
+    let err = user_error(&["table", "bcast", "--preset", "mpich2-tcp", "--procs", "2.."]);
+    assert!(
+        err.contains("--procs") && err.contains("both ends"),
+        "{err}"
+    );
+    for cmd in [
+        &[
+            "simulate",
+            "bcast",
+            "--algorithm",
+            "6",
+            "--procs",
+            "4",
+            "--bytes",
+            "8",
+        ][..],
+        &[
+            "goal",
+            "bcast",
+            "--algorithm",
+            "6",
+            "--procs",
+            "4",
+            "--bytes",
+            "8",
+        ][..],
+    ] {
+        let mut args = cmd.to_vec();
+        if cmd[0] == "simulate" {
+            args.extend(["--preset", "mpich2-tcp"]);
+        }
+        args.extend(["--max-memory", "0"]);
+        let err = user_error(&args);
+        assert!(err.contains("--max-memory must be above 0"), "{err}");
+    }
+}
