@@ -25,3 +25,35 @@ fn committed_header_is_current() {
         "include/commcost.h is out of date; rerun with COMMCOST_BLESS=1"
     );
 }
+
+/// The header is C89 (no `//` comments), includes twice, and compiles as C++ (the `extern "C"`
+/// block closes inside the include guard).
+#[test]
+fn header_is_c89_and_cxx() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let include = dir.join("include");
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("header-c89");
+    std::fs::create_dir_all(&scratch).expect("scratch dir");
+    let source =
+        "#include \"commcost.h\"\n#include \"commcost.h\"\nint main(void) { return CC_OK; }\n";
+    for (compiler, file, flags) in [
+        ("cc", "h.c", &["-std=c89", "-pedantic-errors"][..]),
+        ("c++", "h.cpp", &["-std=c++11"][..]),
+    ] {
+        let path = scratch.join(file);
+        std::fs::write(&path, source).expect("write the source");
+        let out = std::process::Command::new(compiler)
+            .args(flags)
+            .arg("-fsyntax-only")
+            .arg("-I")
+            .arg(&include)
+            .arg(&path)
+            .output()
+            .unwrap_or_else(|e| panic!("{compiler}: {e}"));
+        assert!(
+            out.status.success(),
+            "{compiler} {flags:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
