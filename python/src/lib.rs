@@ -225,6 +225,10 @@ impl Model {
             return Ok(PyFloat::new(py, f(s)).into_any());
         }
         let a = sizes_array(py, sizes)?;
+        // a numpy scalar (`np.int64(8)`) is a scalar too: a float out
+        if a.ndim() == 0 {
+            return Ok(PyFloat::new(py, f(a.iter().next().copied().unwrap_or(0))).into_any());
+        }
         let out = py.detach(move || a.mapv(f));
         Ok(out.into_pyarray(py).into_any())
     }
@@ -375,6 +379,29 @@ impl Model {
     #[getter]
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    /// Models are equal when their parameters are (the name is not compared): they predict
+    /// the same times.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Model>()
+            .is_ok_and(|o| o.get().spec == self.spec)
+    }
+
+    /// Pickling (multiprocessing, joblib): the model's JSON and its name, read back exactly.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, String))> {
+        let restore = py.get_type::<Model>().getattr("_restore")?;
+        Ok((restore, (self.to_json()?, self.name.clone())))
+    }
+
+    /// The model of a pickle ([`__reduce__`]).
+    #[staticmethod]
+    fn _restore(text: &str, name: String) -> PyResult<Self> {
+        Ok(Self {
+            spec: core::model_from_json(text, "pickle").map_err(err)?,
+            name,
+        })
     }
 
     fn __repr__(&self) -> String {

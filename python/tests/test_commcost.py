@@ -224,3 +224,18 @@ def test_version_is_the_crates():
 
     cargo = (pathlib.Path(__file__).parents[1] / "Cargo.toml").read_text()
     assert commcost.__version__ == re.search(r'^version = "([^"]+)"', cargo, re.M).group(1)
+
+
+def test_numpy_scalars_give_floats_and_models_pickle(openib):
+    import pickle
+
+    import numpy as np
+
+    for scalar in (np.int64(8), np.uint32(8)):
+        t = openib.p2p(scalar)
+        assert isinstance(t, float) and t == openib.p2p(8)
+    back = pickle.loads(pickle.dumps(openib))
+    assert back == openib and back.name == openib.name
+    assert back.p2p(1 << 20) == openib.p2p(1 << 20)
+    assert openib != commcost.Model.preset("mpich2-tcp")
+    assert openib != "open-mpi-openib"
