@@ -2,7 +2,8 @@
 !
 ! Every function returns an integer(c_int) status, CC_OK (0) on success; cc_error_message()
 ! gives the message of the last failure on the calling thread. Character arguments are passed
-! NUL-terminated: use cc_str('text').
+! NUL-terminated: use cc_str('text'). Sizes, counts and process counts are integer(c_int64_t)
+! holding C's uint64_t; a negative one is refused (CC_ERR_INVALID_ARGUMENT, naming it).
 !
 !   gfortran -c commcost.f90 && gfortran prog.f90 commcost.o -L<prefix>/lib -lcommcost_capi
 module commcost
@@ -36,9 +37,10 @@ module commcost
      character(kind=c_char) :: mpich_name(CC_SHORT_NAME_CAPACITY)
   end type cc_algorithm_t
 
-  public :: cc_model_preset, cc_model_load, cc_model_free, cc_p2p, cc_p2p_vector, &
-       cc_quantities, cc_collective_best, cc_collective_cost, cc_table_build, &
-       cc_table_lookup, cc_table_free, cc_str, cc_text, cc_error_message
+  public :: cc_model_preset, cc_model_load, cc_model_from_json, cc_model_free, cc_p2p, &
+       cc_p2p_vector, cc_p2p_many, cc_quantities, cc_collective_rank, cc_collective_best, &
+       cc_collective_cost, cc_table_build, cc_table_lookup, cc_table_free, cc_str, cc_text, &
+       cc_error_message, cc_version_string
 
   interface
      integer(c_int) function cc_model_preset(name, model) bind(C, name="cc_model_preset")
@@ -52,6 +54,12 @@ module commcost
        character(kind=c_char), intent(in) :: path(*)
        type(c_ptr), intent(out) :: model
      end function cc_model_load
+
+     integer(c_int) function cc_model_from_json(json, model) bind(C, name="cc_model_from_json")
+       import :: c_int, c_char, c_ptr
+       character(kind=c_char), intent(in) :: json(*)
+       type(c_ptr), intent(out) :: model
+     end function cc_model_from_json
 
      subroutine cc_model_free(model) bind(C, name="cc_model_free")
        import :: c_ptr
@@ -73,6 +81,14 @@ module commcost
        real(c_double), intent(out) :: seconds
      end function cc_p2p_vector
 
+     integer(c_int) function cc_p2p_many(model, sizes, n, seconds) bind(C, name="cc_p2p_many")
+       import :: c_int, c_ptr, c_int64_t, c_size_t, c_double
+       type(c_ptr), value :: model
+       integer(c_int64_t), intent(in) :: sizes(*)
+       integer(c_size_t), value :: n
+       real(c_double), intent(out) :: seconds(*)
+     end function cc_p2p_many
+
      integer(c_int) function cc_quantities(model, count, block_len, stride, q) &
           bind(C, name="cc_quantities")
        import :: c_int, c_ptr, c_int64_t, cc_quantities_t
@@ -80,6 +96,17 @@ module commcost
        integer(c_int64_t), value :: count, block_len, stride
        type(cc_quantities_t), intent(out) :: q
      end function cc_quantities
+
+     integer(c_int) function cc_collective_rank(model, family, collective, processes, bytes, &
+          ranked, capacity, count) bind(C, name="cc_collective_rank")
+       import :: c_int, c_ptr, c_int64_t, c_size_t, cc_algorithm_t
+       type(c_ptr), value :: model
+       integer(c_int), value :: family, collective
+       integer(c_int64_t), value :: processes, bytes
+       type(cc_algorithm_t), intent(out) :: ranked(*)
+       integer(c_size_t), value :: capacity
+       integer(c_size_t), intent(out) :: count
+     end function cc_collective_rank
 
      integer(c_int) function cc_collective_best(model, family, collective, processes, bytes, &
           best) bind(C, name="cc_collective_best")
@@ -129,6 +156,10 @@ module commcost
        import :: c_ptr
      end function cc_last_error
 
+     type(c_ptr) function cc_version() bind(C, name="cc_version")
+       import :: c_ptr
+     end function cc_version
+
      integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
        import :: c_ptr, c_size_t
        type(c_ptr), value :: s
@@ -161,13 +192,24 @@ contains
   !> The message of the last failure on this thread.
   function cc_error_message() result(s)
     character(len=:), allocatable :: s
-    type(c_ptr) :: p
+    s = c_string(cc_last_error())
+  end function cc_error_message
+
+  !> The library's version (cc_version), e.g. 0.1.0.
+  function cc_version_string() result(s)
+    character(len=:), allocatable :: s
+    s = c_string(cc_version())
+  end function cc_version_string
+
+  !> A NUL-terminated C string as a Fortran string.
+  function c_string(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
     character(kind=c_char), pointer :: chars(:)
     integer(c_size_t) :: n
-    p = cc_last_error()
     n = c_strlen(p)
     call c_f_pointer(p, chars, [n])
     allocate(character(len=n) :: s)
     if (n > 0) s = transfer(chars(1:n), s)
-  end function cc_error_message
+  end function c_string
 end module commcost

@@ -6,13 +6,15 @@ program example
   use commcost
   implicit none
   type(c_ptr) :: model, table, cell
-  type(cc_algorithm_t) :: best
+  type(cc_algorithm_t) :: best, ranked(16)
   type(cc_algorithm_t), pointer :: found
   type(cc_quantities_t) :: q
-  real(c_double) :: t
+  real(c_double) :: t, times(3)
   integer(c_int64_t) :: bytes, procs(2), sizes(3)
+  integer(c_size_t) :: n
   integer :: i
 
+  print '(a, a)', 'commcost ', cc_version_string()
   call ok(cc_model_preset(cc_str('open-mpi-openib'), model))
   bytes = 1
   do i = 1, 4
@@ -27,6 +29,21 @@ program example
   print '(a, a, a, i0, a, a, a)', 'best bcast, 64 KiB on 64: ', cc_text(best%name), &
        ' (Open MPI ', best%ompi_id, ' ', cc_text(best%ompi_name), ')'
   if (len(cc_text(best%mpich_name)) > 0) print '(a, a)', '  MPICH: ', cc_text(best%mpich_name)
+
+  call ok(cc_collective_rank(model, CC_FAMILY_OMPI, CC_ALLREDUCE, 16_c_int64_t, &
+       1048576_c_int64_t, ranked, 16_c_size_t, n))
+  print '(a, i0, a, a)', 'allreduce, 1 MiB on 16: ', n, ' algorithms, cheapest ', cc_text(ranked(1)%name)
+
+  sizes = [8_c_int64_t, 65536_c_int64_t, 1048576_c_int64_t]
+  call ok(cc_p2p_many(model, sizes, 3_c_size_t, times))
+  print '(a, 3f10.3)', 'p2p of 8 B, 64 KiB, 1 MiB (us): ', times * 1d6
+  if (cc_p2p(model, -1_c_int64_t, t) /= CC_ERR_INVALID_ARGUMENT) stop 1
+  print '(a, a)', 'a negative size is refused: ', cc_error_message()
+  call cc_model_free(model)
+  call ok(cc_model_from_json(cc_str('{"model": "loggp", "latency": 5e-6, "overhead": 1e-6, ' // &
+       '"gap": 2e-6, "gap_per_byte": 1e-9}'), model))
+  call ok(cc_p2p(model, 1_c_int64_t, t))
+  print '(a, f8.3, a)', 'LogGP from JSON: p2p(1 B) = ', t * 1d6, ' us'
 
   procs = [2_c_int64_t, 64_c_int64_t]
   sizes = [1_c_int64_t, 4096_c_int64_t, 1048576_c_int64_t]

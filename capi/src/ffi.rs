@@ -150,6 +150,25 @@ impl From<CoreError> for Failure {
     }
 }
 
+/// The largest size, count or process count taken: `2^63 - 1`. Above it a value is refused
+/// rather than read as a huge size: a Fortran caller's negative `integer(c_int64_t)` arrives
+/// as one.
+const MAX_ARG: u64 = i64::MAX as u64;
+
+/// Refuses any of `args` (name, value) above [`MAX_ARG`], naming it.
+fn in_range(args: &[(&str, u64)]) -> Result<(), Failure> {
+    match args.iter().find(|(_, v)| *v > MAX_ARG) {
+        Some((name, v)) => Err(Failure(
+            CC_ERR_INVALID_ARGUMENT,
+            format!(
+                "{name}: {v} is above 2^63 - 1 (a negative integer(c_int64_t) from Fortran \
+                 arrives as one)"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn null(what: &str) -> Failure {
     Failure(CC_ERR_NULL_POINTER, format!("{what}: NULL pointer"))
 }
@@ -377,6 +396,7 @@ pub unsafe extern "C" fn cc_model_free(model: *mut CcModel) {
 pub unsafe extern "C" fn cc_p2p(model: *const CcModel, bytes: u64, out: *mut f64) -> i32 {
     guard(|| {
         let m = model_ref(model)?;
+        in_range(&[("bytes", bytes)])?;
         write_out(out, m.p2p(&commcost::Message::contiguous(bytes)), "out")
     })
 }
@@ -400,6 +420,11 @@ pub unsafe extern "C" fn cc_p2p_vector(
 ) -> i32 {
     guard(|| {
         let m = model_ref(model)?;
+        in_range(&[
+            ("count", count),
+            ("block_len", block_len),
+            ("stride", stride),
+        ])?;
         let msg = core::message(count, block_len, stride)?;
         write_out(out, m.p2p(&msg), "out")
     })
@@ -421,6 +446,9 @@ pub unsafe extern "C" fn cc_p2p_many(
     guard(|| {
         let m = model_ref(model)?;
         let sizes = slice(sizes, n, "sizes")?;
+        if let Some(i) = sizes.iter().position(|&s| s > MAX_ARG) {
+            in_range(&[(&format!("sizes[{i}]"), sizes[i])])?;
+        }
         if n == 0 {
             return Ok(());
         }
@@ -454,6 +482,11 @@ pub unsafe extern "C" fn cc_quantities(
 ) -> i32 {
     guard(|| {
         let m = model_ref(model)?;
+        in_range(&[
+            ("count", count),
+            ("block_len", block_len),
+            ("stride", stride),
+        ])?;
         let msg = core::message(count, block_len, stride)?;
         let [p2p, send_overhead, recv_overhead, send_interval, gap] = core::quantities(m, &msg);
         let q = CcQuantities {
@@ -495,6 +528,7 @@ pub unsafe extern "C" fn cc_collective_rank(
             return Err(null("count"));
         }
         let (f, c) = family_and_collective(family, collective)?;
+        in_range(&[("processes", processes), ("bytes", bytes)])?;
         let ranked = core::rank(m, f, c, processes, bytes)?;
         write_out(count, ranked.len(), "count")?;
         if ranked.len() > capacity {
@@ -537,6 +571,7 @@ pub unsafe extern "C" fn cc_collective_best(
     guard(|| {
         let m = model_ref(model)?;
         let (f, c) = family_and_collective(family, collective)?;
+        in_range(&[("processes", processes), ("bytes", bytes)])?;
         let best = core::best(m, f, c, processes, bytes)?;
         write_out(out, record(&best)?, "out")
     })
@@ -562,6 +597,7 @@ pub unsafe extern "C" fn cc_collective_cost(
     guard(|| {
         let m = model_ref(model)?;
         let (f, c) = family_and_collective(family, collective)?;
+        in_range(&[("processes", processes), ("bytes", bytes)])?;
         let name = text(name, "name")?;
         let choice = core::algorithm(m, f, c, name, processes, bytes)?;
         write_out(out, record(&choice)?, "out")
@@ -609,6 +645,11 @@ pub unsafe extern "C" fn cc_table_build(
         }
         let processes = slice(processes, n_processes, "processes")?;
         let sizes = slice(sizes, n_sizes, "sizes")?;
+        for (name, axis) in [("processes", processes), ("sizes", sizes)] {
+            if let Some(i) = axis.iter().position(|&v| v > MAX_ARG) {
+                in_range(&[(&format!("{name}[{i}]"), axis[i])])?;
+            }
+        }
         let table = Table::build(m, f, c, processes, sizes)?;
         let cells = table.cells().iter().map(record).collect::<Result<_, _>>()?;
         let handle = Box::into_raw(Box::new(CcTable { table, cells }));
@@ -634,6 +675,7 @@ pub unsafe extern "C" fn cc_table_lookup(
         // SAFETY: a non-NULL `table` is a live handle from `cc_table_build` (contract), only
         // read here.
         let t = unsafe { table.as_ref() }.ok_or_else(|| null("table"))?;
+        in_range(&[("processes", processes), ("bytes", bytes)])?;
         let i = t.table.lookup_index(processes, bytes);
         let cell = t.cells.get(i).ok_or_else(|| null("table cell"))?;
         write_out(out, std::ptr::from_ref(cell), "out")

@@ -19,7 +19,7 @@ static const char *PRESETS[] = {"mpich2-tcp", "nmpi-sci", "open-mpi-openib", "op
                                 "titan-log3p"};
 #define N_PRESETS 5
 static const uint64_t SIZES[] = {0,     1,     7,      64,      1000,    4096, 12288,
-                                 12289, 65536, 1 << 20, 1 << 30, UINT64_MAX};
+                                 12289, 65536, 1 << 20, 1 << 30, INT64_MAX};
 #define N_SIZES 12
 static const uint64_t COLL_SIZES[] = {0, 1, 1000, 65536, 1 << 20};
 #define N_COLL_SIZES 5
@@ -239,6 +239,11 @@ int main(int argc, char **argv) {
   /* a grid far beyond the cell limit is refused before its arrays are read */
   printf("ERR huge-axis %d\n", cc_table_build(m, 0, CC_BCAST, up, (size_t)1 << 40, us, 1, &tab));
   printf("ERR null-table %d\n", cc_table_lookup(NULL, 4, 8, NULL));
+  /* sizes above 2^63 - 1 (a negative Fortran integer(c_int64_t)) are refused, naming them */
+  rc = cc_p2p(m, UINT64_MAX, &t);
+  printf("ERR huge-size %d %s\n", rc, cc_last_error());
+  rc = cc_collective_best(m, CC_FAMILY_OMPI, CC_BCAST, (uint64_t)INT64_MAX + 1, 8, &a);
+  printf("ERR huge-procs %d %s\n", rc, cc_last_error());
   rc = cc_p2p(m, 8, &t);
   printf("OK-after-error %d [%s]\n", rc, cc_last_error());
   cc_model_free(m);
