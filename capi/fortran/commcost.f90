@@ -37,7 +37,8 @@ module commcost
      character(kind=c_char) :: mpich_name(CC_SHORT_NAME_CAPACITY)
   end type cc_algorithm_t
 
-  public :: cc_model_preset, cc_model_load, cc_model_from_json, cc_model_free, cc_p2p, &
+  public :: cc_model_preset, cc_model_load, cc_model_from_json, cc_loggp_new, cc_logp_new, &
+       cc_model_free, cc_p2p, &
        cc_p2p_vector, cc_p2p_many, cc_quantities, cc_collective_rank, cc_collective_best, &
        cc_collective_cost, cc_table_build, cc_table_lookup, cc_table_free, cc_str, cc_text, &
        cc_error_message, cc_version_string
@@ -60,6 +61,21 @@ module commcost
        character(kind=c_char), intent(in) :: json(*)
        type(c_ptr), intent(out) :: model
      end function cc_model_from_json
+
+     integer(c_int) function cc_loggp_new(latency, overhead, gap, gap_per_byte, model) &
+          bind(C, name="cc_loggp_new")
+       import :: c_int, c_double, c_ptr
+       real(c_double), value :: latency, overhead, gap, gap_per_byte
+       type(c_ptr), intent(out) :: model
+     end function cc_loggp_new
+
+     integer(c_int) function cc_logp_new(latency, overhead, gap, word_bytes, model) &
+          bind(C, name="cc_logp_new")
+       import :: c_int, c_double, c_int64_t, c_ptr
+       real(c_double), value :: latency, overhead, gap
+       integer(c_int64_t), value :: word_bytes
+       type(c_ptr), intent(out) :: model
+     end function cc_logp_new
 
      subroutine cc_model_free(model) bind(C, name="cc_model_free")
        import :: c_ptr

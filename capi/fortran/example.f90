@@ -44,6 +44,10 @@ program example
        '"gap": 2e-6, "gap_per_byte": 1e-9}'), model))
   call ok(cc_p2p(model, 1_c_int64_t, t))
   print '(a, f8.3, a)', 'LogGP from JSON: p2p(1 B) = ', t * 1d6, ' us'
+  call cc_model_free(model)
+  call ok(cc_loggp_new(5d-6, 1d-6, 2d-6, 1d-9, model))
+  call ok(cc_p2p(model, 1_c_int64_t, t))
+  print '(a, f8.3, a)', 'LogGP from its parameters: p2p(1 B) = ', t * 1d6, ' us'
 
   procs = [2_c_int64_t, 64_c_int64_t]
   sizes = [1_c_int64_t, 4096_c_int64_t, 1048576_c_int64_t]

@@ -252,6 +252,42 @@ int32_t cc_model_preset(const char *name, CcModel **out);
 int32_t cc_model_load(const char *path, CcModel **out);
 
 /*
+ A LogGP model (Alexandrov, Ionescu, Schauser, Scheiman, "LogGP: Incorporating Long
+ Messages into the LogP Model", SPAA 1995) into `*out`: latency `L`, overhead `o`, gap `g`
+ (seconds) and gap per byte `G` (seconds per byte); `p2p(s) = 2o + L + (s - 1) G`. The
+ parameters are validated as `commcost::LogGP::new` validates them (finite, at least 0).
+
+ Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+
+ # Safety
+
+ `out` is NULL or points to writable storage for a pointer.
+ */
+int32_t cc_loggp_new(double latency,
+                     double overhead,
+                     double gap,
+                     double gap_per_byte,
+                     CcModel **out);
+
+/*
+ A LogP model (Culler et al., "LogP: Towards a Realistic Model of Parallel Computation",
+ PPoPP 1993) into `*out`: latency `L`, overhead `o`, gap `g` (seconds) and the bytes of one
+ word (a message of `s` bytes is `⌈s / word_bytes⌉` words), validated as `commcost::LogP::new`
+ validates them.
+
+ Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+
+ # Safety
+
+ As [`cc_loggp_new`].
+ */
+int32_t cc_logp_new(double latency,
+                    double overhead,
+                    double gap,
+                    uint64_t word_bytes,
+                    CcModel **out);
+
+/*
  Loads a model from JSON text (as [`cc_model_load`] reads a file) into `*out`.
 
  # Safety

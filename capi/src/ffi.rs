@@ -358,6 +358,60 @@ pub unsafe extern "C" fn cc_model_load(path: *const c_char, out: *mut *mut CcMod
     })
 }
 
+/// A LogGP model (Alexandrov, Ionescu, Schauser, Scheiman, "LogGP: Incorporating Long
+/// Messages into the LogP Model", SPAA 1995) into `*out`: latency `L`, overhead `o`, gap `g`
+/// (seconds) and gap per byte `G` (seconds per byte); `p2p(s) = 2o + L + (s - 1) G`. The
+/// parameters are validated as `commcost::LogGP::new` validates them (finite, at least 0).
+///
+/// Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+///
+/// # Safety
+///
+/// `out` is NULL or points to writable storage for a pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cc_loggp_new(
+    latency: f64,
+    overhead: f64,
+    gap: f64,
+    gap_per_byte: f64,
+    out: *mut *mut CcModel,
+) -> i32 {
+    guard(|| {
+        let m = commcost::LogGP::new(latency, overhead, gap, gap_per_byte).map_err(invalid)?;
+        new_model(m.into(), out)
+    })
+}
+
+/// A LogP model (Culler et al., "LogP: Towards a Realistic Model of Parallel Computation",
+/// PPoPP 1993) into `*out`: latency `L`, overhead `o`, gap `g` (seconds) and the bytes of one
+/// word (a message of `s` bytes is `⌈s / word_bytes⌉` words), validated as `commcost::LogP::new`
+/// validates them.
+///
+/// Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+///
+/// # Safety
+///
+/// As [`cc_loggp_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cc_logp_new(
+    latency: f64,
+    overhead: f64,
+    gap: f64,
+    word_bytes: u64,
+    out: *mut *mut CcModel,
+) -> i32 {
+    guard(|| {
+        in_range(&[("word_bytes", word_bytes)])?;
+        let m = commcost::LogP::new(latency, overhead, gap, word_bytes).map_err(invalid)?;
+        new_model(m.into(), out)
+    })
+}
+
+/// A parameter error as `CC_ERR_INVALID_ARGUMENT`, naming the parameter.
+fn invalid(e: commcost::ParameterError) -> Failure {
+    Failure(CC_ERR_INVALID_ARGUMENT, e.to_string())
+}
+
 /// Loads a model from JSON text (as [`cc_model_load`] reads a file) into `*out`.
 ///
 /// # Safety

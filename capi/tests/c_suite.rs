@@ -372,6 +372,16 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
                 let rc: i32 = f[2].parse().unwrap();
                 errors.insert(f[1].to_string(), (rc, f[3..].join(" ")));
             }
+            "LOGGP_NEW" => {
+                let m = commcost::LogGP::new(5e-6, 1e-6, 2e-6, 1e-9).unwrap();
+                let want = m.p2p(&Message::contiguous(1024)).to_bits();
+                assert_eq!((f[1], hex(f[2])), ("0", want), "{line}");
+            }
+            "LOGP_NEW" => {
+                let m = commcost::LogP::new(5e-6, 1e-6, 2e-6, 8).unwrap();
+                let want = m.p2p(&Message::contiguous(20)).to_bits();
+                assert_eq!((f[1], hex(f[2])), ("0", want), "{line}");
+            }
             "OK-after-error" => assert_eq!(line, "OK-after-error 0 []"),
             "END" => {}
             _ => panic!("unexpected line: {line}"),
@@ -411,6 +421,8 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
             "bytes: 18446744073709551615 is above 2^63 - 1",
         ),
         ("huge-procs", 2, "processes"),
+        ("bad-loggp", 2, "latency"),
+        ("bad-logp", 2, "word_bytes"),
     ];
     for (case, code, mentions) in want {
         let (rc, message) = errors

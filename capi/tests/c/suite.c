@@ -244,6 +244,25 @@ int main(int argc, char **argv) {
   printf("ERR huge-size %d %s\n", rc, cc_last_error());
   rc = cc_collective_best(m, CC_FAMILY_OMPI, CC_BCAST, (uint64_t)INT64_MAX + 1, 8, &a);
   printf("ERR huge-procs %d %s\n", rc, cc_last_error());
+  /* parameters without JSON */
+  {
+    CcModel *made = NULL;
+    double tm = -1;
+    rc = cc_loggp_new(5e-6, 1e-6, 2e-6, 1e-9, &made);
+    cc_p2p(made, 1024, &tm);
+    printf("LOGGP_NEW %d %016" PRIx64 "\n", rc, bits(tm));
+    cc_model_free(made);
+    made = NULL;
+    tm = -1;
+    rc = cc_logp_new(5e-6, 1e-6, 2e-6, 8, &made);
+    cc_p2p(made, 20, &tm);
+    printf("LOGP_NEW %d %016" PRIx64 "\n", rc, bits(tm));
+    cc_model_free(made);
+    rc = cc_loggp_new(-1e-6, 1e-6, 2e-6, 1e-9, &made);
+    printf("ERR bad-loggp %d %s\n", rc, cc_last_error());
+    rc = cc_logp_new(5e-6, 1e-6, 2e-6, 0, &made);
+    printf("ERR bad-logp %d %s\n", rc, cc_last_error());
+  }
   rc = cc_p2p(m, 8, &t);
   printf("OK-after-error %d [%s]\n", rc, cc_last_error());
   cc_model_free(m);
