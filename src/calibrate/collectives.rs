@@ -130,6 +130,7 @@ pub fn parse_forced_runs(text: &str, stat: ForcedStat) -> Result<Vec<ForcedRun>,
         col("elem_bytes")?,
         col(stat.column())?,
     );
+    let mut seen: std::collections::HashMap<[String; 6], usize> = std::collections::HashMap::new();
     let mut runs = Vec::new();
     for (i, line) in lines {
         let n = i + 1;
@@ -173,6 +174,23 @@ pub fn parse_forced_runs(text: &str, stat: ForcedStat) -> Result<Vec<ForcedRun>,
                 format!(
                     "`algorithm_id` {id}: {measured} has 1..={}",
                     measured.ompi_max_algorithm_id()
+                ),
+            ));
+        }
+        let key = [
+            measured.to_string(),
+            field(c_procs, "procs")?.to_string(),
+            id.to_string(),
+            field(c_seg, "segsize")?.to_string(),
+            field(c_bytes, "bytes")?.to_string(),
+            field(c_count, "count")?.to_string(),
+        ];
+        if let Some(first) = seen.insert(key, n) {
+            return Err(parse_err(
+                n,
+                format!(
+                    "the same run as line {first} (collective, procs, algorithm, segsize, bytes \
+                     and count): a duplicate row"
                 ),
             ));
         }
@@ -670,6 +688,14 @@ mod tests {
         assert!(bad("bcast,7,2,1,x,0,64,8,8,15,1e-6,1e300,100,1e-6").contains("median_s"));
         assert!(bad("scan,7,2,1,x,0,64,8,8,15,1e-6,1e-6,100,1e-6").contains("scan"));
         assert!(bad("bcast,7,0,1,x,0,64,8,8,15,1e-6,1e-6,100,1e-6").contains("procs"));
+        let twice = "bcast,7,2,1,x,0,64,8,8,15,1e-6,2e-6,100,1e-6";
+        let err = parse_forced_runs(&format!("{HEADER}\n{twice}\n{twice}\n"), ForcedStat::Median)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 3") && err.contains("line 2") && err.contains("duplicate"),
+            "{err}"
+        );
         assert!(bad("bcast,7,2,1").contains("line 2"));
         assert!(
             parse_forced_runs("collective,procs\n", ForcedStat::Median)

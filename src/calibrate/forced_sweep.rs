@@ -3,7 +3,7 @@
 
 use super::collectives::{FORCED_RUN_SECONDS, ForcedRun, MAX_FORCED_RUNS};
 use crate::calibrate::CalibrationError;
-use crate::collectives::Collective;
+use crate::collectives::{Collective, Family};
 
 /// Reads the rows `config = forced:<ID>:<segment>` of a sweep CSV whose header (`header`, the
 /// fields of the first non-comment line) has the columns `collective`, `procs`, `config`,
@@ -14,6 +14,8 @@ use crate::collectives::Collective;
 /// alltoall, gather and scatter; barrier rows have 0); the time is OSU's average latency over
 /// the ranks (`avg_us`, microseconds). OSU reduces `float`s, so reductions of fewer than 4
 /// bytes carry no element and are skipped; so are Open MPI's default and the rules-file rows.
+/// A row that repeats another's configuration, repeat and size (a duplicate, or a conflicting
+/// second measurement) is an error naming both lines.
 pub(super) fn parse_sweep<'a>(
     header: &[&str],
     lines: impl Iterator<Item = (usize, &'a str)>,
@@ -32,6 +34,8 @@ pub(super) fn parse_sweep<'a>(
         col("bytes")?,
         col("avg_us")?,
     );
+    let c_repeat = header.iter().position(|h| *h == "repeat");
+    let mut seen: std::collections::HashMap<[String; 5], usize> = std::collections::HashMap::new();
     let mut runs = Vec::new();
     for (i, line) in lines {
         let n = i + 1;
@@ -67,6 +71,28 @@ pub(super) fn parse_sweep<'a>(
         let collective: Collective = name
             .parse()
             .map_err(|_| parse_err(n, format!("unknown collective `{name}`")))?;
+        if !collective.is_priced_by(Family::Ompi) {
+            return Err(parse_err(
+                n,
+                format!("{collective}: the crate has no Open MPI algorithms to price it with"),
+            ));
+        }
+        let key = [
+            collective.to_string(),
+            field(c_procs, "procs")?.to_string(),
+            forced.to_string(),
+            field(c_bytes, "bytes")?.to_string(),
+            c_repeat.map_or(Ok(""), |c| field(c, "repeat"))?.to_string(),
+        ];
+        if let Some(first) = seen.insert(key, n) {
+            return Err(parse_err(
+                n,
+                format!(
+                    "the same run as line {first} (collective, procs, config, repeat and bytes): \
+                     a duplicate row"
+                ),
+            ));
+        }
         let algorithm = u32::try_from(number(id, "config")?).unwrap_or(u32::MAX);
         if algorithm == 0 || algorithm > collective.ompi_max_algorithm_id() {
             return Err(parse_err(
@@ -82,11 +108,7 @@ pub(super) fn parse_sweep<'a>(
             return Err(parse_err(n, "`procs` is 0".into()));
         }
         let bytes = number(field(c_bytes, "bytes")?, "bytes")?;
-        let reduction = matches!(
-            collective,
-            Collective::Reduce | Collective::Allreduce | Collective::ReduceScatter
-        );
-        if reduction && bytes < 4 {
+        if collective.reduces() && bytes < 4 {
             continue;
         }
         let text = field(c_avg, "avg_us")?;

@@ -215,6 +215,24 @@ fn sweep_rows_are_read_and_bad_ones_are_errors_naming_the_line() {
             "{row}: {err}"
         );
     }
+    // the same configuration, repeat and size twice: refused (the second value would count as
+    // another run), naming both lines; another repeat of it is another run
+    let row = "p,gather,4,forced:2:0,1,64,3.5,1,3,50";
+    let err = parse_forced_runs(&format!("{head}{row}\n{row}\n"), ForcedStat::Median)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("line 3") && err.contains("line 2"), "{err}");
+    let conflicting = "p,gather,4,forced:2:0,1,64,4.0,1,3,50";
+    assert!(
+        parse_forced_runs(&format!("{head}{row}\n{conflicting}\n"), ForcedStat::Median).is_err()
+    );
+    let again = "p,gather,4,forced:2:0,2,64,3.6,1,3,50";
+    assert_eq!(
+        parse_forced_runs(&format!("{head}{row}\n{again}\n"), ForcedStat::Median)
+            .unwrap()
+            .len(),
+        2
+    );
 }
 
 /// The emulated cluster's model checked on OSU's forced runs at 4 nodes × 1 rank
