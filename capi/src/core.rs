@@ -91,6 +91,8 @@ pub fn preset(name: &str) -> Result<ModelSpec, CoreError> {
 pub fn model_from_json(text: &str, origin: &str) -> Result<ModelSpec, CoreError> {
     let value: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| CoreError::Parse(format!("{origin}: not JSON: {e}")))?;
+    serde_json::from_str::<commcost::models::spec::UniqueKeys>(text)
+        .map_err(|e| CoreError::Parse(format!("{origin}: {e}")))?;
     let (spec, prefix) = match value.get("commcost_model_file") {
         Some(_) => (
             value
@@ -485,5 +487,15 @@ mod tests {
         let e = model_from_json(r#"{"model": "no-such-model"}"#, "z.json").unwrap_err();
         assert!(!e.to_string().contains("``"), "{e}");
         assert!(e.to_string().starts_with("z.json: invalid model"), "{e}");
+        // a key given twice is refused, naming it and where
+        let e = model_from_json(
+            r#"{"model": "pram", "unit_cost": 1e-6, "unit_cost": 1}"#,
+            "d.json",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("duplicate key `unit_cost`") && e.to_string().contains("line 1"),
+            "{e}"
+        );
     }
 }

@@ -198,6 +198,9 @@ pub fn load_file(path: &Path) -> Result<Loaded, Failure> {
     )?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| Failure(format!("{shown}: not JSON: {e}")))?;
+    // a key given twice would be taken silently (the last one), as no other reader does
+    serde_json::from_str::<commcost::models::spec::UniqueKeys>(&text)
+        .map_err(|e| Failure(format!("{shown}: {e}")))?;
     let single = |name: &Option<String>| -> Result<(), Failure> {
         match name {
             Some(n) => fail(format!(

@@ -135,6 +135,18 @@ fn sizes_array(py: Python<'_>, sizes: &Bound<'_, PyAny>) -> PyResult<ArrayD<u64>
             }
             Ok(view.mapv(|v| v as u64))
         }
+        // Python ints beyond 64 bits, or mixed objects: each element checked, naming the first
+        // that is not a size
+        "O" => {
+            let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
+            let flat = arr.call_method0("ravel")?;
+            let mut out = Vec::new();
+            for (i, item) in flat.try_iter()?.enumerate() {
+                out.push(uint(&item?, &format!("sizes[{i}]"))?);
+            }
+            ArrayD::from_shape_vec(shape, out)
+                .map_err(|e| PyValueError::new_err(format!("sizes: {e}")))
+        }
         other => Err(PyTypeError::new_err(format!(
             "sizes: expected integer message sizes (bytes), got an array of dtype kind `{other}`"
         ))),

@@ -239,3 +239,14 @@ def test_numpy_scalars_give_floats_and_models_pickle(openib):
     assert back.p2p(1 << 20) == openib.p2p(1 << 20)
     assert openib != commcost.Model.preset("mpich2-tcp")
     assert openib != "open-mpi-openib"
+
+
+def test_object_arrays_name_the_bad_element(openib):
+    import numpy as np
+
+    with pytest.raises(ValueError, match=r"sizes\[1\]"):
+        openib.p2p([1, 2**65])
+    with pytest.raises(TypeError, match=r"sizes\[0\]"):
+        openib.p2p(np.array(["8"], dtype=object))
+    got = openib.p2p(np.array([[8, 64]], dtype=object))
+    assert got.shape == (1, 2) and got[0, 1] == openib.p2p(64)

@@ -318,3 +318,101 @@ impl<'de> Deserializer<'de> for Buffered {
         tuple_struct map struct enum identifier ignored_any
     }
 }
+
+/// A document checked for repeated keys: deserialising it walks any self-describing value
+/// (JSON) and fails at the first object that names a key twice, which a format's own
+/// deserialisation into a map would take silently (the last one winning). Run it over a model
+/// file's text before loading it.
+///
+/// # Errors
+///
+/// The format's error with the message ``duplicate key `NAME` `` (JSON adds the line and
+/// column); objects nested more than 128 deep are refused too.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::models::spec::UniqueKeys;
+///
+/// let text = r#"{"model": "loggp", "latency": 5e-6, "latency": 1.0}"#;
+/// let err = serde_json::from_str::<UniqueKeys>(text).unwrap_err();
+/// assert!(err.to_string().contains("duplicate key `latency`"));
+/// assert!(serde_json::from_str::<UniqueKeys>(r#"{"a": [{"b": 1}, {"b": 2}]}"#).is_ok());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UniqueKeys;
+
+impl<'de> Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueVisitor { depth: 0 })
+    }
+}
+
+/// Visits one value of a [`UniqueKeys`] check, `depth` objects and arrays deep.
+struct UniqueVisitor {
+    depth: u32,
+}
+
+impl<'de> DeserializeSeed<'de> for UniqueVisitor {
+    type Value = UniqueKeys;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<UniqueKeys, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl UniqueVisitor {
+    fn deeper<E: de::Error>(&self) -> Result<Self, E> {
+        if self.depth >= 128 {
+            return Err(E::custom("nested more than 128 deep"));
+        }
+        Ok(Self {
+            depth: self.depth + 1,
+        })
+    }
+}
+
+impl<'de> Visitor<'de> for UniqueVisitor {
+    type Value = UniqueKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<UniqueKeys, A::Error> {
+        let mut keys = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !keys.insert(key.clone()) {
+                return Err(de::Error::custom(format!("duplicate key `{key}`")));
+            }
+            map.next_value_seed(self.deeper()?)?;
+        }
+        Ok(UniqueKeys)
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<UniqueKeys, A::Error> {
+        while seq.next_element_seed(self.deeper()?)?.is_some() {}
+        Ok(UniqueKeys)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+}

@@ -8,7 +8,7 @@ use crate::{
 
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-pub use super::load::deserialize_with_path;
+pub use super::load::{UniqueKeys, deserialize_with_path};
 
 /// Any model of the crate, as a tagged value.
 ///

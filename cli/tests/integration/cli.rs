@@ -2129,3 +2129,22 @@ fn zero_budgets_name_their_option() {
         assert!(err.contains("--max-memory must be above 0"), "{err}");
     }
 }
+
+/// A model file that names a key twice is refused, naming the key, the file and the place (a
+/// JSON object would take the last value silently).
+#[test]
+fn model_files_with_a_key_twice_are_refused() {
+    let dir = scratch("duplicate_keys");
+    let file = write(
+        &dir,
+        "twice.json",
+        "{\"model\": \"pram\",\n \"unit_cost\": 1e-6,\n \"unit_cost\": 1}\n",
+    );
+    let err = user_error(&["predict", "--model", &file, "--bytes", "8"]);
+    assert!(
+        err.contains("twice.json")
+            && err.contains("duplicate key `unit_cost`")
+            && err.contains("line 3"),
+        "{err}"
+    );
+}
