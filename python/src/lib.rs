@@ -437,6 +437,34 @@ fn record<'py>(py: Python<'py>, c: &Choice, extra: &[(&str, u64)]) -> PyResult<B
     Ok(d)
 }
 
+/// A text argument: a `str` of valid UTF-8, else an error naming the argument.
+fn text_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<String> {
+    let s = obj.cast::<pyo3::types::PyString>().map_err(|_| {
+        let got = obj
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_string(), |n| n.to_string());
+        PyTypeError::new_err(format!("{name}: expected a str, got {got}"))
+    })?;
+    s.to_cow().map(std::borrow::Cow::into_owned).map_err(|_| {
+        PyValueError::new_err(format!(
+            "{name}: not valid text (a lone surrogate cannot be encoded)"
+        ))
+    })
+}
+
+fn collective_arg(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    text_arg(obj, "collective")
+}
+
+fn family_arg(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    text_arg(obj, "family")
+}
+
+fn algorithm_arg(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    text_arg(obj, "algorithm")
+}
+
 fn coll_and_family(collective: &str, family: &str) -> PyResult<(Collective, Family)> {
     Ok((
         core::collective_from_name(collective).map_err(err)?,
@@ -447,16 +475,16 @@ fn coll_and_family(collective: &str, family: &str) -> PyResult<(Collective, Fami
 /// Every candidate algorithm of `collective` with its cost on `procs` processes for
 /// `nbytes`-byte messages, cheapest first: a list of dicts.
 #[pyfunction]
-#[pyo3(signature = (model, collective, procs, nbytes, family = "ompi"))]
+#[pyo3(signature = (model, collective, procs, nbytes, family = String::from("ompi")))]
 fn select<'py>(
     py: Python<'py>,
     model: &Model,
-    collective: &str,
+    #[pyo3(from_py_with = collective_arg)] collective: String,
     procs: &Bound<'py, PyAny>,
     nbytes: &Bound<'py, PyAny>,
-    family: &str,
+    #[pyo3(from_py_with = family_arg)] family: String,
 ) -> PyResult<Bound<'py, PyList>> {
-    let (c, f) = coll_and_family(collective, family)?;
+    let (c, f) = coll_and_family(&collective, &family)?;
     let (p, s) = (uint(procs, "procs")?, uint(nbytes, "nbytes")?);
     let ranked = core::rank(model.spec.as_model(), f, c, p, s).map_err(err)?;
     let rows = ranked
@@ -469,16 +497,16 @@ fn select<'py>(
 /// The best algorithm of `collective` at every `(procs, size)` of the grid: a list of dicts
 /// with `processes` and `bytes`.
 #[pyfunction]
-#[pyo3(signature = (model, collective, procs, sizes, family = "ompi"))]
+#[pyo3(signature = (model, collective, procs, sizes, family = String::from("ompi")))]
 fn table<'py>(
     py: Python<'py>,
     model: &Model,
-    collective: &str,
+    #[pyo3(from_py_with = collective_arg)] collective: String,
     procs: &Bound<'py, PyAny>,
     sizes: &Bound<'py, PyAny>,
-    family: &str,
+    #[pyo3(from_py_with = family_arg)] family: String,
 ) -> PyResult<Bound<'py, PyList>> {
-    let (c, f) = coll_and_family(collective, family)?;
+    let (c, f) = coll_and_family(&collective, &family)?;
     let (procs, sizes) = (uints(procs, "procs")?, uints(sizes, "sizes")?);
     let t = core::Table::build(model.spec.as_model(), f, c, &procs, &sizes).map_err(err)?;
     let mut rows = Vec::with_capacity(t.cells().len());
@@ -553,21 +581,21 @@ fn calibrate_osu(paths: &Bound<'_, PyAny>, overhead_share: f64) -> PyResult<Mode
 /// `makespan` (seconds), `rank_finish` (array) and the timeline as arrays over operations
 /// (`rank`, `kind` 0 send / 1 receive / 2 calc, `peer` or -1, `bytes`, `start`, `end`).
 #[pyfunction]
-#[pyo3(signature = (model, collective, algorithm, procs, nbytes, family = "ompi", rendezvous = false))]
+#[pyo3(signature = (model, collective, algorithm, procs, nbytes, family = String::from("ompi"), rendezvous = false))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
     model: &Model,
-    collective: &str,
-    algorithm: &str,
+    #[pyo3(from_py_with = collective_arg)] collective: String,
+    #[pyo3(from_py_with = algorithm_arg)] algorithm: String,
     procs: &Bound<'py, PyAny>,
     nbytes: &Bound<'py, PyAny>,
-    family: &str,
+    #[pyo3(from_py_with = family_arg)] family: String,
     rendezvous: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (c, f) = coll_and_family(collective, family)?;
+    let (c, f) = coll_and_family(&collective, &family)?;
     let (p, s) = (uint(procs, "procs")?, uint(nbytes, "nbytes")?);
-    let schedule = core::schedule(f, c, algorithm, p, s).map_err(err)?;
+    let schedule = core::schedule(f, c, &algorithm, p, s).map_err(err)?;
     let m = model.spec.as_model();
     let mut options = SimOptions {
         timeline: true,

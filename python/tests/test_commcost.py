@@ -250,3 +250,13 @@ def test_object_arrays_name_the_bad_element(openib):
         openib.p2p(np.array(["8"], dtype=object))
     got = openib.p2p(np.array([[8, 64]], dtype=object))
     assert got.shape == (1, 2) and got[0, 1] == openib.p2p(64)
+
+
+def test_text_arguments_are_named(openib):
+    with pytest.raises(TypeError, match="family: expected a str, got NoneType"):
+        commcost.select(openib, "bcast", 4, 8, family=None)
+    with pytest.raises(ValueError, match="collective: not valid text"):
+        commcost.select(openib, "bc\udc80ast", 4, 8)
+    with pytest.raises(TypeError, match="algorithm: expected a str"):
+        commcost.simulate(openib, "bcast", 6, 4, 8)
+    assert commcost.select(openib, "bcast", 4, 8, as_frame=False)[0]["ompi_id"] >= 1
