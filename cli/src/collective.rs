@@ -33,7 +33,10 @@ impl clap::ValueEnum for CollectiveArg {
 
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
         let c = self.0;
-        let value = clap::builder::PossibleValue::new(c.to_string()).alias(c.name());
+        // a collective no family prices (reduce_scatter_block) is accepted but not listed
+        let value = clap::builder::PossibleValue::new(c.to_string())
+            .alias(c.name())
+            .hide(c.families().is_empty());
         Some(if c == Collective::Bcast {
             value.alias("broadcast")
         } else {
