@@ -16,6 +16,7 @@
 #   scripts/cluster-emu.sh mpiexec-mpich [--ppn R] [--nodes K] -- [MPIEXEC OPTIONS] PROGRAM ARGS...
 #                                     the same with MPICH (Hydra's mpiexec.mpich, ch4:ucx over TCP)
 #   scripts/cluster-emu.sh down [--name cc]                 remove everything `up` created
+#   scripts/cluster-emu.sh reap [--name cc]                 end every process running in the nodes
 #   scripts/cluster-emu.sh status [--name cc]
 #   scripts/cluster-emu.sh rsh-NAME HOST CMD...              Open MPI's launcher (internal)
 #   CLUSTER_EMU_AGENT=NAME scripts/cluster-emu.sh HOST CMD... Hydra's launcher (internal)
@@ -98,6 +99,15 @@ peak_for() {
     *) die "--rate must be an integer with gbit, mbit or kbit (got $rate)" ;;
   esac
   echo "$(( kbits * 105 / 100 ))kbit"
+}
+
+# end every process running in the nodes' namespaces (daemons, ranks left by a killed run)
+cmd_reap() {
+  local ns pids
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${name}-n[0-9]+$" || true); do
+    pids=$(ip netns pids "$ns" 2>/dev/null || true)
+    if [ -n "$pids" ]; then kill -9 $pids 2>/dev/null || true; fi
+  done
 }
 
 cmd_down() {
@@ -311,6 +321,9 @@ case "$sub" in
   down)
     while [ $# -gt 0 ]; do case "$1" in --name) name="$2"; shift 2 ;; *) die "down: unknown argument $1" ;; esac; done
     cmd_down ;;
+  reap)
+    while [ $# -gt 0 ]; do case "$1" in --name) name="$2"; shift 2 ;; *) die "reap: unknown argument $1" ;; esac; done
+    need_root; cmd_reap ;;
   status)
     while [ $# -gt 0 ]; do case "$1" in --name) name="$2"; shift 2 ;; *) die "status: unknown argument $1" ;; esac; done
     cmd_status ;;
