@@ -11,7 +11,7 @@
 #       [--repeats 3] [--first-repeat 1] [--iterations 50] [--warmup W]
 #       [--iterations-large N] [--warmup-large W] [--large-from 32768]
 #       [--min-bytes 1] [--max-bytes 1048576] [--timeout 600]
-#       [--only "bcast reduce ..."] [--no-forced]
+#       [--only "bcast reduce ..."] [--no-forced] [--segsizes "0 65536"]
 #
 # DIR holds OSU's osu_<collective> binaries built with Open MPI's mpicc (the OSU
 # Micro-Benchmarks are not part of this repository; build them from their source).
@@ -33,7 +33,9 @@
 #
 # Order: for each repeat, for each collective, every configuration of that collective back to
 # back: the default, `rules` (with a rules file), then every forced algorithm (segmentable ones
-# also with each segment size the rules file uses for that collective). Odd repeats go forward
+# also with each segment size the rules file uses for that collective; --segsizes LIST instead
+# runs each forced algorithm with each size of LIST, 0 = unsegmented, segment sizes other than 0
+# only for the algorithms that take one). Odd repeats go forward
 # through the collectives and through each collective's configurations, even repeats backward, so
 # that an order effect cannot favour one configuration. --no-forced runs the default and `rules`
 # only. Algorithms that cannot run are skipped (two_proc at P > 2); runs that fail or exceed
@@ -51,7 +53,7 @@ cd "$(dirname "$0")/.."
 
 osu="" rules="" out="" platform="vader" procs=2 cluster="" rate="1gbit" repeats=3 iters=50
 warm="" iters_large="" warm_large="" large_from=32768 min_bytes=1 max_bytes=1048576 forced=1
-first_repeat=1 run_timeout=600 peakrate=0 shim=1 fifo=""
+first_repeat=1 run_timeout=600 peakrate=0 shim=1 fifo="" segsizes=""
 only="bcast reduce allreduce allgather alltoall gather scatter reduce_scatter barrier"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -78,6 +80,7 @@ while [ $# -gt 0 ]; do
     --timeout) run_timeout="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --no-forced) forced=0; shift ;;
+    --segsizes) segsizes="$2"; shift 2 ;;
     *) echo "selection_sweep: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -161,7 +164,7 @@ configs_of() {
   if [ -n "$rules" ]; then echo rules; fi
   [ "$forced" = 1 ] || return 0
   for id in $(seq 1 "$(count_of "$coll")"); do
-    for seg in 0 $(segs_in_rules "$coll"); do
+    for seg in ${segsizes:-0 $(segs_in_rules "$coll")}; do
       if [ "$seg" != 0 ] && ! segmentable "$coll" "$id"; then continue; fi
       echo "forced:$id:$seg"
     done
