@@ -8,13 +8,15 @@
 # decides from a few KiB up (1 Gbit/s: 1 MiB takes about 8.3 ms on the wire), repeatably.
 #
 # Usage (as root; needs iproute2 and Open MPI):
-#   scripts/cluster-emu.sh up N [--rate 1gbit] [--name cc]   build nodes 1..N
-#   scripts/cluster-emu.sh mpirun [--ppn R] [--nodes K] [--btl LIST] -- PROGRAM ARGS...
+#   scripts/cluster-emu.sh up N [--rate 1gbit] [--peakrate] [--name cc]   build nodes 1..N
+#   scripts/cluster-emu.sh mpirun [--ppn R] [--nodes K] [--btl LIST] [--shim|--no-shim]
+#                                 [--fifo|--no-fifo] -- PROGRAM ARGS...
 #                                     run PROGRAM on nodes 1..K (default all; R ranks per node, default 1;
 #                                     BTLs default self,tcp for R = 1, self,vader,tcp otherwise)
 #   scripts/cluster-emu.sh mpiexec-mpich [--ppn R] [--nodes K] -- [MPIEXEC OPTIONS] PROGRAM ARGS...
 #                                     the same with MPICH (Hydra's mpiexec.mpich, ch4:ucx over TCP)
 #   scripts/cluster-emu.sh down [--name cc]                 remove everything `up` created
+#   scripts/cluster-emu.sh reap [--name cc]                 end every process running in the nodes
 #   scripts/cluster-emu.sh status [--name cc]
 #   scripts/cluster-emu.sh rsh-NAME HOST CMD...              Open MPI's launcher (internal)
 #   CLUSTER_EMU_AGENT=NAME scripts/cluster-emu.sh HOST CMD... Hydra's launcher (internal)
@@ -25,11 +27,21 @@
 # namespace. MTU 9000 everywhere. tbf shapes the node side's egress (what the node sends) and the
 # bridge side's egress (what the node receives), burst max(16 KiB, rate x 250 us), limit 16 MB.
 # RPS is set on both veth ends so that a flow's packets are not reordered between CPUs.
+# --peakrate adds `peakrate 1.05 x rate mtu 9100` to every tbf: a second bucket of one jumbo frame,
+# so that a burst of back-to-back packets drains at (about) the rate instead of leaving at line
+# speed until the main bucket is empty; a lone packet still passes at once.
 #
 # Open MPI: mpirun stays in the root namespace and sees the nodes as hosts 10.213.77.K; its
 # remote-shell agent is this script (`rsh`), which runs the daemon in the node's namespace with a
 # private UTS namespace and hostname node-K (so Open MPI sees distinct nodes and uses shared
 # memory only inside a node). Out-of-band and BTL traffic are restricted to the cluster subnet.
+# Idle ranks: `mpi_yield_when_idle 1`, and (--shim, the default) scripts/ompi_idle_sleep.c
+# preloaded into the ranks (built at run time with cc into /run/NAME-idle-sleep.so): after 50
+# consecutive empty non-blocking polls of Open MPI's progress loop a rank sleeps in ppoll() on the
+# same descriptors (at most 1 ms), so a waiting rank leaves the core to the one that has work;
+# --no-shim turns it off. --fifo (the default with one rank per node; --no-fifo turns it off)
+# starts each node's orted, and so its ranks, with `chrt -f 1` (SCHED_FIFO priority 1), so that
+# other work on the machine does not delay them.
 #
 # MPICH: mpiexec.mpich stays in the root namespace too, launches its proxies through this script
 # (`-launcher rsh -launcher-exec` this script, with CLUSTER_EMU_AGENT naming the cluster, since
@@ -77,6 +89,27 @@ burst_for() {
   echo "$b"
 }
 
+# 1.05 x a tc rate, in kbit (for tbf's peakrate)
+peak_for() {
+  local rate="$1" kbits
+  case "$rate" in
+    *gbit) kbits=$(( ${rate%gbit} * 1000000 )) ;;
+    *mbit) kbits=$(( ${rate%mbit} * 1000 )) ;;
+    *kbit) kbits=$(( ${rate%kbit} )) ;;
+    *) die "--rate must be an integer with gbit, mbit or kbit (got $rate)" ;;
+  esac
+  echo "$(( kbits * 105 / 100 ))kbit"
+}
+
+# end every process running in the nodes' namespaces (daemons, ranks left by a killed run)
+cmd_reap() {
+  local ns pids
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${name}-n[0-9]+$" || true); do
+    pids=$(ip netns pids "$ns" 2>/dev/null || true)
+    if [ -n "$pids" ]; then kill -9 $pids 2>/dev/null || true; fi
+  done
+}
+
 cmd_down() {
   need_root
   local ns
@@ -92,15 +125,17 @@ cmd_down() {
       | grep -E "^${name}-(v[0-9]+|br)$" || true); do
     ip link del "$dev" 2>/dev/null || true
   done
-  rm -f "$(state_file)" "/run/${name}-ucx-yield.so"
+  rm -f "$(state_file)" "/run/${name}-ucx-yield.so" "/run/${name}-idle-sleep.so"
 }
 
 cmd_up() {
   need_root
-  local n="" rate="1gbit"
+  local n="" rate="1gbit" peak=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --rate) rate="$2"; shift 2 ;;
+      --peakrate) peak=1; shift ;;
+      --no-peakrate) peak=0; shift ;;
       --name) name="$2"; subnet="$(subnet_of "$name")"; shift 2 ;;
       [0-9]*) n="$1"; shift ;;
       *) die "up: unknown argument $1" ;;
@@ -112,6 +147,8 @@ cmd_up() {
   local burst mask
   burst=$(burst_for "$rate")
   mask=$(cpu_mask)
+  local shape="rate $rate burst $burst"
+  if [ "$peak" = 1 ]; then shape="$shape peakrate $(peak_for "$rate") mtu 9100"; fi
   cmd_down
   up_done=0
   trap 'if [ "$up_done" != 1 ]; then echo "cluster-emu: up failed, removing what it made" >&2; cmd_down; fi' EXIT
@@ -132,10 +169,11 @@ cmd_up() {
       ip link set eth0 mtu 9000
       ip addr add ${subnet}.$k/24 dev eth0
       ip link set eth0 up
-      tc qdisc add dev eth0 root tbf rate $rate burst $burst limit 16mb
+      tc qdisc add dev eth0 root tbf $shape limit 16mb
       echo $mask > /sys/class/net/eth0/queues/rx-0/rps_cpus 2>/dev/null || true
     "
-    tc qdisc add dev "$v" root tbf rate "$rate" burst "$burst" limit 16mb
+    # shellcheck disable=SC2086
+    tc qdisc add dev "$v" root tbf $shape limit 16mb
     echo "$mask" > "/sys/class/net/$v/queues/rx-0/rps_cpus" 2>/dev/null || true
   done
   # bridge ports forward only after the learning states; wait (bounded) for state 3
@@ -155,17 +193,17 @@ cmd_up() {
     ip netns exec "${name}-n$k" ping -q -c 1 -W 2 "${subnet}.1" >/dev/null \
       || die "node $k cannot reach node 1"
   done
-  echo "$n $rate" > "$(state_file)"
+  echo "$n $rate $peak" > "$(state_file)"
   up_done=1
-  echo "cluster-emu: $n nodes ${subnet}.1-$n, links $rate each way (burst $burst B)"
+  echo "cluster-emu: $n nodes ${subnet}.1-$n, links each way: tbf $shape"
 }
 
 cmd_status() {
   local f
   f="$(state_file)"
   [ -f "$f" ] || { echo "cluster-emu: no cluster named $name"; return 1; }
-  read -r n rate < "$f"
-  echo "cluster-emu: $n nodes, $rate links"
+  read -r n rate peak < "$f"
+  echo "cluster-emu: $n nodes, $rate links$([ "${peak:-0}" = 1 ] && echo ", peakrate $(peak_for "$rate")")"
   ip netns list | grep -E "^${name}-n[0-9]+" || true
 }
 
@@ -175,16 +213,34 @@ cmd_rsh() {
   local host="$1"; shift
   local k="${host##*.}"
   [[ "$host" == "${subnet}."* ]] && [[ "$k" =~ ^[0-9]+$ ]] || die "rsh: not a cluster host: $host"
-  exec ip netns exec "${name}-n$k" unshare --uts sh -c "hostname node-$k; exec sh -c \"\$0\"" "$*"
+  local fifo=()
+  # SCHED_FIFO for the daemon and (inherited) its ranks, when cmd_mpirun asked for it
+  if [ "${CLUSTER_EMU_FIFO:-0}" = 1 ]; then fifo=(chrt -f 1); fi
+  exec ip netns exec "${name}-n$k" unshare --uts "${fifo[@]}" sh -c "hostname node-$k; exec sh -c \"\$0\"" "$*"
+}
+
+# the idle-sleep shim for Open MPI's ranks, built once per cluster name (needs cc)
+build_idle_shim() {
+  local shim="/run/${name}-idle-sleep.so" src
+  src="$(dirname "$self")/ompi_idle_sleep.c"
+  if [ ! -f "$shim" ] || [ "$src" -nt "$shim" ]; then
+    cc -O2 -shared -fPIC -o "$shim.tmp.$$" "$src" -ldl && mv -f "$shim.tmp.$$" "$shim" \
+      || die "cannot build $shim from $src"
+  fi
+  echo "$shim"
 }
 
 cmd_mpirun() {
-  local ppn=1 btl="" use=""
+  local ppn=1 btl="" use="" shim=1 fifo=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --ppn) ppn="$2"; shift 2 ;;
       --nodes) use="$2"; shift 2 ;;
       --btl) btl="$2"; shift 2 ;;
+      --shim) shim=1; shift ;;
+      --no-shim) shim=0; shift ;;
+      --fifo) fifo=1; shift ;;
+      --no-fifo) fifo=0; shift ;;
       --name) name="$2"; subnet="$(subnet_of "$name")"; shift 2 ;;
       --) shift; break ;;
       *) die "mpirun: unknown option $1 (put the program after --)" ;;
@@ -195,7 +251,7 @@ cmd_mpirun() {
   local f n rate
   f="$(state_file)"
   [ -f "$f" ] || die "no cluster named $name: run '$0 up N' first"
-  read -r n rate < "$f"
+  read -r n rate _ < "$f"
   if [ -n "$use" ]; then
     [[ "$use" =~ ^[0-9]+$ ]] && [ "$use" -ge 1 ] && [ "$use" -le "$n" ] || die "--nodes must be 1..$n"
     n="$use"
@@ -203,14 +259,20 @@ cmd_mpirun() {
   if [ -z "$btl" ]; then
     if [ "$ppn" = 1 ]; then btl="self,tcp"; else btl="self,vader,tcp"; fi
   fi
+  if [ -z "$fifo" ]; then
+    if [ "$ppn" = 1 ]; then fifo=1; else fifo=0; fi
+  fi
   local hosts="" k
   for k in $(seq 1 "$n"); do hosts="${hosts:+$hosts,}${subnet}.$k:$ppn"; done
+  local pre=()
+  if [ "$shim" = 1 ]; then pre=(-x "LD_PRELOAD=$(build_idle_shim)"); fi
+  export CLUSTER_EMU_FIFO="$fifo"
   # Collectives' message and MPI env passes through -x; extra mpirun options via $CLUSTER_MPIRUN_ARGS
   # shellcheck disable=SC2086
   exec mpirun --allow-run-as-root --host "$hosts" --map-by "ppr:$ppn:node" --bind-to none \
     --mca plm_rsh_agent "$self rsh-$name" --mca plm_rsh_no_tree_spawn 1 \
     --mca oob_tcp_if_include "${subnet}.0/24" --mca btl_tcp_if_include "${subnet}.0/24" \
-    --mca btl "$btl" --mca mpi_yield_when_idle 1 \
+    --mca btl "$btl" --mca mpi_yield_when_idle 1 "${pre[@]}" \
     ${CLUSTER_MPIRUN_ARGS:-} "$@"
 }
 
@@ -231,7 +293,7 @@ cmd_mpiexec_mpich() {
   local f n rate
   f="$(state_file)"
   [ -f "$f" ] || die "no cluster named $name: run '$0 up N' first"
-  read -r n rate < "$f"
+  read -r n rate _ < "$f"
   if [ -n "$use" ]; then
     [[ "$use" =~ ^[0-9]+$ ]] && [ "$use" -ge 1 ] && [ "$use" -le "$n" ] || die "--nodes must be 1..$n"
     n="$use"
@@ -248,7 +310,7 @@ cmd_mpiexec_mpich() {
     -genv UCX_TLS "tcp,self" -genv UCX_NET_DEVICES eth0 -genv LD_PRELOAD "$shim" "$@"
 }
 
-[ $# -gt 0 ] || { sed -n '2,46p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 2; }
 # Hydra's launcher: `SCRIPT HOST CMD` with CLUSTER_EMU_AGENT set by cmd_mpiexec_mpich
 if [ -n "${CLUSTER_EMU_AGENT:-}" ] && [[ "$1" =~ ^[0-9.]+$ ]]; then
   name="$CLUSTER_EMU_AGENT"; subnet="$(subnet_of "$name")"; cmd_rsh "$@"
@@ -259,6 +321,9 @@ case "$sub" in
   down)
     while [ $# -gt 0 ]; do case "$1" in --name) name="$2"; shift 2 ;; *) die "down: unknown argument $1" ;; esac; done
     cmd_down ;;
+  reap)
+    while [ $# -gt 0 ]; do case "$1" in --name) name="$2"; shift 2 ;; *) die "reap: unknown argument $1" ;; esac; done
+    need_root; cmd_reap ;;
   status)
     while [ $# -gt 0 ]; do case "$1" in --name) name="$2"; shift 2 ;; *) die "status: unknown argument $1" ;; esac; done
     cmd_status ;;

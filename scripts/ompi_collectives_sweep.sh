@@ -12,10 +12,14 @@
 #
 # Writes DIR/ompi_runs.csv (one row per collective, P, algorithm, segment size, message size:
 # see validation/src/bin/mpi_collectives.rs) and DIR/ompi_default_choice.csv (collective, P, lookup bytes,
-# the algorithm Open MPI's fixed decision ran). Each mpirun holds a lock file (flock;
-# $COMMCOST_MEASURE_LOCK, or a default path), one short run at a time, to serialise with other
-# measurements. With more processes than cores the ranks run with --oversubscribe --mca
-# mpi_yield_when_idle 1.
+# the algorithm Open MPI's fixed decision ran). With more processes than cores the ranks run
+# with --oversubscribe --mca mpi_yield_when_idle 1.
+#
+# Optional, for sharing a machine with other measurements (all off unless set):
+# COMMCOST_MEASURE_LOCK names a lock file (flock) each mpirun holds, one short run at a time;
+# COMMCOST_AUTOGROUP_NICE (e.g. -15) starts each run in a session of its own with that autogroup
+# priority (where the kernel allows it); COMMCOST_BUILD_NICE (e.g. 19) builds the harness under
+# `nice -n` that value.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 procs="2 4 8"
@@ -35,23 +39,22 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-lock="${COMMCOST_MEASURE_LOCK:-/tmp/measure.lock}"
-# Each run starts in a session of its own with scheduling priority COMMCOST_AUTOGROUP_NICE
-# (where the kernel allows it).
-boost="${COMMCOST_AUTOGROUP_NICE:--15}"
+lock="${COMMCOST_MEASURE_LOCK:-}"
+boost="${COMMCOST_AUTOGROUP_NICE:-}"
+# run a command, with the lock and the autogroup priority where asked for (see above)
 locked() {
-  if command -v flock >/dev/null; then
-    if [ -w /proc/self/autogroup ] && command -v setsid >/dev/null; then
-      setsid -w flock "$lock" sh -c 'echo "$0" > /proc/self/autogroup 2>/dev/null; exec "$@"' "$boost" "$@"
-    else
-      flock "$lock" "$@"
-    fi
+  local pre=()
+  if [ -n "$lock" ] && command -v flock >/dev/null; then pre=(flock "$lock"); fi
+  if [ -n "$boost" ] && [ -w /proc/self/autogroup ] && command -v setsid >/dev/null; then
+    setsid -w "${pre[@]}" sh -c 'echo "$0" > /proc/self/autogroup 2>/dev/null; exec "$@"' "$boost" "$@"
   else
-    "$@"
+    "${pre[@]}" "$@"
   fi
 }
 
-nice -n 19 cargo build --release --quiet -p commcost-validation --features mpi --bin mpi_collectives
+build_nice=()
+if [ -n "${COMMCOST_BUILD_NICE:-}" ]; then build_nice=(nice -n "$COMMCOST_BUILD_NICE"); fi
+"${build_nice[@]}" cargo build --release --quiet -p commcost-validation --features mpi --bin mpi_collectives
 bin="$(pwd)/target/release/mpi_collectives"
 mkdir -p "$out"
 runs="$out/ompi_runs.csv"

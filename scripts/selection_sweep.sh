@@ -1,31 +1,50 @@
 #!/usr/bin/env bash
-# Does a rules file make Open MPI's collectives faster? Run the OSU Micro-Benchmarks' collective
-# tests with Open MPI's default decision and with a coll_tuned rules file (for example one
-# written by `commcost export ompi-rules`), interleaved and repeated, plus every algorithm of the
-# tuned component forced once, and write one CSV of what OSU printed.
+# Time Open MPI's collectives with the OSU Micro-Benchmarks: Open MPI's default decision
+# (`default`), optionally a coll_tuned rules file (for example one written by `commcost export
+# ompi-rules`; `rules`), and every algorithm of the tuned component forced (`forced:ID:SEGSIZE`),
+# each configuration repeated, in alternating order, and write one CSV of what OSU printed.
 #
 # Usage:
-#   scripts/selection_sweep.sh --osu DIR --rules FILE --out CSV
+#   scripts/selection_sweep.sh --osu DIR --out CSV [--rules FILE | --no-rules]
 #       [--platform vader|cluster] [--procs P] [--cluster NODESxRANKS] [--rate 1gbit]
-#       [--repeats 3] [--iterations 50] [--max-bytes 1048576] [--only "bcast reduce ..."]
-#       [--no-forced]
+#       [--peakrate] [--no-shim] [--no-fifo]
+#       [--repeats 3] [--first-repeat 1] [--iterations 50] [--warmup W]
+#       [--iterations-large N] [--warmup-large W] [--large-from 32768]
+#       [--min-bytes 1] [--max-bytes 1048576] [--timeout 600]
+#       [--only "bcast reduce ..."] [--no-forced] [--segsizes "0 65536"]
 #
 # DIR holds OSU's osu_<collective> binaries built with Open MPI's mpicc (the OSU
 # Micro-Benchmarks are not part of this repository; build them from their source).
 # --platform vader (default): P ranks on this machine over shared memory (btl self,vader).
-# --platform cluster: scripts/cluster-emu.sh builds NODES namespaces behind rate-limited links,
-#   RANKS ranks per node (btl self,tcp; self,vader,tcp with several ranks per node), and removes
-#   them at the end.
+# --platform cluster: scripts/cluster-emu.sh builds NODES namespaces behind rate-limited links
+#   (--rate; --peakrate adds tbf's peakrate, see cluster-emu.sh), RANKS ranks per node (btl
+#   self,tcp; self,vader,tcp with several ranks per node), and removes them at the end (also on
+#   failure or interruption). The ranks run with cluster-emu.sh's idle-sleep shim (--no-shim: without)
+#   and, with one rank per node, under SCHED_FIFO (--no-fifo: without).
+# --rules FILE adds the configuration `rules` (coll_tuned_use_dynamic_rules with FILE); without
+#   --rules (or with --no-rules) only the default and the forced algorithms run.
 #
-# Each OSU run: `-f -i ITER -x W` (W = ITER / 5, at least 2), sizes up to --max-bytes. OSU's
-# "Avg Latency" is the mean over ranks of each rank's mean time per call. Order: for each repeat,
-# for each collective, default and rules back to back (so the two share the machine's state;
-# default first in odd repeats, rules first in even ones); then every
-# forced algorithm once (segmentable ones also with each segment size the rules file uses for
-# that collective). A lock file (flock; COMMCOST_MEASURE_LOCK, or a default path) is held through
-# each chunk of runs (one collective's default and rules runs of one repeat; one collective's forced
-# runs), to serialise with other measurements; COMMCOST_MEASURE_GATE names a second file held
-# with it.
+# Each OSU run: `-f -i ITER -x W -m MIN:MAX` (full statistics: average, minimum and maximum over
+# ranks of each rank's mean time per call; W defaults to ITER / 5, at least 2). With
+# --iterations-large N, sizes from --large-from up run in a second OSU invocation with `-i N`
+# (warm-up --warmup-large, default N / 5, at least 1), so that large sizes do not take minutes;
+# the CSV's iterations column is what OSU reports for each size. Barrier runs once per
+# configuration with --iterations.
+#
+# Order: for each repeat, for each collective, every configuration of that collective back to
+# back: the default, `rules` (with a rules file), then every forced algorithm (segmentable ones
+# also with each segment size the rules file uses for that collective; --segsizes LIST instead
+# runs each forced algorithm with each size of LIST, 0 = unsegmented, segment sizes other than 0
+# only for the algorithms that take one). Odd repeats go forward
+# through the collectives and through each collective's configurations, even repeats backward, so
+# that an order effect cannot favour one configuration. --no-forced runs the default and `rules`
+# only. Algorithms that cannot run are skipped (two_proc at P > 2); runs that fail or exceed
+# --timeout seconds are skipped too. Both are listed in CSV-without-.csv + `-failed.csv`
+# (platform,collective,procs,config,repeat,sizes,status).
+#
+# Optional, for sharing a machine with other measurements: COMMCOST_MEASURE_LOCK names a lock
+# file (flock) held through each collective's runs of one repeat; COMMCOST_MEASURE_GATE a second
+# file held with it. Without them no lock is taken.
 #
 # CSV columns: platform,collective,procs,config,repeat,bytes,avg_us,min_us,max_us,iterations
 # config: default | rules | forced:ID:SEGSIZE
@@ -33,41 +52,58 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 osu="" rules="" out="" platform="vader" procs=2 cluster="" rate="1gbit" repeats=3 iters=50
-max_bytes=1048576 forced=1
+warm="" iters_large="" warm_large="" large_from=32768 min_bytes=1 max_bytes=1048576 forced=1
+first_repeat=1 run_timeout=600 peakrate=0 shim=1 fifo="" segsizes=""
 only="bcast reduce allreduce allgather alltoall gather scatter reduce_scatter barrier"
 while [ $# -gt 0 ]; do
   case "$1" in
     --osu) osu="$2"; shift 2 ;;
     --rules) rules="$2"; shift 2 ;;
+    --no-rules) rules=""; shift ;;
     --out) out="$2"; shift 2 ;;
     --platform) platform="$2"; shift 2 ;;
     --procs) procs="$2"; shift 2 ;;
     --cluster) cluster="$2"; shift 2 ;;
     --rate) rate="$2"; shift 2 ;;
+    --peakrate) peakrate=1; shift ;;
+    --no-shim) shim=0; shift ;;
+    --no-fifo) fifo=0; shift ;;
     --repeats) repeats="$2"; shift 2 ;;
+    --first-repeat) first_repeat="$2"; shift 2 ;;
     --iterations) iters="$2"; shift 2 ;;
+    --warmup) warm="$2"; shift 2 ;;
+    --iterations-large) iters_large="$2"; shift 2 ;;
+    --warmup-large) warm_large="$2"; shift 2 ;;
+    --large-from) large_from="$2"; shift 2 ;;
+    --min-bytes) min_bytes="$2"; shift 2 ;;
     --max-bytes) max_bytes="$2"; shift 2 ;;
+    --timeout) run_timeout="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --no-forced) forced=0; shift ;;
+    --segsizes) segsizes="$2"; shift 2 ;;
     *) echo "selection_sweep: unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ -n "$osu" ] && [ -n "$rules" ] && [ -n "$out" ] || { echo "selection_sweep: --osu, --rules and --out are required" >&2; exit 2; }
-[ -f "$rules" ] || { echo "selection_sweep: --rules $rules: no such file" >&2; exit 2; }
-rules="$(readlink -f "$rules")"
+[ -n "$osu" ] && [ -n "$out" ] || { echo "selection_sweep: --osu and --out are required" >&2; exit 2; }
+if [ -n "$rules" ]; then
+  [ -f "$rules" ] || { echo "selection_sweep: --rules $rules: no such file" >&2; exit 2; }
+  rules="$(readlink -f "$rules")"
+fi
 osu="$(readlink -f "$osu")"
 for c in $only; do [ -x "$osu/osu_$c" ] || { echo "selection_sweep: $osu/osu_$c missing" >&2; exit 2; }; done
-lock="${COMMCOST_MEASURE_LOCK:-/tmp/measure.lock}"
+failed="${out%.csv}-failed.csv"
+lock="${COMMCOST_MEASURE_LOCK:-}"
 gate="${COMMCOST_MEASURE_GATE:-}"
 lock_begin() {
   if [ -n "$gate" ]; then exec 8>>"$gate"; flock -x 8; fi
-  exec 9>>"$lock"; flock -x 9
+  if [ -n "$lock" ]; then exec 9>>"$lock"; flock -x 9; fi
 }
 lock_end() {
-  flock -u 9; exec 9>&-
+  if [ -n "$lock" ]; then flock -u 9; exec 9>&-; fi
   if [ -n "$gate" ]; then flock -u 8; exec 8>&-; fi
 }
 
+emu_opts=()
 case "$platform" in
   vader) label="vader-p$procs" ;;
   cluster)
@@ -75,8 +111,13 @@ case "$platform" in
     nodes="${BASH_REMATCH[1]}"; ppn="${BASH_REMATCH[2]}"; procs=$((nodes * ppn))
     label="cluster-${rate}-${nodes}x${ppn}"
     export CLUSTER_EMU_NAME="${CLUSTER_EMU_NAME:-ccsel}"
-    scripts/cluster-emu.sh up "$nodes" --rate "$rate"
+    up_opts=(--rate "$rate")
+    if [ "$peakrate" = 1 ]; then up_opts+=(--peakrate); fi
+    if [ "$shim" = 0 ]; then emu_opts+=(--no-shim); fi
+    if [ "$fifo" = 0 ]; then emu_opts+=(--no-fifo); fi
     trap 'scripts/cluster-emu.sh down' EXIT
+    trap 'exit 130' INT TERM HUP
+    scripts/cluster-emu.sh up "$nodes" "${up_opts[@]}"
     ;;
   *) echo "selection_sweep: --platform vader or cluster" >&2; exit 2 ;;
 esac
@@ -101,6 +142,7 @@ ompi_id() {
 }
 # segment sizes the rules file uses for one collective (comments stripped; rule lines have 4 fields)
 segs_in_rules() {
+  [ -n "$rules" ] || return 0
   awk -v id="$(ompi_id "$1")" '
     { sub(/#.*/, "") } NF == 0 { next }
     { for (i = 1; i <= NF; i++) tok[++n] = $i }
@@ -115,21 +157,67 @@ segs_in_rules() {
       }
     }' "$rules" | sort -un
 }
+# every configuration of one collective, in forward order
+configs_of() {
+  local coll="$1" id seg
+  echo default
+  if [ -n "$rules" ]; then echo rules; fi
+  [ "$forced" = 1 ] || return 0
+  for id in $(seq 1 "$(count_of "$coll")"); do
+    for seg in ${segsizes:-0 $(segs_in_rules "$coll")}; do
+      if [ "$seg" != 0 ] && ! segmentable "$coll" "$id"; then continue; fi
+      echo "forced:$id:$seg"
+    done
+  done
+}
+# two_proc algorithms exist only for P = 2 (Open MPI 4.1.4 aborts with MPI_ERR_UNSUPPORTED_OPERATION)
+cannot_run() {
+  case "$1:$2" in allgather:forced:6:*|alltoall:forced:5:*|barrier:forced:5:*) [ "$procs" != 2 ] ;; *) return 1 ;; esac
+}
+reverse() { awk '{ l[NR] = $0 } END { for (i = NR; i >= 1; i--) print l[i] }'; }
 
-skip=$(( iters / 5 )); [ "$skip" -ge 2 ] || skip=2
-run_osu() { # config repeat coll [mca...]
-  local config="$1" rep="$2" coll="$3"; shift 3
-  local tmp
+[ -n "$warm" ] || { warm=$(( iters / 5 )); [ "$warm" -ge 2 ] || warm=2; }
+if [ -n "$iters_large" ] && [ -z "$warm_large" ]; then
+  warm_large=$(( iters_large / 5 )); [ "$warm_large" -ge 1 ] || warm_large=1
+fi
+# OSU invocations per configuration: "ITER WARMUP MIN MAX" (MAX 0: barrier, no sizes)
+bands_of() {
+  if [ "$1" = barrier ]; then echo "$iters $warm 0 0"; return; fi
+  if [ -z "$iters_large" ] || [ "$max_bytes" -lt "$large_from" ]; then
+    echo "$iters $warm $min_bytes $max_bytes"
+  elif [ "$min_bytes" -ge "$large_from" ]; then
+    echo "$iters_large $warm_large $min_bytes $max_bytes"
+  else
+    echo "$iters $warm $min_bytes $(( large_from / 2 ))"
+    echo "$iters_large $warm_large $large_from $max_bytes"
+  fi
+}
+
+run_osu() { # config repeat coll iter warmup min max [mca...]
+  local config="$1" rep="$2" coll="$3" it="$4" wu="$5" lo="$6" hi="$7"; shift 7
+  local tmp rc=0
   tmp="$(mktemp)"
-  local cmd=("$osu/osu_$coll" -f -i "$iters" -x "$skip")
-  [ "$coll" = barrier ] || cmd+=(-m "$max_bytes")
+  local cmd=("$osu/osu_$coll" -f -i "$it" -x "$wu")
+  [ "$coll" = barrier ] || cmd+=(-m "$lo:$hi")
   if [ "$platform" = cluster ]; then
-    CLUSTER_MPIRUN_ARGS="$*" timeout 600 scripts/cluster-emu.sh mpirun --ppn "$ppn" -- "${cmd[@]}" >"$tmp" 2>/dev/null || { echo "FAILED: $config $coll" >&2; rm -f "$tmp"; return 1; }
+    CLUSTER_MPIRUN_ARGS="$*" timeout -k 10 "$run_timeout" scripts/cluster-emu.sh mpirun --ppn "$ppn" \
+      "${emu_opts[@]}" -- "${cmd[@]}" </dev/null >"$tmp" 2>/dev/null || rc=$?
   else
     local extra=()
     if [ "$procs" -gt 2 ]; then extra=(--oversubscribe --mca mpi_yield_when_idle 1); fi
     # shellcheck disable=SC2068
-    timeout 600 mpirun --allow-run-as-root --mca btl self,vader "${extra[@]}" $@ -np "$procs" "${cmd[@]}" >"$tmp" 2>/dev/null || { echo "FAILED: $config $coll" >&2; rm -f "$tmp"; return 1; }
+    timeout -k 10 "$run_timeout" mpirun --allow-run-as-root --mca btl self,vader "${extra[@]}" $@ \
+      -np "$procs" "${cmd[@]}" </dev/null >"$tmp" 2>/dev/null || rc=$?
+  fi
+  if [ "$rc" != 0 ]; then
+    local status="exit $rc"
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then status="timeout ${run_timeout}s"; fi
+    echo "FAILED ($status): $config $coll $lo-$hi repeat $rep" >&2
+    echo "$label,$coll,$procs,$config,$rep,$lo-$hi,$status" >> "$failed"
+    rm -f "$tmp"
+    # a killed run may leave daemons and ranks in the nodes: end them
+    if [ "$platform" = cluster ]; then scripts/cluster-emu.sh reap || true; fi
+    return 1
   fi
   awk -v pl="$label" -v c="$coll" -v p="$procs" -v cfg="$config" -v r="$rep" '
     /^#/ || NF == 0 { next }
@@ -139,37 +227,43 @@ run_osu() { # config repeat coll [mca...]
   rm -f "$tmp"
 }
 
-rules_mca="--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename $rules"
-echo "platform,collective,procs,config,repeat,bytes,avg_us,min_us,max_us,iterations" > "$out"
+mca_of() { # coll config
+  local coll="$1" config="$2"
+  case "$config" in
+    default) ;;
+    rules) echo "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename $rules" ;;
+    forced:*)
+      local id seg
+      id="$(echo "$config" | cut -d: -f2)"; seg="$(echo "$config" | cut -d: -f3)"
+      echo "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_${coll}_algorithm $id --mca coll_tuned_${coll}_algorithm_segmentsize $seg" ;;
+  esac
+}
+
+if [ "$first_repeat" = 1 ] || [ ! -f "$out" ]; then
+  echo "platform,collective,procs,config,repeat,bytes,avg_us,min_us,max_us,iterations" > "$out"
+  echo "platform,collective,procs,config,repeat,sizes,status" > "$failed"
+fi
 start=$(date +%s)
-for rep in $(seq 1 "$repeats"); do
-  for coll in $only; do
+for rep in $(seq "$first_repeat" "$repeats"); do
+  colls="$(printf '%s\n' $only)"
+  if [ $((rep % 2)) = 0 ]; then colls="$(echo "$colls" | reverse)"; fi
+  for coll in $colls; do
     lock_begin
-    # alternate which configuration runs first, so that an order effect cannot favour one
-    if [ $((rep % 2)) = 1 ]; then
-      run_osu default "$rep" "$coll"
-      run_osu rules "$rep" "$coll" $rules_mca
-    else
-      run_osu rules "$rep" "$coll" $rules_mca
-      run_osu default "$rep" "$coll"
-    fi
+    cfgs="$(configs_of "$coll")"
+    if [ $((rep % 2)) = 0 ]; then cfgs="$(echo "$cfgs" | reverse)"; fi
+    for config in $cfgs; do
+      if cannot_run "$coll" "$config"; then
+        echo "$label,$coll,$procs,$config,$rep,all,skipped: two_proc needs P = 2" >> "$failed"
+        continue
+      fi
+      while read -r it wu lo hi; do
+        # shellcheck disable=SC2046
+        run_osu "$config" "$rep" "$coll" "$it" "$wu" "$lo" "$hi" $(mca_of "$coll" "$config") || true
+      done < <(bands_of "$coll")
+    done
     lock_end
+    echo "repeat $rep $coll done after $(( $(date +%s) - start )) s" >&2
   done
   echo "repeat $rep done after $(( $(date +%s) - start )) s" >&2
 done
-if [ "$forced" = 1 ]; then
-  for coll in $only; do
-    lock_begin
-    for id in $(seq 1 "$(count_of "$coll")"); do
-      # two_proc algorithms exist only for P = 2
-      case "$coll:$id" in allgather:6|alltoall:5|barrier:5) [ "$procs" = 2 ] || continue ;; esac
-      for seg in 0 $(segs_in_rules "$coll"); do
-        if [ "$seg" != 0 ] && ! segmentable "$coll" "$id"; then continue; fi
-        run_osu "forced:$id:$seg" 1 "$coll" --mca coll_tuned_use_dynamic_rules 1 \
-          --mca "coll_tuned_${coll}_algorithm" "$id" --mca "coll_tuned_${coll}_algorithm_segmentsize" "$seg" || true
-      done
-    done
-    lock_end
-  done
-fi
 echo "wrote $out ($(( $(wc -l < "$out") - 1 )) rows) in $(( $(date +%s) - start )) s" >&2
