@@ -17,4 +17,14 @@ cp "$target/libcommcost_capi.so" "$target/libcommcost_capi.a" "$prefix/lib/"
 cp "$here/include/commcost.h" "$here/fortran/commcost.f90" "$prefix/include/"
 sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" "$here/commcost-capi.pc.in" \
   > "$prefix/lib/pkgconfig/commcost-capi.pc"
+# the Fortran module compiled, where gfortran is installed: include/commcost.mod and
+# lib/libcommcost_fortran.a (the module's own procedures), so a program needs only `use commcost`
+if command -v gfortran >/dev/null 2>&1; then
+  scratch="$(mktemp -d)"
+  trap 'rm -rf "$scratch"' EXIT
+  gfortran -O2 -c "$here/fortran/commcost.f90" -J "$scratch" -o "$scratch/commcost.o"
+  cp "$scratch/commcost.mod" "$prefix/include/"
+  rm -f "$prefix/lib/libcommcost_fortran.a"
+  ar rcs "$prefix/lib/libcommcost_fortran.a" "$scratch/commcost.o"
+fi
 echo "installed commcost-capi $version under $prefix"
