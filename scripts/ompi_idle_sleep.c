@@ -106,6 +106,21 @@ static int idle_sleep(struct pollfd *fds, nfds_t n)
     return r;
 }
 
+/* After a non-blocking poll that returned r: whether the caller should now sleep (the
+ * idle_polls-th empty poll in a row); counts the polls and resets the run on any result. */
+static int time_to_sleep(int r)
+{
+    if (stats)
+        COUNT(n_poll0);
+    if (r != 0) {
+        empty = 0;
+        return 0;
+    }
+    if (stats)
+        COUNT(n_empty);
+    return ++empty >= idle_polls;
+}
+
 int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
     if (!real_poll)
@@ -113,16 +128,8 @@ int poll(struct pollfd *fds, nfds_t n, int timeout)
     if (timeout != 0 || idle_polls == 0)
         return real_poll(fds, n, timeout);
     int r = real_poll(fds, n, 0);
-    if (stats)
-        COUNT(n_poll0);
-    if (r != 0) {
-        empty = 0;
+    if (!time_to_sleep(r))
         return r;
-    }
-    if (stats)
-        COUNT(n_empty);
-    if (++empty < idle_polls)
-        return 0;
     r = idle_sleep(fds, n);
     if (r > 0)
         empty = 0;
@@ -136,16 +143,8 @@ int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)
     if (timeout != 0 || idle_polls == 0)
         return real_epoll_wait(epfd, events, maxevents, timeout);
     int r = real_epoll_wait(epfd, events, maxevents, 0);
-    if (stats)
-        COUNT(n_poll0);
-    if (r != 0) {
-        empty = 0;
+    if (!time_to_sleep(r))
         return r;
-    }
-    if (stats)
-        COUNT(n_empty);
-    if (++empty < idle_polls)
-        return 0;
     struct pollfd p = {epfd, POLLIN, 0};
     if (idle_sleep(&p, 1) > 0) {
         empty = 0;
