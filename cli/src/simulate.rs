@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use commcost::collectives::{AlgorithmParseError, Collective, Family, Operator, Problem};
 use commcost::sim::{
-    CriticalPath, GoalError, Noise, OpId, OpKind, Schedule, SimAlgorithm, SimOptions, SimResult,
-    Simulator,
+    CriticalPath, GoalError, Noise, OpId, OpKind, RendezvousCompletion, Schedule, SimAlgorithm,
+    SimOptions, SimResult, Simulator,
 };
 use commcost::{CommModel, Message};
 use plotters::prelude::*;
@@ -72,6 +72,17 @@ pub struct SimulateArgs {
     /// open-mpi-openib preset's 12 KiB, LogGPO's eager limit; all eager where it has none).
     #[arg(long, conflicts_with = "rendezvous_above")]
     model_protocols: bool,
+    /// A rendezvous send completes once the receiver acknowledges its request (the data still
+    /// streaming: Open MPI's TCP transport), not with the receive.
+    #[arg(long)]
+    handshake: bool,
+    /// The ranks share this many cores (oversubscribed runs): CPU work waits for a free core.
+    #[arg(long, value_name = "N")]
+    cores: Option<u32>,
+    /// Links shaped by a token bucket of this many bytes (`tc tbf`, cloud shaping): a lone
+    /// message crosses at line speed, a train is held to the rate.
+    #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES")]
+    link_burst: Option<u64>,
     /// Seeded exponential CPU noise: SEED:MEAN (`42:1us`).
     #[arg(long, allow_hyphen_values = true, value_name = "SEED:MEAN")]
     noise: Option<String>,
@@ -253,6 +264,13 @@ fn simulate_and_report(
             args.rendezvous_above
         },
         noise,
+        rendezvous_completion: if args.handshake {
+            RendezvousCompletion::AtHandshake
+        } else {
+            RendezvousCompletion::WithReceive
+        },
+        cores: args.cores,
+        link_burst: args.link_burst,
     };
     let mut simulator = Simulator::new();
     simulator.set_max_memory(max_memory);
@@ -399,6 +417,7 @@ fn report(
             "rank_finish": {
                 "min_seconds": stats.min,
                 "median_seconds": stats.median,
+                "mean_seconds": result.mean_finish(),
                 "max_seconds": stats.max,
                 "last_rank": stats.last_rank,
             },
@@ -406,6 +425,9 @@ fn report(
             "critical_path": critical_json(result.critical_path.as_ref()),
             "options": {
                 "rendezvous_above_bytes": options.rendezvous_above,
+                "rendezvous_send_completes_at_handshake": args.handshake,
+                "cores": options.cores,
+                "link_burst_bytes": options.link_burst,
                 "noise": noise.map(|n| serde_json::json!({"seed": n.seed(), "mean_seconds": n.mean()})),
             },
         });
@@ -437,9 +459,10 @@ fn report(
     }
     outln!("  events        {}", result.events);
     outln!(
-        "  rank finish   min {}   median {}   max {} (rank {} is last)",
+        "  rank finish   min {}   median {}   mean {}   max {} (rank {} is last)",
         human_time(stats.min),
         human_time(stats.median),
+        human_time(result.mean_finish()),
         human_time(stats.max),
         stats.last_rank
     );

@@ -99,5 +99,5 @@ pub use osu::parse_osu;
 pub use prtt::{
     AssessmentConfig, LogGPAssessment, PrttSample, RangeFit, SizeDiagnostics, assess_loggp,
 };
-pub use prtt::{LatencySplit, OneWayAccuracy, split_end_to_end};
+pub use prtt::{LatencySplit, OneWayAccuracy, ShapedLink, assess_shaped_link, split_end_to_end};
 pub use steps::{Step, StepConfig, detect_steps};

@@ -120,6 +120,14 @@ pub enum SimError {
         /// Its rank.
         rank: u64,
     },
+    /// A simulation option out of its range ([`SimOptions`](crate::sim::SimOptions)).
+    #[error("option `{name}`: {message}")]
+    InvalidOption {
+        /// The option's field name.
+        name: &'static str,
+        /// What is wrong.
+        message: &'static str,
+    },
     /// A collective problem the builder cannot express.
     #[error(transparent)]
     Collective(#[from] CollectiveError),

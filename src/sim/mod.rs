@@ -142,7 +142,7 @@ pub use memory::{
 };
 pub use noise::Noise;
 pub use op::{Calc, Dependency, OpId, OpKind};
-pub use options::SimOptions;
+pub use options::{RendezvousCompletion, SimOptions};
 pub use rank::{CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated};
 pub use result::{CriticalPath, CriticalStep, SimResult};
 pub use schedgen::SchedgenPattern;

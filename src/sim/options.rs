@@ -19,6 +19,36 @@ pub struct SimOptions {
     pub rendezvous_above: Option<u64>,
     /// Seeded CPU noise added to every send overhead, receive overhead and calc.
     pub noise: Option<Noise>,
+    /// When a rendezvous send completes ([`RendezvousCompletion`]): with its receive (the
+    /// default), or once the receiver has acknowledged the request, the data still streaming.
+    pub rendezvous_completion: RendezvousCompletion,
+    /// The ranks' CPU work (send and receive overheads, calcs) runs on this many shared cores:
+    /// an operation that needs its rank's CPU also waits for the earliest free core. `None`
+    /// (the default): every rank has a core of its own. For oversubscribed runs — more ranks
+    /// than cores, as when several emulated nodes or shared-memory ranks share a machine.
+    pub cores: Option<u32>,
+    /// Links shaped by a token bucket of this many bytes (Linux `tc tbf`, a cloud's traffic
+    /// shaping): each rank's sending and receiving NIC collects credit while idle, one byte per
+    /// `G` (the per-byte part of the message's send interval, `(I - g) / (k - 1)`), up to this
+    /// many bytes, and a message's bytes covered by credit cross without their `G`: a lone
+    /// message passes at the link's line speed, a train of back-to-back messages is held to
+    /// the rate once the credit is spent. `None` (the default): no credit, every byte pays `G`.
+    pub link_burst: Option<u64>,
+}
+
+/// When the send of a rendezvous message completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RendezvousCompletion {
+    /// With the matching receive: the sender's buffer is read until the last byte is
+    /// delivered (RDMA-style transports, a synchronous send).
+    #[default]
+    WithReceive,
+    /// When the receiver's acknowledgement of the request arrives: the request travels to the
+    /// receiver, waits there for the receive to be posted, and the acknowledgement travels back
+    /// (each a one-byte message, `p2p(1 B)`); then the sender hands the whole message to its
+    /// transport (Open MPI's TCP BTL writes it into the kernel's socket buffer) and completes,
+    /// while the data still streams at the model's rate.
+    AtHandshake,
 }
 
 impl SimOptions {

@@ -82,6 +82,22 @@ pub struct SimResult {
 }
 
 impl SimResult {
+    /// The mean over ranks of [`rank_finish`](Self::rank_finish), seconds (0 without ranks).
+    ///
+    /// Every rank enters the schedule at time 0, so a rank's finish time is its own call's
+    /// duration when the calls start together — as in a benchmark loop that separates calls by
+    /// a barrier, such as the OSU Micro-Benchmarks' collective tests. Their "Avg Latency" (the
+    /// mean over ranks of each rank's time per call) is this mean; their "Max Latency" is the
+    /// [`makespan`](Self::makespan). A rank that returns early (a rooted collective's leaves,
+    /// a broadcast's root) pulls the mean below the makespan.
+    pub fn mean_finish(&self) -> f64 {
+        if self.rank_finish.is_empty() {
+            0.0
+        } else {
+            self.rank_finish.iter().sum::<f64>() / self.rank_finish.len() as f64
+        }
+    }
+
     /// Writes the timeline as CSV: `rank,op,kind,peer,bytes,start,end` (times in seconds), one
     /// line per operation in operation order. Writes only the header when no timeline was kept.
     ///

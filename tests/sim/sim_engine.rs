@@ -564,3 +564,105 @@ fn receives_posted_at_the_start_in_one_pass_or_one_by_one_agree() {
     };
     assert_eq!(steps_of(&a), steps_of(&c));
 }
+
+/// A rendezvous send that completes at its handshake (`RendezvousCompletion::AtHandshake`):
+/// the request (`p2p(1 B)` = 7 µs) reaches rank 1, which posts its receive after a 100 µs
+/// calc; the acknowledgement takes another 7 µs: the send completes at 107 µs, while the
+/// 20001-byte message leaves at 100 µs and is received at 100 + T(20001) = 127 µs. With the
+/// receive posted at once, the send completes at 7 + 7 = 14 µs, the receive at T = 27 µs.
+#[test]
+fn a_rendezvous_send_can_complete_at_its_handshake() {
+    use commcost::sim::RendezvousCompletion;
+    let options = |completion| SimOptions {
+        rendezvous_above: Some(1000),
+        rendezvous_completion: completion,
+        ..SimOptions::default()
+    };
+    let late = || {
+        let mut b = ScheduleBuilder::new(2);
+        b.send(0, 1, 0, 20001);
+        let c = b.calc(1, 100.0 * US);
+        let r = b.recv(1, 0, 0, 20001);
+        b.requires(r, c);
+        b
+    };
+    let r = run(late(), &options(RendezvousCompletion::AtHandshake));
+    assert_rel(r.rank_finish[0], 107.0 * US, 1e-12);
+    assert_rel(r.rank_finish[1], 100.0 * US + t(20001), 1e-12);
+    let r = run(late(), &options(RendezvousCompletion::WithReceive));
+    assert_rel(r.rank_finish[0], 100.0 * US + t(20001), 1e-12);
+    let mut b = ScheduleBuilder::new(2);
+    b.send(0, 1, 0, 20001);
+    b.recv(1, 0, 0, 20001);
+    let r = run(b, &options(RendezvousCompletion::AtHandshake));
+    assert_rel(r.rank_finish[0], 14.0 * US, 1e-12);
+    assert_rel(r.rank_finish[1], t(20001), 1e-12);
+}
+
+/// Four ranks computing 10 µs each on two shared cores: two at a time.
+#[test]
+fn shared_cores_serve_the_ranks_cpu_work_in_turn() {
+    let four = || {
+        let mut b = ScheduleBuilder::new(4);
+        for r in 0..4 {
+            b.calc(r, 10.0 * US);
+        }
+        b
+    };
+    let shared = SimOptions {
+        cores: Some(2),
+        ..SimOptions::default()
+    };
+    let r = run(four(), &shared);
+    assert_eq!(
+        r.rank_finish
+            .iter()
+            .map(|f| (f / US).round() as u32)
+            .collect::<Vec<_>>(),
+        [10, 10, 20, 20]
+    );
+    assert_rel(
+        run(four(), &SimOptions::default()).makespan,
+        10.0 * US,
+        1e-12,
+    );
+    let none = SimOptions {
+        cores: Some(0),
+        ..SimOptions::default()
+    };
+    assert!(matches!(
+        simulate(&four().build().unwrap(), &loggp(), &none),
+        Err(SimError::InvalidOption { name: "cores", .. })
+    ));
+}
+
+/// A token bucket of 10000 bytes on every NIC. A lone 10001-byte message crosses without its
+/// 10000 G = 10 µs of serialisation: received at T(1) = 7 µs. Two back to back: the first
+/// spends the sender's credit (its NIC is free again at I - 10 µs = 2 µs), the second leaves
+/// at 2 µs and pays its G: received at 2 + T(10001) = 19 µs (without credit: I = 12 µs apart,
+/// 12 + 17 = 29 µs).
+#[test]
+fn a_shaped_link_passes_a_lone_message_at_line_speed_and_holds_a_train_to_the_rate() {
+    let shaped = SimOptions {
+        link_burst: Some(10000),
+        ..SimOptions::default()
+    };
+    let mut b = ScheduleBuilder::new(2);
+    b.send(0, 1, 0, 10001);
+    b.recv(1, 0, 0, 10001);
+    assert_rel(run(b, &shaped).makespan, t(1), 1e-12);
+    let train = || {
+        let mut b = ScheduleBuilder::new(2);
+        for _ in 0..2 {
+            b.send(0, 1, 0, 10001);
+            b.recv(1, 0, 0, 10001);
+        }
+        b
+    };
+    assert_rel(run(train(), &shaped).makespan, 2.0 * US + t(10001), 1e-12);
+    assert_rel(
+        run(train(), &SimOptions::default()).makespan,
+        12.0 * US + t(10001),
+        1e-12,
+    );
+}

@@ -7,4 +7,6 @@
 //! from the fastest forced algorithm. The binary `selection_report` prints the tables of
 //! docs/ACCURACY.md; the tests of this package check the committed measurements.
 
+pub mod forced_accuracy;
 pub mod selection;
+pub mod stats;

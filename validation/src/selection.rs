@@ -72,8 +72,10 @@ pub struct Row {
     pub repeat: u32,
     /// OSU's message size in bytes (0 for barrier).
     pub bytes: u64,
-    /// OSU's average latency, µs.
+    /// OSU's average latency, µs: the mean over ranks of each rank's mean time per call.
     pub avg_us: f64,
+    /// OSU's maximum latency, µs: the slowest rank's mean time per call.
+    pub max_us: f64,
 }
 
 /// A malformed line of the CSV.
@@ -148,6 +150,14 @@ pub fn parse(text: &str) -> Result<Vec<Row>, ParseError> {
         if !(avg_us.is_finite() && avg_us > 0.0) {
             return Err(err(format!("avg_us {avg_us} is not a positive time")));
         }
+        let max_us: f64 = f[8]
+            .parse()
+            .map_err(|_| err(format!("max_us `{}`", f[8])))?;
+        if !(max_us.is_finite() && max_us >= avg_us) {
+            return Err(err(format!(
+                "max_us {max_us} is not a time at least avg_us {avg_us}"
+            )));
+        }
         rows.push(Row {
             platform: f[0].to_string(),
             collective: f[1].to_string(),
@@ -158,6 +168,7 @@ pub fn parse(text: &str) -> Result<Vec<Row>, ParseError> {
                 .map_err(|_| err(format!("repeat `{}`", f[4])))?,
             bytes: f[5].parse().map_err(|_| err(format!("bytes `{}`", f[5])))?,
             avg_us,
+            max_us,
         });
     }
     Ok(rows)

@@ -10,9 +10,11 @@ mod lines;
 mod plogp;
 mod ranges;
 mod report;
+mod shaped;
 mod split;
 
 pub use assess::assess_loggp;
+pub use shaped::{ShapedLink, assess_shaped_link};
 pub use split::{LatencySplit, split_end_to_end};
 
 use super::detect::DetectionConfig;

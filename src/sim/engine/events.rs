@@ -139,11 +139,50 @@ impl<'a, L: Layout> Engine<'a, L> {
     #[inline]
     fn cpu_start(&mut self, op: usize, r: usize, t: f64) -> f64 {
         let free = self.ranks[r].cpu_free;
-        if free > t {
+        let s = if free > t {
             self.note_holder(op, r, |h| h.cpu);
             free
         } else {
             t
+        };
+        if self.cores.is_empty() {
+            return s;
+        }
+        // shared cores: the earliest free one (the first of equals)
+        let mut pick = 0;
+        for (i, &c) in self.cores.iter().enumerate() {
+            if c < self.cores[pick] {
+                pick = i;
+            }
+        }
+        self.core = pick;
+        s.max(self.cores[pick])
+    }
+
+    /// The credit of a NIC idle since `free` with `credit` bytes then, at `t`, for a message
+    /// of class `class`: `(credit at t, seconds of serialisation it saves the message)`.
+    #[inline]
+    fn credit(&self, class: usize, free: f64, credit: f64, t: f64) -> (f64, f64) {
+        let (serial, per_byte) = self.shape[class];
+        if per_byte <= 0.0 {
+            return (credit, 0.0);
+        }
+        let idle = (t - free).max(0.0);
+        let now = if idle.is_finite() {
+            (credit + idle / per_byte).min(self.burst)
+        } else {
+            self.burst
+        };
+        (now, now.min(serial / per_byte) * per_byte)
+    }
+
+    /// Rank `r`'s CPU (and the shared core [`cpu_start`](Self::cpu_start) picked) is busy
+    /// until `end`.
+    #[inline]
+    fn hold_cpu(&mut self, r: usize, end: f64) {
+        self.ranks[r].cpu_free = end;
+        if let Some(c) = self.cores.get_mut(self.core) {
+            *c = end;
         }
     }
 
@@ -244,18 +283,35 @@ impl<'a, L: Layout> Engine<'a, L> {
                 let s = self.cpu_start(op, r, t);
                 self.node[op].start = s;
                 let overhead_end = s + q.send_overhead + self.cpu_noise(op, 0);
-                self.ranks[r].cpu_free = overhead_end;
-                self.ranks[r].nic_send_free = s + q.send_interval;
+                self.hold_cpu(r, overhead_end);
+                let mut saved = 0.0;
+                if self.burst > 0.0 {
+                    let rank = self.ranks[r];
+                    let (credit, save) =
+                        self.credit(class, rank.nic_send_free, rank.credit_send, s);
+                    saved = save;
+                    let per_byte = self.shape[class].1;
+                    self.ranks[r].credit_send = if per_byte > 0.0 {
+                        credit - save / per_byte
+                    } else {
+                        credit
+                    };
+                }
+                self.ranks[r].nic_send_free = s + q.send_interval - saved;
                 if !self.holders.is_empty() {
                     self.holders[r].cpu = op as u32;
                     self.holders[r].nic_send = op as u32;
                 }
                 self.satisfy(op, s, true);
-                let flight = (q.p2p - q.recv_overhead).max(0.0);
+                let flight = (q.p2p - q.recv_overhead - saved).max(0.0);
                 if self.rendezvous[class] {
                     if self.node[partner].state & POSTED != 0 {
-                        let go = s.max(self.node[partner].start);
+                        let posted = self.node[partner].start;
+                        let go = s.max(posted);
                         self.push(go + flight, partner as u32, EV_ARRIVE);
+                        if let Some(h) = self.handshake {
+                            self.complete(op, r, overhead_end.max((s + h).max(posted) + h));
+                        }
                     } else {
                         self.node[op].state |= WAITING;
                     }
@@ -273,12 +329,18 @@ impl<'a, L: Layout> Engine<'a, L> {
                 if self.rendezvous[class] && self.node[partner].state & WAITING != 0 {
                     self.node[partner].state &= !WAITING;
                     let q = self.q[class];
-                    let go = t.max(self.node[partner].start);
+                    let sent = self.node[partner].start;
+                    let go = t.max(sent);
                     self.push(
                         go + (q.p2p - q.recv_overhead).max(0.0),
                         op as u32,
                         EV_ARRIVE,
                     );
+                    if let Some(h) = self.handshake {
+                        let sender = self.l.rank(partner) as usize;
+                        let end = (sent + q.send_overhead).max((sent + h).max(t) + h);
+                        self.complete(partner, sender, end);
+                    }
                 }
                 if self.node[op].state & ARRIVED != 0 {
                     self.receive_at(op, t, x, r, partner);
@@ -288,7 +350,7 @@ impl<'a, L: Layout> Engine<'a, L> {
                 let s = self.cpu_start(op, r, t);
                 self.node[op].start = s;
                 let e = s + self.calcs[class] + self.cpu_noise(op, 2);
-                self.ranks[r].cpu_free = e;
+                self.hold_cpu(r, e);
                 if !self.holders.is_empty() {
                     self.holders[r].cpu = op as u32;
                 }
@@ -327,20 +389,34 @@ impl<'a, L: Layout> Engine<'a, L> {
         let q = self.q[class];
         // the receiving NIC streams the message in during the last `I` before the receive
         // completes: that window must not overlap the previous message's
-        let nic = self.ranks[r].nic_recv_free + q.send_interval - q.recv_overhead;
+        let (credit, saved) = if self.burst > 0.0 {
+            let rank = self.ranks[r];
+            self.credit(class, rank.nic_recv_free, rank.credit_recv, t)
+        } else {
+            (0.0, 0.0)
+        };
+        let nic = self.ranks[r].nic_recv_free + q.send_interval - saved - q.recv_overhead;
         if self.waits_for_nic(op, r, t, nic, |h| h.nic_recv, EV_ARRIVE) {
             return;
         }
+        if self.burst > 0.0 {
+            let per_byte = self.shape[class].1;
+            self.ranks[r].credit_recv = if per_byte > 0.0 {
+                credit - saved / per_byte
+            } else {
+                credit
+            };
+        }
         let s = self.cpu_start(op, r, t);
         let e = s + q.recv_overhead + self.cpu_noise(op, 1);
-        self.ranks[r].cpu_free = e;
+        self.hold_cpu(r, e);
         self.ranks[r].nic_recv_free = e;
         if !self.holders.is_empty() {
             self.holders[r].cpu = op as u32;
             self.holders[r].nic_recv = op as u32;
         }
         self.complete(op, r, e);
-        if self.rendezvous[class] {
+        if self.rendezvous[class] && self.handshake.is_none() {
             let sender = self.l.rank(partner) as usize;
             self.complete(partner, sender, e);
         }

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use super::layout::{Layout, LayoutVisitor};
 use super::noise::Noise;
 use super::op::{NONE, OpId, Signature};
-use super::options::SimOptions;
+use super::options::{RendezvousCompletion, SimOptions};
 use super::queue::{RadixQueue, sort_by_bitmap};
 use super::result::{CriticalPath, CriticalStep, SimResult};
 use super::schedule::Schedule;
@@ -46,6 +46,10 @@ struct RankState {
     /// When the receiving NIC's last window ended (the last receive's completion).
     nic_recv_free: f64,
     finish: f64,
+    /// Token-bucket credit of the sending and the receiving NIC at `nic_send_free` and
+    /// `nic_recv_free`, bytes.
+    credit_send: f64,
+    credit_recv: f64,
 }
 
 /// The operations that last held one rank's CPU and NICs (kept for the critical path only).
@@ -62,6 +66,12 @@ pub(super) struct Work {
     /// The model's quantities per distinct message, evaluated once per simulation.
     q: Vec<Quantities>,
     rendezvous: Vec<bool>,
+    /// See `Engine::handshake`.
+    handshake: Option<f64>,
+    /// See `Engine::cores`.
+    cores: Vec<f64>,
+    /// See `Engine::shape`.
+    shape: Vec<(f64, f64)>,
     /// Pending events: `(time bits, position << 1 | kind)`, where `position` is the
     /// operation's internal position.
     queue: RadixQueue,
@@ -145,6 +155,17 @@ impl<L: Layout> View<'_, L> {
 struct Engine<'a, L: Layout> {
     q: Vec<Quantities>,
     rendezvous: Vec<bool>,
+    /// `p2p(1 B)` when a rendezvous send completes at its handshake
+    /// ([`RendezvousCompletion::AtHandshake`]), else `None`.
+    handshake: Option<f64>,
+    /// When each shared core frees ([`SimOptions::cores`]); empty: a core per rank.
+    cores: Vec<f64>,
+    /// The core the last [`cpu_start`](Self::cpu_start) picked.
+    core: usize,
+    /// Token-bucket credit of a NIC, bytes ([`SimOptions::link_burst`]; 0: none).
+    burst: f64,
+    /// Per message class: its serialisation `I - g` and time per byte, seconds.
+    shape: Vec<(f64, f64)>,
     noise: Option<Noise>,
     queue: RadixQueue,
     now_ready: std::collections::VecDeque<u32>,
@@ -245,6 +266,7 @@ pub(super) fn simulate_in(
     let w = work;
     w.q.clear();
     w.rendezvous.clear();
+    w.shape.clear();
     for m in schedule.messages() {
         let x = model.quantities(m);
         w.q.push(Quantities {
@@ -256,6 +278,34 @@ pub(super) fn simulate_in(
         });
         w.rendezvous
             .push(options.rendezvous_above.is_some_and(|s| m.bytes() > s));
+        if options.link_burst.is_some() {
+            let q = w.q[w.q.len() - 1];
+            let serial = (q.send_interval - q.gap).max(0.0);
+            let per_byte = if m.bytes() > 1 && q.gap.is_finite() {
+                serial / (m.bytes() - 1) as f64
+            } else {
+                0.0
+            };
+            w.shape.push((serial, per_byte));
+        }
+    }
+    w.handshake = match options.rendezvous_completion {
+        RendezvousCompletion::WithReceive => None,
+        RendezvousCompletion::AtHandshake => Some(check_time(
+            "p2p",
+            model.p2p(&crate::Message::contiguous(1)),
+        )?),
+    };
+    w.cores.clear();
+    if let Some(c) = options.cores {
+        if c == 0 {
+            return Err(SimError::InvalidOption {
+                name: "cores",
+                message: "at least 1 shared core (None: a core per rank)",
+            });
+        }
+        // more cores than ranks change nothing
+        w.cores.resize((c as usize).min(p.max(1)), 0.0);
     }
     w.queue.reset();
     w.now_ready.clear();
@@ -278,6 +328,8 @@ pub(super) fn simulate_in(
             // no message before the first: its window may start at any time
             nic_recv_free: f64::NEG_INFINITY,
             finish: 0.0,
+            credit_send: options.link_burst.map_or(0.0, |b| b as f64),
+            credit_recv: options.link_burst.map_or(0.0, |b| b as f64),
         },
     );
     w.holders.clear();
@@ -324,6 +376,11 @@ fn run_on<L: Layout>(
     let mut engine = Engine {
         q: std::mem::take(&mut w.q),
         rendezvous: std::mem::take(&mut w.rendezvous),
+        handshake: w.handshake,
+        cores: std::mem::take(&mut w.cores),
+        core: 0,
+        burst: options.link_burst.map_or(0.0, |b| b as f64),
+        shape: std::mem::take(&mut w.shape),
         noise: options.noise,
         queue: std::mem::take(&mut w.queue),
         now_ready: std::mem::take(&mut w.now_ready),
@@ -353,6 +410,8 @@ fn run_on<L: Layout>(
     // the memory back, for the next call
     w.q = engine.q;
     w.rendezvous = engine.rendezvous;
+    w.cores = engine.cores;
+    w.shape = engine.shape;
     w.queue = engine.queue;
     w.now_ready = engine.now_ready;
     w.node = engine.node;
@@ -636,6 +695,9 @@ mod tests {
             critical_path: true,
             rendezvous_above: Some(1024),
             noise: Some(Noise::exponential(3, 1e-6).unwrap()),
+            rendezvous_completion: crate::sim::RendezvousCompletion::AtHandshake,
+            cores: Some(2),
+            link_burst: Some(9000),
         };
         let mut simulator = Simulator::new();
         for round in 0..2 {

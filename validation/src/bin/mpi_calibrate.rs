@@ -6,6 +6,7 @@
 //! ```sh
 //! cargo build --release -p commcost-validation --features mpi --bin mpi_calibrate
 //! mpirun -np 2 target/release/mpi_calibrate [--quick] [--check] [--diagnostics] [--separate-buffers] [--output FILE]
+//!     [--samples FILE]
 //! mpirun -np 2 target/release/mpi_calibrate --netgauge-grid PREFIX [--order in-order|shuffled|both] [--passes N]
 //! ```
 //!
@@ -16,6 +17,9 @@
 //! show up as Netgauge sees them). Each file has one sample per line:
 //! `size n delay_us time_us` (`# ` comment lines first). `--order in-order|shuffled|both`
 //! (default both) measures only one of the two files, `--passes N` sets the shuffled passes.
+//!
+//! `--samples FILE` also writes the PRTT samples the LogGP assessment fitted, in the same
+//! format.
 //!
 //! Rank 0 measures and reports; rank 1 answers; further ranks wait. Place the two ranks on the
 //! two nodes (or sockets) whose link you want to calibrate. `--check` also verifies that PRTT
@@ -159,6 +163,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut payload = PayloadBuffers::Echo;
     let mut order = String::from("both");
     let mut passes: Option<usize> = None;
+    let mut samples_out: Option<String> = None;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -167,6 +172,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--diagnostics" => diagnostics = true,
             "--separate-buffers" => payload = PayloadBuffers::Separate,
             "--output" => output = it.next().ok_or("--output needs a path")?.into(),
+            "--samples" => samples_out = Some(it.next().ok_or("--samples needs a path")?),
             "--netgauge-grid" => grid = Some(it.next().ok_or("--netgauge-grid needs a prefix")?),
             "--order" => {
                 order = it
@@ -269,6 +275,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         seed: 3,
     };
     let measured = measure_prtt(&mut prober, &plan)?;
+    if let Some(path) = &samples_out {
+        write_samples(
+            path,
+            &format!(
+                "PRTT samples measured by validation/src/bin/mpi_calibrate.rs{} (MpiProber: blocking\n\
+                 MPI_Send/MPI_Recv, Listing 1 of Hoefler, Lichei, Rehm, IPDPS 2007), n = 16, {} sizes;\n\
+                 times are the medians over passes of the minimum over samples of the mean of repetitions.",
+                if quick { " --quick" } else { "" },
+                sizes.len()
+            ),
+            &measured.samples,
+        )?;
+    }
     let assessment = assess_loggp(&measured.samples, &AssessmentConfig::default())?;
     if check {
         let one_small = prober.prtt(1, 0.0, 1)?;

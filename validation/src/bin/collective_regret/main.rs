@@ -65,8 +65,7 @@ use commcost::collectives::ompi::forced_cost;
 use commcost::collectives::{Collective, Operator, Problem};
 use commcost::{CommModel, LogGP, Message, ModelSpec};
 
-mod stats;
-use stats::spearman;
+use commcost_validation::stats::spearman;
 
 /// One measured run: an algorithm (or the default) at one cell.
 #[derive(Debug, Clone)]

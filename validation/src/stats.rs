@@ -21,7 +21,7 @@ fn ranks(values: &[f64]) -> Vec<f64> {
 }
 
 /// Spearman's rank correlation: Pearson's correlation of the (tie-averaged) ranks.
-pub(super) fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
+pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
     if x.len() != y.len() || x.len() < 3 {
         return None;
     }

@@ -1,0 +1,130 @@
+//! Prints how well a model predicts OSU's forced runs of Open MPI's algorithms: the tables of
+//! docs/ACCURACY.md ([`commcost_validation::forced_accuracy`]).
+//!
+//! ```sh
+//! cargo run --release -p commcost-validation --bin forced_accuracy -- MODEL.json SWEEP.csv... \
+//!     [--operator PER_CALL_S,PER_BYTE_S] [--rendezvous-above BYTES] [--handshake] \
+//!     [--cores N] [--burst BYTES] [--configurations]
+//! ```
+//!
+//! `MODEL.json` is a model file `commcost calibrate` writes (its `spec`) or a bare model;
+//! `SAMPLES.prtt` (PRTT samples, `mpi_calibrate --samples`) is assessed as a shaped link
+//! (`commcost::calibrate::assess_shaped_link`: LogGP with the train's rate, and its burst as
+//! the links' token-bucket credit unless `--burst` is given).
+
+use commcost::calibrate::{AssessmentConfig, assess_loggp, assess_shaped_link};
+use commcost::collectives::Operator;
+use commcost::sim::RendezvousCompletion;
+use commcost::{CommModel, ModelSpec};
+use commcost_validation::forced_accuracy::{Pricing, markdown, parse_prtt_samples, price};
+use commcost_validation::selection::parse;
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("forced_accuracy: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), String> {
+    let mut args = std::env::args().skip(1);
+    let mut files = Vec::new();
+    let mut pricing = Pricing {
+        operator: Operator::FREE,
+        rendezvous_above: None,
+        rendezvous_completion: RendezvousCompletion::WithReceive,
+        cores: None,
+        link_burst: None,
+    };
+    let mut list = false;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--operator" => {
+                let v = args.next().ok_or("--operator needs PER_CALL,PER_BYTE")?;
+                let (c, b) = v.split_once(',').ok_or("--operator PER_CALL,PER_BYTE")?;
+                let c: f64 = c.parse().map_err(|e| format!("--operator: {e}"))?;
+                let b: f64 = b.parse().map_err(|e| format!("--operator: {e}"))?;
+                pricing.operator = Operator::new(c, b).map_err(|e| format!("--operator: {e}"))?;
+            }
+            "--rendezvous-above" => {
+                let v = args.next().ok_or("--rendezvous-above needs BYTES")?;
+                pricing.rendezvous_above =
+                    Some(v.parse().map_err(|e| format!("--rendezvous-above: {e}"))?);
+            }
+            "--configurations" => list = true,
+            "--handshake" => pricing.rendezvous_completion = RendezvousCompletion::AtHandshake,
+            "--burst" => {
+                let v = args.next().ok_or("--burst needs BYTES")?;
+                pricing.link_burst = Some(v.parse().map_err(|e| format!("--burst: {e}"))?);
+            }
+            "--cores" => {
+                let v = args.next().ok_or("--cores needs N")?;
+                pricing.cores = Some(v.parse().map_err(|e| format!("--cores: {e}"))?);
+            }
+            _ => files.push(a),
+        }
+    }
+    if files.len() < 2 {
+        return Err("usage: forced_accuracy MODEL.json SWEEP.csv... [options]".into());
+    }
+    let model_path = files.remove(0);
+    let text = std::fs::read_to_string(&model_path).map_err(|e| format!("{model_path}: {e}"))?;
+    let model: Box<dyn CommModel> = if model_path.ends_with(".prtt") {
+        // PRTT samples: the shaped link assessed from them, its burst unless given
+        let samples = parse_prtt_samples(&text).map_err(|e| format!("{model_path}: {e}"))?;
+        let assessment = assess_loggp(&samples, &AssessmentConfig::default())
+            .map_err(|e| format!("{model_path}: {e}"))?;
+        let link = assess_shaped_link(&assessment).map_err(|e| format!("{model_path}: {e}"))?;
+        eprintln!(
+            "shaped link from {model_path}: L = {:.2} µs, o = {:.2} µs, g = {:.2} µs, G = {:.3} ns/B, \
+             burst {} B; one-message error median {:.1} %, p90 {:.1} %",
+            link.model.latency() * 1e6,
+            link.model.overhead() * 1e6,
+            link.model.gap() * 1e6,
+            link.model.gap_per_byte() * 1e9,
+            link.burst,
+            link.one_way_error.0 * 100.0,
+            link.one_way_error.1 * 100.0
+        );
+        if pricing.link_burst.is_none() {
+            pricing.link_burst = Some(link.burst);
+        }
+        Box::new(link.model)
+    } else {
+        let mut value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("{model_path}: {e}"))?;
+        if let Some(spec) = value.get_mut("spec") {
+            value = spec.take();
+        }
+        let spec: ModelSpec =
+            serde_json::from_value(value).map_err(|e| format!("{model_path}: {e}"))?;
+        spec.into_model()
+    };
+    let mut rows = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"))?;
+        rows.extend(parse(&text).map_err(|e| format!("{f}: {e}"))?);
+    }
+    let priced = price(&rows, model.as_ref(), &pricing)?;
+    if list {
+        println!("collective,procs,id,segsize,bytes,avg_us,pred_avg_us,max_us,pred_max_us,spread");
+        for p in &priced {
+            println!(
+                "{},{},{},{},{},{:.2},{:.2},{:.2},{:.2},{:.3}",
+                p.collective.name(),
+                p.procs,
+                p.id,
+                p.segsize,
+                p.bytes,
+                p.avg * 1e6,
+                p.predicted_avg * 1e6,
+                p.max * 1e6,
+                p.predicted_max * 1e6,
+                p.spread
+            );
+        }
+    } else {
+        print!("{}", markdown(&priced));
+    }
+    Ok(())
+}
