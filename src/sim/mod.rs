@@ -17,7 +17,8 @@
 //!   [`build`](ScheduleBuilder::build).
 //! * [`ToSchedule`]: the schedule of every collective algorithm the crate prices, any `P >= 1`,
 //!   Open MPI's ([`collectives::ompi`](crate::collectives::ompi)) as `coll_base_*.c` runs them.
-//! * [`simulate`]: the discrete-event simulator, [`SimResult`] (finish time per rank, makespan,
+//! * [`simulate`]: the discrete-event simulator, [`SimResult`] (finish time per rank, their mean
+//!   — what OSU's average measures —, makespan,
 //!   critical path, timeline as CSV).
 //! * [`Simulator`]: the same simulation, keeping its memory between calls (for programs that
 //!   simulate many schedules).
@@ -68,6 +69,17 @@
 //!   [`SimOptions::with_protocols_of`]: a rendezvous message leaves at `max(s, posting of the
 //!   receive)` and its send completes with the receive. The handshake's latency is inside the model's `p2p` for that size (LogGPO's
 //!   `4O' + 3L`, a protocol range's own parameters), not added again.
+//! * **Completion at the handshake** ([`SimOptions::rendezvous_completion`] =
+//!   [`RendezvousCompletion::AtHandshake`]): a rendezvous send completes when the receiver's
+//!   acknowledgement arrives, `max(s + h, posting) + h` with `h = p2p(1 B)`, the data still
+//!   streaming — a transport that hands the message to the kernel (Open MPI's TCP BTL).
+//! * **Shared cores** ([`SimOptions::cores`] = `C`): every operation that holds its rank's CPU
+//!   (send and receive overheads, calcs) also takes the earliest free of `C` cores.
+//! * **Shaped links** ([`SimOptions::link_burst`] = `B` bytes): each NIC keeps a token bucket
+//!   that fills at one byte per `G` while idle, up to `B`; a message's bytes covered by it do not
+//!   pay `G`, on the sender's NIC (its interval and the arrival) and on the receiver's (its
+//!   window). A lone message crosses at line speed; back-to-back messages are held to the rate.
+//!   [`calibrate::assess_shaped_link`](crate::calibrate::assess_shaped_link) measures `B`.
 //! * [`gap`](crate::CommModel::gap) is not used: LogGOPS spaces consecutive messages by `I`, which
 //!   already contains it. The closed forms of the tree algorithms add `(h - 1) g` between
 //!   rounds (the LogGP broadcast of Alexandrov, Ionescu, Schauser, Scheiman, "LogGP:

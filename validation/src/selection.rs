@@ -541,15 +541,15 @@ mod tests {
     #[test]
     fn verdicts_need_every_repeat() {
         let text = csv(&[
-            "p,bcast,4,default,1,8,10,0,0,1",
-            "p,bcast,4,rules,1,8,5,0,0,1",
-            "p,bcast,4,default,2,8,10,0,0,1",
-            "p,bcast,4,rules,2,8,6,0,0,1",
-            "p,bcast,4,default,1,16,10,0,0,1",
-            "p,bcast,4,rules,1,16,5,0,0,1",
-            "p,bcast,4,default,2,16,10,0,0,1",
-            "p,bcast,4,rules,2,16,12,0,0,1",
-            "p,bcast,4,forced:3:0,1,16,4,0,0,1",
+            "p,bcast,4,default,1,8,10,10,10,1",
+            "p,bcast,4,rules,1,8,5,5,5,1",
+            "p,bcast,4,default,2,8,10,10,10,1",
+            "p,bcast,4,rules,2,8,6,6,6,1",
+            "p,bcast,4,default,1,16,10,10,10,1",
+            "p,bcast,4,rules,1,16,5,5,5,1",
+            "p,bcast,4,default,2,16,10,10,10,1",
+            "p,bcast,4,rules,2,16,12,12,12,1",
+            "p,bcast,4,forced:3:0,1,16,4,4,4,1",
         ]);
         let rows = parse(&text).unwrap();
         let r = report(&rows, 1, 1 << 20).unwrap();
@@ -571,9 +571,9 @@ mod tests {
     #[test]
     fn misses_name_what_fails() {
         let text = csv(&[
-            "p,reduce,2,default,1,8,10,0,0,1",
-            "p,reduce,2,rules,1,8,13,0,0,1",
-            "p,reduce,2,forced:1:0,1,8,10,0,0,1",
+            "p,reduce,2,default,1,8,10,10,10,1",
+            "p,reduce,2,rules,1,8,13,13,13,1",
+            "p,reduce,2,forced:1:0,1,8,10,10,10,1",
         ]);
         let r = report(&parse(&text).unwrap(), 1, 100).unwrap();
         let m = r.misses(&Targets::default());
@@ -586,19 +586,22 @@ mod tests {
     #[test]
     fn malformed_input_names_the_line() {
         assert_eq!(parse("x\n").unwrap_err().line, 1);
-        let e = parse(&csv(&["p,bcast,4,default,1,8,NaN,0,0,1"])).unwrap_err();
+        let e = parse(&csv(&["p,bcast,4,default,1,8,NaN,NaN,NaN,1"])).unwrap_err();
         assert_eq!(e.line, 2);
         let e = parse(&csv(&[
-            "p,bcast,4,default,1,8,1,0,0,1",
-            "p,bcast,4,forced:x:0,1,8,1,0,0,1",
+            "p,bcast,4,default,1,8,1,1,1,1",
+            "p,bcast,4,forced:x:0,1,8,1,1,1,1",
         ]))
         .unwrap_err();
         assert_eq!(e.line, 3);
-        let only_default = parse(&csv(&["p,bcast,4,default,1,8,1,0,0,1"])).unwrap();
+        // OSU's maximum over ranks below its average: not OSU output
+        let e = parse(&csv(&["p,bcast,4,default,1,8,2,1,1,1"])).unwrap_err();
+        assert!(e.message.contains("max_us"), "{e:?}");
+        let only_default = parse(&csv(&["p,bcast,4,default,1,8,1,1,1,1"])).unwrap();
         assert!(report(&only_default, 1, 100).is_err());
         let mixed = parse(&csv(&[
-            "p,bcast,4,default,1,8,1,0,0,1",
-            "q,bcast,4,rules,1,8,1,0,0,1",
+            "p,bcast,4,default,1,8,1,1,1,1",
+            "q,bcast,4,rules,1,8,1,1,1,1",
         ]))
         .unwrap();
         assert!(report(&mixed, 1, 100).is_err());

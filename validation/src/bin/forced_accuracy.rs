@@ -4,13 +4,14 @@
 //! ```sh
 //! cargo run --release -p commcost-validation --bin forced_accuracy -- MODEL.json SWEEP.csv... \
 //!     [--operator PER_CALL_S,PER_BYTE_S] [--rendezvous-above BYTES] [--handshake] \
-//!     [--cores N] [--burst BYTES] [--configurations]
+//!     [--cores N] [--burst BYTES] [--unshaped] [--configurations]
 //! ```
 //!
 //! `MODEL.json` is a model file `commcost calibrate` writes (its `spec`) or a bare model;
 //! `SAMPLES.prtt` (PRTT samples, `mpi_calibrate --samples`) is assessed as a shaped link
 //! (`commcost::calibrate::assess_shaped_link`: LogGP with the train's rate, and its burst as
-//! the links' token-bucket credit unless `--burst` is given).
+//! the links' token-bucket credit unless `--burst` is given), or with `--unshaped` as the
+//! crate's LogGP assessment (`commcost::calibrate::assess_loggp`: LogGP with protocol ranges).
 
 use commcost::calibrate::{AssessmentConfig, assess_loggp, assess_shaped_link};
 use commcost::collectives::Operator;
@@ -37,6 +38,7 @@ fn run() -> Result<(), String> {
         link_burst: None,
     };
     let mut list = false;
+    let mut unshaped = false;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--operator" => {
@@ -52,6 +54,7 @@ fn run() -> Result<(), String> {
                     Some(v.parse().map_err(|e| format!("--rendezvous-above: {e}"))?);
             }
             "--configurations" => list = true,
+            "--unshaped" => unshaped = true,
             "--handshake" => pricing.rendezvous_completion = RendezvousCompletion::AtHandshake,
             "--burst" => {
                 let v = args.next().ok_or("--burst needs BYTES")?;
@@ -74,6 +77,10 @@ fn run() -> Result<(), String> {
         let samples = parse_prtt_samples(&text).map_err(|e| format!("{model_path}: {e}"))?;
         let assessment = assess_loggp(&samples, &AssessmentConfig::default())
             .map_err(|e| format!("{model_path}: {e}"))?;
+        if unshaped {
+            eprintln!("{model_path}: LogGP with protocol ranges (assess_loggp)");
+            return report(&files, assessment.model, &pricing, list);
+        }
         let link = assess_shaped_link(&assessment).map_err(|e| format!("{model_path}: {e}"))?;
         eprintln!(
             "shaped link from {model_path}: L = {:.2} µs, o = {:.2} µs, g = {:.2} µs, G = {:.3} ns/B, \
@@ -100,12 +107,21 @@ fn run() -> Result<(), String> {
             serde_json::from_value(value).map_err(|e| format!("{model_path}: {e}"))?;
         spec.into_model()
     };
+    report(&files, model, &pricing, list)
+}
+
+fn report(
+    files: &[String],
+    model: impl CommModel,
+    pricing: &Pricing,
+    list: bool,
+) -> Result<(), String> {
     let mut rows = Vec::new();
-    for f in &files {
+    for f in files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"))?;
         rows.extend(parse(&text).map_err(|e| format!("{f}: {e}"))?);
     }
-    let priced = price(&rows, model.as_ref(), &pricing)?;
+    let priced = price(&rows, &model, pricing)?;
     if list {
         println!("collective,procs,id,segsize,bytes,avg_us,pred_avg_us,max_us,pred_max_us,spread");
         for p in &priced {
