@@ -3,7 +3,9 @@
 use commcost::collectives::{
     Collective, DecisionTable, Family, OmpiSetting, Problem, crossover, rank,
 };
-use commcost::sim::{CostSource, SimAlgorithm, SimLimits, rank_simulated};
+use commcost::sim::{
+    CostSource, SimAlgorithm, SimLimits, SimOptions, rank_simulated, rank_simulated_on,
+};
 use commcost::{CommModel, Message};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -416,9 +418,10 @@ fn ranked_simulated<A: SimAlgorithm>(
     model: &dyn CommModel,
     procs: u64,
     bytes: u64,
+    options: SimOptions,
 ) -> Result<Vec<Row>, Failure> {
     let problem = Problem::new(procs, Message::contiguous(bytes));
-    let r = rank_simulated::<A>(model, &problem, SimLimits::default())?;
+    let r = rank_simulated_on::<A>(model, &problem, SimLimits::default(), &options)?;
     Ok(r.into_iter()
         .map(|e| Row {
             algorithm: e.algorithm.to_string(),
@@ -439,7 +442,8 @@ fn source_name(source: CostSource) -> &'static str {
 }
 
 /// `select`: every algorithm of the collective in `family` ranked by its closed form, or with
-/// `simulate` by [`rank_simulated`] (each entry then also shows its closed form and where the
+/// `simulate` (the platform's simulation options) by [`rank_simulated_on`] (each entry then
+/// also shows its closed form and where the
 /// cost comes from). In Open MPI's family every entry shows the rules-file fields that run it
 /// (ID, Open MPI's name, segment size, fan-out).
 pub fn select(
@@ -449,15 +453,15 @@ pub fn select(
     procs: u64,
     bytes: u64,
     json: bool,
-    simulate: bool,
+    simulate: Option<SimOptions>,
 ) -> Result<(), Failure> {
     if procs == 0 {
         return fail("--procs must be at least 1");
     }
     let model: &dyn CommModel = &loaded.spec;
-    let ranked: Vec<Row> = if simulate {
-        visit!(family, c, |model: &'a dyn CommModel, procs: u64, bytes: u64| -> Result<Vec<Row>, Failure> {
-            A => ranked_simulated::<A>(model, procs, bytes)
+    let ranked: Vec<Row> = if let Some(options) = simulate {
+        visit!(family, c, |model: &'a dyn CommModel, procs: u64, bytes: u64, options: SimOptions| -> Result<Vec<Row>, Failure> {
+            A => ranked_simulated::<A>(model, procs, bytes, options)
         })??
     } else {
         visit!(family, c, |model: &'a dyn CommModel, procs: u64, bytes: u64| -> Result<Vec<Row>, Failure> {
@@ -478,7 +482,7 @@ pub fn select(
                         "id": o.id, "name": o.name, "segsize": o.segment, "faninout": o.fanout,
                     });
                 }
-                if simulate {
+                if simulate.is_some() {
                     row["closed_form_seconds"] = serde_json::json!(r.closed_form);
                     row["source"] = serde_json::json!(source_name(r.source));
                     row["closed_form_exact"] = serde_json::json!(r.exact);
@@ -494,13 +498,13 @@ pub fn select(
             out["ompi_coll_id"] = serde_json::json!(c.ompi_id());
             out["ompi_rules_bytes"] = serde_json::json!(c.ompi_rules_size(bytes, procs));
         }
-        if simulate {
+        if simulate.is_some() {
             out["simulated"] = serde_json::json!(true);
         }
         outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    let how = if simulate {
+    let how = if simulate.is_some() {
         " (simulated where the closed form is not exact)"
     } else {
         ""
@@ -525,7 +529,7 @@ pub fn select(
         "  {:<4} {:<36} {:>14} {:>8}",
         "rank", "algorithm", "time", "× best"
     );
-    if simulate {
+    if simulate.is_some() {
         header += &format!(" {:>14}  {:<11}", "closed form", "source");
     }
     if ompi {
@@ -543,7 +547,7 @@ pub fn select(
             human_time(r.cost),
             ratio(r.cost)
         );
-        if simulate {
+        if simulate.is_some() {
             line += &format!(
                 " {:>14}  {:<11}",
                 human_time(r.closed_form),
@@ -562,7 +566,7 @@ pub fn select(
     // simulator's limits: say so rather than rank by it silently
     let limits = SimLimits::default();
     for r in &ranked {
-        if simulate && r.source == CostSource::ClosedForm && !r.exact {
+        if simulate.is_some() && r.source == CostSource::ClosedForm && !r.exact {
             outln!(
                 "note: `{}` is ranked by its closed form, only an upper bound here: its \
                  schedule is beyond the simulator's limits ({} processes, {} operations)",

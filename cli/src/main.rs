@@ -129,6 +129,14 @@ enum Command {
         /// entry shows its closed form and its source (JSON: also `closed_form_exact`).
         #[arg(long)]
         simulate: bool,
+        /// The platform the simulation runs on (with --simulate): Open MPI's TCP rendezvous,
+        /// shared cores, shaped links; every algorithm is then simulated.
+        #[command(flatten)]
+        platform: simulate::PlatformArgs,
+        /// Messages larger than this many bytes use the rendezvous protocol (with --simulate;
+        /// default: all eager).
+        #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES", requires = "simulate")]
+        rendezvous_above: Option<u64>,
     },
     /// The decision table of a collective: best algorithm per process count and message size,
     /// with the exact switch points.
@@ -268,17 +276,24 @@ fn run(cli: Cli) -> Result<(), Failure> {
             bytes,
             json,
             simulate,
+            platform,
+            rendezvous_above,
         } => {
             let loaded = model::load(&source)?;
-            collective::select(
-                family.0,
-                collective.0,
-                &loaded,
-                procs,
-                bytes,
-                json,
-                simulate,
-            )
+            let on_platform =
+                platform.handshake || platform.cores.is_some() || platform.link_burst.is_some();
+            if on_platform && !simulate {
+                return fail(
+                    "--handshake, --cores and --link-burst describe the simulation: add --simulate",
+                );
+            }
+            let options = simulate.then(|| {
+                platform.apply(commcost::sim::SimOptions {
+                    rendezvous_above,
+                    ..commcost::sim::SimOptions::default()
+                })
+            });
+            collective::select(family.0, collective.0, &loaded, procs, bytes, json, options)
         }
         Command::Table {
             collective,

@@ -72,17 +72,8 @@ pub struct SimulateArgs {
     /// open-mpi-openib preset's 12 KiB, LogGPO's eager limit; all eager where it has none).
     #[arg(long, conflicts_with = "rendezvous_above")]
     model_protocols: bool,
-    /// A rendezvous send completes once the receiver acknowledges its request (the data still
-    /// streaming: Open MPI's TCP transport), not with the receive.
-    #[arg(long)]
-    handshake: bool,
-    /// The ranks share this many cores (oversubscribed runs): CPU work waits for a free core.
-    #[arg(long, value_name = "N")]
-    cores: Option<u32>,
-    /// Links shaped by a token bucket of this many bytes (`tc tbf`, cloud shaping): a lone
-    /// message crosses at line speed, a train is held to the rate.
-    #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES")]
-    link_burst: Option<u64>,
+    #[command(flatten)]
+    platform: PlatformArgs,
     /// Seeded exponential CPU noise: SEED:MEAN (`42:1us`).
     #[arg(long, allow_hyphen_values = true, value_name = "SEED:MEAN")]
     noise: Option<String>,
@@ -122,6 +113,39 @@ enum Subject {
     Goal {
         path: PathBuf,
     },
+}
+
+/// What the platform adds to the simulation: how rendezvous sends complete, shared cores,
+/// shaped links (`SimOptions`' platform fields).
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct PlatformArgs {
+    /// A rendezvous send completes once the receiver acknowledges its request (the data still
+    /// streaming: Open MPI's TCP transport), not with the receive.
+    #[arg(long)]
+    pub handshake: bool,
+    /// The ranks share this many cores (oversubscribed runs): CPU work waits for a free core.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub cores: Option<u32>,
+    /// Links shaped by a token bucket of this many bytes (`tc tbf`, cloud shaping): a lone
+    /// message crosses at line speed, a train is held to the rate.
+    #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES")]
+    pub link_burst: Option<u64>,
+}
+
+impl PlatformArgs {
+    /// `options` with these platform fields.
+    pub fn apply(self, options: SimOptions) -> SimOptions {
+        SimOptions {
+            rendezvous_completion: if self.handshake {
+                RendezvousCompletion::AtHandshake
+            } else {
+                RendezvousCompletion::WithReceive
+            },
+            cores: self.cores,
+            link_burst: self.link_burst,
+            ..options
+        }
+    }
 }
 
 /// Minimum, median (the mean of the two middle values for an even count), maximum, and the
@@ -264,14 +288,9 @@ fn simulate_and_report(
             args.rendezvous_above
         },
         noise,
-        rendezvous_completion: if args.handshake {
-            RendezvousCompletion::AtHandshake
-        } else {
-            RendezvousCompletion::WithReceive
-        },
-        cores: args.cores,
-        link_burst: args.link_burst,
+        ..SimOptions::default()
     };
+    let options = args.platform.apply(options);
     let mut simulator = Simulator::new();
     simulator.set_max_memory(max_memory);
     let result = simulator
@@ -425,7 +444,7 @@ fn report(
             "critical_path": critical_json(result.critical_path.as_ref()),
             "options": {
                 "rendezvous_above_bytes": options.rendezvous_above,
-                "rendezvous_send_completes_at_handshake": args.handshake,
+                "rendezvous_send_completes_at_handshake": args.platform.handshake,
                 "cores": options.cores,
                 "link_burst_bytes": options.link_burst,
                 "noise": noise.map(|n| serde_json::json!({"seed": n.seed(), "mean_seconds": n.mean()})),

@@ -155,7 +155,9 @@ pub use memory::{
 pub use noise::Noise;
 pub use op::{Calc, Dependency, OpId, OpKind};
 pub use options::{RendezvousCompletion, SimOptions};
-pub use rank::{CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated};
+pub use rank::{
+    CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated, rank_simulated_on,
+};
 pub use result::{CriticalPath, CriticalStep, SimResult};
 pub use schedgen::SchedgenPattern;
 pub use schedule::{MAX_CALC_SECONDS, MAX_OPERATIONS, MAX_RANKS, Schedule};

@@ -138,22 +138,63 @@ pub fn rank_simulated<A>(
 where
     A: Algorithm + ToSchedule + ExactClosedForm,
 {
+    rank_simulated_on(model, problem, limits, &SimOptions::default())
+}
+
+/// [`rank_simulated`] on a platform: every candidate simulated with `options` (its
+/// protocols, rendezvous completion, shared cores, shaped links), the closed form used only
+/// where it is exact and `options` add nothing to the LogGOPS semantics the closed forms follow
+/// (no rendezvous, noise, shared cores or link credit).
+///
+/// # Errors
+///
+/// As [`rank_simulated`]; [`SimError::InvalidOption`] for invalid `options`.
+///
+/// # Examples
+///
+/// Open MPI's broadcasts of 1 MiB on 4 processes over links shaped to 40 ns/B with a
+/// 9000-byte bucket (LogGP with `L = 2`, `o = 8`, `g = 5` µs): every candidate is simulated.
+///
+/// ```
+/// use commcost::collectives::{Problem, ompi::Bcast};
+/// use commcost::sim::{CostSource, SimLimits, SimOptions, rank_simulated_on};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(2e-6, 8e-6, 5e-6, 40e-9)?;
+/// let problem = Problem::new(4, Message::contiguous(1 << 20));
+/// let shaped = SimOptions { link_burst: Some(9000), ..SimOptions::default() };
+/// let ranking = rank_simulated_on::<Bcast>(&model, &problem, SimLimits::default(), &shaped)?;
+/// assert!(ranking.iter().all(|r| r.source == CostSource::Simulated));
+/// assert!(ranking.windows(2).all(|w| w[0].cost <= w[1].cost));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rank_simulated_on<A>(
+    model: &dyn CommModel,
+    problem: &Problem,
+    limits: SimLimits,
+    options: &SimOptions,
+) -> Result<Vec<RankedAlgorithm<A>>, SimError>
+where
+    A: Algorithm + ToSchedule + ExactClosedForm,
+{
+    let plain = options.rendezvous_above.is_none()
+        && options.noise.is_none()
+        && options.cores.is_none()
+        && options.link_burst.is_none();
     let mut ranked = Vec::new();
     // one simulator for every candidate: its memory is allocated once
     let mut simulator = Simulator::new();
     for algorithm in A::candidates(model, problem) {
         let closed_form = algorithm.cost(model, problem)?;
-        let simulated = if algorithm.closed_form_exact(model, problem)
+        let simulated = if (plain && algorithm.closed_form_exact(model, problem))
             || problem.processes > limits.max_processes
         {
             None
         } else {
             match algorithm.schedule(problem) {
-                Ok(s) if (s.len() as u64) <= limits.max_operations => Some(
-                    simulator
-                        .simulate(&s, model, &SimOptions::default())?
-                        .makespan,
-                ),
+                Ok(s) if (s.len() as u64) <= limits.max_operations => {
+                    Some(simulator.simulate(&s, model, options)?.makespan)
+                }
                 Ok(_) | Err(SimError::TooLarge { .. } | SimError::MemoryBudget { .. }) => None,
                 Err(e) => return Err(e),
             }

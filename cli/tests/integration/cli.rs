@@ -2148,3 +2148,57 @@ fn model_files_with_a_key_twice_are_refused() {
         "{err}"
     );
 }
+
+/// On a platform (`--cores`, `--link-burst`, `--handshake`) every algorithm is simulated, the
+/// closed forms' exactness no longer applies: the linear broadcast on one shared core pays
+/// every receiver's overhead on that core, after the root's sends.
+#[test]
+fn select_simulate_on_a_platform_simulates_every_algorithm() {
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "select",
+            "--family",
+            "textbook",
+            "bcast",
+            "--preset",
+            "mpich2-tcp",
+            "--procs",
+            "8",
+            "--bytes",
+            "8",
+            "--simulate",
+            "--json",
+        ];
+        a.extend_from_slice(extra);
+        json(&ok(&a))
+    };
+    let linear = |j: &serde_json::Value| {
+        j["ranking"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["algorithm"] == "linear")
+            .cloned()
+            .unwrap()
+    };
+    let own = linear(&args(&[]));
+    let shared = linear(&args(&["--cores", "1"]));
+    assert_eq!(shared["source"], "simulated");
+    assert!(
+        seconds(&shared, &["seconds"]) > seconds(&own, &["seconds"]),
+        "{shared} against {own}"
+    );
+    let e = user_error(&[
+        "select",
+        "bcast",
+        "--preset",
+        "mpich2-tcp",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+        "--cores",
+        "2",
+    ]);
+    assert!(e.contains("--simulate"), "{e}");
+}
