@@ -41,6 +41,18 @@
 //! [`Algorithm`] — so a caller can store, compare and rank choices ([`rank`], [`best`],
 //! [`crossover`], [`DecisionTable`]).
 //!
+//! # Which time a cost is
+//!
+//! A closed form ([`Algorithm::cost`]) is the time from the call, all processes entering
+//! together, until the **last** process completes: what a benchmark's maximum over ranks
+//! measures (OSU's "Max Latency" with `-f`). A process that returns early — the root of a
+//! broadcast, a leaf of a reduction — is not seen. The simulator gives each process's own
+//! completion ([`SimResult::rank_finish`](crate::sim::SimResult::rank_finish)), their mean
+//! ([`SimResult::mean_finish`](crate::sim::SimResult::mean_finish): OSU's "Avg Latency", the
+//! number OSU prints without `-f`) and their maximum
+//! ([`SimResult::makespan`](crate::sim::SimResult::makespan)); [`rank_simulated`](crate::sim::rank_simulated)
+//! ranks by the makespan.
+//!
 //! Message sizes: `problem.message` is the message of the collective as MPI counts it — the
 //! broadcast buffer, each process's contribution to a reduction, gather or allgather, each
 //! pairwise block of an all-to-all. Pieces of it (`m / P`, `m / 2^k`) keep its layout
