@@ -9,7 +9,7 @@ use super::{
 use crate::sim::layout::Layout;
 use crate::sim::op::{KIND_RECV, KIND_SEND, NONE, START_EDGE, Signature};
 
-impl<'a, L: Layout> Engine<'a, L> {
+impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
     /// The operation index of internal position `i`.
     #[inline]
     pub(super) fn ext(&self, i: usize) -> u64 {
@@ -145,7 +145,7 @@ impl<'a, L: Layout> Engine<'a, L> {
         } else {
             t
         };
-        if self.cores.is_empty() {
+        if !PLATFORM || self.cores.is_empty() {
             return s;
         }
         // shared cores: the earliest free one (the first of equals)
@@ -181,7 +181,7 @@ impl<'a, L: Layout> Engine<'a, L> {
     #[inline]
     fn hold_cpu(&mut self, r: usize, end: f64) {
         self.ranks[r].cpu_free = end;
-        if let Some(c) = self.cores.get_mut(self.core) {
+        if PLATFORM && let Some(c) = self.cores.get_mut(self.core) {
             *c = end;
         }
     }
@@ -285,13 +285,12 @@ impl<'a, L: Layout> Engine<'a, L> {
                 let overhead_end = s + q.send_overhead + self.cpu_noise(op, 0);
                 self.hold_cpu(r, overhead_end);
                 let mut saved = 0.0;
-                if self.burst > 0.0 {
-                    let rank = self.ranks[r];
+                if PLATFORM && self.burst > 0.0 {
                     let (credit, save) =
-                        self.credit(class, rank.nic_send_free, rank.credit_send, s);
+                        self.credit(class, self.ranks[r].nic_send_free, self.credits[r].0, s);
                     saved = save;
                     let per_byte = self.shape[class].1;
-                    self.ranks[r].credit_send = if per_byte > 0.0 {
+                    self.credits[r].0 = if per_byte > 0.0 {
                         credit - save / per_byte
                     } else {
                         credit
@@ -309,7 +308,7 @@ impl<'a, L: Layout> Engine<'a, L> {
                         let posted = self.node[partner].start;
                         let go = s.max(posted);
                         self.push(go + flight, partner as u32, EV_ARRIVE);
-                        if let Some(h) = self.handshake {
+                        if PLATFORM && let Some(h) = self.handshake {
                             self.complete(op, r, overhead_end.max((s + h).max(posted) + h));
                         }
                     } else {
@@ -336,7 +335,7 @@ impl<'a, L: Layout> Engine<'a, L> {
                         op as u32,
                         EV_ARRIVE,
                     );
-                    if let Some(h) = self.handshake {
+                    if PLATFORM && let Some(h) = self.handshake {
                         let sender = self.l.rank(partner) as usize;
                         let end = (sent + q.send_overhead).max((sent + h).max(t) + h);
                         self.complete(partner, sender, end);
@@ -389,9 +388,8 @@ impl<'a, L: Layout> Engine<'a, L> {
         let q = self.q[class];
         // the receiving NIC streams the message in during the last `I` before the receive
         // completes: that window must not overlap the previous message's
-        let (credit, saved) = if self.burst > 0.0 {
-            let rank = self.ranks[r];
-            self.credit(class, rank.nic_recv_free, rank.credit_recv, t)
+        let (credit, saved) = if PLATFORM && self.burst > 0.0 {
+            self.credit(class, self.ranks[r].nic_recv_free, self.credits[r].1, t)
         } else {
             (0.0, 0.0)
         };
@@ -399,9 +397,9 @@ impl<'a, L: Layout> Engine<'a, L> {
         if self.waits_for_nic(op, r, t, nic, |h| h.nic_recv, EV_ARRIVE) {
             return;
         }
-        if self.burst > 0.0 {
+        if PLATFORM && self.burst > 0.0 {
             let per_byte = self.shape[class].1;
-            self.ranks[r].credit_recv = if per_byte > 0.0 {
+            self.credits[r].1 = if per_byte > 0.0 {
                 credit - saved / per_byte
             } else {
                 credit
@@ -416,7 +414,7 @@ impl<'a, L: Layout> Engine<'a, L> {
             self.holders[r].nic_recv = op as u32;
         }
         self.complete(op, r, e);
-        if self.rendezvous[class] && self.handshake.is_none() {
+        if self.rendezvous[class] && (!PLATFORM || self.handshake.is_none()) {
             let sender = self.l.rank(partner) as usize;
             self.complete(partner, sender, e);
         }

@@ -46,10 +46,6 @@ struct RankState {
     /// When the receiving NIC's last window ended (the last receive's completion).
     nic_recv_free: f64,
     finish: f64,
-    /// Token-bucket credit of the sending and the receiving NIC at `nic_send_free` and
-    /// `nic_recv_free`, bytes.
-    credit_send: f64,
-    credit_recv: f64,
 }
 
 /// The operations that last held one rank's CPU and NICs (kept for the critical path only).
@@ -72,6 +68,8 @@ pub(super) struct Work {
     cores: Vec<f64>,
     /// See `Engine::shape`.
     shape: Vec<(f64, f64)>,
+    /// See `Engine::credits`.
+    credits: Vec<(f64, f64)>,
     /// Pending events: `(time bits, position << 1 | kind)`, where `position` is the
     /// operation's internal position.
     queue: RadixQueue,
@@ -152,7 +150,9 @@ impl<L: Layout> View<'_, L> {
     }
 }
 
-struct Engine<'a, L: Layout> {
+/// `PLATFORM`: whether any platform term is on ([`SimOptions::rendezvous_completion`] at the
+/// handshake, shared cores, shaped links); without, their checks are compiled out.
+struct Engine<'a, L: Layout, const PLATFORM: bool> {
     q: Vec<Quantities>,
     rendezvous: Vec<bool>,
     /// `p2p(1 B)` when a rendezvous send completes at its handshake
@@ -166,6 +166,9 @@ struct Engine<'a, L: Layout> {
     burst: f64,
     /// Per message class: its serialisation `I - g` and time per byte, seconds.
     shape: Vec<(f64, f64)>,
+    /// Per rank, the token-bucket credit of its sending and receiving NIC at `nic_send_free`
+    /// and `nic_recv_free`, bytes (empty without shaped links).
+    credits: Vec<(f64, f64)>,
     noise: Option<Noise>,
     queue: RadixQueue,
     now_ready: std::collections::VecDeque<u32>,
@@ -307,6 +310,10 @@ pub(super) fn simulate_in(
         // more cores than ranks change nothing
         w.cores.resize((c as usize).min(p.max(1)), 0.0);
     }
+    w.credits.clear();
+    if let Some(b) = options.link_burst {
+        w.credits.resize(p, (b as f64, b as f64));
+    }
     w.queue.reset();
     w.now_ready.clear();
     // (the per-operation state is set by the layout, `Layout::initial_state`)
@@ -328,8 +335,6 @@ pub(super) fn simulate_in(
             // no message before the first: its window may start at any time
             nic_recv_free: f64::NEG_INFINITY,
             finish: 0.0,
-            credit_send: options.link_burst.map_or(0.0, |b| b as f64),
-            credit_recv: options.link_burst.map_or(0.0, |b| b as f64),
         },
     );
     w.holders.clear();
@@ -373,7 +378,21 @@ fn run_on<L: Layout>(
     l: &L,
     options: &SimOptions,
 ) -> Result<SimResult, SimError> {
-    let mut engine = Engine {
+    if w.handshake.is_some() || !w.cores.is_empty() || options.link_burst.is_some() {
+        run_engine::<L, true>(w, schedule, l, options)
+    } else {
+        run_engine::<L, false>(w, schedule, l, options)
+    }
+}
+
+/// [`run_on`] with the platform terms compiled in or out.
+fn run_engine<L: Layout, const PLATFORM: bool>(
+    w: &mut Work,
+    schedule: &Schedule,
+    l: &L,
+    options: &SimOptions,
+) -> Result<SimResult, SimError> {
+    let mut engine = Engine::<L, PLATFORM> {
         q: std::mem::take(&mut w.q),
         rendezvous: std::mem::take(&mut w.rendezvous),
         handshake: w.handshake,
@@ -381,6 +400,7 @@ fn run_on<L: Layout>(
         core: 0,
         burst: options.link_burst.map_or(0.0, |b| b as f64),
         shape: std::mem::take(&mut w.shape),
+        credits: std::mem::take(&mut w.credits),
         noise: options.noise,
         queue: std::mem::take(&mut w.queue),
         now_ready: std::mem::take(&mut w.now_ready),
@@ -412,6 +432,7 @@ fn run_on<L: Layout>(
     w.rendezvous = engine.rendezvous;
     w.cores = engine.cores;
     w.shape = engine.shape;
+    w.credits = engine.credits;
     w.queue = engine.queue;
     w.now_ready = engine.now_ready;
     w.node = engine.node;
@@ -422,7 +443,7 @@ fn run_on<L: Layout>(
     result
 }
 
-impl<L: Layout> Engine<'_, L> {
+impl<L: Layout, const PLATFORM: bool> Engine<'_, L, PLATFORM> {
     /// Runs the simulation on the state set up by [`Simulator::simulate`].
     fn run(
         &mut self,
