@@ -320,6 +320,8 @@ pub struct Ranking {
     pub median_rho: f64,
     /// Cells whose predicted cheapest algorithm measured within 10 % of the fastest.
     pub picks_within_10: usize,
+    /// The cells below [`LARGE_FROM`] (barrier's included) and how many of them are picks.
+    pub small: (usize, usize),
 }
 
 /// The rankings of `priced` (unsegmented algorithms only, as Open MPI's forced runs with
@@ -332,8 +334,9 @@ pub fn rankings(priced: &[Priced]) -> Vec<Ranking> {
             .or_default()
             .push(p);
     }
-    // per (P, collective): the cells' ρ, their count, the good picks
-    type Tally = (Vec<f64>, usize, usize);
+    // per (P, collective): the cells' ρ, their count, the good picks, the small cells and
+    // their good picks
+    type Tally = (Vec<f64>, usize, usize, usize, usize);
     let mut per: BTreeMap<(u64, Option<Collective>), Tally> = BTreeMap::new();
     for ((collective, procs, _), ps) in cells {
         if ps.len() < 3 {
@@ -354,16 +357,23 @@ pub fn rankings(priced: &[Priced]) -> Vec<Ranking> {
             }
             e.1 += 1;
             e.2 += usize::from(good);
+            if ps[0].small() {
+                e.3 += 1;
+                e.4 += usize::from(good);
+            }
         }
     }
     per.into_iter()
-        .map(|((procs, collective), (rhos, cells, picks))| Ranking {
-            collective,
-            procs,
-            cells,
-            median_rho: median(&rhos),
-            picks_within_10: picks,
-        })
+        .map(
+            |((procs, collective), (rhos, cells, picks, small, small_picks))| Ranking {
+                collective,
+                procs,
+                cells,
+                median_rho: median(&rhos),
+                picks_within_10: picks,
+                small: (small, small_picks),
+            },
+        )
         .collect()
 }
 
@@ -377,8 +387,8 @@ pub fn markdown(priced: &[Priced]) -> String {
     let bands = bands(priced);
     let rankings = rankings(priced);
     let mut s = String::from(
-        "| collective | P | < 8 KiB: avg | max | spread | >= 8 KiB: avg | max | spread | ρ | picks |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n",
+        "| collective | P | < 8 KiB: avg | max | spread | picks | >= 8 KiB: avg | max | spread | picks | ρ |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut keys: Vec<(Option<Collective>, u64)> =
         bands.iter().map(|b| (b.collective, b.procs)).collect();
@@ -402,17 +412,18 @@ pub fn markdown(priced: &[Priced]) -> String {
             None => "– | – | –".to_string(),
         };
         let r = rankings.iter().find(|r| r.collective == c && r.procs == p);
-        let (rho, picks) = match r {
+        let (rho, small, large) = match r {
             Some(r) => (
                 format!("{:.2}", r.median_rho),
-                format!("{}/{}", r.picks_within_10, r.cells),
+                format!("{}/{}", r.small.1, r.small.0),
+                format!("{}/{}", r.picks_within_10 - r.small.1, r.cells - r.small.0),
             ),
-            None => ("–".into(), "–".into()),
+            None => ("–".into(), "–".into(), "–".into()),
         };
         let name = c.map_or("**all**".to_string(), |c| c.name().to_string());
         let _ = writeln!(
             s,
-            "| {name} | {p} | {} | {} | {rho} | {picks} |",
+            "| {name} | {p} | {} | {small} | {} | {large} | {rho} |",
             cols(band(true)),
             cols(band(false))
         );
