@@ -77,6 +77,7 @@ fn every_model_is_written_and_loads_back() {
     for (model, kind, extra) in [
         ("loggp", "loggp_protocols", None),
         ("plogp", "plogp", Some("--separate-buffers")),
+        ("shaped", "loggp", None),
         ("log3p", "log3p", None),
     ] {
         let file = dir.join(format!("{model}.json"));

@@ -121,7 +121,9 @@ enum What {
         #[arg(long)]
         quick: bool,
         /// The model to write: LogGP with protocol ranges, pLogP (from the same round trips),
-        /// or log_3 P (half round trips with MPI vector datatypes and memory copies).
+        /// a shaped link (LogGP of a train of messages and the token bucket's burst, for the
+        /// simulator's --link-burst), or log_3 P (half round trips with MPI vector datatypes and
+        /// memory copies).
         #[arg(long, value_enum, default_value_t = MpiModel::Loggp)]
         model: MpiModel,
         /// Send every PRTT trial from a buffer the sender never writes and receive into
@@ -209,6 +211,9 @@ enum MpiModel {
     Loggp,
     /// pLogP: L and the tables o_s(m), o_r(m), g(m).
     Plogp,
+    /// LogGP of a link shaped by a token bucket: G and g of a train of messages, and the
+    /// bucket's burst (`calibrate::assess_shaped_link`; simulate with --link-burst).
+    Shaped,
     /// log_3 P: middleware and network costs of strided transfers.
     Log3p,
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[cfg(feature = "mpi")]
-use commcost::calibrate::{AssessmentConfig, assess_loggp, relative_errors};
+use commcost::calibrate::{AssessmentConfig, assess_loggp, assess_shaped_link, relative_errors};
 #[cfg(feature = "mpi")]
 use commcost::probe::{Budget, Methodology, Prober, PrttPlan, measure_prtt};
 #[cfg(feature = "mpi")]
@@ -166,8 +166,25 @@ pub(super) fn mpi_calibration(
         held.push((s, prober.prtt(1, 0.0, s)? / 2.0));
     }
     prober.finish();
-    let spec: ModelSpec = match which {
-        MpiModel::Plogp => assessment.plogp.clone().into(),
+    let shaped = if which == MpiModel::Shaped {
+        let link = assess_shaped_link(&assessment)?;
+        println!(
+            "shaped link: G = {:.4} ns/B and g = {:.3} µs of a train, o = {:.3} µs, L = {:.3} µs; \
+             a lone message's first {} bytes cross without G (simulate with --link-burst {})",
+            link.model.gap_per_byte() * 1e9,
+            link.model.gap() * 1e6,
+            link.model.overhead() * 1e6,
+            link.model.latency() * 1e6,
+            link.burst,
+            link.burst
+        );
+        Some(link)
+    } else {
+        None
+    };
+    let spec: ModelSpec = match (&shaped, which) {
+        (Some(link), _) => link.model.clone().into(),
+        (None, MpiModel::Plogp) => assessment.plogp.clone().into(),
         _ => assessment.model.clone().into(),
     };
     let errors_of = |model: &dyn CommModel| {
@@ -197,7 +214,31 @@ pub(super) fn mpi_calibration(
             pct(e),
         );
     }
+    if let Some(link) = &shaped {
+        acc.insert(
+            "one_message_with_burst_credit".into(),
+            pct(link.one_way_error),
+        );
+    }
     let (method, roles) = match which {
+        MpiModel::Shaped => (
+            "a link shaped by a token bucket from the parametrised round trips: LogGP of the \
+             train (G_all, eq. (7) of Hoefler, Lichei & Rehm, IPDPS 2007) and the credit a lone \
+             message gets, commcost::calibrate::assess_shaped_link",
+            {
+                let mut roles = loggp_roles();
+                roles.insert(
+                    "link_burst".into(),
+                    format!(
+                        "{} bytes: a lone message's bytes crossing without G (the simulator's \
+                         link_burst, --link-burst)",
+                        shaped.as_ref().map_or(0, |l| l.burst)
+                    )
+                    .into(),
+                );
+                roles
+            },
+        ),
         MpiModel::Plogp => (
             "pLogP from the parametrised round trips (Kielmann, Bal & Verstoep 2000; \
              commcost::calibrate::assess_loggp's plogp)",
