@@ -32,7 +32,7 @@ use commcost::collectives::{Collective, Family, Operator, Problem};
 use commcost::sim::{DEFAULT_MAX_MEMORY, RendezvousCompletion, SimOptions, Simulator, schedule_in};
 
 use crate::selection::{Config, Row};
-use crate::stats::spearman;
+use crate::stats::{median, spearman};
 
 /// The size from which a configuration counts as large (bytes, OSU's size column).
 pub const LARGE_FROM: u64 = 8192;
@@ -145,19 +145,6 @@ pub fn parse_prtt_samples(text: &str) -> Result<Vec<commcost::calibrate::PrttSam
         });
     }
     Ok(out)
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
 }
 
 /// The `q`-quantile (0..1) with linear interpolation between order statistics.

@@ -30,6 +30,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::stats::median;
+
 /// Which decision a run used.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Config {
@@ -274,19 +276,6 @@ impl Default for Targets {
             worst_cell: 1.10,
             pick_share: 0.80,
         }
-    }
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
     }
 }
 

@@ -1,4 +1,19 @@
-//! Spearman's rank correlation of the predicted and the measured times.
+//! Statistics of the validation reports: the median, Spearman's rank correlation of the
+//! predicted and the measured times.
+
+/// The median (the mean of the two middle values for an even count), NaN for none.
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
 
 /// Ranks (1-based) with ties sharing their average rank.
 fn ranks(values: &[f64]) -> Vec<f64> {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use commcost::calibrate::{AssessmentConfig, assess_loggp, assess_shaped_link};
+use commcost::calibrate::{AssessmentConfig, ShapedLink, assess_loggp, assess_shaped_link};
 use commcost::collectives::Operator;
 use commcost::sim::RendezvousCompletion;
 use commcost_validation::forced_accuracy::{
@@ -69,8 +69,9 @@ fn the_two_node_calibration_finds_the_shaped_link() {
     );
 }
 
-/// The medians from 8 KiB against OSU's average at P = 4 and 8, from the calibration `prtt`.
-fn large_medians(prtt: &str) -> (u64, u32, u32) {
+/// The shaped link assessed from the PRTT samples `prtt`, and the pricing of the emulated
+/// cluster's runs with it (the TCP BTL's eager limit, completion at the handshake, 2 cores).
+fn shaped(prtt: &str) -> (ShapedLink, Pricing) {
     let samples = parse_prtt_samples(&read(prtt)).unwrap();
     let a = assess_loggp(&samples, &AssessmentConfig::default()).unwrap();
     let link = assess_shaped_link(&a).unwrap();
@@ -81,11 +82,21 @@ fn large_medians(prtt: &str) -> (u64, u32, u32) {
         cores: Some(2),
         link_burst: Some(link.burst),
     };
-    let runs = rows(&[
+    (link, pricing)
+}
+
+/// The forced runs at P = 4 and 8 on the emulated cluster.
+fn cluster_runs() -> Vec<Row> {
+    rows(&[
         "tests/fixtures/cluster-200m/forced-4x1.csv",
         "tests/fixtures/cluster-200m/forced-8x1.csv",
-    ]);
-    let all = bands(&price(&runs, &link.model, &pricing).unwrap());
+    ])
+}
+
+/// The medians from 8 KiB against OSU's average at P = 4 and 8, from the calibration `prtt`.
+fn large_medians(prtt: &str) -> (u64, u32, u32) {
+    let (link, pricing) = shaped(prtt);
+    let all = bands(&price(&cluster_runs(), &link.model, &pricing).unwrap());
     let large = |p: u64| {
         let b = all
             .iter()
@@ -109,29 +120,8 @@ fn a_second_calibration_gives_the_figures_the_doc_states() {
 
 #[test]
 fn the_emulated_cluster_table_is_what_the_fixtures_give() {
-    let text = read(CLUSTER_PRTT);
-    let a = assess_loggp(
-        &parse_prtt_samples(&text).unwrap(),
-        &AssessmentConfig::default(),
-    )
-    .unwrap();
-    let link = assess_shaped_link(&a).unwrap();
-    let pricing = Pricing {
-        operator: operator(),
-        rendezvous_above: Some(65522),
-        rendezvous_completion: RendezvousCompletion::AtHandshake,
-        cores: Some(2),
-        link_burst: Some(link.burst),
-    };
-    let priced = price(
-        &rows(&[
-            "tests/fixtures/cluster-200m/forced-4x1.csv",
-            "tests/fixtures/cluster-200m/forced-8x1.csv",
-        ]),
-        &link.model,
-        &pricing,
-    )
-    .unwrap();
+    let (link, pricing) = shaped(CLUSTER_PRTT);
+    let priced = price(&cluster_runs(), &link.model, &pricing).unwrap();
     assert_eq!(markdown(&priced), doc_table("forced_accuracy cluster"));
 }
 
@@ -142,11 +132,8 @@ fn the_emulated_cluster_table_is_what_the_fixtures_give() {
 fn the_terms_table_is_what_the_fixtures_give() {
     let samples = parse_prtt_samples(&read(CLUSTER_PRTT)).unwrap();
     let a = assess_loggp(&samples, &AssessmentConfig::default()).unwrap();
-    let link = assess_shaped_link(&a).unwrap();
-    let runs = rows(&[
-        "tests/fixtures/cluster-200m/forced-4x1.csv",
-        "tests/fixtures/cluster-200m/forced-8x1.csv",
-    ]);
+    let (link, cores) = shaped(CLUSTER_PRTT);
+    let runs = cluster_runs();
     let eager = Pricing {
         operator: operator(),
         rendezvous_above: None,
@@ -166,23 +153,19 @@ fn the_terms_table_is_what_the_fixtures_give() {
         rendezvous_completion: RendezvousCompletion::AtHandshake,
         ..rendezvous
     };
-    let cores = Pricing {
-        cores: Some(2),
-        ..handshake
-    };
     let loggp: &dyn commcost::CommModel = &a.model;
-    let shaped: &dyn commcost::CommModel = &link.model;
+    let train: &dyn commcost::CommModel = &link.model;
     let steps: [(&str, &dyn commcost::CommModel, Pricing); 6] = [
         ("LogGP of the one-message slope, all eager", loggp, eager),
-        ("shaped link (train's `G`), no burst", shaped, eager),
-        ("+ burst on every link", shaped, burst),
-        ("+ rendezvous above 65522 B", shaped, rendezvous),
+        ("shaped link (train's `G`), no burst", train, eager),
+        ("+ burst on every link", train, burst),
+        ("+ rendezvous above 65522 B", train, rendezvous),
         (
             "+ rendezvous send completes at the handshake",
-            shaped,
+            train,
             handshake,
         ),
-        ("+ 2 shared cores", shaped, cores),
+        ("+ 2 shared cores", train, cores),
     ];
     let mut table = String::from(
         "| model | P = 4: < 8 KiB | >= 8 KiB | picks | P = 8: < 8 KiB | >= 8 KiB | picks |\n\
