@@ -3,7 +3,7 @@
 
 use super::LogGPAssessment;
 use crate::LogGP;
-use crate::calibrate::CalibrationError;
+use crate::calibrate::{CalibrationError, relative_errors};
 use crate::util::stats;
 
 /// The median, NaN for no values.
@@ -149,21 +149,23 @@ pub fn assess_shaped_link(assessment: &LogGPAssessment) -> Result<ShapedLink, Ca
         0
     };
     let model = LogGP::new(latency, o, gap, big_g)?;
-    let errors: Vec<f64> = sizes
+    let pairs: Vec<(f64, f64)> = sizes
         .iter()
         .map(|d| {
             let x = (d.size - 1) as f64;
             let lone = 2.0 * o + latency + (x - burst as f64).max(0.0) * big_g;
-            (lone / (d.prtt_single / 2.0) - 1.0).abs()
+            (lone, d.prtt_single / 2.0)
         })
         .collect();
-    let mut sorted = errors.clone();
-    sorted.sort_by(f64::total_cmp);
-    let p90 = sorted[((sorted.len() - 1) as f64 * 0.9).round() as usize];
+    let one_way_error = relative_errors(&pairs).ok_or(CalibrationError::InvalidValue {
+        what: "the one-message error of the shaped link (PRTT(1, 0, s) / 2)",
+        index: 0,
+        value: f64::NAN,
+    })?;
     Ok(ShapedLink {
         model,
         burst,
-        one_way_error: (median(&errors), p90),
+        one_way_error,
     })
 }
 

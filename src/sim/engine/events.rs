@@ -160,7 +160,7 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
     }
 
     /// The credit of a NIC idle since `free` with `credit` bytes then, at `t`, for a message
-    /// of class `class`: `(credit at t, seconds of serialisation it saves the message)`.
+    /// of class `class`: `(credit left after the message, seconds of serialisation it saves)`.
     #[inline]
     fn credit(&self, class: usize, free: f64, credit: f64, t: f64) -> (f64, f64) {
         let (serial, per_byte) = self.shape[class];
@@ -173,7 +173,8 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
         } else {
             self.burst
         };
-        (now, now.min(serial / per_byte) * per_byte)
+        let used = now.min(serial / per_byte);
+        (now - used, used * per_byte)
     }
 
     /// Rank `r`'s CPU (and the shared core [`cpu_start`](Self::cpu_start) picked) is busy
@@ -286,15 +287,10 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
                 self.hold_cpu(r, overhead_end);
                 let mut saved = 0.0;
                 if PLATFORM && self.burst > 0.0 {
-                    let (credit, save) =
+                    let (left, save) =
                         self.credit(class, self.ranks[r].nic_send_free, self.credits[r].0, s);
                     saved = save;
-                    let per_byte = self.shape[class].1;
-                    self.credits[r].0 = if per_byte > 0.0 {
-                        credit - save / per_byte
-                    } else {
-                        credit
-                    };
+                    self.credits[r].0 = left;
                 }
                 self.ranks[r].nic_send_free = s + q.send_interval - saved;
                 if !self.holders.is_empty() {
@@ -388,7 +384,7 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
         let q = self.q[class];
         // the receiving NIC streams the message in during the last `I` before the receive
         // completes: that window must not overlap the previous message's
-        let (credit, saved) = if PLATFORM && self.burst > 0.0 {
+        let (left, saved) = if PLATFORM && self.burst > 0.0 {
             self.credit(class, self.ranks[r].nic_recv_free, self.credits[r].1, t)
         } else {
             (0.0, 0.0)
@@ -398,12 +394,7 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
             return;
         }
         if PLATFORM && self.burst > 0.0 {
-            let per_byte = self.shape[class].1;
-            self.credits[r].1 = if per_byte > 0.0 {
-                credit - saved / per_byte
-            } else {
-                credit
-            };
+            self.credits[r].1 = left;
         }
         let s = self.cpu_start(op, r, t);
         let e = s + q.recv_overhead + self.cpu_noise(op, 1);
