@@ -403,3 +403,63 @@ pub enum FileError {
         line: usize,
     },
 }
+
+/// A model file that cannot be loaded
+/// ([`model_file::load_model_file`](crate::model_file::load_model_file), feature `json`).
+#[cfg(feature = "json")]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ModelFileError {
+    /// The file cannot be read within its bound.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// Not JSON, or a key given twice in one object (with the line and column).
+    #[error("{origin}: not JSON: {message}")]
+    Syntax {
+        /// The file, as given (or what the text is called).
+        origin: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A field that does not load or validate.
+    #[error("{origin}: invalid {what}{}: {message}", at_path(path))]
+    Invalid {
+        /// The file, as given.
+        origin: String,
+        /// `"model file"` or `"model"`.
+        what: &'static str,
+        /// The field path (`spec.ranges[1].model.gap`); empty for the top level.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A `commcost_model_file` version this crate does not read.
+    #[error(
+        "{origin}: commcost_model_file: format version {found} is not supported (this commcost \
+         reads version 1)"
+    )]
+    Version {
+        /// The file, as given.
+        origin: String,
+        /// The version found, as JSON.
+        found: String,
+    },
+    /// Not a model file's shape, or the model asked for is not in it.
+    #[error("{origin}: {message}")]
+    Selection {
+        /// The file, as given.
+        origin: String,
+        /// What is wrong and what the file has.
+        message: String,
+    },
+}
+
+/// ` at `path`` for a field path, nothing for the top level.
+#[cfg(feature = "json")]
+fn at_path(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!(" at `{path}`")
+    }
+}

@@ -87,6 +87,9 @@ pub mod limits;
 mod message;
 pub mod mlines;
 mod model;
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+pub mod model_file;
 pub mod models;
 pub mod presets;
 #[cfg(feature = "calibrate")]
@@ -99,6 +102,8 @@ mod util;
 
 #[cfg(feature = "serde")]
 pub use error::LoadError;
+#[cfg(feature = "json")]
+pub use error::ModelFileError;
 pub use error::{FileError, MessageError, ParameterError};
 pub use message::Message;
 pub use model::{AffineCost, CommModel, PiecewiseCost, Quantities};

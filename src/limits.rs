@@ -56,6 +56,10 @@ pub(crate) fn zero_or_normal(value: f64) -> bool {
 /// thousands of points a few hundred).
 pub const MAX_MODEL_FILE_BYTES: u64 = 16 << 20;
 
+/// Largest benchmark output file read (OSU, IMB): 64 MiB (a million table rows fit many times
+/// over; [`calibrate::read_benchmark_file`](crate::calibrate::read_benchmark_file)).
+pub const MAX_BENCHMARK_FILE_BYTES: u64 = 64 << 20;
+
 /// Largest GOAL file read: 1 GiB (about 30 million operations as Schedgen writes them; the
 /// schedule is bounded by the simulator's memory budget as well, see
 /// [`sim::DEFAULT_MAX_MEMORY`](crate::sim::DEFAULT_MAX_MEMORY)).

@@ -9,10 +9,7 @@ use commcost::collectives::{
 };
 pub use commcost::collectives::{Choice, Collective, Family};
 use commcost::sim::{DEFAULT_MAX_MEMORY, Schedule, SimError};
-use commcost::{CommModel, Message, ModelSpec, presets};
-
-/// Largest model file read (bytes): model files are a few kilobytes; this bounds the read.
-pub const MAX_MODEL_FILE_BYTES: u64 = 64 << 20;
+use commcost::{CommModel, Message, ModelFileError, ModelSpec, presets};
 
 /// Largest decision-table grid (cells): bounds the allocation and the build time.
 pub const MAX_TABLE_CELLS: usize = 1 << 20;
@@ -81,64 +78,39 @@ pub fn preset(name: &str) -> Result<ModelSpec, CoreError> {
         })
 }
 
-/// A model from JSON text: a bare `ModelSpec` (`{"model": "loggp", ...}`) or a model file as
-/// `commcost calibrate` writes it (`{"commcost_model_file": 1, "spec": {...}, ...}`). `origin`
-/// names the text in errors (a path, `json`).
+/// A model from JSON text, read as a model file is (`commcost::model_file::parse_model_text`):
+/// a bare `ModelSpec` (`{"model": "loggp", ...}`), a model file as `commcost calibrate` writes
+/// it (`{"commcost_model_file": 1, "spec": {...}, ...}`) or several named models (the preferred
+/// one). `origin` names the text in errors (a path, `json`).
 ///
 /// # Errors
 ///
 /// [`CoreError::Parse`] naming `origin` and the field path of the problem.
 pub fn model_from_json(text: &str, origin: &str) -> Result<ModelSpec, CoreError> {
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| CoreError::Parse(format!("{origin}: not JSON: {e}")))?;
-    serde_json::from_str::<commcost::models::spec::UniqueKeys>(text)
-        .map_err(|e| CoreError::Parse(format!("{origin}: {e}")))?;
-    let (spec, prefix) = match value.get("commcost_model_file") {
-        Some(_) => (
-            value
-                .get("spec")
-                .ok_or_else(|| CoreError::Parse(format!("{origin}: model file without `spec`")))?,
-            "spec.",
-        ),
-        None => (&value, ""),
-    };
-    ModelSpec::deserialize_with_path(spec).map_err(|e| {
-        let path = if e.path.is_empty() || e.path == "." {
-            prefix.trim_end_matches('.').to_string()
-        } else {
-            format!("{prefix}{}", e.path)
-        };
-        if path.is_empty() {
-            CoreError::Parse(format!("{origin}: invalid model: {}", e.message))
-        } else {
-            CoreError::Parse(format!(
-                "{origin}: invalid model at `{path}`: {}",
-                e.message
-            ))
-        }
-    })
+    commcost::model_file::parse_model_text(text, origin, None)
+        .map(|loaded| loaded.spec)
+        .map_err(model_file_error)
 }
 
-/// A model from a file ([`model_from_json`]); at most [`MAX_MODEL_FILE_BYTES`] are read.
+/// A model from a file, `FILE` or `FILE#NAME`, read by the library's model-file loader
+/// (`commcost::model_file::load_model_file`): the files `commcost calibrate` writes, a regular
+/// file of at most `commcost::limits::MAX_MODEL_FILE_BYTES` bytes.
 ///
 /// # Errors
 ///
 /// [`CoreError::Io`] or [`CoreError::Parse`], naming the path.
 pub fn model_from_file(path: &Path) -> Result<ModelSpec, CoreError> {
-    use std::io::Read;
-    let shown = path.display();
-    let file = std::fs::File::open(path)
-        .map_err(|e| CoreError::Io(format!("{shown}: cannot open: {e}")))?;
-    let mut text = String::new();
-    file.take(MAX_MODEL_FILE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| CoreError::Io(format!("{shown}: cannot read: {e}")))?;
-    if text.len() as u64 > MAX_MODEL_FILE_BYTES {
-        return Err(CoreError::Io(format!(
-            "{shown}: larger than {MAX_MODEL_FILE_BYTES} bytes"
-        )));
+    commcost::model_file::load_model_file(path)
+        .map(|loaded| loaded.spec)
+        .map_err(model_file_error)
+}
+
+/// A file that cannot be read is `Io`, one that does not load `Parse`.
+fn model_file_error(e: ModelFileError) -> CoreError {
+    match e {
+        ModelFileError::File(_) => CoreError::Io(e.to_string()),
+        e => CoreError::Parse(e.to_string()),
     }
-    model_from_json(&text, &shown.to_string())
 }
 
 /// A message: contiguous (`count <= 1`) or `count` blocks of `block_len` bytes `stride` apart.

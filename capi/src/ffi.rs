@@ -340,9 +340,12 @@ pub unsafe extern "C" fn cc_model_preset(name: *const c_char, out: *mut *mut CcM
     })
 }
 
-/// Loads a model file into `*out`: a `ModelSpec` JSON document (`{"model": "loggp", ...}`) or a
-/// model file as `commcost calibrate` writes it. Every parameter is validated as the Rust
-/// constructors validate it; the error message names the file and the field.
+/// Loads a model file into `*out`, read as the `commcost` command reads `--model`: a `ModelSpec`
+/// JSON document (`{"model": "loggp", ...}`), a model file as `commcost calibrate` writes it, or
+/// a file of several named models (`path` may be `FILE#NAME`; without a name the preferred
+/// one). A regular file of at most 16 MiB (a FIFO or device is refused before reading); a key
+/// given twice is refused; every parameter is validated as the Rust constructors validate it;
+/// the error message names the file, the model and the field.
 ///
 /// Returns `CC_OK`, `CC_ERR_NULL_POINTER`, `CC_ERR_INVALID_ARGUMENT`, `CC_ERR_IO` or
 /// `CC_ERR_PARSE`.

@@ -246,8 +246,48 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("c_suite");
     std::fs::create_dir_all(&dir).expect("tmp dir");
     let model_path = dir.join("plogp.json");
-    let file = serde_json::json!({"commcost_model_file": 1, "spec": file_model()});
+    let provenance = serde_json::json!({"measured": "", "method": "", "date": "", "host": "",
+        "parameters": {}, "accuracy": {}, "tool": ""});
+    let file = serde_json::json!({"commcost_model_file": 1, "provenance": provenance,
+        "spec": file_model()});
     std::fs::write(&model_path, file.to_string()).expect("model file");
+    // model files the C ABI must read as the CLI does (the library's one loader)
+    let hostile = dir.join("hostile");
+    let _ = std::fs::remove_dir_all(&hostile);
+    std::fs::create_dir_all(&hostile).expect("hostile dir");
+    let pram = |cost: &str| format!(r#"{{"model": "pram", "unit_cost": {cost}}}"#);
+    let fifo = hostile.join("fifo.json");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    for (name, text) in [
+        ("dup.json", r#"{"model": "pram", "unit_cost": 1e-6, "unit_cost": 2e-6}"#.to_string()),
+        (
+            "version.json",
+            format!(
+                r#"{{"commcost_model_file": "x", "provenance": {provenance}, "spec": {}}}"#,
+                pram("1e-6")
+            ),
+        ),
+        (
+            "local.json",
+            format!(
+                r#"{{"commcost_model_file": 1, "provenance": {provenance}, "spec": {},
+                   "local": {{"work": 1, "operator": 2, "provenance": {provenance}}}}}"#,
+                pram("1e-6")
+            ),
+        ),
+        (
+            "multi.json",
+            format!(
+                r#"{{"preferred": "a", "models": {{"a": {}, "b": {}}}}}"#,
+                pram("1e-6"),
+                pram("2e-6")
+            ),
+        ),
+        ("bom.json", format!("\u{feff}{}", pram("3e-6"))),
+    ] {
+        std::fs::write(hostile.join(name), text).expect("hostile file");
+    }
 
     let lib = lib_dir().join("libcommcost_capi.a");
     assert!(
@@ -271,6 +311,7 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
     assert!(status.success(), "compiling tests/c/suite.c failed");
     let out = Command::new(&exe)
         .arg(&model_path)
+        .arg(&hostile)
         .output()
         .expect("run suite");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -382,6 +423,17 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
                 let want = m.p2p(&Message::contiguous(20)).to_bits();
                 assert_eq!((f[1], hex(f[2])), ("0", want), "{line}");
             }
+            "MF_P2P" => {
+                // p2p of 8 bytes under PRAM is the unit cost, as the file writes it
+                let want = match f[1] {
+                    "bom.json" => "3e-6",
+                    "multi.json" => "1e-6",
+                    "multi.json#b" => "2e-6",
+                    other => panic!("{other} loaded"),
+                };
+                let want = want.parse::<f64>().unwrap().to_bits();
+                assert_eq!((f[2], hex(f[3])), ("0", want), "{line}");
+            }
             "OK-after-error" => assert_eq!(line, "OK-after-error 0 []"),
             "END" => {}
             _ => panic!("unexpected line: {line}"),
@@ -422,6 +474,15 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
         ),
         ("huge-procs", 2, "processes"),
         ("bad-loggp", 2, "latency"),
+        ("mf-fifo.json", 3, "not a regular file"),
+        ("mf-dev-zero", 3, "not a regular file"),
+        ("mf-dup.json", 4, "duplicate key `unit_cost`"),
+        ("mf-version.json", 4, "format version \"x\""),
+        ("mf-local.json", 4, "at `local.work`"),
+        ("mf-multi.json#c", 4, "no model named `c`; the file has a, b"),
+        ("mf-bom.json", 0, ""),
+        ("mf-multi.json", 0, ""),
+        ("mf-multi.json#b", 0, ""),
         ("bad-logp", 2, "word_bytes"),
     ];
     for (case, code, mentions) in want {

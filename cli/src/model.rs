@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 
 use commcost::collectives::{LocalWork, Operator};
 use commcost::{CommModel, Message, ModelSpec, presets};
-use serde::{Deserialize, Serialize};
 
 use crate::units::{human_bytes, human_time};
 use crate::{Failure, ModelSource, fail};
@@ -77,66 +76,8 @@ pub fn list_presets(json: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Where a parameter's value came from and what it stands for in the model.
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct Provenance {
-    /// What was measured or imported, in words.
-    pub measured: String,
-    /// The method that turned it into parameters.
-    pub method: String,
-    /// When (UTC, ISO 8601).
-    pub date: String,
-    /// Which machine (host name) ran the tool.
-    pub host: String,
-    /// Input files, if any.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub inputs: Vec<String>,
-    /// Parameter name → its role in the model.
-    pub parameters: serde_json::Map<String, serde_json::Value>,
-    /// How well the model reproduces the measurements.
-    pub accuracy: serde_json::Map<String, serde_json::Value>,
-    /// Every fitted value the model does not use as fitted, and what it uses instead.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub adjustments: Vec<String>,
-    /// The tool and its version.
-    pub tool: String,
-}
-
-/// A model file as `commcost calibrate` writes it.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelFile {
-    /// Format version (1).
-    pub commcost_model_file: u32,
-    pub provenance: Provenance,
-    pub spec: ModelSpec,
-    /// What collectives spend besides messages (`commcost calibrate local`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub local: Option<LocalSection>,
-}
-
-/// The local-work section of a model file: copy and temporary-buffer prices, the reduction
-/// operator, and how they were measured.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LocalSection {
-    pub work: LocalWork,
-    pub operator: Operator,
-    pub provenance: Provenance,
-    /// How the per-call costs in `work.calls` were fitted (`commcost calibrate collectives`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub calls_provenance: Option<Provenance>,
-}
-
-/// A loaded model with its name for reports, and the local-work prices of its file (free
-/// where the file has none).
-pub struct Loaded {
-    pub name: String,
-    pub spec: ModelSpec,
-    pub local: LocalWork,
-    pub operator: Operator,
-}
+/// The model file types of the library (one loader for the CLI, the C ABI and Python).
+pub use commcost::model_file::{LoadedModel as Loaded, LocalSection, ModelFile, Provenance};
 
 pub fn load(source: &ModelSource) -> Result<Loaded, Failure> {
     match (&source.model, &source.preset) {
@@ -164,142 +105,31 @@ pub fn preset(name: &str) -> Result<Loaded, Failure> {
     }
 }
 
-/// The model `mpi_calibrate`-style files (a map of names to models) without a `preferred`
-/// entry load by default, in this order: LogGP with protocol ranges, then pLogP, then log_3 P.
-pub const DEFAULT_PREFERENCE: [&str; 3] = ["loggp_mpi", "plogp_mpi", "log3p_mpi"];
-
-/// Splits `FILE#name` into the file and the model name; a path that exists as given (even with
-/// a `#` in it) is a file.
-fn split_selector(path: &Path) -> (PathBuf, Option<String>) {
-    if path.exists() {
-        return (path.to_path_buf(), None);
-    }
-    let text = path.to_string_lossy();
-    match text.rsplit_once('#') {
-        Some((file, name)) if !file.is_empty() && !name.is_empty() => {
-            (PathBuf::from(file), Some(name.to_string()))
-        }
-        _ => (path.to_path_buf(), None),
-    }
-}
-
-/// Loads a model file: a `ModelSpec`, a file written by `commcost calibrate`, or a file of
-/// several named models — a JSON object mapping names to `ModelSpec`s (as the `mpi_calibrate`
-/// example writes), optionally with a `"preferred": "name"` entry, or `{"preferred": ...,
-/// "models": {...}}`. `FILE#name` picks a named model; `FILE` alone the preferred one (without
-/// a mark: the only one, or the first of [`DEFAULT_PREFERENCE`] present).
+/// Loads a model file, `FILE` or `FILE#NAME` (`commcost::model_file::load_model_file`: a
+/// bare spec, a file written by `commcost calibrate`, or several named models), and warns
+/// about parameters whose units look wrong.
 pub fn load_file(path: &Path) -> Result<Loaded, Failure> {
-    let (file, selector) = split_selector(path);
-    let shown = file.display();
-    let text = commcost::limits::read_text_file(
-        &file,
-        "model file",
-        commcost::limits::MAX_MODEL_FILE_BYTES,
-    )?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| Failure(format!("{shown}: not JSON: {e}")))?;
-    // a key given twice would be taken silently (the last one), as no other reader does
-    serde_json::from_str::<commcost::models::spec::UniqueKeys>(&text)
-        .map_err(|e| Failure(format!("{shown}: {e}")))?;
-    let single = |name: &Option<String>| -> Result<(), Failure> {
-        match name {
-            Some(n) => fail(format!(
-                "{shown}: holds one model, not several: drop `#{n}` from --model"
-            )),
-            None => Ok(()),
-        }
-    };
-    let stem = file
-        .file_stem()
-        .map_or_else(|| shown.to_string(), |s| s.to_string_lossy().into_owned());
-    let mut local = (LocalWork::FREE, Operator::FREE);
-    let (spec, name) = if value.get("commcost_model_file").is_some() {
-        single(&selector)?;
-        let parsed: ModelFile = serde_json::from_value(value)
-            .map_err(|e| Failure(format!("{shown}: invalid model file: {e}")))?;
-        if parsed.commcost_model_file != 1 {
-            return fail(format!(
-                "{shown}: commcost_model_file: format version {} is not supported (this commcost \
-                 reads version 1)",
-                parsed.commcost_model_file
-            ));
-        }
-        if let Some(section) = parsed.local {
-            local = (section.work, section.operator);
-        }
-        (parsed.spec, stem)
-    } else if value.get("model").is_some() {
-        single(&selector)?;
-        let spec = serde_json::from_value::<ModelSpec>(value)
-            .map_err(|e| Failure(format!("{shown}: invalid model: {e}")))?;
-        (spec, stem)
-    } else if let serde_json::Value::Object(mut map) = value {
-        let preferred = match map.remove("preferred") {
-            None => None,
-            Some(serde_json::Value::String(p)) => Some(p),
-            Some(other) => {
-                return fail(format!(
-                    "{shown}: `preferred` must name a model, found {other}"
-                ));
-            }
-        };
-        let models = match map.remove("models") {
-            Some(serde_json::Value::Object(inner)) if map.is_empty() => inner,
-            Some(_) => {
-                return fail(format!(
-                    "{shown}: `models` must be the only entry besides `preferred`, an object of \
-                     named models"
-                ));
-            }
-            None => map,
-        };
-        let names: Vec<&str> = models.keys().map(String::as_str).collect();
-        if names.is_empty() {
-            return fail(format!("{shown}: no model in the file"));
-        }
-        let chosen = match (&selector, &preferred) {
-            (Some(n), _) | (None, Some(n)) => n.clone(),
-            (None, None) if names.len() == 1 => names[0].to_string(),
-            (None, None) => match DEFAULT_PREFERENCE.iter().find(|n| models.contains_key(**n)) {
-                Some(n) => (*n).to_string(),
-                None => {
-                    return fail(format!(
-                        "{shown}: several models ({}) and none marked `preferred`: pick one \
-                         with --model {shown}#NAME",
-                        names.join(", ")
-                    ));
-                }
-            },
-        };
-        let Some(entry) = models.get(&chosen) else {
-            return fail(format!(
-                "{shown}: no model named `{chosen}`; the file has {}",
-                names.join(", ")
-            ));
-        };
-        let spec = serde_json::from_value::<ModelSpec>(entry.clone())
-            .map_err(|e| Failure(format!("{shown}#{chosen}: invalid model: {e}")))?;
-        (spec, format!("{stem}#{chosen}"))
-    } else {
-        return fail(format!(
-            "{shown}: not a model file (a JSON object is expected)"
-        ));
-    };
-    for warning in spec.unit_warnings() {
-        eprintln!("commcost: warning: {shown}: {warning}");
+    let loaded = commcost::model_file::load_model_file(path)?;
+    for warning in loaded.spec.unit_warnings() {
+        eprintln!("commcost: warning: {}: {warning}", path.display());
     }
-    Ok(Loaded {
-        name,
-        spec,
-        local: local.0,
-        operator: local.1,
-    })
+    Ok(loaded)
 }
 
+/// Writes a model file whole or not at all: the text goes to a temporary file next to `path`,
+/// which is then renamed over it (an interrupted run leaves the old file or none).
 pub fn write_file(path: &PathBuf, file: &ModelFile) -> Result<(), Failure> {
-    let text = serde_json::to_string_pretty(file)?;
-    std::fs::write(path, text + "\n")
-        .map_err(|e| Failure(format!("{}: cannot write: {e}", path.display())))
+    let text = file.to_json()?;
+    let name = path
+        .file_name()
+        .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
+    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return fail(format!("{}: cannot write: {e}", path.display()));
+    }
+    Ok(())
 }
 
 pub fn predict(

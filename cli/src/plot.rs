@@ -1,6 +1,5 @@
 //! `plot`: cost curves over message size as SVG.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use commcost::calibrate::{BenchmarkSeries, SeriesKind};
@@ -68,79 +67,18 @@ fn sizes(lo: u64, hi: u64) -> Vec<u64> {
     out
 }
 
-/// The largest benchmark output file read (64 MiB: a million table rows fit many times over).
-pub const MAX_BENCHMARK_FILE: u64 = 64 << 20;
+pub use commcost::calibrate::BenchmarkFormat as Format;
 
-/// Which benchmark's output a file must be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// OSU Micro-Benchmarks.
-    Osu,
-    /// Intel MPI Benchmarks.
-    Imb,
-    /// Either, recognised by its content.
-    Any,
-}
-
-/// Reads a benchmark output file as text: a regular file of at most [`MAX_BENCHMARK_FILE`]
-/// bytes (a device or a pipe that never ends is refused before reading).
-pub fn read_bounded(path: &Path) -> Result<String, Failure> {
-    let shown = path.display();
-    let meta =
-        std::fs::metadata(path).map_err(|e| Failure(format!("{shown}: cannot read: {e}")))?;
-    if !meta.is_file() {
-        return fail(format!(
-            "{shown}: not a regular file (benchmark output is read from a file)"
-        ));
-    }
-    if meta.len() > MAX_BENCHMARK_FILE {
-        return fail(format!(
-            "{shown}: {} bytes, more than the {} MiB read from benchmark output",
-            meta.len(),
-            MAX_BENCHMARK_FILE >> 20
-        ));
-    }
-    let file =
-        std::fs::File::open(path).map_err(|e| Failure(format!("{shown}: cannot read: {e}")))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_BENCHMARK_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Failure(format!("{shown}: cannot read: {e}")))?;
-    if bytes.len() as u64 > MAX_BENCHMARK_FILE {
-        return fail(format!(
-            "{shown}: grew beyond {} MiB while being read",
-            MAX_BENCHMARK_FILE >> 20
-        ));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        Failure(format!(
-            "{shown}: not text (invalid UTF-8 at byte {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
-}
-
-/// Reads benchmark output, OSU or IMB (as `format` demands), into its series.
+/// Reads benchmark output, OSU or IMB (as `format` demands), into its series
+/// (`commcost::calibrate::read_benchmark_file`), with a hint when it is the other benchmark's.
 pub fn read_benchmark(path: &Path, format: Format) -> Result<Vec<BenchmarkSeries>, Failure> {
-    let shown = path.display();
-    let text = read_bounded(path)?;
-    let imb = match format {
-        Format::Osu => false,
-        Format::Imb => true,
-        Format::Any => text.contains("# Benchmarking") || text.contains("Intel(R) MPI Benchmarks"),
-    };
-    let parsed = if imb {
-        commcost::calibrate::parse_imb(&text)
-    } else {
-        commcost::calibrate::parse_osu(&text).map(|s| vec![s])
-    };
-    parsed.map_err(|e| {
+    commcost::calibrate::read_benchmark_file(path, format).map_err(|e| {
         let hint = match (format, e.to_string().contains("this is")) {
             (Format::Osu, true) => " (use `commcost calibrate imb`)",
             (Format::Imb, true) => " (use `commcost calibrate osu`)",
             _ => "",
         };
-        Failure(format!("{shown}: {e}{hint}"))
+        Failure(format!("{e}{hint}"))
     })
 }
 

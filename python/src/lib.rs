@@ -4,7 +4,10 @@
 
 use std::path::PathBuf;
 
-use commcost::calibrate::{BenchmarkFitConfig, SeriesKind, fit_loggp_from_benchmarks, parse_osu};
+use commcost::calibrate::{
+    BenchmarkFitConfig, BenchmarkFormat, CalibrationError, SeriesKind, fit_loggp_from_benchmarks,
+    read_benchmark_file,
+};
 use commcost::sim::{OpId, OpKind, SimOptions, simulate as run_simulation};
 use commcost::{Message, ModelSpec};
 use commcost_capi::core::{self, Choice, Collective, CoreError, Family};
@@ -13,9 +16,6 @@ use numpy::{IntoPyArray, PyArray1, PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList};
-
-/// Largest benchmark file read by `calibrate_osu` (bytes).
-const MAX_BENCHMARK_FILE_BYTES: u64 = 64 << 20;
 
 /// Most values of a grid axis (`table`'s `procs`, `sizes`): the C ABI's table cell limit.
 const MAX_AXIS: usize = core::MAX_TABLE_CELLS;
@@ -258,7 +258,8 @@ impl Model {
         })
     }
 
-    /// A model file: a ModelSpec JSON document or a file written by `commcost calibrate`.
+    /// A model file, read as the `commcost` command reads `--model`: a ModelSpec JSON document,
+    /// a file written by `commcost calibrate`, or several named models (`FILE#NAME`).
     #[staticmethod]
     fn from_file(path: PathBuf) -> PyResult<Self> {
         Ok(Self {
@@ -526,7 +527,6 @@ fn table<'py>(
 #[pyfunction]
 #[pyo3(signature = (paths, overhead_share = 0.0))]
 fn calibrate_osu(paths: &Bound<'_, PyAny>, overhead_share: f64) -> PyResult<Model> {
-    use std::io::Read;
     if paths.is_instance_of::<pyo3::types::PyString>() {
         return Err(PyTypeError::new_err(
             "paths: expected a list of file paths, got one str",
@@ -550,12 +550,18 @@ fn calibrate_osu(paths: &Bound<'_, PyAny>, overhead_share: f64) -> PyResult<Mode
             .extract()
             .map_err(|_| PyTypeError::new_err(format!("paths[{i}]: expected a path")))?;
         let shown = path.display().to_string();
-        let mut text = String::new();
-        std::fs::File::open(&path)
-            .and_then(|f| f.take(MAX_BENCHMARK_FILE_BYTES).read_to_string(&mut text))
-            .map_err(|e| PyOSError::new_err(format!("paths[{i}]: {shown}: {e}")))?;
-        let series = parse_osu(&text)
-            .map_err(|e| PyValueError::new_err(format!("paths[{i}]: {shown}: {e}")))?;
+        let series = match read_benchmark_file(&path, BenchmarkFormat::Osu) {
+            Ok(mut all) if all.len() == 1 => all.remove(0),
+            Ok(_) => {
+                return Err(PyValueError::new_err(format!(
+                    "paths[{i}]: {shown}: not one OSU series"
+                )));
+            }
+            Err(e @ CalibrationError::File(_)) => {
+                return Err(PyOSError::new_err(format!("paths[{i}]: {e}")));
+            }
+            Err(e) => return Err(PyValueError::new_err(format!("paths[{i}]: {e}"))),
+        };
         match series.kind {
             SeriesKind::Latency if latency.is_none() => latency = Some(series),
             SeriesKind::Bandwidth if bandwidth.is_none() => bandwidth = Some(series),

@@ -260,3 +260,44 @@ def test_text_arguments_are_named(openib):
     with pytest.raises(TypeError, match="algorithm: expected a str"):
         commcost.simulate(openib, "bcast", 6, 4, 8)
     assert commcost.select(openib, "bcast", 4, 8, as_frame=False)[0]["ompi_id"] >= 1
+
+
+def test_model_files_read_as_the_cli_reads_them(tmp_path):
+    import os
+
+    pram = lambda cost: '{"model": "pram", "unit_cost": %s}' % cost  # noqa: E731
+    multi = tmp_path / "multi.json"
+    multi.write_text('{"preferred": "a", "models": {"a": %s, "b": %s}}'
+                     % (pram("1e-6"), pram("2e-6")))
+    # FILE and FILE#NAME, as `commcost --model` (PRAM: p2p is the unit cost as written)
+    assert commcost.Model.from_file(multi).p2p(8) == 1e-6
+    assert commcost.Model.from_file(f"{multi}#b").p2p(8) == 2e-6
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + pram("3e-6").encode())
+    assert commcost.Model.from_file(bom).p2p(8) == 3e-6
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    prov = ('"provenance": {"measured": "", "method": "", "date": "", "host": "", '
+            '"parameters": {}, "accuracy": {}, "tool": ""}')
+    files = {
+        "dup.json": '{"model": "pram", "unit_cost": 1e-6, "unit_cost": 2e-6}',
+        "version.json": '{"commcost_model_file": "x", %s, "spec": %s}' % (prov, pram("1e-6")),
+        "local.json": '{"commcost_model_file": 1, %s, "spec": %s, "local": {"work": 1}}'
+        % (prov, pram("1e-6")),
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    cases = [
+        (fifo, OSError, "not a regular file"),
+        ("/dev/zero", OSError, "not a regular file"),
+        (tmp_path / "dup.json", ValueError, "duplicate key `unit_cost`"),
+        (tmp_path / "version.json", ValueError, 'format version "x"'),
+        (tmp_path / "local.json", ValueError, "at `local"),
+        (f"{multi}#c", ValueError, "no model named `c`; the file has a, b"),
+    ]
+    for path, exc, message in cases:
+        with pytest.raises(exc, match=message):
+            commcost.Model.from_file(path)
+    # benchmark files: a device is refused before reading, not cut
+    with pytest.raises(OSError, match=r"paths\[0\].*not a regular file"):
+        commcost.calibrate_osu(["/dev/zero"])

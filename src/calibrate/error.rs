@@ -70,6 +70,17 @@ pub enum CalibrationError {
         /// What is wrong.
         message: String,
     },
+    /// A measurement file that cannot be read within its bound.
+    #[error(transparent)]
+    File(#[from] crate::FileError),
+    /// A measurement file whose content does not parse: the file and the parser's message.
+    #[error("{path}: {message}")]
+    InFile {
+        /// The file, as given.
+        path: String,
+        /// What is wrong (with the line).
+        message: String,
+    },
     /// A fit failed.
     #[error(transparent)]
     Fit(#[from] FitError),

@@ -25,6 +25,7 @@
 //!   ([`parse_forced_runs`]), checked on the runs it did not fit.
 
 mod adjustment;
+mod benchmark_file;
 mod benchmark_plogp;
 mod benchmarks;
 mod collectives;
@@ -73,6 +74,7 @@ pub fn relative_errors(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
 }
 
 pub use adjustment::{Adjustment, GapSource, Parameter, RangeBoundary, Refit};
+pub use benchmark_file::{BenchmarkFormat, read_benchmark_file};
 pub use benchmark_plogp::{BenchmarkPLogPFit, fit_plogp_from_benchmarks};
 pub use benchmarks::{
     BenchmarkFit, BenchmarkFitConfig, BenchmarkPoint, BenchmarkRange, BenchmarkSeries, SeriesKind,

@@ -7,6 +7,7 @@ mod keeps_pace;
 mod lag_lines;
 mod loggpo;
 mod mlines_exact;
+mod model_file;
 mod named_params;
 mod plogp;
 mod properties;

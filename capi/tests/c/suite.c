@@ -173,8 +173,8 @@ static int threads_suite(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: suite MODEL_FILE\n");
+  if (argc != 3) {
+    fprintf(stderr, "usage: suite MODEL_FILE HOSTILE_DIR\n");
     return 2;
   }
   printf("VERSION %s\n", cc_version());
@@ -205,6 +205,26 @@ int main(int argc, char **argv) {
   rc = cc_model_preset("nmpi-sci", NULL);
   printf("ERR null-out %d %s\n", rc, cc_last_error());
   printf("ERR missing-file %d\n", cc_model_load("/nonexistent/model.json", &m));
+  /* model files read as the CLI reads them: every case prints its code and message */
+  {
+    static const char *const FILES[] = {"fifo.json",  "dup.json",       "version.json",
+                                        "local.json", "multi.json#c",   "bom.json",
+                                        "multi.json", "multi.json#b"};
+    char path[4096];
+    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++) {
+      CcModel *h = NULL;
+      snprintf(path, sizeof path, "%s/%s", argv[2], FILES[i]);
+      rc = cc_model_load(path, &h);
+      printf("ERR mf-%s %d %s\n", FILES[i], rc, rc == CC_OK ? "" : cc_last_error());
+      if (rc == CC_OK) {
+        rc = cc_p2p(h, 8, &t);
+        printf("MF_P2P %s %d %" PRIx64 "\n", FILES[i], rc, bits(t));
+      }
+      cc_model_free(h);
+    }
+    rc = cc_model_load("/dev/zero", &m);
+    printf("ERR mf-dev-zero %d %s\n", rc, cc_last_error());
+  }
   printf("ERR bad-json %d\n", cc_model_from_json("{\"model\": \"loggp\"", &m));
   rc = cc_model_from_json("{\"model\": \"pram\", \"unit_cost\": -1}", &m);
   printf("ERR bad-field %d %s\n", rc, cc_last_error());

@@ -55,13 +55,7 @@ pub(super) fn collectives(args: CollectivesArgs) -> Result<(), Failure> {
     // where the result goes, settled before anything is measured
     let model_path = args.model.to_string_lossy().to_string();
     let plain_path = PathBuf::from(model_path.split('#').next().unwrap_or(&model_path));
-    let existing: Option<ModelFile> = commcost::limits::read_text_file(
-        &plain_path,
-        "model file",
-        commcost::limits::MAX_MODEL_FILE_BYTES,
-    )
-    .ok()
-    .and_then(|t| serde_json::from_str(&t).ok());
+    let existing = ModelFile::read(&plain_path).ok();
     let output = match (&args.output, &existing) {
         (Some(o), _) => o.clone(),
         (None, Some(_)) if !model_path.contains('#') => plain_path.clone(),

@@ -87,8 +87,11 @@ pub(super) fn imb(
 
 /// `calibrate netgauge`.
 pub(super) fn netgauge(output: Option<PathBuf>, file: PathBuf) -> Result<(), Failure> {
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| Failure(format!("{}: cannot read: {e}", file.display())))?;
+    let text = commcost::limits::read_text_file(
+        &file,
+        "benchmark output file",
+        commcost::limits::MAX_BENCHMARK_FILE_BYTES,
+    )?;
     let run = parse_netgauge(&text).map_err(|e| Failure(format!("{}: {e}", file.display())))?;
     let config = AssessmentConfig {
         n: run

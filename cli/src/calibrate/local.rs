@@ -53,15 +53,9 @@ pub(super) fn local(
 ) -> Result<(), Failure> {
     use commcost::calibrate::fit_local_work;
     use commcost::probe::{LocalKind, measure_local};
-    let text = commcost::limits::read_text_file(
-        into,
-        "model file",
-        commcost::limits::MAX_MODEL_FILE_BYTES,
-    )?;
-    let mut file: ModelFile = serde_json::from_str(&text).map_err(|e| {
+    let mut file = ModelFile::read(into).map_err(|e| {
         Failure(format!(
-            "{}: --into needs a model file written by `commcost calibrate` ({e})",
-            into.display()
+            "--into needs a model file written by `commcost calibrate`: {e}"
         ))
     })?;
     let methodology = if quick {
