@@ -260,7 +260,10 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
     let made = Command::new("mkfifo").arg(&fifo).status();
     assert!(made.is_ok_and(|s| s.success()), "mkfifo");
     for (name, text) in [
-        ("dup.json", r#"{"model": "pram", "unit_cost": 1e-6, "unit_cost": 2e-6}"#.to_string()),
+        (
+            "dup.json",
+            r#"{"model": "pram", "unit_cost": 1e-6, "unit_cost": 2e-6}"#.to_string(),
+        ),
         (
             "version.json",
             format!(
@@ -479,7 +482,11 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
         ("mf-dup.json", 4, "duplicate key `unit_cost`"),
         ("mf-version.json", 4, "format version \"x\""),
         ("mf-local.json", 4, "at `local.work`"),
-        ("mf-multi.json#c", 4, "no model named `c`; the file has a, b"),
+        (
+            "mf-multi.json#c",
+            4,
+            "no model named `c`; the file has a, b",
+        ),
         ("mf-bom.json", 0, ""),
         ("mf-multi.json", 0, ""),
         ("mf-multi.json#b", 0, ""),

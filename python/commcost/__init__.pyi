@@ -8,7 +8,18 @@ from ._commcost import calibrate_osu as calibrate_osu
 from ._commcost import collectives as collectives
 from ._commcost import presets as presets
 
-Rows = Union[List[Dict[str, Any]], Any]  # a pandas DataFrame when pandas is installed
+__all__ = [
+    "Model",
+    "__version__",
+    "calibrate_osu",
+    "collectives",
+    "presets",
+    "select",
+    "simulate",
+    "table",
+]
+
+_Rows = Union[List[Dict[str, Any]], Any]  # a pandas DataFrame when pandas is installed
 
 def select(
     model: Model,
@@ -17,7 +28,7 @@ def select(
     nbytes: int,
     family: str = "ompi",
     as_frame: Optional[bool] = None,
-) -> Rows: ...
+) -> _Rows: ...
 def table(
     model: Model,
     collective: str,
@@ -25,7 +36,7 @@ def table(
     sizes: Iterable[int],
     family: str = "ompi",
     as_frame: Optional[bool] = None,
-) -> Rows: ...
+) -> _Rows: ...
 def simulate(
     model: Model,
     collective: str,

@@ -476,7 +476,10 @@ fn coll_and_family(collective: &str, family: &str) -> PyResult<(Collective, Fami
 /// Every candidate algorithm of `collective` with its cost on `procs` processes for
 /// `nbytes`-byte messages, cheapest first: a list of dicts.
 #[pyfunction]
-#[pyo3(signature = (model, collective, procs, nbytes, family = String::from("ompi")))]
+#[pyo3(
+    signature = (model, collective, procs, nbytes, family = String::from("ompi")),
+    text_signature = "(model, collective, procs, nbytes, family='ompi')"
+)]
 fn select<'py>(
     py: Python<'py>,
     model: &Model,
@@ -498,7 +501,10 @@ fn select<'py>(
 /// The best algorithm of `collective` at every `(procs, size)` of the grid: a list of dicts
 /// with `processes` and `bytes`.
 #[pyfunction]
-#[pyo3(signature = (model, collective, procs, sizes, family = String::from("ompi")))]
+#[pyo3(
+    signature = (model, collective, procs, sizes, family = String::from("ompi")),
+    text_signature = "(model, collective, procs, sizes, family='ompi')"
+)]
 fn table<'py>(
     py: Python<'py>,
     model: &Model,
@@ -587,7 +593,10 @@ fn calibrate_osu(paths: &Bound<'_, PyAny>, overhead_share: f64) -> PyResult<Mode
 /// `makespan` (seconds), `rank_finish` (array) and the timeline as arrays over operations
 /// (`rank`, `kind` 0 send / 1 receive / 2 calc, `peer` or -1, `bytes`, `start`, `end`).
 #[pyfunction]
-#[pyo3(signature = (model, collective, algorithm, procs, nbytes, family = String::from("ompi"), rendezvous = false))]
+#[pyo3(
+    signature = (model, collective, algorithm, procs, nbytes, family = String::from("ompi"), rendezvous = false),
+    text_signature = "(model, collective, algorithm, procs, nbytes, family='ompi', rendezvous=False)"
+)]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,

@@ -9,7 +9,9 @@ use commcost::model_file::{ModelFile, load_model_file, parse_model_text};
 use commcost::{CommModel, FileError, Message, ModelFileError, ModelSpec};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("model_file").join(name);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("model_file")
+        .join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
@@ -55,7 +57,10 @@ fn files_written_by_calibrate_load_with_their_local_section() {
     assert_eq!(file.spec, loaded.spec);
     assert_eq!(file.provenance.host, "vm");
     let again = parse_model_text(&file.to_json().unwrap(), "again", None).unwrap();
-    assert_eq!((again.local, again.operator), (loaded.local, loaded.operator));
+    assert_eq!(
+        (again.local, again.operator),
+        (loaded.local, loaded.operator)
+    );
 }
 
 #[test]
@@ -94,7 +99,10 @@ fn named_models_are_picked_by_name_mark_or_preference() {
     .unwrap();
     // no mark: the first of the default preference present
     let loaded = load_model_file(&two).unwrap();
-    assert_eq!((loaded.name.as_str(), p2p(&loaded.spec)), ("two#loggp_mpi", 2e-6));
+    assert_eq!(
+        (loaded.name.as_str(), p2p(&loaded.spec)),
+        ("two#loggp_mpi", 2e-6)
+    );
     let x = load_model_file(&dir.join("two.json#x")).unwrap();
     assert_eq!(p2p(&x.spec), 3e-6);
     // a mark
@@ -103,8 +111,14 @@ fn named_models_are_picked_by_name_mark_or_preference() {
         pram("1e-6"),
         pram("2e-6")
     );
-    assert_eq!(p2p(&parse_model_text(&marked, "m", None).unwrap().spec), 2e-6);
-    assert_eq!(p2p(&parse_model_text(&marked, "m", Some("a")).unwrap().spec), 1e-6);
+    assert_eq!(
+        p2p(&parse_model_text(&marked, "m", None).unwrap().spec),
+        2e-6
+    );
+    assert_eq!(
+        p2p(&parse_model_text(&marked, "m", Some("a")).unwrap().spec),
+        1e-6
+    );
     // several, no mark, no known name: asks for a name, listing them
     let e = parse_model_text(
         &format!(r#"{{"a": {}, "b": {}}}"#, pram("1e-6"), pram("2e-6")),
@@ -192,7 +206,10 @@ fn hostile_files_are_refused_naming_what_is_wrong() {
         format!(r#"{{"commcost_model_file": 1, "spec": {}}}"#, pram("1e-6")),
     ] {
         let e = parse_model_text(&text, "u.json", None).unwrap_err();
-        assert!(e.to_string().starts_with("u.json: invalid model file"), "{e}");
+        assert!(
+            e.to_string().starts_with("u.json: invalid model file"),
+            "{e}"
+        );
     }
     // not an object, not JSON, an empty object
     for (text, kind) in [("[1]", "object"), ("{", "JSON"), ("{}", "no model")] {
@@ -279,7 +296,9 @@ fn model_file_reference() {
         }
     }
     // the loader's own list of models (its error for an unknown one)
-    let e = parse_model_text(r#"{"model": "nope"}"#, "t", None).unwrap_err().to_string();
+    let e = parse_model_text(r#"{"model": "nope"}"#, "t", None)
+        .unwrap_err()
+        .to_string();
     let known: std::collections::BTreeSet<String> = e[e.find("expected one of").unwrap()..]
         .split('`')
         .skip(1)
@@ -287,7 +306,9 @@ fn model_file_reference() {
         .map(str::to_string)
         .collect();
     assert_eq!(
-        rows.keys().cloned().collect::<std::collections::BTreeSet<_>>(),
+        rows.keys()
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>(),
         known,
         "a row per model"
     );
@@ -314,14 +335,21 @@ fn model_file_reference() {
         assert!(seen.insert(tag.clone()), "two examples of {tag}");
         let fields = &rows[&tag];
         for key in example.keys().filter(|k| *k != "model") {
-            assert!(fields.iter().any(|(f, _)| f == key), "{tag}: `{key}` not in the table");
+            assert!(
+                fields.iter().any(|(f, _)| f == key),
+                "{tag}: `{key}` not in the table"
+            );
         }
         for (field, optional) in fields {
             let mut without = example.clone();
             let present = without.remove(field).is_some();
-            assert!(present || *optional, "{tag}: the example lacks required `{field}`");
-            let loads = parse_model_text(&serde_json::Value::Object(without).to_string(), "t", None)
-                .is_ok();
+            assert!(
+                present || *optional,
+                "{tag}: the example lacks required `{field}`"
+            );
+            let loads =
+                parse_model_text(&serde_json::Value::Object(without).to_string(), "t", None)
+                    .is_ok();
             assert_eq!(loads, *optional, "{tag}: `{field}` optional = {optional}");
         }
         let other = values
