@@ -38,7 +38,7 @@ module commcost
   end type cc_algorithm_t
 
   public :: cc_model_preset, cc_model_load, cc_model_from_json, cc_loggp_new, cc_logp_new, &
-       cc_model_free, cc_p2p, &
+       cc_pram_new, cc_mlines_new, cc_plogp_new, cc_loggp_ranges_new, cc_model_free, cc_p2p, &
        cc_p2p_vector, cc_p2p_many, cc_quantities, cc_collective_rank, cc_collective_best, &
        cc_collective_cost, cc_table_build, cc_table_lookup, cc_table_free, cc_str, cc_text, &
        cc_error_message, cc_version_string
@@ -76,6 +76,41 @@ module commcost
        integer(c_int64_t), value :: word_bytes
        type(c_ptr), intent(out) :: model
      end function cc_logp_new
+
+     integer(c_int) function cc_pram_new(unit_cost, model) bind(C, name="cc_pram_new")
+       import :: c_int, c_double, c_ptr
+       real(c_double), value :: unit_cost
+       type(c_ptr), intent(out) :: model
+     end function cc_pram_new
+
+     integer(c_int) function cc_mlines_new(per_message, per_byte, per_line, line_bytes, model) &
+          bind(C, name="cc_mlines_new")
+       import :: c_int, c_double, c_int64_t, c_ptr
+       real(c_double), value :: per_message, per_byte, per_line
+       integer(c_int64_t), value :: line_bytes
+       type(c_ptr), intent(out) :: model
+     end function cc_mlines_new
+
+     integer(c_int) function cc_plogp_new(latency, sizes, n, send_overhead, recv_overhead, gap, &
+          processors, model) bind(C, name="cc_plogp_new")
+       import :: c_int, c_double, c_int64_t, c_size_t, c_ptr
+       real(c_double), value :: latency
+       integer(c_int64_t), intent(in) :: sizes(*)
+       integer(c_size_t), value :: n
+       real(c_double), intent(in) :: send_overhead(*), recv_overhead(*), gap(*)
+       integer(c_int64_t), value :: processors
+       type(c_ptr), intent(out) :: model
+     end function cc_plogp_new
+
+     integer(c_int) function cc_loggp_ranges_new(n, starts, latency, overhead, gap, gap_per_byte, &
+          rendezvous_above, model) bind(C, name="cc_loggp_ranges_new")
+       import :: c_int, c_double, c_int64_t, c_size_t, c_ptr
+       integer(c_size_t), value :: n
+       integer(c_int64_t), intent(in) :: starts(*)
+       real(c_double), intent(in) :: latency(*), overhead(*), gap(*), gap_per_byte(*)
+       integer(c_int64_t), value :: rendezvous_above
+       type(c_ptr), intent(out) :: model
+     end function cc_loggp_ranges_new
 
      subroutine cc_model_free(model) bind(C, name="cc_model_free")
        import :: c_ptr

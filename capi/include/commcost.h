@@ -291,6 +291,83 @@ int32_t cc_logp_new(double latency,
                     CcModel **out);
 
 /*
+ A PRAM model into `*out`: every message costs `unit_cost` seconds, whatever its size
+ (`commcost::Pram::new` validates it).
+
+ Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+
+ # Safety
+
+ As [`cc_loggp_new`].
+ */
+int32_t cc_pram_new(double unit_cost, CcModel **out);
+
+/*
+ An Mlines model (`commcost::MlinesModel`, the per-message cost of the Mlines paper's eq. (2))
+ into `*out`: `p2p = per_message + per_byte b + per_line Mlines`, `Mlines` the distinct
+ `line_bytes`-byte memory lines the message touches; validated as `MlinesModel::new` does.
+
+ Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+
+ # Safety
+
+ As [`cc_loggp_new`].
+ */
+int32_t cc_mlines_new(double per_message,
+                      double per_byte,
+                      double per_line,
+                      uint64_t line_bytes,
+                      CcModel **out);
+
+/*
+ A pLogP model (Kielmann, Bal, Verstoep, "Fast Measurement of LogP Parameters for Message
+ Passing Platforms", IPDPS 2000) into `*out`: latency `L` (seconds) and the send overhead
+ `o_s(m)`, receive overhead `o_r(m)` and gap `g(m)` (seconds) at the `n` message sizes
+ `sizes` (bytes, increasing), interpolated between them as `commcost::table::Table1D` does;
+ `processors` as measured. Validated as `commcost::PLogP::new` validates it.
+
+ Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+
+ # Safety
+
+ `sizes`, `send_overhead`, `recv_overhead` and `gap` are NULL or point to `n` readable
+ values each; `out` as in [`cc_loggp_new`].
+ */
+int32_t cc_plogp_new(double latency,
+                     const uint64_t *sizes,
+                     uintptr_t n,
+                     const double *send_overhead,
+                     const double *recv_overhead,
+                     const double *gap,
+                     uint64_t processors,
+                     CcModel **out);
+
+/*
+ LogGP with protocol ranges (Hoefler, Lichei, Rehm, "Low-overhead LogGP parameter assessment
+ for modern interconnection networks", IPDPS 2007) into `*out`: range `i` starts at
+ `starts[i]` bytes (`starts[0]` at most 1, increasing) and ends where the next starts, the
+ last one open; in it LogGP with `latency[i]`, `overhead[i]`, `gap[i]` (seconds) and
+ `gap_per_byte[i]` (seconds per byte). Messages larger than `rendezvous_above` bytes use the
+ rendezvous protocol in the simulator; 0: no switch. Validated as `commcost::Protocols::new`
+ validates it.
+
+ Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+
+ # Safety
+
+ `starts`, `latency`, `overhead`, `gap` and `gap_per_byte` are NULL or point to `n` readable
+ values each; `out` as in [`cc_loggp_new`].
+ */
+int32_t cc_loggp_ranges_new(uintptr_t n,
+                            const uint64_t *starts,
+                            const double *latency,
+                            const double *overhead,
+                            const double *gap,
+                            const double *gap_per_byte,
+                            uint64_t rendezvous_above,
+                            CcModel **out);
+
+/*
  Loads a model from JSON text (as [`cc_model_load`] reads a file) into `*out`.
 
  # Safety

@@ -13,6 +13,7 @@ use commcost::{CommModel, ModelSpec};
 
 use crate::core::{self, Choice, Collective, CoreError, Family, Table};
 use commcost::collectives::OmpiSetting;
+use commcost::table::Table1D;
 
 /// Success.
 pub const CC_OK: i32 = 0;
@@ -407,6 +408,149 @@ pub unsafe extern "C" fn cc_logp_new(
         in_range(&[("word_bytes", word_bytes)])?;
         let m = commcost::LogP::new(latency, overhead, gap, word_bytes).map_err(invalid)?;
         new_model(m.into(), out)
+    })
+}
+
+/// A PRAM model into `*out`: every message costs `unit_cost` seconds, whatever its size
+/// (`commcost::Pram::new` validates it).
+///
+/// Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+///
+/// # Safety
+///
+/// As [`cc_loggp_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cc_pram_new(unit_cost: f64, out: *mut *mut CcModel) -> i32 {
+    guard(|| new_model(commcost::Pram::new(unit_cost).map_err(invalid)?.into(), out))
+}
+
+/// An Mlines model (`commcost::MlinesModel`, the per-message cost of the Mlines paper's eq. (2))
+/// into `*out`: `p2p = per_message + per_byte b + per_line Mlines`, `Mlines` the distinct
+/// `line_bytes`-byte memory lines the message touches; validated as `MlinesModel::new` does.
+///
+/// Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+///
+/// # Safety
+///
+/// As [`cc_loggp_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cc_mlines_new(
+    per_message: f64,
+    per_byte: f64,
+    per_line: f64,
+    line_bytes: u64,
+    out: *mut *mut CcModel,
+) -> i32 {
+    guard(|| {
+        in_range(&[("line_bytes", line_bytes)])?;
+        let m = commcost::MlinesModel::new(per_message, per_byte, per_line, line_bytes)
+            .map_err(invalid)?;
+        new_model(m.into(), out)
+    })
+}
+
+/// A pLogP model (Kielmann, Bal, Verstoep, "Fast Measurement of LogP Parameters for Message
+/// Passing Platforms", IPDPS 2000) into `*out`: latency `L` (seconds) and the send overhead
+/// `o_s(m)`, receive overhead `o_r(m)` and gap `g(m)` (seconds) at the `n` message sizes
+/// `sizes` (bytes, increasing), interpolated between them as `commcost::table::Table1D` does;
+/// `processors` as measured. Validated as `commcost::PLogP::new` validates it.
+///
+/// Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+///
+/// # Safety
+///
+/// `sizes`, `send_overhead`, `recv_overhead` and `gap` are NULL or point to `n` readable
+/// values each; `out` as in [`cc_loggp_new`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cc_plogp_new(
+    latency: f64,
+    sizes: *const u64,
+    n: usize,
+    send_overhead: *const f64,
+    recv_overhead: *const f64,
+    gap: *const f64,
+    processors: u64,
+    out: *mut *mut CcModel,
+) -> i32 {
+    guard(|| {
+        in_range(&[("processors", processors)])?;
+        let sizes = slice(sizes, n, "sizes")?;
+        if let Some(i) = sizes.iter().position(|&s| s > MAX_ARG) {
+            in_range(&[(&format!("sizes[{i}]"), sizes[i])])?;
+        }
+        let grid: Vec<f64> = sizes.iter().map(|&s| s as f64).collect();
+        let table = |values: *const f64, what: &str| -> Result<Table1D, Failure> {
+            let values = slice(values, n, what)?;
+            Table1D::new(grid.clone(), values.to_vec())
+                .map_err(|e| Failure(CC_ERR_INVALID_ARGUMENT, format!("{what}: {e}")))
+        };
+        let m = commcost::PLogP::new(
+            latency,
+            table(send_overhead, "send_overhead")?,
+            table(recv_overhead, "recv_overhead")?,
+            table(gap, "gap")?,
+            processors,
+        )
+        .map_err(invalid)?;
+        new_model(m.into(), out)
+    })
+}
+
+/// LogGP with protocol ranges (Hoefler, Lichei, Rehm, "Low-overhead LogGP parameter assessment
+/// for modern interconnection networks", IPDPS 2007) into `*out`: range `i` starts at
+/// `starts[i]` bytes (`starts[0]` at most 1, increasing) and ends where the next starts, the
+/// last one open; in it LogGP with `latency[i]`, `overhead[i]`, `gap[i]` (seconds) and
+/// `gap_per_byte[i]` (seconds per byte). Messages larger than `rendezvous_above` bytes use the
+/// rendezvous protocol in the simulator; 0: no switch. Validated as `commcost::Protocols::new`
+/// validates it.
+///
+/// Returns `CC_OK`, `CC_ERR_NULL_POINTER` or `CC_ERR_INVALID_ARGUMENT` naming the parameter.
+///
+/// # Safety
+///
+/// `starts`, `latency`, `overhead`, `gap` and `gap_per_byte` are NULL or point to `n` readable
+/// values each; `out` as in [`cc_loggp_new`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cc_loggp_ranges_new(
+    n: usize,
+    starts: *const u64,
+    latency: *const f64,
+    overhead: *const f64,
+    gap: *const f64,
+    gap_per_byte: *const f64,
+    rendezvous_above: u64,
+    out: *mut *mut CcModel,
+) -> i32 {
+    guard(|| {
+        in_range(&[("rendezvous_above", rendezvous_above)])?;
+        let starts = slice(starts, n, "starts")?;
+        if let Some(i) = starts.iter().position(|&s| s > MAX_ARG) {
+            in_range(&[(&format!("starts[{i}]"), starts[i])])?;
+        }
+        let (l, o) = (
+            slice(latency, n, "latency")?,
+            slice(overhead, n, "overhead")?,
+        );
+        let (g, gb) = (
+            slice(gap, n, "gap")?,
+            slice(gap_per_byte, n, "gap_per_byte")?,
+        );
+        let mut ranges = Vec::new();
+        for i in 0..n {
+            let model = commcost::LogGP::new(l[i], o[i], g[i], gb[i])
+                .map_err(|e| Failure(CC_ERR_INVALID_ARGUMENT, format!("range {i}: {e}")))?;
+            let end = starts.get(i + 1).copied();
+            ranges.push(commcost::models::protocol::ProtocolRange::new(
+                starts[i], end, model,
+            ));
+        }
+        let mut m = commcost::Protocols::new(ranges).map_err(invalid)?;
+        if rendezvous_above > 0 {
+            m = m.with_rendezvous_above(rendezvous_above);
+        }
+        new_model(ModelSpec::LogGPProtocols(m), out)
     })
 }
 

@@ -437,6 +437,37 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
                 let want = want.parse::<f64>().unwrap().to_bits();
                 assert_eq!((f[2], hex(f[3])), ("0", want), "{line}");
             }
+            "PRAM_NEW" | "MLINES_NEW" | "PLOGP_NEW" | "RANGES_NEW" => {
+                let m: ModelSpec = match kind {
+                    "PRAM_NEW" => commcost::Pram::new(3e-6).unwrap().into(),
+                    "MLINES_NEW" => commcost::MlinesModel::new(1e-5, 1e-9, 2e-8, 64)
+                        .unwrap()
+                        .into(),
+                    "PLOGP_NEW" => {
+                        let t = |v: [f64; 3]| {
+                            Table1D::new(vec![1.0, 1024.0, 65536.0], v.to_vec()).unwrap()
+                        };
+                        PLogP::new(
+                            3e-6,
+                            t([1e-6, 2e-6, 3e-5]),
+                            t([1.5e-6, 2.5e-6, 2.5e-5]),
+                            t([2e-6, 4e-6, 5e-5]),
+                            2,
+                        )
+                        .unwrap()
+                        .into()
+                    }
+                    _ => presets::open_mpi_openib().into(),
+                };
+                let s = match kind {
+                    "PRAM_NEW" => 1024,
+                    "MLINES_NEW" => 8000,
+                    "PLOGP_NEW" => 4096,
+                    _ => 65536,
+                };
+                let want = m.p2p(&Message::contiguous(s)).to_bits();
+                assert_eq!((f[1], hex(f[2])), ("0", want), "{line}");
+            }
             "OK-after-error" => assert_eq!(line, "OK-after-error 0 []"),
             "END" => {}
             _ => panic!("unexpected line: {line}"),
@@ -477,6 +508,10 @@ fn every_c_function_agrees_with_rust_bit_for_bit() {
         ),
         ("huge-procs", 2, "processes"),
         ("bad-loggp", 2, "latency"),
+        ("null-plogp-gap", 1, "gap"),
+        ("huge-rendezvous", 2, "rendezvous_above"),
+        ("bad-mlines", 2, "line_bytes"),
+        ("bad-pram", 2, "unit_cost"),
         ("mf-fifo.json", 3, "not a regular file"),
         ("mf-dev-zero", 3, "not a regular file"),
         ("mf-dup.json", 4, "duplicate key `unit_cost`"),

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use commcost::collectives::{Choice, Collective, Family, Problem, best_in, cost_in, rank_in};
-use commcost::{CommModel, LogGP, LogP, Message, presets};
+use commcost::table::Table1D;
+use commcost::{CommModel, LogGP, LogP, Message, MlinesModel, PLogP, Pram, presets};
 
 /// The directory holding the build's `libcommcost_capi.a` (the test binary is in `deps/` below it).
 fn lib_dir() -> PathBuf {
@@ -95,6 +96,15 @@ fn every_fortran_function_agrees_with_rust() {
     let loggp = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9).unwrap();
     let logp = LogP::new(5e-6, 1e-6, 2e-6, 8).unwrap();
     let p2p = |m: &dyn CommModel, s: u64| m.p2p(&Message::contiguous(s));
+    let table = |v: [f64; 3]| Table1D::new(vec![1.0, 1024.0, 65536.0], v.to_vec()).unwrap();
+    let plogp = PLogP::new(
+        3e-6,
+        table([1e-6, 2e-6, 3e-5]),
+        table([1.5e-6, 2.5e-6, 2.5e-5]),
+        table([2e-6, 4e-6, 5e-5]),
+        2,
+    )
+    .unwrap();
     let want: Vec<(&str, String)> = vec![
         ("VERSION", env!("CARGO_PKG_VERSION").to_string()),
         ("PRESET", "0".into()),
@@ -152,6 +162,17 @@ fn every_fortran_function_agrees_with_rust() {
         ),
         ("LOGGP_NEW", bits(p2p(&loggp, 1024))),
         ("LOGP_NEW", bits(p2p(&logp, 20))),
+        ("PRAM_NEW", bits(p2p(&Pram::new(3e-6).unwrap(), 1024))),
+        (
+            "MLINES_NEW",
+            bits(p2p(&MlinesModel::new(1e-5, 1e-9, 2e-8, 64).unwrap(), 8000)),
+        ),
+        ("PLOGP_NEW", bits(p2p(&plogp, 4096))),
+        ("RANGES_NEW_1", bits(p2p(&presets::open_mpi_openib(), 1024))),
+        (
+            "RANGES_NEW_2",
+            bits(p2p(&presets::open_mpi_openib(), 65536)),
+        ),
         ("FROM_JSON", bits(p2p(&loggp, 1024))),
         ("LOAD", bits(p2p(&presets::mpich2_tcp(), 1024))),
     ];
@@ -171,6 +192,8 @@ fn every_fortran_function_agrees_with_rust() {
         ("ERR_LOGGP", 2, "latency"),
         ("ERR_NULL", 1, ""),
         ("ERR_NEGATIVE", 2, "bytes"),
+        ("ERR_RANGES", 2, "range"),
+        ("ERR_PLOGP", 2, "gap"),
     ] {
         let line = lines
             .iter()

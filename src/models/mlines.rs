@@ -22,8 +22,9 @@ use crate::{CommModel, Message, PiecewiseCost};
 ///
 /// # References
 ///
-/// The Mlines paper (`mlines-cache-effects` seed): "cost grows with the number of unique memory
-/// lines touched", §3 and Table 1 (model M1).
+/// The Mlines paper (a communication cost model with the unique memory lines touched when
+/// marshalling, on the Cray T3E, IBM SP-2 and Sun Enterprise 5000): "cost grows with the
+/// number of unique memory lines touched", §3 and Table 1 (model M1).
 ///
 /// # Examples
 ///

@@ -278,6 +278,39 @@ int main(int argc, char **argv) {
     cc_p2p(made, 20, &tm);
     printf("LOGP_NEW %d %016" PRIx64 "\n", rc, bits(tm));
     cc_model_free(made);
+    {
+      /* the other constructors: pram, mlines, plogp, loggp ranges (as the open-mpi-openib preset) */
+      const uint64_t sizes[3] = {1, 1024, 65536};
+      const double so[3] = {1e-6, 2e-6, 3e-5}, ro[3] = {1.5e-6, 2.5e-6, 2.5e-5},
+                   g[3] = {2e-6, 4e-6, 5e-5};
+      const uint64_t starts[2] = {1, 12289};
+      const double l2[2] = {0, 0}, o2[2] = {2.98e-6, 2.98e-6}, g2[2] = {5.14e-6, 2.139e-5},
+                   gb2[2] = {7.3e-10, 1.03e-9};
+      rc = cc_pram_new(3e-6, &made);
+      cc_p2p(made, 1024, &tm);
+      printf("PRAM_NEW %d %016" PRIx64 "\n", rc, bits(tm));
+      cc_model_free(made);
+      rc = cc_mlines_new(1e-5, 1e-9, 2e-8, 64, &made);
+      cc_p2p(made, 8000, &tm);
+      printf("MLINES_NEW %d %016" PRIx64 "\n", rc, bits(tm));
+      cc_model_free(made);
+      rc = cc_plogp_new(3e-6, sizes, 3, so, ro, g, 2, &made);
+      cc_p2p(made, 4096, &tm);
+      printf("PLOGP_NEW %d %016" PRIx64 "\n", rc, bits(tm));
+      cc_model_free(made);
+      rc = cc_loggp_ranges_new(2, starts, l2, o2, g2, gb2, 12288, &made);
+      cc_p2p(made, 65536, &tm);
+      printf("RANGES_NEW %d %016" PRIx64 "\n", rc, bits(tm));
+      cc_model_free(made);
+      rc = cc_plogp_new(3e-6, sizes, 3, so, ro, NULL, 2, &made);
+      printf("ERR null-plogp-gap %d %s\n", rc, cc_last_error());
+      rc = cc_loggp_ranges_new(2, starts, l2, o2, g2, gb2, UINT64_MAX, &made);
+      printf("ERR huge-rendezvous %d %s\n", rc, cc_last_error());
+      rc = cc_mlines_new(1e-5, 1e-9, 2e-8, 0, &made);
+      printf("ERR bad-mlines %d %s\n", rc, cc_last_error());
+      rc = cc_pram_new(-1, &made);
+      printf("ERR bad-pram %d %s\n", rc, cc_last_error());
+    }
     rc = cc_loggp_new(-1e-6, 1e-6, 2e-6, 1e-9, &made);
     printf("ERR bad-loggp %d %s\n", rc, cc_last_error());
     rc = cc_logp_new(5e-6, 1e-6, 2e-6, 0, &made);

@@ -60,6 +60,28 @@ program suite
   rc = cc_logp_new(5d-6, 1d-6, 2d-6, 8_c_int64_t, other)
   call p2p_of('LOGP_NEW', rc, other, 20_c_int64_t)
   call cc_model_free(other)
+  rc = cc_pram_new(3d-6, other)
+  call p2p_of('PRAM_NEW', rc, other, 1024_c_int64_t)
+  call cc_model_free(other)
+  rc = cc_mlines_new(1d-5, 1d-9, 2d-8, 64_c_int64_t, other)
+  call p2p_of('MLINES_NEW', rc, other, 8000_c_int64_t)
+  call cc_model_free(other)
+  sizes = [1_c_int64_t, 1024_c_int64_t, 65536_c_int64_t]
+  rc = cc_plogp_new(3d-6, sizes, 3_c_size_t, [1d-6, 2d-6, 3d-5], [1.5d-6, 2.5d-6, 2.5d-5], &
+       [2d-6, 4d-6, 5d-5], 2_c_int64_t, other)
+  call p2p_of('PLOGP_NEW', rc, other, 4096_c_int64_t)
+  call cc_model_free(other)
+  rc = cc_loggp_ranges_new(2_c_size_t, [1_c_int64_t, 12289_c_int64_t], [0d0, 0d0], &
+       [2.98d-6, 2.98d-6], [5.14d-6, 2.139d-5], [7.3d-10, 1.03d-9], 12288_c_int64_t, other)
+  call p2p_of('RANGES_NEW_1', rc, other, 1024_c_int64_t)
+  call p2p_of('RANGES_NEW_2', rc, other, 65536_c_int64_t)
+  call cc_model_free(other)
+  rc = cc_loggp_ranges_new(2_c_size_t, [1_c_int64_t, 1_c_int64_t], [0d0, 0d0], &
+       [2.98d-6, 2.98d-6], [5.14d-6, 2.139d-5], [7.3d-10, 1.03d-9], 0_c_int64_t, other)
+  print '(a, 1x, i0, 1x, a)', 'ERR_RANGES', rc, cc_error_message()
+  rc = cc_plogp_new(3d-6, sizes, 3_c_size_t, [1d-6, 2d-6, 3d-5], [1.5d-6, 2.5d-6, 2.5d-5], &
+       [2d-6, -4d-6, 5d-5], 2_c_int64_t, other)
+  print '(a, 1x, i0, 1x, a)', 'ERR_PLOGP', rc, cc_error_message()
   rc = cc_model_from_json(cc_str('{"model": "loggp", "latency": 5e-6, "overhead": 1e-6, ' // &
        '"gap": 2e-6, "gap_per_byte": 1e-9}'), other)
   call p2p_of('FROM_JSON', rc, other, 1024_c_int64_t)
