@@ -6,8 +6,9 @@
 //!
 //! - a bare [`ModelSpec`]: `{"model": "loggp", "latency": 5e-6, ...}`;
 //! - a [`ModelFile`] as `commcost calibrate` writes it: `{"commcost_model_file": 1,
-//!   "provenance": {...}, "spec": {...}, "local": {...}}` (`local` optional: the measured
-//!   copies, operator and per-call costs of collectives);
+//!   "provenance": {...}, "spec": {...}, "local": {...}, "platform": {...}}` (`local`
+//!   optional: the measured copies, operator and per-call costs of collectives; `platform`
+//!   optional: what the machine adds to a simulation, [`Platform`]);
 //! - several named models: `{"name": spec, ...}` (as the `mpi_calibrate` harness writes),
 //!   optionally with `"preferred": "name"`, or `{"preferred": "name", "models": {...}}`.
 //!   `FILE#NAME` picks a model by name; `FILE` alone the preferred one (without a mark: the
@@ -28,6 +29,7 @@ use crate::collectives::{LocalWork, Operator};
 use crate::error::ModelFileError;
 use crate::limits::{MAX_MODEL_FILE_BYTES, read_text_file};
 use crate::models::spec::{UniqueKeys, deserialize_with_path};
+use crate::sim::Platform;
 
 /// The format version of [`ModelFile`] this crate writes and reads.
 pub const MODEL_FILE_VERSION: u32 = 1;
@@ -77,6 +79,10 @@ pub struct ModelFile {
     /// What collectives spend besides messages (`commcost calibrate local`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local: Option<LocalSection>,
+    /// What the machine adds to a simulation of the model (`commcost calibrate mpi --model
+    /// shaped` writes the link's burst).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<Platform>,
 }
 
 /// The local-work section of a model file: copy and temporary-buffer prices, the reduction
@@ -107,6 +113,8 @@ pub struct LoadedModel {
     pub local: LocalWork,
     /// The file's operator ([`Operator::FREE`] without a `local` section).
     pub operator: Operator,
+    /// The file's platform ([`Platform::PLAIN`] without a `platform` section).
+    pub platform: Platform,
 }
 
 impl ModelFile {
@@ -254,6 +262,7 @@ fn load(
         spec,
         local: LocalWork::FREE,
         operator: Operator::FREE,
+        platform: Platform::PLAIN,
     };
     if value.get("commcost_model_file").is_some() {
         single()?;
@@ -264,6 +273,7 @@ fn load(
         return Ok(LoadedModel {
             local,
             operator,
+            platform: file.platform.unwrap_or_default(),
             ..loaded(stem.to_string(), file.spec)
         });
     }

@@ -3,9 +3,7 @@
 use commcost::collectives::{
     Collective, DecisionTable, Family, OmpiSetting, Problem, crossover, rank,
 };
-use commcost::sim::{
-    CostSource, SimAlgorithm, SimLimits, SimOptions, rank_simulated, rank_simulated_on,
-};
+use commcost::sim::{CostSource, SimAlgorithm, SimLimits, SimOptions, rank_simulated_on};
 use commcost::{CommModel, Message};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -258,7 +256,7 @@ pub struct SampledSpan {
     pub simulated: bool,
 }
 
-/// The winner of [`rank_simulated`] for `procs` processes and `bytes` bytes, and whether it was
+/// The winner of [`rank_simulated_on`] for `procs` processes and `bytes` bytes, and whether it was
 /// simulated. A candidate whose closed form is not exact here but whose schedule is beyond the
 /// [`SimLimits`] (the library then falls back to the closed form) is an error naming `P` and
 /// the size: a `--simulate` table does not silently rank by a bound.
@@ -267,10 +265,11 @@ fn simulated_winner<A: SimAlgorithm>(
     procs: u64,
     bytes: u64,
     limits: SimLimits,
+    options: &SimOptions,
 ) -> Result<(String, bool), Failure> {
     let at = || format!("P = {procs}, {bytes} bytes");
     let problem = Problem::new(procs, Message::contiguous(bytes));
-    let ranking = rank_simulated::<A>(model, &problem, limits)
+    let ranking = rank_simulated_on::<A>(model, &problem, limits, options)
         .map_err(|e| Failure(format!("{}: {e}", at())))?;
     if let Some(refused) = ranking.iter().find(|e| {
         e.source == CostSource::ClosedForm && !e.algorithm.closed_form_exact(model, &problem)
@@ -299,7 +298,7 @@ fn simulated_winner<A: SimAlgorithm>(
     }
 }
 
-/// The decision table from [`rank_simulated`] at every `(P, size)` of the grid: consecutive
+/// The decision table from [`rank_simulated_on`] at every `(P, size)` of the grid: consecutive
 /// sampled sizes with the same winner merged into one span, so a switch point is only known to
 /// lie between the last size of a span and the first of the next. Costs one schedule build and
 /// simulation per algorithm whose closed form is not exact, per grid point; `bar` counts the
@@ -309,6 +308,7 @@ pub fn sampled_spans<A: SimAlgorithm>(
     procs: &[u64],
     sizes: &[u64],
     bar: &ProgressBar,
+    options: &SimOptions,
 ) -> Result<Vec<SampledSpan>, Failure> {
     if procs.contains(&0) {
         return fail("--procs: process counts must be at least 1");
@@ -318,7 +318,7 @@ pub fn sampled_spans<A: SimAlgorithm>(
     for &p in procs {
         let mut current: Option<SampledSpan> = None;
         for &bytes in sizes {
-            let (winner, simulated) = simulated_winner::<A>(model, p, bytes, limits)?;
+            let (winner, simulated) = simulated_winner::<A>(model, p, bytes, limits, options)?;
             bar.inc(1);
             match current.as_mut() {
                 Some(span) if span.algorithm == winner => {
@@ -342,7 +342,7 @@ pub fn sampled_spans<A: SimAlgorithm>(
     Ok(out)
 }
 
-/// `table --simulate`: the decision table ranked by [`rank_simulated`] at the sampled sizes.
+/// `table --simulate`: the decision table ranked by [`rank_simulated_on`] at the sampled sizes.
 pub fn table_simulated(
     family: Family,
     c: Collective,
@@ -350,6 +350,7 @@ pub fn table_simulated(
     procs: &[u64],
     sizes: &[u64],
     csv: bool,
+    options: &SimOptions,
 ) -> Result<(), Failure> {
     let points = (procs.len() as u64).saturating_mul(sizes.len() as u64);
     // drawn on standard error, and only when that is a terminal
@@ -360,8 +361,8 @@ pub fn table_simulated(
     bar.set_message("simulating");
     let model: &dyn CommModel = &loaded.spec;
     let bar = &bar;
-    let rows = visit!(family, c, |model: &'a dyn CommModel, procs: &'a [u64], sizes: &'a [u64], bar: &'a ProgressBar| -> Result<Vec<SampledSpan>, Failure> {
-        A => sampled_spans::<A>(model, procs, sizes, bar)
+    let rows = visit!(family, c, |model: &'a dyn CommModel, procs: &'a [u64], sizes: &'a [u64], bar: &'a ProgressBar, options: &'a SimOptions| -> Result<Vec<SampledSpan>, Failure> {
+        A => sampled_spans::<A>(model, procs, sizes, bar, options)
     });
     bar.finish_and_clear();
     let rows = rows??;

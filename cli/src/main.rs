@@ -129,12 +129,13 @@ enum Command {
         /// entry shows its closed form and its source (JSON: also `closed_form_exact`).
         #[arg(long)]
         simulate: bool,
-        /// The platform the simulation runs on (with --simulate): Open MPI's TCP rendezvous,
-        /// shared cores, shaped links; every algorithm is then simulated.
+        /// The platform the simulation runs on (with --simulate; the model file's `platform`
+        /// otherwise): Open MPI's TCP rendezvous, shared cores, shaped links; every algorithm is
+        /// then simulated.
         #[command(flatten)]
         platform: simulate::PlatformArgs,
         /// Messages larger than this many bytes use the rendezvous protocol (with --simulate;
-        /// default: all eager).
+        /// default: the model file's platform, else all eager).
         #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES", requires = "simulate")]
         rendezvous_above: Option<u64>,
     },
@@ -177,6 +178,14 @@ enum Command {
         /// covered) and a fifth column `source` is `simulated` or `closed form`.
         #[arg(long)]
         simulate: bool,
+        /// The platform the simulation runs on (with --simulate; the model file's `platform`
+        /// otherwise): Open MPI's TCP rendezvous, shared cores, shaped links.
+        #[command(flatten)]
+        platform: simulate::PlatformArgs,
+        /// Messages larger than this many bytes use the rendezvous protocol (with --simulate;
+        /// default: the model file's platform, else all eager).
+        #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES", requires = "simulate")]
+        rendezvous_above: Option<u64>,
     },
     /// Measure or import, fit, and write a model file with provenance.
     #[command(allow_negative_numbers = true)]
@@ -280,18 +289,18 @@ fn run(cli: Cli) -> Result<(), Failure> {
             rendezvous_above,
         } => {
             let loaded = model::load(&source)?;
-            let on_platform =
-                platform.handshake || platform.cores.is_some() || platform.link_burst.is_some();
-            if on_platform && !simulate {
+            if platform.given() && !simulate {
                 return fail(
                     "--handshake, --cores and --link-burst describe the simulation: add --simulate",
                 );
             }
+            // the model file's platform, the flags on top
             let options = simulate.then(|| {
-                platform.apply(commcost::sim::SimOptions {
+                platform.apply(
+                    &loaded.platform,
                     rendezvous_above,
-                    ..commcost::sim::SimOptions::default()
-                })
+                    commcost::sim::SimOptions::default(),
+                )
             });
             collective::select(family.0, collective.0, &loaded, procs, bytes, json, options)
         }
@@ -303,7 +312,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             bytes,
             csv,
             simulate,
+            platform,
+            rendezvous_above,
         } => {
+            if platform.given() && !simulate {
+                return fail(
+                    "--handshake, --cores and --link-burst describe the simulation: add --simulate",
+                );
+            }
             let points = procs.0.len().saturating_mul(bytes.0.len());
             let limit = if simulate {
                 MAX_SIMULATED_TABLE_POINTS
@@ -322,6 +338,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             let loaded = model::load(&source)?;
             if simulate {
+                let options = platform.apply(
+                    &loaded.platform,
+                    rendezvous_above,
+                    commcost::sim::SimOptions::default(),
+                );
                 collective::table_simulated(
                     family.0,
                     collective.0,
@@ -329,6 +350,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     &procs.0,
                     &bytes.0,
                     csv,
+                    &options,
                 )
             } else {
                 collective::table(family.0, collective.0, &loaded, &procs.0, &bytes.0, csv)

@@ -94,6 +94,7 @@ pub fn preset(name: &str) -> Result<Loaded, Failure> {
             spec: (p.build)(),
             local: LocalWork::FREE,
             operator: Operator::FREE,
+            platform: commcost::sim::Platform::PLAIN,
         }),
         None => {
             let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use commcost::collectives::{AlgorithmParseError, Collective, Family, Operator, Problem};
 use commcost::sim::{
-    CriticalPath, GoalError, Noise, OpId, OpKind, RendezvousCompletion, Schedule, SimAlgorithm,
-    SimOptions, SimResult, Simulator,
+    CriticalPath, GoalError, Noise, OpId, OpKind, Platform, RendezvousCompletion, Schedule,
+    SimAlgorithm, SimOptions, SimResult, Simulator,
 };
 use commcost::{CommModel, Message};
 use plotters::prelude::*;
@@ -133,9 +133,15 @@ pub struct PlatformArgs {
 }
 
 impl PlatformArgs {
-    /// `options` with these platform fields.
-    pub fn apply(self, options: SimOptions) -> SimOptions {
-        SimOptions {
+    /// Whether any platform flag is given.
+    pub fn given(self) -> bool {
+        self.handshake || self.cores.is_some() || self.link_burst.is_some()
+    }
+
+    /// These flags as a platform (a term not given: none), with `rendezvous_above`.
+    pub fn platform(self, rendezvous_above: Option<u64>) -> Platform {
+        Platform {
+            rendezvous_above,
             rendezvous_completion: if self.handshake {
                 RendezvousCompletion::AtHandshake
             } else {
@@ -143,8 +149,18 @@ impl PlatformArgs {
             },
             cores: self.cores,
             link_burst: self.link_burst,
-            ..options
         }
+    }
+
+    /// `options` on the model file's platform, these flags (and `rendezvous_above`) on top.
+    pub fn apply(
+        self,
+        file: &Platform,
+        rendezvous_above: Option<u64>,
+        options: SimOptions,
+    ) -> SimOptions {
+        file.overridden_by(self.platform(rendezvous_above))
+            .apply(options)
     }
 }
 
@@ -282,15 +298,18 @@ fn simulate_and_report(
     let options = SimOptions {
         timeline: args.timeline.is_some() || args.svg.is_some(),
         critical_path: true,
-        rendezvous_above: if args.model_protocols {
-            model.rendezvous_above()
-        } else {
-            args.rendezvous_above
-        },
         noise,
         ..SimOptions::default()
     };
-    let options = args.platform.apply(options);
+    // the model file's platform, the flags on top
+    let rendezvous_above = if args.model_protocols {
+        model.rendezvous_above()
+    } else {
+        args.rendezvous_above
+    };
+    let options = args
+        .platform
+        .apply(&loaded.platform, rendezvous_above, options);
     let mut simulator = Simulator::new();
     simulator.set_max_memory(max_memory);
     let result = simulator
@@ -444,7 +463,8 @@ fn report(
             "critical_path": critical_json(result.critical_path.as_ref()),
             "options": {
                 "rendezvous_above_bytes": options.rendezvous_above,
-                "rendezvous_send_completes_at_handshake": args.platform.handshake,
+                "rendezvous_send_completes_at_handshake":
+                    options.rendezvous_completion == RendezvousCompletion::AtHandshake,
                 "cores": options.cores,
                 "link_burst_bytes": options.link_burst,
                 "noise": noise.map(|n| serde_json::json!({"seed": n.seed(), "mean_seconds": n.mean()})),

@@ -131,6 +131,7 @@ mod memory;
 mod noise;
 mod op;
 mod options;
+mod platform;
 mod queue;
 mod rank;
 mod result;
@@ -155,6 +156,7 @@ pub use memory::{
 pub use noise::Noise;
 pub use op::{Calc, Dependency, OpId, OpKind};
 pub use options::{RendezvousCompletion, SimOptions};
+pub use platform::Platform;
 pub use rank::{
     CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated, rank_simulated_on,
 };

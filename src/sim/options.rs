@@ -36,8 +36,14 @@ pub struct SimOptions {
     pub link_burst: Option<u64>,
 }
 
-/// When the send of a rendezvous message completes.
+/// When the send of a rendezvous message completes (in a model file: `"with_receive"`,
+/// `"at_handshake"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum RendezvousCompletion {
     /// With the matching receive: the sender's buffer is read until the last byte is
     /// delivered (RDMA-style transports, a synchronous send).

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use commcost::model_file::{ModelFile, load_model_file, parse_model_text};
+use commcost::sim::{Platform, RendezvousCompletion};
 use commcost::{CommModel, FileError, Message, ModelFileError, ModelSpec};
 
 fn scratch(name: &str) -> PathBuf {
@@ -366,4 +367,56 @@ fn model_file_reference() {
         }
     }
     assert_eq!(seen, known, "an example per model");
+}
+
+#[test]
+fn a_platform_section_loads_validated() {
+    let provenance = r#""provenance": {"measured": "", "method": "", "date": "", "host": "",
+        "parameters": {}, "accuracy": {}, "tool": ""}"#;
+    let with = |platform: &str| {
+        format!(
+            r#"{{"commcost_model_file": 1, {provenance}, "spec": {}, "platform": {platform}}}"#,
+            pram("1e-6")
+        )
+    };
+    let loaded = parse_model_text(
+        &with(
+            r#"{"rendezvous_above": 65522, "rendezvous_completion": "at_handshake",
+                  "cores": 2, "link_burst": 9100}"#,
+        ),
+        "p.json",
+        None,
+    )
+    .unwrap();
+    let want = Platform {
+        rendezvous_above: Some(65522),
+        rendezvous_completion: RendezvousCompletion::AtHandshake,
+        cores: Some(2),
+        link_burst: Some(9100),
+    };
+    assert_eq!(loaded.platform, want);
+    // every field optional; none: the plain platform
+    let empty = parse_model_text(&with("{}"), "p.json", None).unwrap();
+    assert!(empty.platform.is_plain());
+    let none = parse_model_text(&pram("1e-6"), "p.json", None).unwrap();
+    assert!(none.platform.is_plain());
+    // refused, naming the field
+    for (platform, field) in [
+        (r#"{"cores": 0}"#, "cores"),
+        (r#"{"rendezvous_completion": "later"}"#, "later"),
+        (r#"{"link_burst": -1}"#, "link_burst"),
+        (r#"{"burst": 1}"#, "burst"),
+    ] {
+        let e = parse_model_text(&with(platform), "p.json", None).unwrap_err();
+        assert!(
+            matches!(&e, ModelFileError::Invalid { path, .. } if path.starts_with("platform"))
+                && e.to_string().contains(field),
+            "{platform}: {e}"
+        );
+    }
+    // written back as read
+    let mut file = ModelFile::read(&fixture("cluster-1gbit-model.json")).unwrap();
+    file.platform = Some(want);
+    let again = parse_model_text(&file.to_json().unwrap(), "again", None).unwrap();
+    assert_eq!(again.platform, want);
 }

@@ -300,6 +300,30 @@ fn finish(
     accuracy: Map<String, Value>,
     adjustments: Vec<String>,
 ) -> Result<(), Failure> {
+    finish_on(
+        output,
+        (spec, None),
+        measured,
+        method,
+        inputs,
+        parameters,
+        accuracy,
+        adjustments,
+    )
+}
+
+/// [`finish`] for a model with the platform it was measured on (the file's `platform`).
+#[allow(clippy::too_many_arguments)]
+fn finish_on(
+    output: Option<PathBuf>,
+    (spec, platform): (ModelSpec, Option<commcost::sim::Platform>),
+    measured: String,
+    method: &str,
+    inputs: Vec<String>,
+    parameters: Map<String, Value>,
+    accuracy: Map<String, Value>,
+    adjustments: Vec<String>,
+) -> Result<(), Failure> {
     let Some(path) = output else {
         return fail("give the model file to write with -o FILE");
     };
@@ -321,6 +345,7 @@ fn finish(
         },
         spec,
         local: None,
+        platform,
     };
     write_file(&path, &file)?;
     outln!("wrote {}", path.display());

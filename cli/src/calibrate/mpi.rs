@@ -10,13 +10,17 @@ use commcost::calibrate::{AssessmentConfig, assess_loggp, assess_shaped_link, re
 #[cfg(feature = "mpi")]
 use commcost::probe::{Budget, Methodology, Prober, PrttPlan, measure_prtt};
 #[cfg(feature = "mpi")]
+use commcost::sim::Platform;
+#[cfg(feature = "mpi")]
 use commcost::{CommModel, Message, ModelSpec};
 #[cfg(feature = "mpi")]
 use serde_json::{Map, Value};
 
 use super::MpiModel;
 #[cfg(feature = "mpi")]
-use super::{Counting, adjustment_lines, describe_ranges, finish, loggp_roles, pct, progress_bar};
+use super::{
+    Counting, adjustment_lines, describe_ranges, finish, finish_on, loggp_roles, pct, progress_bar,
+};
 use crate::{Failure, fail};
 
 #[cfg(not(feature = "mpi"))]
@@ -170,7 +174,7 @@ pub(super) fn mpi_calibration(
         let link = assess_shaped_link(&assessment)?;
         println!(
             "shaped link: G = {:.4} ns/B and g = {:.3} µs of a train, o = {:.3} µs, L = {:.3} µs; \
-             a lone message's first {} bytes cross without G (simulate with --link-burst {})",
+             a lone message's first {} bytes cross without G (the file's platform.link_burst {})",
             link.model.gap_per_byte() * 1e9,
             link.model.gap() * 1e6,
             link.model.overhead() * 1e6,
@@ -250,9 +254,14 @@ pub(super) fn mpi_calibration(
             loggp_roles(),
         ),
     };
-    finish(
+    // the shaped link's burst goes into the file: every simulation of the model uses it
+    let platform = shaped.as_ref().map(|link| Platform {
+        link_burst: Some(link.burst),
+        ..Platform::PLAIN
+    });
+    finish_on(
         output,
-        spec,
+        (spec, platform),
         format!(
             "MPI round trips between ranks 0 and 1, PRTT(1,0,s), PRTT(16,0,s), PRTT(16,d,s), \
              {} sizes 1 B..{} B, {} shuffled passes, payloads {buffers}",

@@ -194,3 +194,110 @@ fn scratch_named(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
 }
+
+/// A model file's `platform` is what `simulate`, `select --simulate` and `table --simulate`
+/// run on: the same output as the plain model with the platform's flags; flags override it.
+#[test]
+fn a_model_files_platform_is_simulated_as_its_flags() {
+    let dir = scratch().join("platform");
+    std::fs::create_dir_all(&dir).unwrap();
+    let provenance = serde_json::json!({"measured": "", "method": "", "date": "", "host": "",
+        "parameters": {}, "accuracy": {}, "tool": ""});
+    let file = |platform: Option<serde_json::Value>| {
+        let mut v = serde_json::json!({"commcost_model_file": 1, "provenance": provenance,
+            "spec": {"model": "loggp", "latency": 20e-6, "overhead": 5e-6, "gap": 10e-6,
+                     "gap_per_byte": 40e-9}});
+        if let Some(p) = platform {
+            v["platform"] = p;
+        }
+        v.to_string()
+    };
+    let plain = dir.join("plain.json");
+    std::fs::write(&plain, file(None)).unwrap();
+    let shaped = dir.join("shaped.json");
+    std::fs::write(
+        &shaped,
+        file(Some(serde_json::json!({"rendezvous_above": 4096,
+            "rendezvous_completion": "at_handshake", "cores": 2, "link_burst": 9000}))),
+    )
+    .unwrap();
+    let (plain, shaped) = (plain.display().to_string(), shaped.display().to_string());
+    let flags = [
+        "--rendezvous-above",
+        "4096",
+        "--handshake",
+        "--cores",
+        "2",
+        "--link-burst",
+        "9000",
+    ];
+    let run = |args: &[&str]| {
+        let (code, out, err) = commcost(args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        out
+    };
+    let sim = [
+        "simulate",
+        "allgather",
+        "--algorithm",
+        "ring",
+        "--procs",
+        "8",
+        "--bytes",
+        "64K",
+    ];
+    let sim_json = [&sim[..], &["--json"]].concat();
+    let from_file = run(&[&sim_json[..], &["--model", &shaped]].concat());
+    let from_flags = run(&[&sim_json[..], &["--model", &plain], &flags[..]].concat());
+    let bare = run(&[&sim_json[..], &["--model", &plain]].concat());
+    let makespan = |out: &str| {
+        let v: serde_json::Value = serde_json::from_str(out).unwrap();
+        v["makespan_seconds"].as_f64().unwrap()
+    };
+    assert_eq!(makespan(&from_file), makespan(&from_flags));
+    assert!(
+        makespan(&from_file) != makespan(&bare),
+        "the platform changes the simulation"
+    );
+    // a flag on top of the file wins
+    let one_core = run(&[&sim_json[..], &["--model", &shaped, "--cores", "1"]].concat());
+    let one_core_flags = run(&[
+        &sim_json[..],
+        &[
+            "--model",
+            &plain,
+            "--rendezvous-above",
+            "4096",
+            "--handshake",
+        ],
+        &["--cores", "1", "--link-burst", "9000"],
+    ]
+    .concat());
+    assert_eq!(makespan(&one_core), makespan(&one_core_flags));
+    // select and table --simulate: the same rankings from the file as from the flags
+    for command in [
+        vec![
+            "select",
+            "allreduce",
+            "--procs",
+            "8",
+            "--bytes",
+            "64K",
+            "--simulate",
+        ],
+        vec![
+            "table",
+            "allreduce",
+            "--procs",
+            "4,8",
+            "--bytes",
+            "1K..64K",
+            "--simulate",
+        ],
+    ] {
+        let from_file = run(&[&command[..], &["--model", &shaped]].concat());
+        let from_flags = run(&[&command[..], &["--model", &plain], &flags[..]].concat());
+        let strip = |out: &str| out.replace("plain", "shaped");
+        assert_eq!(strip(&from_flags), from_file, "{command:?}");
+    }
+}
