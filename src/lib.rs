@@ -98,6 +98,7 @@ pub mod probe;
 pub mod sim;
 pub mod simgrid;
 pub mod table;
+pub mod tune;
 mod util;
 
 #[cfg(feature = "serde")]

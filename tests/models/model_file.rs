@@ -3,6 +3,9 @@
 //! file, the model or the field (the CLI, C and Python suites repeat the classes through their
 //! own surfaces).
 
+// the values compared are read back, not computed: they must be bit for bit what the file says
+#![allow(clippy::float_cmp)]
+
 use std::path::{Path, PathBuf};
 
 use commcost::model_file::{ModelFile, load_model_file, parse_model_text};

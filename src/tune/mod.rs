@@ -1,0 +1,207 @@
+//! Model-guided tuning: the model decides what is worth measuring, measurements decide the
+//! rules.
+//!
+//! Exhaustive tuning measures every algorithm of every collective at every size and
+//! communicator size; a model alone is fast but loses where it is wrong. [`plan_tuning`] ranks
+//! Open MPI's algorithms with the model and keeps, per cell (collective, communicator size,
+//! message size), those predicted within the model's measured error of the cheapest
+//! ([`TuneConfig::margin`]); [`tune`] measures them beside Open MPI's default through a
+//! [`Runner`] (an `mpirun` per forced algorithm in the command-line tool, any timing harness of
+//! your own elsewhere), interleaved, in rounds, until each cell is decided or the budget is
+//! spent; [`TuneReport::rules`] writes an Open MPI rules file that leaves the default wherever
+//! no candidate is faster with confidence.
+//!
+//! The test: in each round the default and every candidate of a cell are timed once, in an
+//! order that alternates between rounds; a candidate replaces the default when it is faster in
+//! so many of the rounds that a one-sided sign test rejects "no faster" at level
+//! [`TuneConfig::alpha`] divided by the cell's number of candidates (Bonferroni), after at least
+//! [`TuneConfig::min_rounds`] rounds, and when the median of its per-round time ratios to the
+//! default is at most `1 - min_gain`. A candidate that fails (the runner's error, a time that
+//! is not a positive number) is never chosen. A cell stops being measured once it is decided
+//! either way (no outcome of the remaining rounds could make a candidate pass).
+//!
+//! # Examples
+//!
+//! ```
+//! use commcost::collectives::Collective;
+//! use commcost::presets;
+//! use commcost::tune::{Run, Runner, TuneConfig, plan_tuning, tune};
+//!
+//! // a machine where every forced algorithm takes the model's time, and the default 1.5 times
+//! // the model's cheapest: every measured cell switches away from the default
+//! struct Machine;
+//! impl Runner for Machine {
+//!     fn time(&mut self, run: &Run) -> Result<Vec<f64>, String> {
+//!         Ok(run.predicted.iter().map(|&t| if run.algorithm.is_none() { 1.5 * t } else { t }).collect())
+//!     }
+//! }
+//! let model = presets::mpich2_tcp();
+//! let config = TuneConfig::new(vec![Collective::Bcast], vec![8], vec![8, 65536, 1 << 20]);
+//! let plan = plan_tuning(&model, &config)?;
+//! let report = tune(plan, &mut Machine, &config, std::time::Duration::from_secs(60), &mut |_| {});
+//! let rules = report.rules();
+//! assert!(rules.lookup(Collective::Bcast, 8, 1 << 20).is_some_and(|r| r.algorithm != 0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod measure;
+mod plan;
+mod sign_test;
+
+pub use measure::{CellResult, Measurement, Runner, TuneReport, Verdict, tune};
+pub use plan::{CellPlan, Forced, Run, TunePlan, plan_tuning};
+pub use sign_test::sign_test_p;
+
+use crate::collectives::{Collective, LocalWork, Operator};
+
+/// What [`plan_tuning`] and [`tune`] tune, and how sure a switch must be.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TuneConfig {
+    /// The collectives (each once; Open MPI's family must price it).
+    pub collectives: Vec<Collective>,
+    /// Communicator sizes, increasing, each at least 2.
+    pub processes: Vec<u64>,
+    /// Message sizes in the rules file's convention
+    /// ([`Collective::ompi_rules_size`]), increasing.
+    pub sizes: Vec<u64>,
+    /// Candidates: algorithms predicted at most `1 + margin` times the cheapest (the model's
+    /// measured error; 0.25 by default).
+    pub margin: f64,
+    /// At most this many candidates per cell besides the default (the cheapest predicted).
+    pub max_candidates: usize,
+    /// Rounds before a switch can be decided (5 by default: the sign test's smallest p with
+    /// one candidate is then 1/32).
+    pub min_rounds: u32,
+    /// Rounds after which an undecided cell keeps the default.
+    pub max_rounds: u32,
+    /// The sign test's level (0.05 by default), shared by the candidates of a cell.
+    pub alpha: f64,
+    /// The smallest median gain worth a switch, as a fraction (0.03 by default).
+    pub min_gain: f64,
+    /// The reduction operator the model prices reductions with.
+    pub operator: Operator,
+    /// The local work the model charges every algorithm.
+    pub local: LocalWork,
+}
+
+impl TuneConfig {
+    /// The defaults for these collectives, communicator sizes and message sizes.
+    pub fn new(collectives: Vec<Collective>, processes: Vec<u64>, sizes: Vec<u64>) -> Self {
+        Self {
+            collectives,
+            processes,
+            sizes,
+            margin: 0.25,
+            max_candidates: 4,
+            min_rounds: 5,
+            max_rounds: 15,
+            alpha: 0.05,
+            min_gain: 0.03,
+            operator: Operator::FREE,
+            local: LocalWork::FREE,
+        }
+    }
+
+    /// Checks every field.
+    ///
+    /// # Errors
+    ///
+    /// [`TuneError::Config`] naming the field.
+    pub fn validate(&self) -> Result<(), TuneError> {
+        let bad = |field: &'static str, detail: String| Err(TuneError::Config { field, detail });
+        let increasing = |v: &[u64]| !v.is_empty() && v.windows(2).all(|w| w[0] < w[1]);
+        if self.collectives.is_empty() {
+            return bad("collectives", "none given".into());
+        }
+        for (i, c) in self.collectives.iter().enumerate() {
+            if self.collectives[..i].contains(c) {
+                return bad("collectives", format!("{c} given twice"));
+            }
+            if !c.is_priced_by(crate::collectives::Family::Ompi) {
+                return bad(
+                    "collectives",
+                    format!("Open MPI's family does not price {c}"),
+                );
+            }
+        }
+        if !increasing(&self.processes) || self.processes[0] < 2 {
+            return bad(
+                "processes",
+                "communicator sizes must be increasing and at least 2".into(),
+            );
+        }
+        if self
+            .processes
+            .last()
+            .is_some_and(|&p| p > MAX_TUNED_PROCESSES)
+        {
+            return bad(
+                "processes",
+                format!("at most {MAX_TUNED_PROCESSES} processes are measured"),
+            );
+        }
+        if !increasing(&self.sizes) {
+            return bad("sizes", "message sizes must be increasing".into());
+        }
+        let cells = (self.collectives.len() as u128)
+            * (self.processes.len() as u128)
+            * (self.sizes.len() as u128);
+        if cells > MAX_TUNED_CELLS as u128 {
+            return bad(
+                "sizes",
+                format!("{cells} cells, more than the {MAX_TUNED_CELLS} a tuning measures"),
+            );
+        }
+        if !(self.margin.is_finite() && self.margin >= 0.0 && self.margin <= 10.0) {
+            return bad("margin", format!("{} is not in [0, 10]", self.margin));
+        }
+        if !(1..=16).contains(&self.max_candidates) {
+            return bad(
+                "max_candidates",
+                format!("{} is not in 1..=16", self.max_candidates),
+            );
+        }
+        if self.min_rounds < 1 || self.max_rounds < self.min_rounds || self.max_rounds > 64 {
+            return bad(
+                "rounds",
+                format!(
+                    "min_rounds {} and max_rounds {}: 1 <= min <= max <= 64",
+                    self.min_rounds, self.max_rounds
+                ),
+            );
+        }
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return bad("alpha", format!("{} is not in (0, 1)", self.alpha));
+        }
+        if !(self.min_gain >= 0.0 && self.min_gain < 1.0) {
+            return bad("min_gain", format!("{} is not in [0, 1)", self.min_gain));
+        }
+        Ok(())
+    }
+}
+
+/// The largest communicator size tuned (the simulator's and the rules files' bound).
+pub const MAX_TUNED_PROCESSES: u64 = 1 << 20;
+
+/// The most cells (collective × communicator size × message size) one tuning plans.
+pub const MAX_TUNED_CELLS: usize = 100_000;
+
+/// A tuning that cannot be planned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TuneError {
+    /// A field of [`TuneConfig`] out of its range.
+    #[error("{field}: {detail}")]
+    Config {
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The model cannot price a candidate.
+    #[error("{0}")]
+    Model(String),
+    /// The measured decisions do not make a rules file.
+    #[error("rules file: {0}")]
+    Rules(String),
+}

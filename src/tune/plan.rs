@@ -1,0 +1,171 @@
+//! Which algorithms are worth measuring: [`plan_tuning`].
+
+use super::{TuneConfig, TuneError};
+use crate::collectives::ompi::fixed_decision;
+use crate::collectives::{Collective, Family, Problem, cost_in, rank_in};
+use crate::{CommModel, Message};
+
+/// An algorithm forced through Open MPI's MCA parameters (`coll_tuned_<coll>_algorithm`,
+/// `..._segmentsize`, `..._tree_fanout` / `..._chain_fanout`) and written so in a rules file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Forced {
+    /// Open MPI's algorithm ID (1-based).
+    pub id: u32,
+    /// The segment size, bytes (0: unsegmented).
+    pub segment: u64,
+    /// The fan-out (chains), else 0.
+    pub faninout: u64,
+    /// The crate's name with its parameters (`chain:segment=8192,fanout=4`).
+    pub name: String,
+}
+
+/// One measurement a [`Runner`](super::Runner) makes: `collective` on `processes` processes,
+/// `algorithm` forced (`None`: Open MPI's default), each of `sizes` timed once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The collective.
+    pub collective: Collective,
+    /// The communicator size.
+    pub processes: u64,
+    /// The forced algorithm; `None` for Open MPI's own decision.
+    pub algorithm: Option<Forced>,
+    /// Message sizes in the rules file's convention ([`Collective::ompi_rules_size`]); the
+    /// problem message is [`Collective::ompi_problem_bytes`] of each.
+    pub sizes: Vec<u64>,
+    /// The model's price of each size (seconds; for the default, of the algorithm Open MPI
+    /// 4.1.4's fixed decision runs).
+    pub predicted: Vec<f64>,
+}
+
+/// One cell: a collective, a communicator size and a message size, with the default's and the
+/// candidates' predicted times.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellPlan {
+    /// The collective.
+    pub collective: Collective,
+    /// The communicator size.
+    pub processes: u64,
+    /// The message size (rules-file convention).
+    pub size: u64,
+    /// The algorithm ID Open MPI 4.1.4's fixed decision runs here.
+    pub default_id: u32,
+    /// Its predicted time, seconds.
+    pub default_predicted: f64,
+    /// The candidates, cheapest predicted first, with their predicted times.
+    pub candidates: Vec<(Forced, f64)>,
+    /// How many algorithm variants the model priced here (what an exhaustive sweep measures).
+    pub priced: usize,
+}
+
+/// The cells to decide and the runs that measure them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TunePlan {
+    /// Every cell, by collective, communicator size and message size.
+    pub cells: Vec<CellPlan>,
+    /// Per collective and communicator size, the default's run and one per candidate
+    /// algorithm (covering the sizes where it is a candidate).
+    pub runs: Vec<Run>,
+}
+
+/// Ranks Open MPI's algorithms of every cell with `model` and keeps the candidates worth
+/// measuring: those predicted within `1 + margin` of the cheapest, at most `max_candidates`
+/// (Open MPI's `two_proc` algorithms only on 2 processes followed by a block at 3: a rules
+/// block covers the communicator sizes up to the next).
+///
+/// # Errors
+///
+/// [`TuneError::Config`] for an invalid `config`; [`TuneError::Model`] if the model cannot
+/// price a candidate.
+pub fn plan_tuning(model: &dyn CommModel, config: &TuneConfig) -> Result<TunePlan, TuneError> {
+    config.validate()?;
+    let model_error = |e: crate::collectives::CollectiveError| TuneError::Model(e.to_string());
+    let mut cells = Vec::new();
+    let mut runs = Vec::new();
+    for &c in &config.collectives {
+        let sizes: &[u64] = if c == Collective::Barrier {
+            &[0]
+        } else {
+            &config.sizes
+        };
+        for (i, &p) in config.processes.iter().enumerate() {
+            let two_proc_allowed = p == 2 && config.processes.get(i + 1) == Some(&3);
+            let first_cell = cells.len();
+            for &s in sizes {
+                let bytes = c.ompi_problem_bytes(s, p);
+                let problem = Problem::new(p, Message::contiguous(bytes))
+                    .with_operator(config.operator)
+                    .with_local(config.local);
+                let ranked = rank_in(model, Family::Ompi, c, &problem).map_err(model_error)?;
+                let best = ranked.first().map_or(f64::INFINITY, |r| r.cost);
+                let mut candidates: Vec<(Forced, f64)> = Vec::new();
+                for choice in &ranked {
+                    let Some(ompi) = choice.ompi else { continue };
+                    if ompi.name.starts_with("two_proc") && !two_proc_allowed {
+                        continue;
+                    }
+                    if choice.cost > (1.0 + config.margin) * best
+                        || candidates.len() >= config.max_candidates
+                    {
+                        break;
+                    }
+                    let forced = Forced {
+                        id: ompi.id,
+                        segment: ompi.segment,
+                        faninout: ompi.fanout,
+                        name: choice.name.clone(),
+                    };
+                    if !candidates.iter().any(|(f, _)| *f == forced) {
+                        candidates.push((forced, choice.cost));
+                    }
+                }
+                let default_id = fixed_decision(c, p, bytes, true);
+                let default_predicted =
+                    cost_in(model, Family::Ompi, c, &default_id.to_string(), &problem)
+                        .map_or(f64::NAN, |choice| choice.cost);
+                cells.push(CellPlan {
+                    collective: c,
+                    processes: p,
+                    size: s,
+                    default_id,
+                    default_predicted,
+                    candidates,
+                    priced: ranked.len(),
+                });
+            }
+            let group = &cells[first_cell..];
+            runs.push(Run {
+                collective: c,
+                processes: p,
+                algorithm: None,
+                sizes: group.iter().map(|cell| cell.size).collect(),
+                predicted: group.iter().map(|cell| cell.default_predicted).collect(),
+            });
+            // one run per algorithm, over the sizes where it is a candidate
+            let mut forced: Vec<Forced> = Vec::new();
+            for cell in group {
+                for (f, _) in &cell.candidates {
+                    if !forced.contains(f) {
+                        forced.push(f.clone());
+                    }
+                }
+            }
+            for f in forced {
+                let (sizes, predicted) = group
+                    .iter()
+                    .filter_map(|cell| {
+                        let (_, t) = cell.candidates.iter().find(|(g, _)| *g == f)?;
+                        Some((cell.size, *t))
+                    })
+                    .unzip();
+                runs.push(Run {
+                    collective: c,
+                    processes: p,
+                    algorithm: Some(f),
+                    sizes,
+                    predicted,
+                });
+            }
+        }
+    }
+    Ok(TunePlan { cells, runs })
+}

@@ -1,0 +1,306 @@
+//! Model-guided tuning (`commcost::tune`) against simulated machines whose truth is known: a
+//! candidate that is faster is found with the sign test, a default that is fastest is kept
+//! after few rounds, failing algorithms are never chosen, a spent budget leaves a valid file.
+
+use std::time::Duration;
+
+use commcost::collectives::Collective;
+use commcost::export::OmpiRules;
+use commcost::presets;
+use commcost::tune::{Run, Runner, TuneConfig, TuneError, Verdict, plan_tuning, tune};
+
+/// A machine whose calls take the model's time times a factor per algorithm, with seeded
+/// multiplicative noise of ±`noise`.
+/// The default's time of size `k` of a run.
+type DefaultTime = Box<dyn Fn(&Run, usize) -> f64>;
+
+struct Machine {
+    factor: Box<dyn Fn(&Run) -> f64>,
+    /// The default's time per size where given (else its price times the factor).
+    default: Option<DefaultTime>,
+    noise: f64,
+    state: u64,
+    calls: usize,
+}
+
+impl Machine {
+    fn new(noise: f64, factor: impl Fn(&Run) -> f64 + 'static) -> Self {
+        Self {
+            factor: Box::new(factor),
+            default: None,
+            noise,
+            state: 0x9e37_79b9_7f4a_7c15,
+            calls: 0,
+        }
+    }
+    fn with_default(mut self, default: impl Fn(&Run, usize) -> f64 + 'static) -> Self {
+        self.default = Some(Box::new(default));
+        self
+    }
+    fn uniform(&mut self) -> f64 {
+        // xorshift64*
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        (self.state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+impl Runner for Machine {
+    fn time(&mut self, run: &Run) -> Result<Vec<f64>, String> {
+        self.calls += 1;
+        let f = (self.factor)(run);
+        if f.is_nan() {
+            return Err("killed after its timeout".into());
+        }
+        let mut out = Vec::new();
+        for (k, &t) in run.predicted.iter().enumerate() {
+            let jitter = 1.0 + self.noise * (2.0 * self.uniform() - 1.0);
+            let t = match (&self.default, &run.algorithm) {
+                (Some(d), None) => d(run, k),
+                _ => t * f,
+            };
+            out.push(t * jitter);
+        }
+        Ok(out)
+    }
+}
+
+/// A rules file's numbers (its labels are comments).
+fn numbers(rules: &OmpiRules) -> Vec<(Collective, u64, u64, u32, u64, u64)> {
+    let mut out = Vec::new();
+    for c in &rules.collectives {
+        for b in &c.blocks {
+            for r in &b.rules {
+                out.push((
+                    c.collective,
+                    b.processes,
+                    r.size,
+                    r.algorithm,
+                    r.faninout,
+                    r.segment,
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn config() -> TuneConfig {
+    TuneConfig::new(
+        vec![Collective::Bcast, Collective::Allreduce],
+        vec![4, 8],
+        vec![8, 4096, 65536, 1 << 20],
+    )
+}
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+#[test]
+fn a_faster_candidate_is_found_and_written() {
+    let model = presets::mpich2_tcp();
+    let config = config();
+    let plan = plan_tuning(&model, &config).unwrap();
+    // the default runs 30 % slower than the model's price of the fixed decision's algorithm;
+    // every forced algorithm takes its price; noise ±5 %
+    let mut machine = Machine::new(0.05, |r| if r.algorithm.is_none() { 1.3 } else { 1.0 });
+    let report = tune(plan, &mut machine, &config, MINUTE, &mut |_| {});
+    let rules = report.rules();
+    let mut switched = 0;
+    for (result, cell) in report.cells.iter().zip(&report.plan.cells) {
+        // a candidate predicted at most 1 / 1.3 of the default's price is truly faster by more
+        // than the noise: it must be found; the rules name the algorithm decided
+        let truly_faster = cell.candidates[0].1 < cell.default_predicted / 1.3 * 0.9;
+        if truly_faster {
+            assert!(
+                matches!(result.verdict, Verdict::Switch { .. }),
+                "{cell:?}: {:?}",
+                result.verdict
+            );
+        }
+        if let Verdict::Switch {
+            algorithm,
+            median_ratio,
+            p_value,
+        } = &result.verdict
+        {
+            switched += 1;
+            assert!(*median_ratio <= 0.97 && *p_value <= 0.05, "{result:?}");
+            let rule = rules
+                .lookup(cell.collective, cell.processes, cell.size)
+                .unwrap();
+            assert_eq!(
+                (rule.algorithm, rule.segment),
+                (algorithm.id, algorithm.segment)
+            );
+            // at least min_rounds paired rounds
+            assert!(result.rounds >= config.min_rounds);
+        }
+    }
+    assert!(switched > 0);
+    // the file reads back as Open MPI reads it
+    assert_eq!(
+        numbers(&rules.to_string().parse().unwrap()),
+        numbers(&rules)
+    );
+    // one CSV line per measurement
+    assert_eq!(report.csv().lines().count(), report.measurements.len() + 1);
+}
+
+#[test]
+fn a_fastest_default_is_kept_after_few_rounds() {
+    let model = presets::mpich2_tcp();
+    let config = config();
+    let plan = plan_tuning(&model, &config).unwrap();
+    let exhaustive: usize =
+        plan.cells.iter().map(|c| c.priced + 1).sum::<usize>() * config.max_rounds as usize;
+    // every forced algorithm 20 % slower than the default: the default takes 1 / 1.2 of the
+    // cheapest candidate's price, every candidate its own price or more
+    let cheapest: Vec<((Collective, u64, u64), f64)> = plan
+        .cells
+        .iter()
+        .filter_map(|c| Some(((c.collective, c.processes, c.size), c.candidates.first()?.1)))
+        .collect();
+    let mut machine = Machine::new(0.05, |_| 1.0).with_default(move |run, k| {
+        let key = (run.collective, run.processes, run.sizes[k]);
+        cheapest
+            .iter()
+            .find(|(c, _)| *c == key)
+            .map_or(1.0, |(_, t)| t / 1.2)
+    });
+    let report = tune(plan, &mut machine, &config, MINUTE, &mut |_| {});
+    assert!(
+        report.cells.iter().all(|c| c.verdict == Verdict::Default),
+        "{:?}",
+        report.cells
+    );
+    assert!(
+        report.rules().collectives.iter().all(|c| c
+            .blocks
+            .iter()
+            .all(|b| b.rules.iter().all(|r| r.algorithm == 0))),
+        "only defaults"
+    );
+    // decided long before max_rounds: a sign test that cannot pass any more stops a cell
+    let timed_sizes = report.measurements.len();
+    assert!(
+        timed_sizes * 5 < exhaustive,
+        "{timed_sizes} sizes timed, an exhaustive sweep {exhaustive}"
+    );
+    assert!(!report.budget_spent);
+}
+
+#[test]
+fn failing_algorithms_are_never_chosen() {
+    let model = presets::mpich2_tcp();
+    let config = config();
+    let plan = plan_tuning(&model, &config).unwrap();
+    // the model's favourite (the first candidate of the first cell) crashes, and would be fast
+    let doomed = plan.cells[0].candidates[0].0.clone();
+    let d = doomed.clone();
+    let mut machine = Machine::new(0.02, move |r| match &r.algorithm {
+        Some(f) if *f == d => f64::NAN,
+        None => 1.5,
+        Some(_) => 1.0,
+    });
+    let report = tune(plan, &mut machine, &config, MINUTE, &mut |_| {});
+    assert!(!report.failures.is_empty());
+    for result in &report.cells {
+        if let Verdict::Switch { algorithm, .. } = &result.verdict {
+            assert_ne!(*algorithm, doomed);
+        }
+    }
+    // a failing default leaves its cells undecided (the default stays)
+    let plan = plan_tuning(&model, &config).unwrap();
+    let mut machine = Machine::new(0.0, |r| if r.algorithm.is_none() { f64::NAN } else { 1.0 });
+    let report = tune(plan, &mut machine, &config, MINUTE, &mut |_| {});
+    assert!(
+        report
+            .cells
+            .iter()
+            .zip(&report.plan.cells)
+            .all(|(r, c)| c.candidates.is_empty() || r.verdict == Verdict::Undecided)
+    );
+}
+
+#[test]
+fn a_spent_budget_still_writes_a_valid_file() {
+    let model = presets::mpich2_tcp();
+    let config = config();
+    let plan = plan_tuning(&model, &config).unwrap();
+    let mut machine = Machine::new(0.0, |_| 1.0);
+    let report = tune(plan, &mut machine, &config, Duration::ZERO, &mut |_| {});
+    assert_eq!((machine.calls, report.runs_made), (0, 0));
+    assert!(report.budget_spent);
+    let rules = report.rules();
+    assert_eq!(
+        numbers(&rules.to_string().parse().unwrap()),
+        numbers(&rules)
+    );
+    assert!(
+        rules
+            .lookup(Collective::Bcast, 4, 8)
+            .is_some_and(|r| r.algorithm == 0)
+    );
+}
+
+#[test]
+fn bad_configurations_name_the_field() {
+    let model = presets::mpich2_tcp();
+    let cases: Vec<(TuneConfig, &str)> = vec![
+        (TuneConfig::new(vec![], vec![4], vec![8]), "collectives"),
+        (
+            TuneConfig::new(vec![Collective::Scan], vec![4], vec![8]),
+            "collectives",
+        ),
+        (
+            TuneConfig::new(vec![Collective::Bcast, Collective::Bcast], vec![4], vec![8]),
+            "collectives",
+        ),
+        (
+            TuneConfig::new(vec![Collective::Bcast], vec![1, 4], vec![8]),
+            "processes",
+        ),
+        (
+            TuneConfig::new(vec![Collective::Bcast], vec![8, 4], vec![8]),
+            "processes",
+        ),
+        (
+            TuneConfig::new(vec![Collective::Bcast], vec![4], vec![]),
+            "sizes",
+        ),
+        (
+            TuneConfig::new(vec![Collective::Bcast], vec![4], (0..200_000).collect()),
+            "sizes",
+        ),
+        (
+            TuneConfig {
+                margin: f64::NAN,
+                ..TuneConfig::new(vec![Collective::Bcast], vec![4], vec![8])
+            },
+            "margin",
+        ),
+        (
+            TuneConfig {
+                min_rounds: 9,
+                max_rounds: 3,
+                ..TuneConfig::new(vec![Collective::Bcast], vec![4], vec![8])
+            },
+            "rounds",
+        ),
+        (
+            TuneConfig {
+                alpha: 1.0,
+                ..TuneConfig::new(vec![Collective::Bcast], vec![4], vec![8])
+            },
+            "alpha",
+        ),
+    ];
+    for (config, field) in cases {
+        let e = plan_tuning(&model, &config).unwrap_err();
+        assert!(
+            matches!(&e, TuneError::Config { field: f, .. } if *f == field),
+            "{field}: {e}"
+        );
+    }
+}
