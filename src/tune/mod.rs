@@ -61,8 +61,9 @@ pub struct TuneConfig {
     pub collectives: Vec<Collective>,
     /// Communicator sizes, increasing, each at least 2.
     pub processes: Vec<u64>,
-    /// Message sizes in the rules file's convention
-    /// ([`Collective::ompi_rules_size`]), increasing.
+    /// Message sizes as the collectives take them ([`Problem`](crate::collectives::Problem)
+    /// bytes: the whole buffer of bcast, reduce and allreduce, one rank's block of the others),
+    /// increasing; the rules file keys them by [`Collective::ompi_rules_size`].
     pub sizes: Vec<u64>,
     /// Candidates: algorithms predicted at most `1 + margin` times the cheapest (the model's
     /// measured error; 0.25 by default).

@@ -29,9 +29,11 @@ pub struct Run {
     pub processes: u64,
     /// The forced algorithm; `None` for Open MPI's own decision.
     pub algorithm: Option<Forced>,
-    /// Message sizes in the rules file's convention ([`Collective::ompi_rules_size`]); the
-    /// problem message is [`Collective::ompi_problem_bytes`] of each.
+    /// Message sizes in the rules file's convention ([`Collective::ompi_rules_size`]).
     pub sizes: Vec<u64>,
+    /// The same sizes as the collective takes them (the problem's bytes: one rank's buffer or
+    /// block), what a harness passes to the MPI call.
+    pub bytes: Vec<u64>,
     /// The model's price of each size (seconds; for the default, of the algorithm Open MPI
     /// 4.1.4's fixed decision runs).
     pub predicted: Vec<f64>,
@@ -47,6 +49,8 @@ pub struct CellPlan {
     pub processes: u64,
     /// The message size (rules-file convention).
     pub size: u64,
+    /// The problem's bytes ([`TuneConfig::sizes`]).
+    pub bytes: u64,
     /// The algorithm ID Open MPI 4.1.4's fixed decision runs here.
     pub default_id: u32,
     /// Its predicted time, seconds.
@@ -90,8 +94,8 @@ pub fn plan_tuning(model: &dyn CommModel, config: &TuneConfig) -> Result<TunePla
         for (i, &p) in config.processes.iter().enumerate() {
             let two_proc_allowed = p == 2 && config.processes.get(i + 1) == Some(&3);
             let first_cell = cells.len();
-            for &s in sizes {
-                let bytes = c.ompi_problem_bytes(s, p);
+            for &bytes in sizes {
+                let s = c.ompi_rules_size(bytes, p);
                 let problem = Problem::new(p, Message::contiguous(bytes))
                     .with_operator(config.operator)
                     .with_local(config.local);
@@ -126,6 +130,7 @@ pub fn plan_tuning(model: &dyn CommModel, config: &TuneConfig) -> Result<TunePla
                     collective: c,
                     processes: p,
                     size: s,
+                    bytes,
                     default_id,
                     default_predicted,
                     candidates,
@@ -138,6 +143,7 @@ pub fn plan_tuning(model: &dyn CommModel, config: &TuneConfig) -> Result<TunePla
                 processes: p,
                 algorithm: None,
                 sizes: group.iter().map(|cell| cell.size).collect(),
+                bytes: group.iter().map(|cell| cell.bytes).collect(),
                 predicted: group.iter().map(|cell| cell.default_predicted).collect(),
             });
             // one run per algorithm, over the sizes where it is a candidate
@@ -150,19 +156,20 @@ pub fn plan_tuning(model: &dyn CommModel, config: &TuneConfig) -> Result<TunePla
                 }
             }
             for f in forced {
-                let (sizes, predicted) = group
+                let cells: Vec<(&CellPlan, f64)> = group
                     .iter()
                     .filter_map(|cell| {
                         let (_, t) = cell.candidates.iter().find(|(g, _)| *g == f)?;
-                        Some((cell.size, *t))
+                        Some((cell, *t))
                     })
-                    .unzip();
+                    .collect();
                 runs.push(Run {
                     collective: c,
                     processes: p,
                     algorithm: Some(f),
-                    sizes,
-                    predicted,
+                    sizes: cells.iter().map(|(cell, _)| cell.size).collect(),
+                    bytes: cells.iter().map(|(cell, _)| cell.bytes).collect(),
+                    predicted: cells.iter().map(|(_, t)| *t).collect(),
                 });
             }
         }
