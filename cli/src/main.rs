@@ -25,6 +25,7 @@ mod goal;
 mod model;
 mod plot;
 mod simulate;
+mod tune;
 mod units;
 
 use std::path::PathBuf;
@@ -228,6 +229,17 @@ enum Command {
         commcost goal bcast --algorithm pipeline:segment=8192 --procs 32 --bytes 1M"
     )]
     Goal(goal::GoalArgs),
+    /// Tune Open MPI on this machine: measure the algorithms the model says are worth it beside
+    /// Open MPI's default and write a rules file that switches only where a candidate is faster
+    /// with confidence (needs the `mpi` feature).
+    #[command(
+        allow_negative_numbers = true,
+        after_help = "Examples:\n  \
+        commcost tune --model mine.json --procs 2,4 --budget 300 -o rules.conf\n  \
+        commcost tune --model cluster.json --procs 4,8 --collectives bcast,allreduce \\\n    \
+        --mpirun 'mpirun --hostfile hosts --mca btl self,tcp' -o cluster.rules"
+    )]
+    Tune(tune::TuneArgs),
 }
 
 /// The most (processes, size) points a decision table computes (about a second).
@@ -361,6 +373,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Export(args) => export::run(args),
         Command::Simulate(args) => simulate::run(args),
         Command::Goal(args) => goal::run(args),
+        Command::Tune(args) => tune::run(args),
     }
 }
 

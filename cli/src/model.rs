@@ -117,13 +117,17 @@ pub fn load_file(path: &Path) -> Result<Loaded, Failure> {
     Ok(loaded)
 }
 
-/// Writes a model file whole or not at all: the text goes to a temporary file next to `path`,
-/// which is then renamed over it (an interrupted run leaves the old file or none).
+/// Writes a model file whole or not at all ([`write_whole`]).
 pub fn write_file(path: &PathBuf, file: &ModelFile) -> Result<(), Failure> {
-    let text = file.to_json()?;
+    write_whole(path, &file.to_json()?)
+}
+
+/// Writes `text` to `path` whole or not at all: it goes to a temporary file next to `path`,
+/// which is then renamed over it (an interrupted run leaves the old file or none).
+pub fn write_whole(path: &PathBuf, text: &str) -> Result<(), Failure> {
     let name = path
         .file_name()
-        .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
     let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
     let written = std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path));
     if let Err(e) = written {

@@ -239,3 +239,74 @@ fn calibrate_collectives_measures_and_fits() {
     assert!(std::fs::read_to_string(&runs).unwrap().lines().count() > 100);
     assert!(p2p(&model.display().to_string(), "1K") > 0.0);
 }
+
+/// `commcost tune` over shared memory: measures within its budget and writes a rules file that
+/// Open MPI's format reader takes, and a CSV of every measurement.
+#[test]
+fn tune_writes_a_rules_file_from_measurements() {
+    let dir = scratch_named("tune");
+    let rules = dir.join("tuned.rules");
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_commcost"))
+        .args(["tune", "--preset", "open-mpi-openib", "--procs", "2,4"])
+        .args([
+            "--collectives",
+            "bcast",
+            "--sizes",
+            "8,64K",
+            "--budget",
+            "25",
+            "-o",
+        ])
+        .arg(&rules)
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // the budget holds (a run is not started after it; the launch of the last one is slack)
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        start.elapsed()
+    );
+    let text = std::fs::read_to_string(&rules).unwrap();
+    let parsed: commcost::export::OmpiRules = text.parse().expect("a valid rules file");
+    assert!(
+        parsed
+            .lookup(commcost::collectives::Collective::Bcast, 2, 8)
+            .is_some()
+    );
+    let csv = std::fs::read_to_string(dir.join("tuned.rules.csv")).unwrap();
+    assert!(csv.lines().count() > 2, "{csv}");
+    assert!(
+        csv.lines()
+            .skip(1)
+            .any(|l| l.starts_with("bcast,2,\"default\",0,") && !l.ends_with(',')),
+        "a timed default: {csv}"
+    );
+    assert!(stdout.contains("runs in"), "{stdout}");
+}
+
+/// `commcost tune` with a launcher that cannot start: one line naming `--mpirun`, no file.
+#[test]
+fn tune_without_a_launcher_names_the_option() {
+    let dir = scratch_named("tune_bad");
+    for (launcher, needle) in [
+        ("commcost-no-such-launcher", "--mpirun"),
+        ("mpirun -np 2", "-np"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_commcost"))
+            .args(["tune", "--preset", "open-mpi-openib", "--procs", "2"])
+            .args(["--collectives", "bcast", "--sizes", "8", "--budget", "10"])
+            .args(["--mpirun", launcher, "-o"])
+            .arg(dir.join("r.rules"))
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{launcher}: {stderr}");
+        let last = stderr.trim_end().lines().last().unwrap_or("");
+        assert!(last.contains(needle), "{launcher}: {stderr}");
+        assert!(!dir.join("r.rules").exists());
+    }
+}

@@ -29,7 +29,7 @@ use crate::{Failure, fail};
 pub(crate) const DEFAULT_MPIRUN: &str = "mpirun --allow-run-as-root -np 2";
 
 /// Columns of a row (`probe::mpi::CSV_HEADER`, which needs the `mpi` feature).
-const HEADER: &str = "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s";
+pub(crate) const HEADER: &str = "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s";
 
 /// The collectives measured, in order: those the probe times whose forced runs the crate
 /// prices (every one of `probe::TIMED` but scan).
@@ -208,10 +208,10 @@ fn plan_runs(only: &[Collective], procs: Option<u64>) -> Vec<Run> {
 }
 
 /// A scratch directory for the runs' CSV and logs, removed when dropped.
-struct Scratch(PathBuf);
+pub(crate) struct Scratch(pub(crate) PathBuf);
 
 impl Scratch {
-    fn new() -> Result<Self, Failure> {
+    pub(crate) fn new() -> Result<Self, Failure> {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -233,7 +233,7 @@ impl Drop for Scratch {
 }
 
 /// How one `mpirun` ended.
-enum Outcome {
+pub(crate) enum Outcome {
     Done,
     Failed(String),
     Killed(Duration),
@@ -267,7 +267,11 @@ fn last_line(path: &Path) -> String {
 
 /// Starts `command` in a process group of its own, waits at most `limit`, kills the group on
 /// overrun.
-fn run_bounded(mut command: Command, limit: Duration, log: &Path) -> Result<Outcome, Failure> {
+pub(crate) fn run_bounded(
+    mut command: Command,
+    limit: Duration,
+    log: &Path,
+) -> Result<Outcome, Failure> {
     let log_file = std::fs::File::create(log)
         .map_err(|e| Failure(format!("creating {}: {e}", log.display())))?;
     let err_file = log_file
@@ -311,7 +315,7 @@ fn run_bounded(mut command: Command, limit: Duration, log: &Path) -> Result<Outc
 
 /// Complete rows of the runs' CSV: lines ending in a line break with the header's 14 fields,
 /// the header itself left out.
-fn complete_rows(text: &str) -> Vec<&str> {
+pub(crate) fn complete_rows(text: &str) -> Vec<&str> {
     let complete = match text.rfind('\n') {
         Some(end) => &text[..end],
         None => "",

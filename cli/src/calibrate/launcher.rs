@@ -4,7 +4,7 @@
 use crate::{Failure, fail};
 
 /// The launcher: its words, whether it sets the BTLs, and its process count when it says.
-pub(super) struct Launcher {
+pub(crate) struct Launcher {
     pub words: Vec<String>,
     pub sets_btl: bool,
     pub procs: Option<u64>,
@@ -68,7 +68,7 @@ fn split_words(text: &str) -> Result<Vec<String>, Failure> {
     Ok(words)
 }
 
-pub(super) fn parse_launcher(text: &str) -> Result<Launcher, Failure> {
+pub(crate) fn parse_launcher(text: &str) -> Result<Launcher, Failure> {
     let words = split_words(text)?;
     if words.is_empty() || words.len() > 256 {
         return fail("--mpirun: give the launcher command (e.g. `mpirun -np 2`)");

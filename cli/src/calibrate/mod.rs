@@ -18,7 +18,7 @@ mod collectives;
 pub(crate) mod collectives_measure;
 mod host;
 mod import;
-mod launcher;
+pub(crate) mod launcher;
 mod local;
 mod mpi;
 mod tcp;

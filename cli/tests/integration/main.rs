@@ -8,3 +8,4 @@ mod hostile_export;
 mod hostile_importers;
 mod model_files;
 mod support;
+mod tune;

@@ -1,0 +1,346 @@
+//! `commcost tune`: model-guided tuning on this machine (`commcost::tune`). The model picks the
+//! candidates per cell, each candidate and Open MPI's default are timed by one `mpirun` of this
+//! binary's hidden `calibrate collectives-worker` per round (forced through `--mca
+//! coll_tuned_<coll>_algorithm`), and the rules file names an algorithm only where the
+//! measurements say it is faster. The file is written whole or not at all.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use commcost::collectives::Collective;
+use commcost::tune::{Run, Runner, TuneConfig, TuneError, Verdict, plan_tuning, tune};
+
+use crate::calibrate::collectives_measure::{HEADER, Outcome, Scratch, complete_rows, run_bounded};
+use crate::calibrate::launcher::{Launcher, parse_launcher};
+use crate::units::{self, human_bytes, human_time};
+use crate::{Failure, ModelSource, fail, model};
+
+/// The collectives `tune` measures: those the worker times whose Open MPI algorithms the crate
+/// prices (reduce_scatter is timed as reduce_scatter_block, another collective in a rules file).
+const TUNED: [Collective; 8] = [
+    Collective::Bcast,
+    Collective::Allreduce,
+    Collective::Reduce,
+    Collective::Allgather,
+    Collective::Alltoall,
+    Collective::Gather,
+    Collective::Scatter,
+    Collective::Barrier,
+];
+
+/// `commcost tune`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct TuneArgs {
+    #[command(flatten)]
+    source: ModelSource,
+    /// Communicator sizes to tune (at least 2 each; `-np P` is added to the launcher).
+    #[arg(long, value_parser = units::parse_list, value_name = "LIST")]
+    procs: units::List,
+    /// Collectives (comma-separated; default every one but barrier: bcast, allreduce, reduce,
+    /// allgather, alltoall, gather, scatter). Barrier rules change how OSU and any code
+    /// synchronising with MPI_Barrier times everything else.
+    #[arg(long, value_name = "LIST")]
+    collectives: Option<String>,
+    /// Message sizes per rank as the collective takes them (the buffer of bcast, reduce,
+    /// allreduce; one rank's block of the others), multiples of 8 bytes up to 16M.
+    #[arg(long, value_parser = units::parse_list, value_name = "LIST", default_value = "8,64,512,4K,32K,256K,1M")]
+    sizes: units::List,
+    /// The time budget in seconds (1 ..= 86400): no run starts that would end after it; cells
+    /// left undecided keep Open MPI's default.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    budget: u64,
+    /// The launcher without `-np` (words split as a shell does), e.g. `mpirun --hostfile H
+    /// --mca btl self,tcp`; `--mca btl self,vader` is added unless it sets `--mca btl`.
+    #[arg(
+        long,
+        value_name = "CMD",
+        default_value = "mpirun --allow-run-as-root --oversubscribe"
+    )]
+    mpirun: String,
+    /// Candidates: the algorithms predicted within this fraction of the cheapest (the model's
+    /// measured error).
+    #[arg(long, default_value_t = 0.25)]
+    margin: f64,
+    /// One run's limit in seconds (a hung algorithm is killed and never chosen).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    run_timeout: u64,
+    /// Every measurement as CSV (default: the rules file with `.csv` appended).
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// The rules file to write.
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+}
+
+fn parse_collectives(text: Option<&str>) -> Result<Vec<Collective>, Failure> {
+    let Some(text) = text else {
+        return Ok(TUNED
+            .into_iter()
+            .filter(|c| *c != Collective::Barrier)
+            .collect());
+    };
+    let mut out = Vec::new();
+    for name in text.split(',') {
+        let shown: String = name.trim().chars().take(40).collect();
+        let names = || TUNED.map(|c| c.name()).join(", ");
+        let c: Collective = name.trim().parse().map_err(|_| {
+            Failure(format!(
+                "--collectives: unknown `{shown}` (one of {})",
+                names()
+            ))
+        })?;
+        if !TUNED.contains(&c) {
+            return fail(format!(
+                "--collectives: `{shown}` is not tuned (one of {})",
+                names()
+            ));
+        }
+        if out.contains(&c) {
+            return fail(format!("--collectives: `{shown}` given twice"));
+        }
+        out.push(c);
+    }
+    Ok(out)
+}
+
+/// Times runs with `mpirun` of the worker.
+struct MpirunRunner {
+    launcher: Launcher,
+    exe: PathBuf,
+    scratch: Scratch,
+    timeout: Duration,
+}
+
+impl Runner for MpirunRunner {
+    fn time(&mut self, run: &Run) -> Result<Vec<f64>, String> {
+        let csv = self.scratch.0.join("run.csv");
+        let log = self.scratch.0.join("run.log");
+        std::fs::write(&csv, format!("{HEADER}\n")).map_err(|e| e.to_string())?;
+        let mut command = Command::new(&self.launcher.words[0]);
+        command.args(&self.launcher.words[1..]);
+        if !self.launcher.sets_btl {
+            command.args(["--mca", "btl", "self,vader"]);
+        }
+        command.args(["-np", &run.processes.to_string()]);
+        let c = run.collective.name();
+        let id = match &run.algorithm {
+            Some(f) => {
+                command
+                    .args(["--mca", "coll_tuned_use_dynamic_rules", "1"])
+                    .args([
+                        "--mca",
+                        &format!("coll_tuned_{c}_algorithm"),
+                        &f.id.to_string(),
+                    ])
+                    .args([
+                        "--mca",
+                        &format!("coll_tuned_{c}_algorithm_segmentsize"),
+                        &f.segment.to_string(),
+                    ]);
+                if f.faninout > 0 {
+                    command.args([
+                        "--mca",
+                        &format!("coll_tuned_{c}_algorithm_chain_fanout"),
+                        &f.faninout.to_string(),
+                    ]);
+                }
+                f.id.to_string()
+            }
+            None => "default".into(),
+        };
+        // barrier is timed once whatever the size (the worker wants one valid size)
+        let sizes: Vec<String> = run.bytes.iter().map(|&b| b.max(8).to_string()).collect();
+        command
+            .arg(&self.exe)
+            .args(["calibrate", "collectives-worker", "--collective", c])
+            .args(["--algorithm", &id, "--sizes", &sizes.join(",")])
+            .args(["--warmup", "2", "--samples", "7", "--target-us", "300"])
+            .arg("-o")
+            .arg(&csv);
+        let outcome = run_bounded(command, self.timeout, &log).map_err(|e| e.0)?;
+        let text = std::fs::read_to_string(&csv).map_err(|e| e.to_string())?;
+        // median_s by the row's rules-file size
+        let mut times = vec![f64::NAN; run.sizes.len()];
+        for row in complete_rows(&text) {
+            let f: Vec<&str> = row.split(',').collect();
+            let (Ok(bytes), Ok(t)) = (f[6].parse::<u64>(), f[11].parse::<f64>()) else {
+                continue;
+            };
+            if let Some(k) = run.sizes.iter().position(|&s| s == bytes) {
+                times[k] = t;
+            }
+        }
+        match outcome {
+            Outcome::Done => Ok(times),
+            Outcome::Failed(why) => Err(why),
+            Outcome::Killed(after) => Err(format!("killed after {:.1} s", after.as_secs_f64())),
+        }
+    }
+}
+
+/// `commcost tune`.
+pub fn run(args: TuneArgs) -> Result<(), Failure> {
+    if !(1..=86_400).contains(&args.budget) {
+        return fail("--budget: 1 ..= 86400 seconds");
+    }
+    if !(1..=3600).contains(&args.run_timeout) {
+        return fail("--run-timeout: 1 ..= 3600 seconds");
+    }
+    let launcher = parse_launcher(&args.mpirun)?;
+    if launcher.procs.is_some() {
+        return fail("--mpirun: leave out -np; tune adds `-np P` for every --procs value");
+    }
+    let collectives = parse_collectives(args.collectives.as_deref())?;
+    if let Some(bad) = args
+        .sizes
+        .0
+        .iter()
+        .find(|&&s| s == 0 || s % 8 != 0 || s > 1 << 24)
+    {
+        return fail(format!(
+            "--sizes: {bad} bytes is not a multiple of 8 in 8 ..= 16777216 (f64 elements)"
+        ));
+    }
+    let loaded = model::load(&args.source)?;
+    let config = TuneConfig {
+        margin: args.margin,
+        operator: loaded.operator,
+        local: loaded.local,
+        ..TuneConfig::new(collectives, args.procs.0.clone(), args.sizes.0.clone())
+    };
+    let plan = plan_tuning(&loaded.spec, &config).map_err(|e| match e {
+        TuneError::Config { field, detail } => {
+            let option = match field {
+                "processes" => "procs",
+                other => other,
+            };
+            Failure(format!("--{option}: {detail}"))
+        }
+        other => Failure(other.to_string()),
+    })?;
+    if !cfg!(feature = "mpi") {
+        return fail(
+            "this commcost was built without MPI: `cargo install --path cli --features mpi` to tune",
+        );
+    }
+    let csv_path = args.csv.clone().unwrap_or_else(|| {
+        let mut p = args.output.clone().into_os_string();
+        p.push(".csv");
+        PathBuf::from(p)
+    });
+    let exe = std::env::current_exe()
+        .map_err(|e| Failure(format!("locating this commcost binary: {e}")))?;
+    let cells = plan.cells.len();
+    let candidates: usize = plan.cells.iter().map(|c| c.candidates.len()).sum();
+    let exhaustive: usize = plan.cells.iter().map(|c| c.priced + 1).sum();
+    eprintln!(
+        "tuning {cells} cells of model {}: {candidates} candidates and the default (an \
+         exhaustive sweep: {exhaustive}); budget {} s",
+        loaded.name, args.budget
+    );
+    let mut runner = MpirunRunner {
+        launcher,
+        exe,
+        scratch: Scratch::new()?,
+        timeout: Duration::from_secs(args.run_timeout),
+    };
+    let report = tune(
+        plan,
+        &mut runner,
+        &config,
+        Duration::from_secs(args.budget),
+        &mut |line| eprintln!("{line}"),
+    );
+    if report.runs_made > 0 && report.measurements.iter().all(|m| m.seconds.is_none()) {
+        let why = report
+            .failures
+            .first()
+            .map_or_else(|| "no time measured".to_string(), |(_, _, w)| w.clone());
+        return fail(format!(
+            "--mpirun `{}` measured nothing: {why}",
+            args.mpirun.chars().take(200).collect::<String>()
+        ));
+    }
+    model::write_whole(&csv_path, &report.csv())?;
+    model::write_whole(&args.output, &report.rules().to_string())?;
+
+    outln!(
+        "{:<10} {:>5} {:>9} {:>11}  {:<34} {:>6} {:>5}  decision",
+        "collective",
+        "P",
+        "size",
+        "default",
+        "candidate",
+        "ratio",
+        "runs"
+    );
+    let mut gains: Vec<(Collective, Vec<f64>)> = Vec::new();
+    for (result, cell) in report.cells.iter().zip(&report.plan.cells) {
+        // the algorithm switched to, else the measured-fastest candidate
+        let (best, ratio) = match (&result.verdict, &result.best) {
+            (
+                Verdict::Switch {
+                    algorithm,
+                    median_ratio,
+                    ..
+                },
+                _,
+            ) => (algorithm.name.clone(), *median_ratio),
+            (_, Some((f, r))) => (f.name.clone(), *r),
+            (_, None) => ("-".to_string(), f64::NAN),
+        };
+        let decision = match &result.verdict {
+            Verdict::Switch {
+                algorithm, p_value, ..
+            } => {
+                format!("switch to {} (p = {p_value:.3})", algorithm.name)
+            }
+            Verdict::Default => "default".into(),
+            Verdict::Undecided => "default (undecided)".into(),
+        };
+        let gain = match &result.verdict {
+            Verdict::Switch { median_ratio, .. } => *median_ratio,
+            _ => 1.0,
+        };
+        match gains.iter_mut().find(|(c, _)| *c == cell.collective) {
+            Some((_, v)) => v.push(gain),
+            None => gains.push((cell.collective, vec![gain])),
+        }
+        outln!(
+            "{:<10} {:>5} {:>9} {:>11}  {:<34} {:>6} {:>5}  {decision}",
+            cell.collective.name(),
+            cell.processes,
+            human_bytes(cell.bytes),
+            result.default_median.map_or("-".into(), human_time),
+            best.chars().take(34).collect::<String>(),
+            if ratio.is_finite() {
+                format!("{ratio:.3}")
+            } else {
+                "-".into()
+            },
+            result.rounds
+        );
+    }
+    for (c, v) in &gains {
+        let geo = (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
+        outln!(
+            "{}: expected time with the rules / default, geometric mean over sizes {geo:.3}",
+            c.name()
+        );
+    }
+    outln!(
+        "{} runs in {:.0} s{}; {} failed; wrote {} and {}",
+        report.runs_made,
+        report.elapsed.as_secs_f64(),
+        if report.budget_spent {
+            " (budget spent: undecided cells keep the default)"
+        } else {
+            ""
+        },
+        report.failures.len(),
+        args.output.display(),
+        csv_path.display()
+    );
+    Ok(())
+}
