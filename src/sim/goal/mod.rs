@@ -30,10 +30,10 @@
 //! integers in LogGOPSim's time unit; the caller gives its length in seconds.
 //!
 //! Reading is one pass over the text, with no token list: a statement of the shape Schedgen
-//! writes (`l<n>: send <bytes>b to <peer> tag <t>`, `… recv <bytes>b from <peer> tag <t>`,
-//! `l<n>: calc <t>`, `l<n> requires l<m>`, single spaces, one per line) is read straight from
-//! its bytes and appended to the schedule; anything else goes through a reader of one token at
-//! a time. Labels `l<n>` of the rank block being read are kept in a vector indexed by `n` (4
+//! writes (`l<n>: send <bytes>b to <peer> tag <t>`, `… recv <bytes>b from <peer> tag <t>`, the
+//! tag optional, `l<n>: calc <t>`, `l<n> requires l<m>`, single spaces, one per line) is read
+//! straight from its bytes and appended to the schedule; anything else goes through a reader
+//! of one token at a time. Labels `l<n>` of the rank block being read are kept in a vector indexed by `n` (4
 //! bytes per entry, `n` up to 2^22), any other label in a hash map of slices of the text
 //! ([`LABEL_BYTES`] per entry); both are emptied when the block ends. A dependency is applied as
 //! soon as both its labels are known; one naming a label defined later waits for the end of
