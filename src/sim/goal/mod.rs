@@ -41,12 +41,15 @@
 //! schedule in the order of the text. The memory read needs is that of the schedule plus the
 //! text and the labels of one rank block, counted against the memory budget
 //! ([`parse_goal_within`]). A cycle of dependencies is reported with the label and line of an
-//! operation on it.
+//! operation on it, a message without a partner ([`GoalError::Unmatched`]) with those of its
+//! send or receive, a send and receive of different sizes ([`GoalError::SizeMismatch`]) with
+//! those of both: found by reading the text again, only then.
 //!
 //! [`read_goal_file`] reads a file of at least 1 MiB without holding its text: in pieces of
 //! about 1 MiB that end before a line `rank …`, each parsed into the schedule before the next
 //! is read (with the `parallel` feature by two threads, from the start and from the middle);
-//! the text is read only when a piece does not read, for the error and its line.
+//! the text is read only when a piece does not read, for the error and its line (an error of
+//! the schedule naming operations finds their lines in pieces too).
 //!
 //! With the `parallel` feature (off by default) a text of at least 16 MiB is read by two
 //! threads, split before a line `rank …` near its
@@ -60,10 +63,12 @@ mod fast;
 mod file;
 mod labels;
 mod lex;
+mod locate;
 mod read;
 mod write;
 
 pub use file::read_goal_file;
+pub(super) use lex::echo;
 pub use read::{parse_goal, parse_goal_within};
 pub use write::{write_goal, write_goal_to};
 
