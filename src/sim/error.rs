@@ -179,10 +179,66 @@ pub enum GoalError {
         /// Its label (empty if it has none).
         label: String,
     },
-    /// The parsed schedule fails validation.
+    /// A send or receive of the text without a partner ([`SimError::Unmatched`]): matching by
+    /// `(source, destination, tag)` in the order of the text found no counterpart.
+    #[error(
+        "line {line}: {kind}{} of rank {rank} (peer {peer}, tag {tag}) has no matching {missing}",
+        labelled(label)
+    )]
+    Unmatched {
+        /// 1-based line of the operation.
+        line: usize,
+        /// Its label (empty if it has none).
+        label: String,
+        /// `"send"` or `"recv"`.
+        kind: &'static str,
+        /// Its rank.
+        rank: u64,
+        /// Its peer.
+        peer: u64,
+        /// Its tag.
+        tag: u64,
+        /// `"recv"` or `"send"`.
+        missing: &'static str,
+    },
+    /// A send and the receive it matched disagree on the size ([`SimError::SizeMismatch`]).
+    #[error(
+        "line {line}: send{} of rank {rank} ({bytes} bytes) matched the recv{} of rank \
+         {recv_rank} at line {recv_line}, of {recv_bytes} bytes",
+        labelled(label),
+        labelled(recv_label)
+    )]
+    SizeMismatch {
+        /// 1-based line of the send.
+        line: usize,
+        /// Its label (empty if it has none).
+        label: String,
+        /// Its rank.
+        rank: u64,
+        /// Its bytes.
+        bytes: u64,
+        /// 1-based line of the receive.
+        recv_line: usize,
+        /// Its label (empty if it has none).
+        recv_label: String,
+        /// Its rank.
+        recv_rank: u64,
+        /// Its bytes.
+        recv_bytes: u64,
+    },
+    /// The parsed schedule fails validation otherwise.
     #[error("{0}")]
     Schedule(#[from] SimError),
     /// The file cannot be read ([`read_goal_file`](crate::sim::read_goal_file)).
     #[error("{0}")]
     File(#[from] crate::error::FileError),
+}
+
+/// ` `label`` (cut to its first 40 characters), or nothing for an operation without a label.
+fn labelled(label: &str) -> String {
+    if label.is_empty() {
+        String::new()
+    } else {
+        format!(" `{}`", crate::sim::goal::echo(label))
+    }
 }

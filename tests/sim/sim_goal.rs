@@ -5,7 +5,7 @@ use crate::common;
 
 use commcost::collectives::{Allreduce, Problem};
 use commcost::sim::GoalError;
-use commcost::sim::{SimOptions, ToSchedule, parse_goal, simulate, write_goal};
+use commcost::sim::{SimOptions, ToSchedule, parse_goal, parse_goal_within, simulate, write_goal};
 use commcost::{CommModel, LogGP, Message};
 use common::assert_rel;
 
@@ -156,11 +156,86 @@ fn errors_name_the_line() {
             ..
         }))
     ));
-    // a send nobody receives: a schedule error, not a syntax error
+    // a send nobody receives: an error of the schedule, at the send's line
     assert!(matches!(
         parse_goal("num_ranks 2\nrank 0 {\nl1: send 8b to 1\n}\n", 1e-9),
-        Err(GoalError::Schedule(_))
+        Err(GoalError::Unmatched { line: 3, .. })
     ));
+}
+
+/// A message that does not match (no partner, another size) is reported at the line of its
+/// operation, with its label, by `parse_goal` and `parse_goal_within`: operations with and
+/// without labels, comments, `;` and a blank line before them, a dependency on a later label.
+#[test]
+fn unmatched_messages_name_their_lines() {
+    let text = |rank1: &str| {
+        format!(
+            "num_ranks 3\n\
+             rank 0 {{\n\
+             \x20 l1: send 8b to 1 tag 3 /* a comment\n   over two lines */\n\
+             \x20 l2: calc 10; l2 requires l3\n\
+             \x20 l3: send 16b to 2\n\
+             }}\n\
+             rank 2 {{ r: recv 16b from 0 }}\n\
+             \n\
+             rank 1 {{\n\
+             \x20 calc 5\n\
+             {rank1}\n\
+             }}\n"
+        )
+    };
+    // the statement of rank 1 is on line 12
+    let read = |rank1: &str| {
+        let text = text(rank1);
+        let one = parse_goal(&text, 1e-9).unwrap_err();
+        assert_eq!(parse_goal_within(&text, 1e-9, 1 << 30).unwrap_err(), one);
+        one
+    };
+    assert!(parse_goal(&text("  x: recv 8b from 0 tag 3"), 1e-9).is_ok());
+    // the receive of another tag: the send at line 3 has no partner (the send is first)
+    let e = read("  x: recv 8b from 0 tag 4");
+    assert_eq!(
+        e,
+        GoalError::Unmatched {
+            line: 3,
+            label: "l1".into(),
+            kind: "send",
+            rank: 0,
+            peer: 1,
+            tag: 3,
+            missing: "recv",
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "line 3: send `l1` of rank 0 (peer 1, tag 3) has no matching recv"
+    );
+    // a receive without a label, from a rank that sends nothing to it
+    let e = read("recv 8b from 2 tag 3; x: recv 8b from 0 tag 3");
+    assert_eq!(
+        e.to_string(),
+        "line 12: recv of rank 1 (peer 2, tag 3) has no matching send"
+    );
+    // another size: the send at line 3, the receive at line 12
+    let e = read("  x: recv 4b from 0 tag 3");
+    assert_eq!(
+        e,
+        GoalError::SizeMismatch {
+            line: 3,
+            label: "l1".into(),
+            rank: 0,
+            bytes: 8,
+            recv_line: 12,
+            recv_label: "x".into(),
+            recv_rank: 1,
+            recv_bytes: 4,
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "line 3: send `l1` of rank 0 (8 bytes) matched the recv `x` of rank 1 at line 12, of 4 \
+         bytes"
+    );
 }
 
 #[test]

@@ -516,7 +516,14 @@ fn goal_errors_name_what_was_written_and_where() {
         ("num_ranks 99999999999\n", &["ranks", "16777216"]),
         (
             "num_ranks 2\nrank 0 {\nl1: send 8b to 1\n}\n",
-            &["send", "no matching recv"],
+            &["line 3: send `l1` of rank 0", "no matching recv"],
+        ),
+        (
+            "num_ranks 2\nrank 0 {\nsend 8b to 1\n}\nrank 1 {\ncalc 1\nr: recv 4b from 0\n}\n",
+            &[
+                "line 3: send of rank 0 (8 bytes)",
+                "recv `r` of rank 1 at line 7",
+            ],
         ),
     ];
     for (i, (text, names)) in cases.iter().enumerate() {
@@ -543,6 +550,34 @@ fn goal_errors_name_what_was_written_and_where() {
         &["line 4", "undefined label"],
     );
     assert!(err.len() < 400, "{}", err.len());
+}
+
+/// A file of more than 1 MiB (streamed in pieces) names the line of a message without a
+/// partner as a short one does.
+#[test]
+fn streamed_goal_errors_name_the_line() {
+    let dir = scratch("goal_streamed");
+    let mut text = String::from("num_ranks 2\n");
+    for (rank, peer, kind) in [(0, 1, "send 8b to"), (1, 0, "recv 8b from")] {
+        text += &format!("rank {rank} {{\n");
+        for k in 1..=40_000 {
+            text += &format!("l{k}: {kind} {peer}\n");
+        }
+        text += "}\n";
+    }
+    // the last receive of rank 1 waits for a tag never sent: rank 0's last send (line 40 002)
+    // has no partner
+    let text = text.replacen(
+        "l40000: recv 8b from 0\n",
+        "l40000: recv 8b from 0 tag 5\n",
+        1,
+    );
+    assert!(text.len() > 1 << 20);
+    let goal = write(&dir, "streamed.goal", &text);
+    refused(
+        &["simulate", "--goal", &goal, "--preset", "mpich2-tcp"],
+        &["line 40002: send `l40000` of rank 0 (peer 1, tag 0) has no matching recv"],
+    );
 }
 
 // ---- times that would overflow ----------------------------------------------------------

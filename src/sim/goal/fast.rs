@@ -6,7 +6,8 @@ use super::labels::numbered;
 /// A statement of the form Schedgen writes, read straight from the bytes (see
 /// [`fast_statement`]).
 pub(super) enum Fast {
-    /// `l<n>: send|recv <bytes>b to|from <peer> tag <tag>` (`send` when true).
+    /// `l<n>: send|recv <bytes>b to|from <peer> [tag <tag>]` (`send` when true; the tag
+    /// defaults to 0).
     Message {
         label: u32,
         send: bool,
@@ -80,8 +81,13 @@ pub(super) fn fast_statement(bytes: &[u8], mut i: usize) -> Option<(Fast, usize)
                     let size = fast_int(bytes, i)?;
                     fast_word(bytes, i, if send { b"b to " } else { b"b from " })?;
                     let peer = fast_int(bytes, i)?;
-                    fast_word(bytes, i, b" tag ")?;
-                    let tag = u32::try_from(fast_int(bytes, i)?).ok()?;
+                    // the tag defaults to 0
+                    let tag = if bytes.get(*i) == Some(&b'\n') {
+                        0
+                    } else {
+                        fast_word(bytes, i, b" tag ")?;
+                        u32::try_from(fast_int(bytes, i)?).ok()?
+                    };
                     Fast::Message {
                         label,
                         send,
@@ -116,4 +122,28 @@ pub(super) fn fast_statement(bytes: &[u8], mut i: usize) -> Option<(Fast, usize)
     };
     fast_word(bytes, i, b"\n")?;
     Some((statement, *i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Fast, fast_statement};
+
+    /// A message without a tag (tag 0) is read by the fast path; a field it does not know, or
+    /// a `tag` without its value, is left to the token reader.
+    #[test]
+    fn messages_without_a_tag_are_read_straight() {
+        let tag = |text: &str| match fast_statement(text.as_bytes(), 0) {
+            Some((Fast::Message { tag, .. }, next)) => {
+                assert_eq!(next, text.len(), "{text}");
+                Some(tag)
+            }
+            _ => None,
+        };
+        assert_eq!(tag("l1: send 8b to 1\n"), Some(0));
+        assert_eq!(tag("l2: recv 8b from 0\n"), Some(0));
+        assert_eq!(tag("l3: recv 8b from 0 tag 5\n"), Some(5));
+        assert_eq!(tag("l4: recv 8b from 0 cpu 0\n"), None);
+        assert_eq!(tag("l5: send 8b to 1 tag\n"), None);
+        assert_eq!(tag("l6: send 8b to 1"), None);
+    }
 }

@@ -5,6 +5,7 @@ use std::io::{Read as _, Seek as _};
 use std::path::Path;
 
 use super::lex::Parser;
+use super::locate::{Locator, named_operations, with_lines};
 use super::read::{header, parse_goal_within, read_blocks};
 use crate::error::FileError;
 use crate::limits::{MAX_GOAL_FILE_BYTES, open_regular, read_text_file};
@@ -42,6 +43,9 @@ impl Pieces {
 /// Should a piece not read (a syntax error, a comment spanning a line `rank …`), the whole
 /// file is read again as text by [`parse_goal_within`], whose result or error (with its line)
 /// is returned: a file reads to the schedule its text does, or fails with the text's error.
+/// An error of the schedule that names operations (a cycle, a message without a partner or
+/// of another size) names their lines as the text's does, found by reading the file again in
+/// pieces.
 ///
 /// # Errors
 ///
@@ -89,16 +93,18 @@ pub(super) fn read_in_pieces(
     }
     if len >= pieces.from_bytes
         && (0.0..=crate::limits::MAX_SECONDS).contains(&seconds_per_unit)
-        && let Some(schedule) = stream(path, file, len, seconds_per_unit, max_memory, pieces)
+        && let Some(read) = stream(path, file, len, seconds_per_unit, max_memory, pieces)
     {
-        return Ok(schedule);
+        return read;
     }
     let text = read_text_file(path, "GOAL file", limit)?;
     parse_goal_within(&text, seconds_per_unit, max_memory)
 }
 
-/// The schedule of the file, read in pieces; `None` when any piece does not read or the
-/// schedule does not fit (the caller then reads the text, for the error).
+/// The schedule of the file, read in pieces, or its error naming the lines of operations (a
+/// cycle, a message unmatched: the file read again in pieces to find them); `None` when any
+/// piece does not read, the schedule does not fit or fails otherwise (the caller then reads
+/// the text, for the error).
 fn stream(
     path: &Path,
     mut file: std::fs::File,
@@ -106,7 +112,7 @@ fn stream(
     seconds_per_unit: f64,
     max_memory: u64,
     pieces: Pieces,
-) -> Option<Schedule> {
+) -> Option<Result<Schedule, GoalError>> {
     // the header, from the first piece
     let mut head = vec![0u8; pieces.piece.max(64)];
     let filled = fill(&mut file, &mut head)?;
@@ -164,7 +170,26 @@ fn stream(
     // the arrays as adding the operations one at a time grows them, beside the pieces held
     b.fits_as_grown(0).ok()?;
     b.set_extra_memory(0).ok()?;
-    b.build().ok()
+    match b.build() {
+        Ok(schedule) => Some(Ok(schedule)),
+        Err(e) => {
+            // the operations the error names, counted from the start of the file (the pieces
+            // read, their statements whole)
+            let mut locator = Locator::new(&named_operations(&e)?);
+            each_piece(
+                path,
+                bom as u64..len,
+                pieces.piece,
+                &mut locator,
+                |_, bytes| (bytes <= max_memory).then_some(()),
+                |locator, text, _| {
+                    locator.feed(text)?;
+                    Some(!locator.done())
+                },
+            )?;
+            Some(Err(with_lines(e, Some(locator.into_found()?))))
+        }
+    }
 }
 
 /// The start of a line that opens a rank block: pieces and parts begin there.
@@ -226,12 +251,43 @@ fn read_part(
     budget: u64,
     piece: usize,
 ) -> Option<(ScheduleBuilder, Vec<u64>, u64)> {
-    let mut file = std::fs::File::open(path).ok()?;
-    file.seek(std::io::SeekFrom::Start(range.start)).ok()?;
-    let mut reader = file.take(range.end - range.start);
     let mut b = ScheduleBuilder::new(ranks);
     b.set_max_memory(budget);
     let mut seen = vec![0u64; ranks.div_ceil(64) as usize];
+    each_piece(
+        path,
+        range,
+        piece,
+        &mut b,
+        |b, larger| b.set_extra_memory(larger).ok(),
+        |b, text, held| {
+            b.set_extra_memory(held).ok()?;
+            let mut p = Parser::new(text, 0);
+            read_blocks(&mut p, b, &mut seen, ranks, seconds_per_unit).ok()?;
+            Some(true)
+        },
+    )?;
+    let held = b.peak_extra_memory();
+    Some((b, seen, held))
+}
+
+/// Reads bytes `range` of the file in pieces of `piece` bytes, each cut before the last line
+/// `rank …` in it (the rest begins the next), and calls `each` with `state`, each piece's text
+/// and the bytes held for it, in the order of the file, while it answers `Some(true)`. A piece
+/// without such a line (a rank block longer than the piece) is doubled, once `grow` accepts
+/// the new length. `None` when the file does not read or is shorter than the range, a piece is not
+/// UTF-8, or `grow` or `each` answers `None`.
+fn each_piece<S>(
+    path: &Path,
+    range: std::ops::Range<u64>,
+    piece: usize,
+    state: &mut S,
+    grow: impl Fn(&mut S, u64) -> Option<()>,
+    mut each: impl FnMut(&mut S, &str, u64) -> Option<bool>,
+) -> Option<()> {
+    let mut file = std::fs::File::open(path).ok()?;
+    file.seek(std::io::SeekFrom::Start(range.start)).ok()?;
+    let mut reader = file.take(range.end - range.start);
     let mut buf = vec![0u8; piece.max(2 * LINE.len())];
     let mut filled = 0;
     let mut read = 0u64;
@@ -247,9 +303,9 @@ fn read_part(
             match buf[..filled].windows(LINE.len()).rposition(|w| w == LINE) {
                 Some(i) => i + 1,
                 None => {
-                    // a rank block longer than the piece: a larger piece, within the budget
+                    // a rank block longer than the piece: a larger piece
                     let larger = buf.len().checked_mul(2)?;
-                    b.set_extra_memory(larger as u64).ok()?;
+                    grow(state, larger as u64)?;
                     let mut room = Vec::new();
                     room.try_reserve_exact(larger).ok()?;
                     room.extend_from_slice(&buf[..filled]);
@@ -260,9 +316,9 @@ fn read_part(
             }
         };
         let text = std::str::from_utf8(&buf[..cut]).ok()?;
-        b.set_extra_memory(buf.len() as u64).ok()?;
-        let mut p = Parser::new(text, 0);
-        read_blocks(&mut p, &mut b, &mut seen, ranks, seconds_per_unit).ok()?;
+        if !each(state, text, buf.len() as u64)? {
+            return Some(());
+        }
         if end {
             break;
         }
@@ -270,11 +326,7 @@ fn read_part(
         filled -= cut;
     }
     // the file as long as it was: nothing cut short
-    if read != range.end - range.start {
-        return None;
-    }
-    let held = b.peak_extra_memory();
-    Some((b, seen, held))
+    (read == range.end - range.start).then_some(())
 }
 
 #[cfg(test)]
@@ -337,7 +389,9 @@ mod tests {
                     from_bytes: 0,
                     piece,
                 };
-                let schedule = stream(&path, file, len, 1e-9, 1 << 30, pieces).expect("streamed");
+                let schedule = stream(&path, file, len, 1e-9, 1 << 30, pieces)
+                    .expect("streamed")
+                    .expect("read");
                 assert!(
                     write_goal(&schedule, 1e-9).unwrap() == expected,
                     "{} in pieces of {piece} B",
@@ -398,6 +452,63 @@ mod tests {
                     expected,
                     "case {k}, pieces of {piece} B"
                 );
+            }
+        }
+    }
+
+    /// Streamed (by two parts, in pieces smaller and larger than a rank block), a message that
+    /// does not match is reported at the line of its operation, as its text reports it,
+    /// without reading the text: a byte-order mark before the header, a size in the second
+    /// part, a tag in the first.
+    #[test]
+    fn streamed_errors_name_the_line_of_a_message() {
+        let text = format!("\u{feff}{}", crate::sim::goal::read::tests::ring(20));
+        let cases = [
+            // rank 6, step 3: the send at line 391, the receive of rank 7 at line 455
+            (
+                text.replacen("l7: send 8b to 7", "l7: send 9b to 7", 1),
+                GoalError::SizeMismatch {
+                    line: 391,
+                    label: "l7".into(),
+                    rank: 6,
+                    bytes: 9,
+                    recv_line: 455,
+                    recv_label: "l8".into(),
+                    recv_rank: 7,
+                    recv_bytes: 8,
+                },
+            ),
+            // rank 1, step 0: another tag, which leaves rank 2's last receive unmatched
+            (
+                text.replacen("l1: send 8b to 2\n", "l1: send 8b to 2 tag 1\n", 1),
+                GoalError::Unmatched {
+                    line: 188,
+                    label: "l40".into(),
+                    kind: "recv",
+                    rank: 2,
+                    peer: 1,
+                    tag: 0,
+                    missing: "send",
+                },
+            ),
+        ];
+        for (k, (text, expected)) in cases.iter().enumerate() {
+            let file = TempFile::new(&format!("unmatched{k}.goal"), text.as_bytes());
+            assert_eq!(
+                &parse_goal(text.trim_start_matches('\u{feff}'), 1e-9).unwrap_err(),
+                expected
+            );
+            for piece in [12, 100, 1000, 1 << 20] {
+                let (f, len) = crate::limits::open_regular(&file.0).expect("open");
+                let pieces = Pieces {
+                    from_bytes: 0,
+                    piece,
+                };
+                let streamed = stream(&file.0, f, len, 1e-9, 1 << 30, pieces)
+                    .expect("streamed")
+                    .expect_err("an error");
+                assert_eq!(&streamed, expected, "case {k}, pieces of {piece} B");
+                assert_eq!(&self::streamed(&file.0, piece).unwrap_err(), expected);
             }
         }
     }

@@ -6,7 +6,7 @@ use crate::sim::GoalError;
 pub(super) const ECHO: usize = 40;
 
 /// `text`, cut to its first [`ECHO`] characters (`…` marks the cut).
-pub(super) fn echo(text: &str) -> String {
+pub(in crate::sim) fn echo(text: &str) -> String {
     match text.char_indices().nth(ECHO) {
         None => text.to_string(),
         Some((i, _)) => format!("{}…", &text[..i]),

@@ -30,10 +30,10 @@
 //! integers in LogGOPSim's time unit; the caller gives its length in seconds.
 //!
 //! Reading is one pass over the text, with no token list: a statement of the shape Schedgen
-//! writes (`l<n>: send <bytes>b to <peer> tag <t>`, `… recv <bytes>b from <peer> tag <t>`,
-//! `l<n>: calc <t>`, `l<n> requires l<m>`, single spaces, one per line) is read straight from
-//! its bytes and appended to the schedule; anything else goes through a reader of one token at
-//! a time. Labels `l<n>` of the rank block being read are kept in a vector indexed by `n` (4
+//! writes (`l<n>: send <bytes>b to <peer> tag <t>`, `… recv <bytes>b from <peer> tag <t>`, the
+//! tag optional, `l<n>: calc <t>`, `l<n> requires l<m>`, single spaces, one per line) is read
+//! straight from its bytes and appended to the schedule; anything else goes through a reader
+//! of one token at a time. Labels `l<n>` of the rank block being read are kept in a vector indexed by `n` (4
 //! bytes per entry, `n` up to 2^22), any other label in a hash map of slices of the text
 //! ([`LABEL_BYTES`] per entry); both are emptied when the block ends. A dependency is applied as
 //! soon as both its labels are known; one naming a label defined later waits for the end of
@@ -41,12 +41,15 @@
 //! schedule in the order of the text. The memory read needs is that of the schedule plus the
 //! text and the labels of one rank block, counted against the memory budget
 //! ([`parse_goal_within`]). A cycle of dependencies is reported with the label and line of an
-//! operation on it.
+//! operation on it, a message without a partner ([`GoalError::Unmatched`]) with those of its
+//! send or receive, a send and receive of different sizes ([`GoalError::SizeMismatch`]) with
+//! those of both: found by reading the text again, only then.
 //!
 //! [`read_goal_file`] reads a file of at least 1 MiB without holding its text: in pieces of
 //! about 1 MiB that end before a line `rank …`, each parsed into the schedule before the next
 //! is read (with the `parallel` feature by two threads, from the start and from the middle);
-//! the text is read only when a piece does not read, for the error and its line.
+//! the text is read only when a piece does not read, for the error and its line (an error of
+//! the schedule naming operations finds their lines in pieces too).
 //!
 //! With the `parallel` feature (off by default) a text of at least 16 MiB is read by two
 //! threads, split before a line `rank …` near its
@@ -60,10 +63,12 @@ mod fast;
 mod file;
 mod labels;
 mod lex;
+mod locate;
 mod read;
 mod write;
 
 pub use file::read_goal_file;
+pub(super) use lex::echo;
 pub use read::{parse_goal, parse_goal_within};
 pub use write::{write_goal, write_goal_to};
 

@@ -6,6 +6,7 @@ use super::LABEL_BYTES;
 use super::fast::{Fast, fast_statement};
 use super::labels::{LabelMap, Labels, NONE_OP, numbered};
 use super::lex::{Lexer, Parser, PendingDep, Tok, echo, syntax};
+use super::locate::{located, named_operations};
 use crate::sim::builder::ScheduleBuilder;
 use crate::sim::op::OpId;
 use crate::sim::schedule::Schedule;
@@ -22,9 +23,11 @@ use crate::sim::{GoalError, SimError};
 /// # Errors
 ///
 /// [`GoalError::Syntax`] and [`GoalError::Unsupported`] name the line;
-/// [`GoalError::Cycle`] names the label and line of an operation on a cycle of dependencies;
-/// [`GoalError::Schedule`] when the parsed schedule fails validation otherwise (an unmatched
-/// send, a peer out of range, [`SimError::MemoryBudget`]).
+/// [`GoalError::Cycle`] names the label and line of an operation on a cycle of dependencies,
+/// [`GoalError::Unmatched`] those of a send or receive without a partner,
+/// [`GoalError::SizeMismatch`] those of a send and the receive of another size it matched;
+/// [`GoalError::Schedule`] when the parsed schedule fails validation otherwise
+/// ([`SimError::MemoryBudget`], [`SimError::TooLarge`]).
 ///
 /// # Examples
 ///
@@ -103,9 +106,9 @@ pub fn parse_goal_within(
     // the errors, from the start)
     if text.len() >= HALVES_FROM_BYTES
         && p.ahead == [None, None]
-        && let Some(schedule) = parse_halves(text, p.lexer.i, ranks, seconds_per_unit, max_memory)
+        && let Some(read) = parse_halves(text, p.lexer.i, ranks, seconds_per_unit, max_memory)
     {
-        return Ok(schedule);
+        return read;
     }
     let mut b = ScheduleBuilder::new(ranks);
     b.set_max_memory(max_memory);
@@ -114,13 +117,7 @@ pub fn parse_goal_within(
     let mut seen = vec![0u64; ranks.div_ceil(64) as usize];
     read_blocks(&mut p, &mut b, &mut seen, ranks, seconds_per_unit)?;
     drop(seen);
-    b.build().map_err(|e| match e {
-        SimError::Cycle { rank, op } => match locate(text, op) {
-            Some((line, label)) => GoalError::Cycle { rank, line, label },
-            None => GoalError::Schedule(e),
-        },
-        e => GoalError::Schedule(e),
-    })
+    b.build().map_err(|e| located(text, e))
 }
 
 /// The header `num_ranks <N>`: the number of ranks.
@@ -205,17 +202,18 @@ pub(super) fn read_blocks<'a>(
 /// The rank blocks after the header (from byte `body`) read in two halves by two threads, each
 /// into a builder of its own within half the budget, split before a line `rank …` near the
 /// middle; the second builder's operations then appended to the first's, which gives the
-/// schedule the reading from the start gives. `None` when the halves do not read: no such
-/// line, any error in either (a split inside a comment is one: the first half then ends
-/// inside it), a rank in both, or a schedule whose reading from the start might not have fit
-/// the budget. The caller then reads from the start, with its errors.
+/// schedule the reading from the start gives, or its error naming the lines of operations
+/// (a cycle, a message unmatched). `None` when the halves do not read: no such line, any
+/// error in either (a split inside a comment is one: the first half then ends inside it), a
+/// rank in both, a schedule whose reading from the start might not have fit the budget, any
+/// other error of the schedule. The caller then reads from the start, with its errors.
 fn parse_halves(
     text: &str,
     body: usize,
     ranks: u64,
     seconds_per_unit: f64,
     max_memory: u64,
-) -> Option<Schedule> {
+) -> Option<Result<Schedule, GoalError>> {
     let bytes = text.as_bytes();
     let mid = body + (text.len() - body) / 2;
     let split = mid + 1 + bytes[mid..].windows(6).position(|w| w == b"\nrank ")?;
@@ -252,7 +250,12 @@ fn parse_halves(
     // read from the start, the builder's arrays would have grown (doubling) to at most the
     // next powers of two of their lengths, with the labels of a block beside them
     b.fits_as_grown(labels).ok()?;
-    b.build().ok()
+    match b.build() {
+        Ok(schedule) => Some(Ok(schedule)),
+        // the schedule is the one read from the start: so is its error
+        Err(e) if named_operations(&e).is_some() => Some(Err(located(text, e))),
+        Err(_) => None,
+    }
 }
 
 /// The line of the first `rank <rank> {` of the text: read again, only for the error about a
@@ -272,59 +275,6 @@ pub(super) fn block_line(text: &str, rank: u64) -> Option<usize> {
             _ => {}
         }
         previous = [previous[1], tok];
-    }
-}
-
-/// The line and label (empty if none) of operation `op` (counted in the order of the text):
-/// read again, only when an error names an operation. A statement is an operation when it is
-/// `<label>: <kind> …` or `<kind> …` (not `<kind> requires …`), as [`rank_block`] reads it.
-pub(super) fn locate(text: &str, op: u64) -> Option<(usize, String)> {
-    let mut lexer = Lexer {
-        text,
-        i: 0,
-        line: 1,
-    };
-    let mut count = 0u64;
-    // the first three tokens of the statement being read
-    let mut first: Vec<(Tok, usize)> = Vec::with_capacity(3);
-    loop {
-        let (tok, line) = lexer.next_token().ok()?;
-        let boundary = matches!(tok, Tok::End | Tok::Open | Tok::Close | Tok::Eof);
-        if !boundary && first.len() < 3 {
-            first.push((tok, line));
-        }
-        if !boundary && first.len() < 3 {
-            continue;
-        }
-        let is_kind = |t: &Tok| matches!(t, Tok::Word("send" | "recv" | "calc"));
-        let found = match first.as_slice() {
-            [(Tok::Word(label), _), (Tok::Colon, _), (kind, line), ..] if is_kind(kind) => {
-                Some((*line, label.to_string()))
-            }
-            [(Tok::Word(_), _), (Tok::Colon, _), ..] => None,
-            [
-                (Tok::Word(_), _),
-                (Tok::Word("requires" | "irequires"), _),
-                ..,
-            ] => None,
-            [(kind, line), ..] if is_kind(kind) => Some((*line, String::new())),
-            _ => None,
-        };
-        if let Some(at) = found {
-            if count == op {
-                return Some(at);
-            }
-            count += 1;
-        }
-        // skip to the end of the statement
-        let mut end = tok;
-        while !matches!(end, Tok::End | Tok::Open | Tok::Close | Tok::Eof) {
-            end = lexer.next_token().ok()?.0;
-        }
-        if end == Tok::Eof {
-            return None;
-        }
-        first.clear();
     }
 }
 
@@ -630,4 +580,76 @@ pub(super) fn optional_fields(p: &mut Parser, allowed: &[&str]) -> Result<u64, G
         next_allowed += k + 1;
     }
     Ok(tag)
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::{Parser, header, parse_halves};
+    use crate::sim::GoalError;
+
+    /// Eight ranks in a ring, each sending 8 bytes to the next (`l<2k+1>`) and receiving from
+    /// the one before (`l<2k+2>`), `steps` times, with `x: calc 1` before the first send:
+    /// rank `r`'s block starts at line `2 + r * (3 * steps + 3)`, its step `k`'s send at the
+    /// line 2 after that plus `3 * k`.
+    pub(in crate::sim::goal) fn ring(steps: u64) -> String {
+        let mut text = String::from("num_ranks 8\n");
+        for r in 0..8u64 {
+            text += &format!("rank {r} {{\nx: calc 1\n");
+            for k in 0..steps {
+                let (next, prev) = ((r + 1) % 8, (r + 7) % 8);
+                text += &format!("l{}: send 8b to {next}\n", 2 * k + 1);
+                text += &format!("l{}: recv 8b from {prev}\n", 2 * k + 2);
+                text += &format!("l{} requires l{}\n", 2 * k + 1, 2 * k + 2);
+            }
+            text += "}\n";
+        }
+        text
+    }
+
+    /// Read in two halves, a message that does not match is reported at the line of its
+    /// operation, in either half.
+    #[test]
+    fn halves_name_the_line_of_a_message() {
+        let text = ring(20);
+        let body = {
+            let mut p = Parser::new(&text, 0);
+            header(&mut p).unwrap();
+            p.lexer.i
+        };
+        let halves = |text: &str| parse_halves(text, body, 8, 1e-9, 1 << 30);
+        assert!(matches!(halves(&text), Some(Ok(_))));
+        // rank 6 (second half), step 3: its send of 9 bytes at line 2 + 6 * 63 + 2 + 9
+        let line = 2 + 6 * 63 + 2 + 9;
+        let sizes = text.replacen("l7: send 8b to 7", "l7: send 9b to 7", 1);
+        assert_eq!(
+            halves(&sizes).map(|read| read.err()),
+            Some(Some(GoalError::SizeMismatch {
+                line,
+                label: "l7".into(),
+                rank: 6,
+                bytes: 9,
+                recv_line: 2 + 7 * 63 + 2 + 10,
+                recv_label: "l8".into(),
+                recv_rank: 7,
+                recv_bytes: 8,
+            }))
+        );
+        // rank 1 (first half), step 0: a tag its receiver does not expect, which leaves rank
+        // 2's last receive (step 19, `l40`) without a partner
+        let tags = text.replacen("l1: send 8b to 2\n", "l1: send 8b to 2 tag 1\n", 1);
+        let e = halves(&tags).unwrap().unwrap_err();
+        assert_eq!(
+            e,
+            GoalError::Unmatched {
+                line: 2 + 2 * 63 + 2 + 57 + 1,
+                label: "l40".into(),
+                kind: "recv",
+                rank: 2,
+                peer: 1,
+                tag: 0,
+                missing: "send",
+            }
+        );
+        assert_eq!(super::parse_goal(&tags, 1e-9).unwrap_err(), e);
+    }
 }
