@@ -1,11 +1,11 @@
 //! `MPI_Reduce_scatter` in Open MPI (`coll_base_reduce_scatter.c`), ID 12.
 
 use super::table::ompi_algorithms;
-use super::{Reduce, linear_fan_out};
+use super::{inner, linear_fan_out};
 use crate::CommModel;
-use crate::collectives::CollectiveError;
 use crate::collectives::eval::{Spacings, setup};
 use crate::collectives::{Algorithm, Copies, Problem};
+use crate::collectives::{CollectiveError, LocalWork};
 use crate::util::bits::floor_log2;
 
 /// Open MPI's reduce-scatter algorithms (`coll_tuned_reduce_scatter_algorithm`). `m` is the
@@ -16,7 +16,7 @@ use crate::util::bits::floor_log2;
 ///
 /// | ID | variant | cost |
 /// |---|---|---|
-/// | 1 | `NonOverlapping` | reduce to rank 0 (priced as Open MPI's binomial tree, [`Reduce::Binomial`] unsegmented), then linear scatter `T(c) + (P-2) I(c)` |
+/// | 1 | `NonOverlapping` | reduce of the whole vector to rank 0, the algorithm Open MPI's fixed decision picks for `m` ([`Reduce`](super::Reduce) [`fixed_algorithm`](super::fixed_algorithm)`(P, m)`, called through the communicator, `comm->c_coll`, by `ompi_coll_base_reduce_scatter_intra_nonoverlapping`, `coll_base_reduce_scatter.c`), then the basic component's linear scatterv (`mca_coll_basic_scatterv_intra`: blocking sends), `T(c) + (P-2) I(c)` |
 /// | 2 | `RecursiveHalving` | `[np2](T(m) + op(m)) + Σ_{k=1}^{h'} (T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(c) + Σ_{k=1}^{h'-1+[np2]} lag(⌈m/2^k⌉, op)`; at `P` a power of two the lags are the exact spacings of the lock-step rounds (the sender's wait or the receiver's interval of the next, smaller piece, whichever is later; see [`Allgather::Bruck`](crate::collectives::Allgather::Bruck)) |
 /// | 3 | `Ring` | `(P-1)(T(c) + op(c)) + (P-2) lag(c, op(c))` |
 /// | 4 | `Butterfly` | as `RecursiveHalving` (same rounds and pieces) |
@@ -27,7 +27,9 @@ use crate::util::bits::floor_log2;
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
 /// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 3 is exact; 2 and 4 are exact at powers of
-/// two and upper bounds otherwise; 1 is within 0.7 to 1.05 times the simulation (see [`Reduce`]).
+/// two and upper bounds otherwise; 1 is the sum of its two calls (each rank starts the scatterv
+/// when its reduce returns), related to the simulation as the reduce is (see
+/// [`Reduce`](super::Reduce)).
 ///
 /// # Examples
 ///
@@ -49,7 +51,7 @@ use crate::util::bits::floor_log2;
     serde(rename_all = "kebab-case", deny_unknown_fields)
 )]
 pub enum ReduceScatter {
-    /// 1, `non-overlapping`: reduce, then scatterv.
+    /// 1, `non-overlapping`: reduce by Open MPI's fixed decision, then a linear scatterv.
     NonOverlapping,
     /// 2, `recursive_halving`.
     RecursiveHalving,
@@ -86,8 +88,11 @@ impl ReduceScatter {
         let c = m.div_ceil(p);
         Ok(match self {
             Self::NonOverlapping => {
-                // the reduce as Open MPI's binomial tree prices it
-                Reduce::Binomial { segment: 0 }.cost(model, problem)? + linear_fan_out(&mut x, c, p)
+                // MPI_Reduce as the fixed decision picks it (its local work is this
+                // algorithm's), then the root's P - 1 blocking sends
+                let reduce = inner::reduce_scatter_nonoverlapping(p, m);
+                reduce.cost(model, &problem.with_local(LocalWork::FREE))?
+                    + linear_fan_out(&mut x, c, p)
             }
             Self::RecursiveHalving | Self::Butterfly => {
                 let hp = floor_log2(p);
@@ -139,8 +144,12 @@ impl ReduceScatter {
         let (p, m) = (processes, bytes);
         let block = m / p.max(1);
         match self {
-            // reduce to the root (its vector buffer), then its own block of the scatterv
-            Self::NonOverlapping => Copies::none().with(1, block).with_buffers(2),
+            // the reduce's into the root's vector buffer, then its own block of the scatterv
+            // (coll_base_reduce_scatter.c: 78-84; coll_basic_scatterv.c: 82-87)
+            Self::NonOverlapping => inner::both(
+                inner::reduce_scatter_nonoverlapping(p, m).local_work_of(p, m),
+                Copies::none().with(1, block).with_buffers(1),
+            ),
             // sbuf into the result vector, its block out at the end; two vectors (and index
             // arrays) (coll_base_reduce_scatter.c: 178-190, 348-351, 722-733)
             Self::RecursiveHalving | Self::Butterfly => {
