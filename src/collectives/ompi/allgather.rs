@@ -3,9 +3,9 @@
 use super::inner;
 use super::table::ompi_algorithms;
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{Spacings, setup};
 use crate::collectives::{Algorithm, Allgather as Textbook, Copies, Problem};
-use crate::collectives::{CollectiveError, LocalWork};
 use crate::util::bits::ceil_log2;
 
 /// Open MPI's allgather algorithms (`coll_tuned_allgather_algorithm`). `m` is each process's
@@ -113,11 +113,9 @@ impl Allgather {
         Ok(match self {
             Self::Linear => {
                 // MPI_Gather, then MPI_Bcast of P m bytes, as the fixed decisions pick them
-                // (their local work is this algorithm's)
                 let (gather, bcast) = inner::allgather_linear(p, m);
-                let messages = problem.with_local(LocalWork::FREE);
-                gather.cost(model, &messages)?
-                    + bcast.cost(model, &messages.with_bytes(m.saturating_mul(p)))?
+                gather.cost(model, problem)?
+                    + bcast.cost(model, &problem.with_bytes(m.saturating_mul(p)))?
             }
             Self::Bruck => Textbook::Bruck.cost(model, problem)?,
             Self::RecursiveDoubling => {
@@ -167,18 +165,12 @@ impl Allgather {
         match self {
             Self::Bruck => bruck,
             Self::RecursiveDoubling if !p.is_power_of_two() => bruck,
-            // the gather's and the broadcast's
-            Self::Linear => {
-                let (gather, bcast) = inner::allgather_linear(p, m);
-                inner::both(
-                    gather.local_work_of(p, m),
-                    bcast.local_work_of(p, m.saturating_mul(p)),
-                )
-            }
-            // own block into the receive buffer
-            Self::RecursiveDoubling | Self::Ring | Self::Neighbor | Self::TwoProc => {
-                Copies::none().with(1, m)
-            }
+            // own block into the receive buffer (the linear one: the gather root's)
+            Self::Linear
+            | Self::RecursiveDoubling
+            | Self::Ring
+            | Self::Neighbor
+            | Self::TwoProc => Copies::none().with(1, m),
         }
     }
 }

@@ -4,9 +4,9 @@ use super::table::ompi_algorithms;
 
 use super::{inner, linear_fan_in, linear_fan_out, segment_candidates};
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::setup;
 use crate::collectives::{Algorithm, Allreduce as Textbook, Copies, Problem};
-use crate::collectives::{CollectiveError, LocalWork};
 use crate::util::bits::floor_log2;
 
 /// Open MPI's allreduce algorithms (`coll_tuned_allreduce_algorithm`). `m` is the vector (also
@@ -133,12 +133,10 @@ impl Allreduce {
                     + (p - 1) as f64 * x.op(m)
                     + linear_fan_out(&mut x, m, p)
             }
-            // MPI_Reduce then MPI_Bcast, as the fixed decisions pick them (their local work is
-            // this algorithm's)
+            // MPI_Reduce then MPI_Bcast, as the fixed decisions pick them
             Self::Nonoverlapping => {
                 let (reduce, bcast) = inner::allreduce_nonoverlapping(p, m);
-                let messages = problem.with_local(LocalWork::FREE);
-                reduce.cost(model, &messages)? + bcast.cost(model, &messages)?
+                reduce.cost(model, problem)? + bcast.cost(model, problem)?
             }
             Self::RecursiveDoubling => Textbook::RecursiveDoubling.cost(model, problem)?,
             Self::Ring | Self::SegmentedRing { segment: 0 } => {
@@ -201,11 +199,8 @@ impl Allreduce {
         match *self {
             // the root's receive buffer (coll_base_reduce.c: 671-680)
             Self::BasicLinear => Copies::none().with_buffers(1),
-            // the reduce's and the broadcast's
-            Self::Nonoverlapping => {
-                let (reduce, bcast) = inner::allreduce_nonoverlapping(p, m);
-                inner::both(reduce.local_work_of(p, m), bcast.local_work_of(p, m))
-            }
+            // Open MPI's binomial reduce: the root's two receive buffers
+            Self::Nonoverlapping => Copies::none().with_buffers(2),
             // sbuf into tmp, and the result back for half the ranks (coll_base_allreduce.c:
             // 158-167, 260-263)
             Self::RecursiveDoubling => doubling,

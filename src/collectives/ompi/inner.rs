@@ -23,6 +23,9 @@
 //! (`coll_tuned_module.c` leaves it `NULL`): the basic component's
 //! `mca_coll_basic_scatterv_intra` (`coll_basic_scatterv.c`) runs it, a blocking send from the
 //! root to each rank in rank order. A rank starts its second call when its first has returned.
+//! Each inner call is priced as its algorithm is, its local work and call cost
+//! ([`Problem::local`](crate::collectives::Problem::local)) included; the composed algorithm
+//! adds the local work it declares ([`OmpiAlgorithm::local_work`](super::OmpiAlgorithm::local_work)) and its own call cost.
 //!
 //! Every other algorithm calls point-to-point operations or other `ompi_coll_base_*` functions
 //! directly: allreduce 1 `basic_linear` runs `ompi_coll_base_reduce_intra_basic_linear` and
@@ -31,7 +34,6 @@
 
 use super::fixed::fixed;
 use super::{Bcast, Gather, Reduce};
-use crate::collectives::Copies;
 
 /// Allgather 1 (`ompi_coll_base_allgather_intra_basic_linear`) on `p` processes, blocks of
 /// `m` bytes: the gather of the blocks to rank 0 and the broadcast of the `P m` bytes gathered,
@@ -52,15 +54,6 @@ pub(crate) fn allreduce_nonoverlapping(p: u64, m: u64) -> (Reduce, Bcast) {
 /// (the basic component's linear `scatterv` follows).
 pub(crate) fn reduce_scatter_nonoverlapping(p: u64, m: u64) -> Reduce {
     fixed(p, m)
-}
-
-/// `a` and `b`: the copies and buffers of both.
-pub(crate) fn both(a: Copies, b: Copies) -> Copies {
-    b.copies()
-        .iter()
-        .fold(a.with_buffers(b.buffers()), |c, &(count, bytes)| {
-            c.with(count, bytes)
-        })
 }
 
 #[cfg(test)]

@@ -3,9 +3,9 @@
 use super::table::ompi_algorithms;
 use super::{inner, linear_fan_out};
 use crate::CommModel;
+use crate::collectives::CollectiveError;
 use crate::collectives::eval::{Spacings, setup};
 use crate::collectives::{Algorithm, Copies, Problem};
-use crate::collectives::{CollectiveError, LocalWork};
 use crate::util::bits::floor_log2;
 
 /// Open MPI's reduce-scatter algorithms (`coll_tuned_reduce_scatter_algorithm`). `m` is the
@@ -88,11 +88,10 @@ impl ReduceScatter {
         let c = m.div_ceil(p);
         Ok(match self {
             Self::NonOverlapping => {
-                // MPI_Reduce as the fixed decision picks it (its local work is this
-                // algorithm's), then the root's P - 1 blocking sends
+                // MPI_Reduce as the fixed decision picks it, then the root's P - 1 blocking
+                // sends
                 let reduce = inner::reduce_scatter_nonoverlapping(p, m);
-                reduce.cost(model, &problem.with_local(LocalWork::FREE))?
-                    + linear_fan_out(&mut x, c, p)
+                reduce.cost(model, problem)? + linear_fan_out(&mut x, c, p)
             }
             Self::RecursiveHalving | Self::Butterfly => {
                 let hp = floor_log2(p);
@@ -144,12 +143,8 @@ impl ReduceScatter {
         let (p, m) = (processes, bytes);
         let block = m / p.max(1);
         match self {
-            // the reduce's into the root's vector buffer, then its own block of the scatterv
-            // (coll_base_reduce_scatter.c: 78-84; coll_basic_scatterv.c: 82-87)
-            Self::NonOverlapping => inner::both(
-                inner::reduce_scatter_nonoverlapping(p, m).local_work_of(p, m),
-                Copies::none().with(1, block).with_buffers(1),
-            ),
+            // reduce to the root (its vector buffer), then its own block of the scatterv
+            Self::NonOverlapping => Copies::none().with(1, block).with_buffers(2),
             // sbuf into the result vector, its block out at the end; two vectors (and index
             // arrays) (coll_base_reduce_scatter.c: 178-190, 348-351, 722-733)
             Self::RecursiveHalving | Self::Butterfly => {
