@@ -25,7 +25,8 @@
 //! root to each rank in rank order. A rank starts its second call when its first has returned.
 //! Each inner call is priced as its algorithm is, its local work and call cost
 //! ([`Problem::local`](crate::collectives::Problem::local)) included; the composed algorithm
-//! adds the local work it declares ([`OmpiAlgorithm::local_work`](super::OmpiAlgorithm::local_work)) and its own call cost.
+//! adds the local work it declares
+//! ([`OmpiAlgorithm::local_work`](super::OmpiAlgorithm::local_work)) and its own call cost.
 //!
 //! Every other algorithm calls point-to-point operations or other `ompi_coll_base_*` functions
 //! directly: allreduce 1 `basic_linear` runs `ompi_coll_base_reduce_intra_basic_linear` and

@@ -47,6 +47,7 @@ impl ToSchedule for ReduceScatter {
                 continue;
             }
             match self {
+                // two calls, written above
                 Self::NonOverlapping => {}
                 Self::Ring => ring(&mut w, r, p, c, 0, true),
                 Self::RecursiveHalving | Self::Butterfly => {
