@@ -263,13 +263,20 @@ impl ExactClosedForm for ompi::Bcast {
 }
 
 impl ExactClosedForm for ompi::Allreduce {
-    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+    fn closed_form_exact(&self, model: &dyn CommModel, problem: &Problem) -> bool {
         problem.processes <= 1
             || match self {
                 Self::RecursiveDoubling | Self::Ring | Self::SegmentedRing { .. } => {
                     pow2_exact(problem)
                 }
-                Self::BasicLinear | Self::Nonoverlapping | Self::Rabenseifner => false,
+                // the sum of its reduce and broadcast: exact when both are
+                Self::Nonoverlapping => {
+                    let (p, m) = (problem.processes, problem.message.bytes());
+                    let (reduce, bcast) = ompi::inner::allreduce_nonoverlapping(p, m);
+                    reduce.closed_form_exact(model, problem)
+                        && bcast.closed_form_exact(model, problem)
+                }
+                Self::BasicLinear | Self::Rabenseifner => false,
             }
     }
 }
@@ -281,10 +288,17 @@ impl ExactClosedForm for ompi::Reduce {
 }
 
 impl ExactClosedForm for ompi::Allgather {
-    fn closed_form_exact(&self, _: &dyn CommModel, _: &Problem) -> bool {
-        // every form, also with rounds of growing size on a slow sender (the spacing of
-        // lock-step rounds, `collectives::algorithms::Spacings`)
-        true
+    fn closed_form_exact(&self, model: &dyn CommModel, problem: &Problem) -> bool {
+        // every form but the linear one, also with rounds of growing size on a slow sender (the
+        // spacing of lock-step rounds, `collectives::algorithms::Spacings`); the linear one is
+        // the sum of its gather and broadcast: exact when both are
+        let (p, m) = (problem.processes, problem.message.bytes());
+        if *self != Self::Linear || p <= 1 {
+            return true;
+        }
+        let (gather, bcast) = ompi::inner::allgather_linear(p, m);
+        gather.closed_form_exact(model, problem)
+            && bcast.closed_form_exact(model, &problem.with_bytes(m.saturating_mul(p)))
     }
 }
 
@@ -306,12 +320,17 @@ impl ExactClosedForm for ompi::Barrier {
 }
 
 impl ExactClosedForm for ompi::ReduceScatter {
-    fn closed_form_exact(&self, _: &dyn CommModel, problem: &Problem) -> bool {
+    fn closed_form_exact(&self, model: &dyn CommModel, problem: &Problem) -> bool {
         problem.processes <= 1
             || match self {
                 Self::Ring => true,
                 Self::RecursiveHalving | Self::Butterfly => pow2_exact(problem),
-                Self::NonOverlapping => false,
+                // the sum of its reduce and the linear scatterv (exact): exact when the reduce is
+                Self::NonOverlapping => ompi::inner::reduce_scatter_nonoverlapping(
+                    problem.processes,
+                    problem.message.bytes(),
+                )
+                .closed_form_exact(model, problem),
             }
     }
 }

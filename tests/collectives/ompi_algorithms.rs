@@ -149,12 +149,14 @@ fn allreduce_hand_calculations() {
         206.5,
         max_relative = 1e-12
     );
-    // Open MPI's binomial reduce (as in reduce_hand_calculations: 103.5) + binomial bcast:
-    // the slowest is 7, reached 0 -> 1 -> 3 -> 7 as first child each time, 3 T = 60 (rank 4,
-    // third child of 0, at T + 2 I = 46): 163.5
+    // the fixed decisions' reduce and bcast for 1000 B on 8 (coll_tuned_decision_fixed.c:
+    // binary reduce, 4-nomial bcast). The binary tree of 8 (0: 1 2, 1: 3 5, 2: 4 6, 3: 7),
+    // hop T + op = 21.5, a later sibling max(I, or + op) = 13: rank 7's path 0 <- 1 <- 3 <- 7
+    // with later siblings 2 and 5, 3 * 21.5 + 2 * 13 = 90.5; the 4-nomial bcast 66 (as in
+    // bcast_hand_calculations): 156.5
     assert_relative_eq!(
         cost(Allreduce::Nonoverlapping, 8, 1000),
-        163.5,
+        156.5,
         max_relative = 1e-12
     );
     // 3 (T + op) = 3 * 21.5
@@ -305,9 +307,10 @@ fn allgather_hand_calculations() {
         35.0,
         max_relative = 1e-12
     );
-    // gather 11 + 6 max(4, 1.5) = 35, Open MPI's binomial bcast of 800: the chain 0 -> 1 -> 3
-    // -> 7 of first children, 3 T(800) = 54 (rank 1's other path T + 2 I = 40): 89
-    assert_relative_eq!(cost(Allgather::Linear, 8, 100), 89.0, max_relative = 1e-12);
+    // the fixed decisions' gather and bcast of 800 B on 8: the binomial gather 41 (as in
+    // reduce_scatter_gather_scatter_hand_calculations), the 4-nomial bcast (root: 4 1 2 3,
+    // 4: 5 6 7): rank 7 at 2 T(800) + 2 I(800) = 36 + 22 (rank 3 at T + 3 I = 51): 99
+    assert_relative_eq!(cost(Allgather::Linear, 8, 100), 99.0, max_relative = 1e-12);
     assert_relative_eq!(cost(Allgather::TwoProc, 2, 100), 11.0, max_relative = 1e-12);
     let three = Problem::new(3, Message::contiguous(100));
     assert!(matches!(
@@ -362,11 +365,12 @@ fn reduce_scatter_gather_scatter_hand_calculations() {
         108.5,
         max_relative = 1e-12
     );
-    // Open MPI's binomial reduce (as Reduce::Binomial above) 3 (90 + 8.5) + 3 max(83, 10)
-    // = 544.5, linear scatter 20 + 6 * 13 = 98
+    // the fixed decision's reduce of 8000 B on 8, the binary tree (rank 7's path, as in
+    // allreduce_hand_calculations): 3 (90 + 8.5) + 2 max(83, 10) = 461.5; the linear scatterv
+    // 20 + 6 * 13 = 98
     assert_relative_eq!(
         cost(ReduceScatter::NonOverlapping, 8, 8000),
-        642.5,
+        559.5,
         max_relative = 1e-12
     );
     assert_relative_eq!(

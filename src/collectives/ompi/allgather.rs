@@ -1,7 +1,7 @@
 //! `MPI_Allgather` in Open MPI (`coll_base_allgather.c`), ID 0.
 
+use super::inner;
 use super::table::ompi_algorithms;
-use super::{Bcast, linear_fan_in};
 use crate::CommModel;
 use crate::collectives::CollectiveError;
 use crate::collectives::eval::{Spacings, setup};
@@ -15,7 +15,7 @@ use crate::util::bits::ceil_log2;
 ///
 /// | ID | variant | cost |
 /// |---|---|---|
-/// | 1 | `Linear` | linear gather to rank 0, `T(m) + (P-2) max(I(m), or(m))`, then a broadcast of `P m`, priced as Open MPI's binomial tree ([`Bcast::Binomial`], unsegmented) |
+/// | 1 | `Linear` | a gather of the blocks to rank 0, then a broadcast of the `P m` bytes from it, each the algorithm Open MPI's fixed decision picks for it: [`Gather`](super::Gather) [`fixed_algorithm`](super::fixed_algorithm)`(P, m)` + [`Bcast`](super::Bcast) `fixed_algorithm(P, P m)` (both called through the communicator, `comm->c_coll`, by `ompi_coll_base_allgather_intra_basic_linear`, `coll_base_allgather.c`) |
 /// | 2 | `Bruck` | `Σ_{k=0}^{h-1} T(m min(2^k, P - 2^k))` (the final local shift, a memory copy, is not priced) |
 /// | 3 | `RecursiveDoubling` | `Σ_{k=0}^{h-1} T(m 2^k) + Σ_{k<h-1} max(lag(m 2^(k+1)), min_{j<=k} lag(m 2^j))`; `Bruck` when `P` is not a power of two |
 /// | 4 | `Ring` | `(P-1) T(m)` |
@@ -31,9 +31,11 @@ use crate::util::bits::ceil_log2;
 /// [`Allgather::Bruck`](crate::collectives::Allgather::Bruck)).
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
-/// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): every form is exact, also when the
+/// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): forms 2-6 are exact, also when the
 /// sender does not keep pace at some sizes only (Open MPI/openib, whose rounds of growing size
-/// in 2, 3 and 5 are spaced by the larger piece's interval).
+/// in 2, 3 and 5 are spaced by the larger piece's interval); form 1 is the sum of its two
+/// calls (each rank starts the broadcast when its gather returns), related to the simulation
+/// as they are.
 ///
 /// # Examples
 ///
@@ -57,7 +59,7 @@ use crate::util::bits::ceil_log2;
     serde(rename_all = "kebab-case", deny_unknown_fields)
 )]
 pub enum Allgather {
-    /// 1, `linear`: gather to rank 0, then broadcast.
+    /// 1, `linear`: gather to rank 0, then broadcast, each by Open MPI's fixed decision.
     Linear,
     /// 2, `bruck`.
     Bruck,
@@ -110,11 +112,10 @@ impl Allgather {
         };
         Ok(match self {
             Self::Linear => {
-                // the broadcast of P m bytes as Open MPI's binomial tree prices it: h T(P m)
-                // on LogGP, no gap between rounds (the sender's interval spaces them)
-                let all = m.saturating_mul(p);
-                linear_fan_in(&mut x, m, p)
-                    + Bcast::Binomial { segment: 0 }.cost(model, &problem.with_bytes(all))?
+                // MPI_Gather, then MPI_Bcast of P m bytes, as the fixed decisions pick them
+                let (gather, bcast) = inner::allgather_linear(p, m);
+                gather.cost(model, problem)?
+                    + bcast.cost(model, &problem.with_bytes(m.saturating_mul(p)))?
             }
             Self::Bruck => Textbook::Bruck.cost(model, problem)?,
             Self::RecursiveDoubling => {

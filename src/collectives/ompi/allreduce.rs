@@ -2,7 +2,7 @@
 
 use super::table::ompi_algorithms;
 
-use super::{Bcast, Reduce, linear_fan_in, linear_fan_out, segment_candidates};
+use super::{inner, linear_fan_in, linear_fan_out, segment_candidates};
 use crate::CommModel;
 use crate::collectives::CollectiveError;
 use crate::collectives::eval::setup;
@@ -19,7 +19,7 @@ use crate::util::bits::floor_log2;
 /// | ID | variant | cost |
 /// |---|---|---|
 /// | 1 | `BasicLinear` | linear reduce to rank 0, `T(m) + (P-2) max(I(m), or(m)) + (P-1) op(m)`, then linear broadcast `T(m) + (P-2) I(m)` |
-/// | 2 | `Nonoverlapping` | reduce then broadcast, priced as Open MPI's binomial trees: [`Reduce::Binomial`] + [`Bcast::Binomial`] (unsegmented) |
+/// | 2 | `Nonoverlapping` | reduce to rank 0, then broadcast from it, each the algorithm Open MPI's fixed decision picks for `m`: [`Reduce`](super::Reduce) [`fixed_algorithm`](super::fixed_algorithm)`(P, m)` + [`Bcast`](super::Bcast) `fixed_algorithm(P, m)` (both called through the communicator, `comm->c_coll`, by `ompi_coll_base_allreduce_intra_nonoverlapping`, `coll_base_allreduce.c`) |
 /// | 3 | `RecursiveDoubling` | `h' (T(m) + op(m)) + [np2] (2 T(m) + op(m))` |
 /// | 4 | `Ring` | `(P-1)(2 T(c) + op(c))`; `RecursiveDoubling` when `m < P` |
 /// | 5 | `SegmentedRing` | `n = ⌊m / (P s)⌋` phases (`+1` when the rest `r = m mod P s` has `r >= P` and `r > P s / 2`), pieces `e = ⌈c/n⌉`: `(P-1)(n (T(e) + op(e)) + T(c)) + n (P-1) lag(e, op(e)) + (P-2) lag(c)`; `Ring` when `s = 0` or `m < P s` |
@@ -38,7 +38,8 @@ use crate::util::bits::floor_log2;
 /// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 3, 4 and 5 are exact at powers of two and
 /// upper bounds otherwise (folded processes idle while the others run ahead); 1 and 6 are upper
 /// bounds (the operator overlaps receptions; 6 within 15 % above the simulation when the sender
-/// cannot keep pace); 2 is within 0.7 to 1.05 times the simulation (see [`Reduce`]).
+/// cannot keep pace); 2 is the sum of its two calls (each rank starts the broadcast when its
+/// reduce returns), related to the simulation as they are (see [`Reduce`](super::Reduce)).
 ///
 /// # Examples
 ///
@@ -65,7 +66,7 @@ use crate::util::bits::floor_log2;
 pub enum Allreduce {
     /// 1, `basic_linear`: linear reduce to rank 0, linear broadcast.
     BasicLinear,
-    /// 2, `nonoverlapping`: `MPI_Reduce` then `MPI_Bcast`.
+    /// 2, `nonoverlapping`: `MPI_Reduce` then `MPI_Bcast`, each by Open MPI's fixed decision.
     Nonoverlapping,
     /// 3, `recursive_doubling`.
     RecursiveDoubling,
@@ -132,10 +133,10 @@ impl Allreduce {
                     + (p - 1) as f64 * x.op(m)
                     + linear_fan_out(&mut x, m, p)
             }
-            // MPI_Reduce then MPI_Bcast, both as Open MPI's binomial trees price them
+            // MPI_Reduce then MPI_Bcast, as the fixed decisions pick them
             Self::Nonoverlapping => {
-                Reduce::Binomial { segment: 0 }.cost(model, problem)?
-                    + Bcast::Binomial { segment: 0 }.cost(model, problem)?
+                let (reduce, bcast) = inner::allreduce_nonoverlapping(p, m);
+                reduce.cost(model, problem)? + bcast.cost(model, problem)?
             }
             Self::RecursiveDoubling => Textbook::RecursiveDoubling.cost(model, problem)?,
             Self::Ring | Self::SegmentedRing { segment: 0 } => {

@@ -101,6 +101,14 @@ pub fn fixed_algorithm<A: OmpiAlgorithm>(
     }
 }
 
+/// [`fixed_algorithm`] for a commutative operator where the crate itself asks (the inner calls
+/// of Open MPI's composed algorithms, [`super::inner`]): Open MPI 4.1.4's tables name only
+/// algorithms of the crate (`every_decision_is_an_algorithm_of_the_crate` parses every ID).
+pub(crate) fn fixed<A: OmpiAlgorithm>(processes: u64, bytes: u64) -> A {
+    fixed_algorithm(processes, bytes, true)
+        .unwrap_or_else(|e| unreachable!("a fixed decision the crate cannot parse: {e}"))
+}
+
 /// The fixed decision as rules: for each communicator size in `processes`, the message sizes
 /// (in the [`Problem`](crate::collectives::Problem) convention) from which each algorithm ID
 /// applies, first size 0, consecutive IDs distinct.

@@ -115,6 +115,7 @@ mod bcast;
 mod fixed;
 mod forced;
 mod gather;
+pub(crate) mod inner;
 mod mpich;
 mod reduce;
 mod reduce_scatter;

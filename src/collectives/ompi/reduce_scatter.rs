@@ -1,7 +1,7 @@
 //! `MPI_Reduce_scatter` in Open MPI (`coll_base_reduce_scatter.c`), ID 12.
 
 use super::table::ompi_algorithms;
-use super::{Reduce, linear_fan_out};
+use super::{inner, linear_fan_out};
 use crate::CommModel;
 use crate::collectives::CollectiveError;
 use crate::collectives::eval::{Spacings, setup};
@@ -16,7 +16,7 @@ use crate::util::bits::floor_log2;
 ///
 /// | ID | variant | cost |
 /// |---|---|---|
-/// | 1 | `NonOverlapping` | reduce to rank 0 (priced as Open MPI's binomial tree, [`Reduce::Binomial`] unsegmented), then linear scatter `T(c) + (P-2) I(c)` |
+/// | 1 | `NonOverlapping` | reduce of the whole vector to rank 0, the algorithm Open MPI's fixed decision picks for `m` ([`Reduce`](super::Reduce) [`fixed_algorithm`](super::fixed_algorithm)`(P, m)`, called through the communicator, `comm->c_coll`, by `ompi_coll_base_reduce_scatter_intra_nonoverlapping`, `coll_base_reduce_scatter.c`), then the basic component's linear scatterv (`mca_coll_basic_scatterv_intra`: blocking sends), `T(c) + (P-2) I(c)` |
 /// | 2 | `RecursiveHalving` | `[np2](T(m) + op(m)) + Σ_{k=1}^{h'} (T(⌈m/2^k⌉) + op(⌈m/2^k⌉)) + [np2] T(c) + Σ_{k=1}^{h'-1+[np2]} lag(⌈m/2^k⌉, op)`; at `P` a power of two the lags are the exact spacings of the lock-step rounds (the sender's wait or the receiver's interval of the next, smaller piece, whichever is later; see [`Allgather::Bruck`](crate::collectives::Allgather::Bruck)) |
 /// | 3 | `Ring` | `(P-1)(T(c) + op(c)) + (P-2) lag(c, op(c))` |
 /// | 4 | `Butterfly` | as `RecursiveHalving` (same rounds and pieces) |
@@ -27,7 +27,9 @@ use crate::util::bits::floor_log2;
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
 /// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 3 is exact; 2 and 4 are exact at powers of
-/// two and upper bounds otherwise; 1 is within 0.7 to 1.05 times the simulation (see [`Reduce`]).
+/// two and upper bounds otherwise; 1 is the sum of its two calls (each rank starts the scatterv
+/// when its reduce returns), related to the simulation as the reduce is (see
+/// [`Reduce`](super::Reduce)).
 ///
 /// # Examples
 ///
@@ -49,7 +51,7 @@ use crate::util::bits::floor_log2;
     serde(rename_all = "kebab-case", deny_unknown_fields)
 )]
 pub enum ReduceScatter {
-    /// 1, `non-overlapping`: reduce, then scatterv.
+    /// 1, `non-overlapping`: reduce by Open MPI's fixed decision, then a linear scatterv.
     NonOverlapping,
     /// 2, `recursive_halving`.
     RecursiveHalving,
@@ -86,8 +88,10 @@ impl ReduceScatter {
         let c = m.div_ceil(p);
         Ok(match self {
             Self::NonOverlapping => {
-                // the reduce as Open MPI's binomial tree prices it
-                Reduce::Binomial { segment: 0 }.cost(model, problem)? + linear_fan_out(&mut x, c, p)
+                // MPI_Reduce as the fixed decision picks it, then the root's P - 1 blocking
+                // sends
+                let reduce = inner::reduce_scatter_nonoverlapping(p, m);
+                reduce.cost(model, problem)? + linear_fan_out(&mut x, c, p)
             }
             Self::RecursiveHalving | Self::Butterfly => {
                 let hp = floor_log2(p);

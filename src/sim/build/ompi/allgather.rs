@@ -1,8 +1,7 @@
 //! The schedules of Open MPI's allgathers ([`Allgather`]).
 
-use super::tree::Tree;
 use super::*;
-use crate::collectives::ompi::Allgather;
+use crate::collectives::ompi::{Allgather, inner};
 use crate::collectives::{self as textbook, Problem};
 use crate::sim::SimError;
 use crate::sim::build::ToSchedule;
@@ -19,22 +18,12 @@ impl ToSchedule for Allgather {
         }
         let m = problem.message.bytes();
         match self {
+            // ompi_coll_base_allgather_intra_basic_linear: MPI_Gather to 0, then MPI_Bcast of
+            // P m bytes from 0, as the fixed decisions pick them
             Self::Linear => {
-                let tree = Tree::binomial(p);
-                let all = m.saturating_mul(p);
-                let mut w = Calls::new(problem, 4 + 2 * tree.max_children())?;
-                for r in 0..p {
-                    w.rank(r);
-                    if r == 0 {
-                        for peer in 1..p {
-                            w.recv(peer, 0, m);
-                        }
-                    } else {
-                        w.send(0, 0, m);
-                    }
-                    bcast_generic(&mut w, &tree, r, all, 1, 1);
-                }
-                w.finish()
+                let (gather, bcast) = inner::allgather_linear(p, m);
+                let all = problem.with_bytes(m.saturating_mul(p));
+                sequence(&gather.schedule(problem)?, &bcast.schedule(&all)?)
             }
             Self::Bruck => textbook::Allgather::Bruck.schedule(problem),
             Self::RecursiveDoubling => {

@@ -1,8 +1,7 @@
 //! The schedules of Open MPI's allreduces ([`Allreduce`]).
 
-use super::tree::Tree;
 use super::*;
-use crate::collectives::ompi::Allreduce;
+use crate::collectives::ompi::{Allreduce, inner};
 use crate::collectives::{self as textbook, Problem};
 use crate::sim::SimError;
 use crate::sim::build::ToSchedule;
@@ -28,15 +27,11 @@ impl ToSchedule for Allreduce {
                 }
                 w.finish()
             }
+            // ompi_coll_base_allreduce_intra_nonoverlapping: MPI_Reduce to 0, then MPI_Bcast
+            // from 0, as the fixed decisions pick them
             Self::Nonoverlapping => {
-                let tree = Tree::binomial(p);
-                let mut w = Calls::new(problem, tree_ops(&tree, 1) * 2)?;
-                for r in 0..p {
-                    w.rank(r);
-                    reduce_generic(&mut w, &tree, r, m, 1);
-                    bcast_generic(&mut w, &tree, r, m, 1, 1);
-                }
-                w.finish()
+                let (reduce, bcast) = inner::allreduce_nonoverlapping(p, m);
+                sequence(&reduce.schedule(problem)?, &bcast.schedule(problem)?)
             }
             Self::RecursiveDoubling => textbook::Allreduce::RecursiveDoubling.schedule(problem),
             Self::Ring | Self::SegmentedRing { segment: 0 } => {

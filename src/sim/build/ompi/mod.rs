@@ -36,7 +36,7 @@ use super::writer::Calls;
 use crate::collectives::CollectiveError;
 use crate::collectives::Problem;
 use crate::sim::SimError;
-use crate::sim::op::OpId;
+use crate::sim::op::{Dependency, OpId, OpKind};
 use crate::sim::schedule::Schedule;
 use crate::util::bits::{ceil_log2, floor_log2, lowbit};
 
@@ -216,6 +216,65 @@ fn rabenseifner_doubling(w: &mut Calls<'_>, rem: u64, pp: u64, new: u64, m: u64,
         mask >>= 1;
         k = k.saturating_sub(1);
     }
+}
+
+/// Rank by rank, the calls of `first`, then those of `second`: the MPI collectives Open MPI's
+/// composed algorithms call one after the other (`collectives::ompi::inner`). Both schedules'
+/// operations in their order; `second`'s tags moved past `first`'s (each collective matches
+/// its own messages, as Open MPI's per-collective tags keep them apart); and every operation
+/// that begins a rank's part of `second` (requiring nothing) requires every operation that
+/// ends the rank's part of `first` (nothing requires it): a rank starts its second call when
+/// its first has returned.
+fn sequence(first: &Schedule, second: &Schedule) -> Result<Schedule, SimError> {
+    let p = first.ranks();
+    let total = (first.len() + second.len()) as u64;
+    let mut b = super::sized_builder(p, total.div_ceil(p.max(1)))?;
+    let shift = first.len() as u32;
+    let tags = (0..shift)
+        .filter_map(|i| first.tag(OpId(i)))
+        .max()
+        .map_or(0, |t| t.saturating_add(1));
+    let mut ends: Vec<Vec<OpId>> = vec![Vec::new(); p as usize];
+    let mut begins = vec![true; second.len()];
+    for (part, offset, tag_shift) in [(first, 0, 0), (second, shift, tags)] {
+        let n = part.len() as u32;
+        for i in 0..n {
+            let op = OpId(i);
+            let rank = part.rank(op).expect("an operation of the schedule");
+            match (part.message(op), part.peer(op), part.kind(op)) {
+                (Some(msg), Some(peer), Some(OpKind::Send)) => {
+                    b.send_message(rank, peer, part.tag(op).unwrap_or(0) + tag_shift, msg)
+                }
+                (Some(msg), Some(peer), _) => {
+                    b.recv_message(rank, peer, part.tag(op).unwrap_or(0) + tag_shift, msg)
+                }
+                _ => b.calc(rank, part.calc_seconds(op).unwrap_or(0.0)),
+            };
+        }
+        for i in 0..n {
+            let mut ends_rank = true;
+            for (d, kind) in part.dependents(OpId(i)) {
+                b.depend(OpId(d.0 + offset), OpId(i + offset), kind);
+                if offset > 0 {
+                    begins[d.index()] = false;
+                } else if kind == Dependency::Requires {
+                    ends_rank = false;
+                }
+            }
+            if offset == 0 && ends_rank {
+                let rank = first.rank(OpId(i)).expect("an operation of the schedule");
+                ends[rank as usize].push(OpId(i));
+            }
+        }
+    }
+    for (i, _) in begins.iter().enumerate().filter(|(_, b)| **b) {
+        let op = OpId(i as u32);
+        let rank = second.rank(op).expect("an operation of the schedule");
+        for &end in &ends[rank as usize] {
+            b.requires(OpId(op.0 + shift), end);
+        }
+    }
+    b.build()
 }
 
 /// The `two_proc` algorithms (allgather, alltoall, barrier) exist for at most 2 processes.

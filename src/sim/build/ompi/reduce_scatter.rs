@@ -1,9 +1,8 @@
 //! The schedules of Open MPI's reduce-scatters ([`ReduceScatter`]).
 
-use super::tree::Tree;
 use super::*;
 use crate::collectives::Problem;
-use crate::collectives::ompi::ReduceScatter;
+use crate::collectives::ompi::{ReduceScatter, inner};
 use crate::sim::SimError;
 use crate::sim::build::ToSchedule;
 use crate::sim::build::fold::{fold, unfold};
@@ -19,11 +18,28 @@ impl ToSchedule for ReduceScatter {
         let m = problem.message.bytes();
         let c = m.div_ceil(p);
         let h = u64::from(ceil_log2(p));
-        // the non-overlapping root's P - 1 scatter sends are one more per rank on average
         let per_rank = match self {
             Self::Ring => 3 * p,
             _ => 4 * h + 10,
         };
+        if *self == Self::NonOverlapping && p > 1 {
+            // ompi_coll_base_reduce_scatter_intra_nonoverlapping: MPI_Reduce to 0 as the fixed
+            // decision picks it, then the basic component's MPI_Scatterv
+            // (mca_coll_basic_scatterv_intra): the root's blocking sends in rank order
+            let reduce = inner::reduce_scatter_nonoverlapping(p, m);
+            let mut w = Calls::new(problem, 2)?;
+            for r in 0..p {
+                w.rank(r);
+                if r == 0 {
+                    for peer in 1..p {
+                        w.send(peer, 0, c);
+                    }
+                } else {
+                    w.recv(0, 0, c);
+                }
+            }
+            return sequence(&reduce.schedule(problem)?, &w.finish()?);
+        }
         let mut w = Calls::new(problem, per_rank)?;
         for r in 0..p {
             w.rank(r);
@@ -31,11 +47,8 @@ impl ToSchedule for ReduceScatter {
                 continue;
             }
             match self {
-                Self::NonOverlapping => {
-                    let tree = Tree::binomial(p);
-                    reduce_generic(&mut w, &tree, r, m, 1);
-                    linear_bcast(&mut w, r, p, 1, c);
-                }
+                // two calls, written above
+                Self::NonOverlapping => {}
                 Self::Ring => ring(&mut w, r, p, c, 0, true),
                 Self::RecursiveHalving | Self::Butterfly => {
                     let (rem, pp, new) = fold(p, r);
