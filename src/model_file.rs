@@ -14,7 +14,7 @@
 //!   `FILE#NAME` picks a model by name; `FILE` alone the preferred one (without a mark: the
 //!   only one, or the first of [`DEFAULT_PREFERENCE`] present).
 //!
-//! Every file is read within [`MAX_MODEL_FILE_BYTES`](crate::limits::MAX_MODEL_FILE_BYTES),
+//! Every file is read within [`limits::MAX_MODEL_FILE_BYTES`](crate::limits::MAX_MODEL_FILE_BYTES),
 //! from a regular file only (a FIFO or `/dev/zero` is refused before reading), a UTF-8
 //! byte-order mark dropped; a key given twice anywhere is refused (JSON readers differ on
 //! which one wins); every section is validated as the constructors validate, and an error
