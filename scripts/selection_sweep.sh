@@ -5,7 +5,7 @@
 # each configuration repeated, in alternating order, and write one CSV of what OSU printed.
 #
 # Usage:
-#   scripts/selection_sweep.sh --osu DIR --out CSV [--rules FILE | --no-rules]
+#   scripts/selection_sweep.sh --osu DIR --out CSV [--rules FILE | --no-rules] [--rules-named NAME=FILE ...]
 #       [--platform vader|cluster] [--procs P] [--cluster NODESxRANKS] [--rate 1gbit]
 #       [--peakrate] [--no-shim] [--no-fifo]
 #       [--repeats 3] [--first-repeat 1] [--iterations 50] [--warmup W]
@@ -23,6 +23,9 @@
 #   and, with one rank per node, under SCHED_FIFO (--no-fifo: without).
 # --rules FILE adds the configuration `rules` (coll_tuned_use_dynamic_rules with FILE); without
 #   --rules (or with --no-rules) only the default and the forced algorithms run.
+#   --rules-named NAME=FILE (repeatable) adds the configuration `rules:NAME` with FILE, so that
+#   several rules files (one from `commcost tune`, one from `commcost export ompi-rules`) are
+#   timed in the same sweep.
 #
 # Each OSU run: `-f -i ITER -x W -m MIN:MAX` (full statistics: average, minimum and maximum over
 # ranks of each rank's mean time per call; W defaults to ITER / 5, at least 2). With
@@ -32,7 +35,7 @@
 # configuration with --iterations.
 #
 # Order: for each repeat, for each collective, every configuration of that collective back to
-# back: the default, `rules` (with a rules file), then every forced algorithm (segmentable ones
+# back: the default, `rules` (with a rules file), each `rules:NAME`, then every forced algorithm (segmentable ones
 # also with each segment size the rules file uses for that collective; --segsizes LIST instead
 # runs each forced algorithm with each size of LIST, 0 = unsegmented, segment sizes other than 0
 # only for the algorithms that take one). Odd repeats go forward
@@ -47,7 +50,7 @@
 # file held with it. Without them no lock is taken.
 #
 # CSV columns: platform,collective,procs,config,repeat,bytes,avg_us,min_us,max_us,iterations
-# config: default | rules | forced:ID:SEGSIZE
+# config: default | rules | rules:NAME | forced:ID:SEGSIZE
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,11 +58,16 @@ osu="" rules="" out="" platform="vader" procs=2 cluster="" rate="1gbit" repeats=
 warm="" iters_large="" warm_large="" large_from=32768 min_bytes=1 max_bytes=1048576 forced=1
 first_repeat=1 run_timeout=600 peakrate=0 shim=1 fifo="" segsizes=""
 only="bcast reduce allreduce allgather alltoall gather scatter reduce_scatter barrier"
+named_names=() named_files=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --osu) osu="$2"; shift 2 ;;
     --rules) rules="$2"; shift 2 ;;
     --no-rules) rules=""; shift ;;
+    --rules-named)
+      [[ "$2" =~ ^([A-Za-z0-9_-]+)=(.+)$ ]] || { echo "selection_sweep: --rules-named NAME=FILE" >&2; exit 2; }
+      [ -f "${BASH_REMATCH[2]}" ] || { echo "selection_sweep: --rules-named ${BASH_REMATCH[2]}: no such file" >&2; exit 2; }
+      named_names+=("${BASH_REMATCH[1]}"); named_files+=("$(readlink -f "${BASH_REMATCH[2]}")"); shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --platform) platform="$2"; shift 2 ;;
     --procs) procs="$2"; shift 2 ;;
@@ -162,6 +170,8 @@ configs_of() {
   local coll="$1" id seg
   echo default
   if [ -n "$rules" ]; then echo rules; fi
+  local k
+  for k in "${!named_names[@]}"; do echo "rules:${named_names[$k]}"; done
   [ "$forced" = 1 ] || return 0
   for id in $(seq 1 "$(count_of "$coll")"); do
     for seg in ${segsizes:-0 $(segs_in_rules "$coll")}; do
@@ -232,6 +242,13 @@ mca_of() { # coll config
   case "$config" in
     default) ;;
     rules) echo "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename $rules" ;;
+    rules:*)
+      local k
+      for k in "${!named_names[@]}"; do
+        if [ "rules:${named_names[$k]}" = "$config" ]; then
+          echo "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename ${named_files[$k]}"
+        fi
+      done ;;
     forced:*)
       local id seg
       id="$(echo "$config" | cut -d: -f2)"; seg="$(echo "$config" | cut -d: -f3)"

@@ -51,7 +51,9 @@ pub struct TuneArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     budget: u64,
     /// The launcher without `-np` (words split as a shell does), e.g. `mpirun --hostfile H
-    /// --mca btl self,tcp`; `--mca btl self,vader` is added unless it sets `--mca btl`.
+    /// --mca btl self,tcp`; to `mpirun`, `mpiexec` or `orterun` without `--mca btl`, `--mca btl
+    /// self,vader` is added (a wrapper script such as `scripts/cluster-emu.sh mpirun --` passes
+    /// its own).
     #[arg(
         long,
         value_name = "CMD",
@@ -119,7 +121,11 @@ impl Runner for MpirunRunner {
         std::fs::write(&csv, format!("{HEADER}\n")).map_err(|e| e.to_string())?;
         let mut command = Command::new(&self.launcher.words[0]);
         command.args(&self.launcher.words[1..]);
-        if !self.launcher.sets_btl {
+        // a wrapper (a script around mpirun) chooses its own transports
+        let plain_mpirun = std::path::Path::new(&self.launcher.words[0])
+            .file_name()
+            .is_some_and(|n| matches!(n.to_str(), Some("mpirun" | "mpiexec" | "orterun")));
+        if plain_mpirun && !self.launcher.sets_btl {
             command.args(["--mca", "btl", "self,vader"]);
         }
         command.args(["-np", &run.processes.to_string()]);
@@ -262,17 +268,22 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
             args.mpirun.chars().take(200).collect::<String>()
         ));
     }
+    // switches between measured sizes where the model, corrected by the measurements, crosses
+    let rules = report
+        .rules_filled(&loaded.spec, &config)
+        .map_err(|e| Failure(e.to_string()))?;
     model::write_whole(&csv_path, &report.csv())?;
-    model::write_whole(&args.output, &report.rules().to_string())?;
+    model::write_whole(&args.output, &rules.to_string())?;
 
     outln!(
-        "{:<10} {:>5} {:>9} {:>11}  {:<34} {:>6} {:>5}  decision",
+        "{:<10} {:>5} {:>9} {:>11}  {:<34} {:>9} {:>8} {:>5}  decision",
         "collective",
         "P",
         "size",
         "default",
         "candidate",
-        "ratio",
+        "predicted",
+        "measured",
         "runs"
     );
     let mut gains: Vec<(Collective, Vec<f64>)> = Vec::new();
@@ -286,9 +297,21 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
                     ..
                 },
                 _,
-            ) => (algorithm.name.clone(), *median_ratio),
-            (_, Some((f, r))) => (f.name.clone(), *r),
-            (_, None) => ("-".to_string(), f64::NAN),
+            ) => (Some(algorithm), *median_ratio),
+            (_, Some((f, r))) => (Some(f), *r),
+            (_, None) => (None, f64::NAN),
+        };
+        // the model's ratio of the same candidate to the default
+        let predicted = best
+            .and_then(|b| cell.candidates.iter().find(|(f, _)| f == b))
+            .map_or(f64::NAN, |(_, t)| t / cell.default_predicted);
+        let best = best.map_or_else(|| "-".to_string(), |b| b.name.clone());
+        let shown = |r: f64| {
+            if r.is_finite() {
+                format!("{r:.3}")
+            } else {
+                "-".into()
+            }
         };
         let decision = match &result.verdict {
             Verdict::Switch {
@@ -308,17 +331,14 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
             None => gains.push((cell.collective, vec![gain])),
         }
         outln!(
-            "{:<10} {:>5} {:>9} {:>11}  {:<34} {:>6} {:>5}  {decision}",
+            "{:<10} {:>5} {:>9} {:>11}  {:<34} {:>9} {:>8} {:>5}  {decision}",
             cell.collective.name(),
             cell.processes,
             human_bytes(cell.bytes),
             result.default_median.map_or("-".into(), human_time),
             best.chars().take(34).collect::<String>(),
-            if ratio.is_finite() {
-                format!("{ratio:.3}")
-            } else {
-                "-".into()
-            },
+            shown(predicted),
+            shown(ratio),
             result.rounds
         );
     }
@@ -327,6 +347,36 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
         outln!(
             "{}: expected time with the rules / default, geometric mean over sizes {geo:.3}",
             c.name()
+        );
+    }
+    // an exhaustive sweep of the same cells: every variant the model priced and the default,
+    // one run per (collective, communicator size, variant), min_rounds rounds, at this tuning's
+    // mean time per run
+    let exhaustive_runs: usize = report
+        .plan
+        .runs
+        .iter()
+        .filter(|r| r.algorithm.is_none())
+        .map(|r| {
+            1 + report
+                .plan
+                .cells
+                .iter()
+                .filter(|c| (c.collective, c.processes) == (r.collective, r.processes))
+                .map(|c| c.priced)
+                .max()
+                .unwrap_or(0)
+        })
+        .sum::<usize>()
+        * config.min_rounds as usize;
+    if report.runs_made > 0 {
+        let per_run = report.elapsed.as_secs_f64() / report.runs_made as f64;
+        outln!(
+            "an exhaustive sweep of these cells ({exhaustive_runs} runs: every variant, {} rounds) \
+             would take about {:.0} s at this tuning's {:.1} s per run",
+            config.min_rounds,
+            exhaustive_runs as f64 * per_run,
+            per_run
         );
     }
     outln!(

@@ -9,7 +9,8 @@
 //! [`Runner`] (an `mpirun` per forced algorithm in the command-line tool, any timing harness of
 //! your own elsewhere), interleaved, in rounds, until each cell is decided or the budget is
 //! spent; [`TuneReport::rules`] writes an Open MPI rules file that leaves the default wherever
-//! no candidate is faster with confidence.
+//! no candidate is faster with confidence, and [`TuneReport::rules_filled`] places each switch
+//! between two measured sizes where the model, corrected by the measured ratios, crosses over.
 //!
 //! The test: in each round the default and every candidate of a cell are timed once, in an
 //! order that alternates between rounds; a candidate replaces the default when it is faster in
@@ -44,6 +45,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod fill;
 mod measure;
 mod plan;
 mod sign_test;

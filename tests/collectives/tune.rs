@@ -304,3 +304,75 @@ fn bad_configurations_name_the_field() {
         );
     }
 }
+
+/// Between two measured sizes whose algorithms differ, the filled rules switch at the first
+/// power of two where the second algorithm's price, times its measured / predicted ratio, is at
+/// most the first's; the plain rules switch at the second measured size.
+#[test]
+fn switches_between_measured_sizes_follow_the_corrected_model() {
+    use commcost::Message;
+    use commcost::collectives::{Family, Problem, cost_in};
+    let model = presets::mpich2_tcp();
+    // one candidate per cell: the model's pick, whatever it measures
+    let config = TuneConfig {
+        max_candidates: 1,
+        ..TuneConfig::new(vec![Collective::Bcast], vec![8], vec![8, 1 << 20])
+    };
+    let price = |name: &str, bytes: u64| {
+        cost_in(
+            &model,
+            Family::Ompi,
+            Collective::Bcast,
+            name,
+            &Problem::new(8, Message::contiguous(bytes)),
+        )
+        .unwrap()
+        .cost
+    };
+    // the factor of the model's pick at 1 MiB: 1 (as priced), then 1.6
+    let mut boundaries = Vec::new();
+    for slow in [1.0, 1.6] {
+        let plan = plan_tuning(&model, &config).unwrap();
+        let large = plan.cells[1].candidates[0].0.clone();
+        let big = large.clone();
+        // the default is 3x its price: both cells switch, to the model's pick
+        let mut machine = Machine::new(0.0, move |r| match &r.algorithm {
+            None => 3.0,
+            Some(f) if *f == big => slow,
+            Some(_) => 1.0,
+        });
+        let report = tune(plan, &mut machine, &config, MINUTE, &mut |_| {});
+        // what each cell switched to (the measured-fastest passing candidate) and its
+        // measured / predicted ratio, the machine's factor
+        let switched: Vec<_> = report
+            .cells
+            .iter()
+            .map(|result| match &result.verdict {
+                Verdict::Switch { algorithm, .. } => algorithm.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let (a, b) = (&switched[0], &switched[1]);
+        assert_ne!(a, b, "the test needs two different decisions");
+        let factor = |f: &commcost::tune::Forced| if *f == large { slow } else { 1.0 };
+        let plain = report.rules();
+        let filled = report.rules_filled(&model, &config).unwrap();
+        let at = |rules: &OmpiRules, bytes: u64| {
+            rules.lookup(Collective::Bcast, 8, bytes).unwrap().algorithm
+        };
+        assert_eq!(at(&plain, (1 << 20) - 1), a.id);
+        assert_eq!(at(&filled, 8), a.id);
+        assert_eq!(at(&filled, 1 << 20), b.id);
+        // the first power of two where the second decision's measured time (its price times
+        // its factor) is at most the first's
+        let x = (4..20)
+            .map(|k| 1u64 << k)
+            .find(|&x| factor(b) * price(&b.name, x) <= factor(a) * price(&a.name, x))
+            .unwrap_or(1 << 20);
+        assert_eq!(at(&filled, x), b.id, "slow {slow}: switch at {x}");
+        assert_eq!(at(&filled, x - 1), a.id, "slow {slow}: not before {x}");
+        boundaries.push(x);
+    }
+    // a slower measured algorithm moves its switch to larger sizes
+    assert!(boundaries[1] > boundaries[0], "{boundaries:?}");
+}
