@@ -1,5 +1,5 @@
 //! `commcost tune`: model-guided tuning on this machine (`commcost::tune`). The model picks the
-//! candidates per cell, each candidate and Open MPI's default are timed by one `mpirun` of this
+//! candidates per cell (simulated on the model file's platform where a closed form is not exact), each candidate and Open MPI's default are timed by one `mpirun` of this
 //! binary's hidden `calibrate collectives-worker` per round (forced through `--mca
 //! coll_tuned_<coll>_algorithm`), and the rules file names an algorithm only where the
 //! measurements say it is faster. The file is written whole or not at all.
@@ -9,6 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use commcost::collectives::Collective;
+use commcost::sim::SimOptions;
 use commcost::tune::{Run, Runner, TuneConfig, TuneError, Verdict, plan_tuning, tune};
 
 use crate::calibrate::collectives_measure::{HEADER, Outcome, Scratch, complete_rows, run_bounded};
@@ -67,6 +68,18 @@ pub struct TuneArgs {
     /// One run's limit in seconds (a hung algorithm is killed and never chosen).
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     run_timeout: u64,
+    /// Rank the candidates by their closed forms only (default: by simulating each schedule on
+    /// the model file's platform and the flags below wherever a closed form is not exact).
+    #[arg(long)]
+    closed_form: bool,
+    /// The platform the candidates are simulated on, on top of the model file's: Open MPI's TCP
+    /// rendezvous, shared cores, shaped links.
+    #[command(flatten)]
+    platform: crate::simulate::PlatformArgs,
+    /// Messages larger than this many bytes use the rendezvous protocol (default: the model
+    /// file's platform, else the model's own threshold, else all eager).
+    #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES", conflicts_with = "closed_form")]
+    rendezvous_above: Option<u64>,
     /// Every measurement as CSV (default: the rules file with `.csv` appended).
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
@@ -209,10 +222,21 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
         ));
     }
     let loaded = model::load(&args.source)?;
+    if args.closed_form && args.platform.given() {
+        return fail("--closed-form: the platform flags apply to the simulation it turns off");
+    }
+    let simulation = (!args.closed_form).then(|| {
+        args.platform.apply(
+            &loaded.platform,
+            args.rendezvous_above,
+            SimOptions::default().with_protocols_of(&loaded.spec),
+        )
+    });
     let config = TuneConfig {
         margin: args.margin,
         operator: loaded.operator,
         local: loaded.local,
+        simulation,
         ..TuneConfig::new(collectives, args.procs.0.clone(), args.sizes.0.clone())
     };
     let plan = plan_tuning(&loaded.spec, &config).map_err(|e| match e {
@@ -267,6 +291,24 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
             "--mpirun `{}` measured nothing: {why}",
             args.mpirun.chars().take(200).collect::<String>()
         ));
+    }
+    // a model of another platform: its prices of the default are far from what this one measures
+    let mut fit: Vec<f64> = report
+        .cells
+        .iter()
+        .zip(&report.plan.cells)
+        .filter_map(|(r, c)| Some(r.default_median? / c.default_predicted))
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect();
+    fit.sort_by(f64::total_cmp);
+    let fit = fit.get(fit.len() / 2).copied();
+    if let Some(k) = fit
+        && !(1.0 / 3.0..=3.0).contains(&k)
+    {
+        eprintln!(
+            "warning: this machine measures Open MPI's default at {k:.2} times the price of model              {} (median over the cells): the model describes another platform, so its candidates              may miss the fastest algorithm; calibrate on this one (commcost calibrate mpi)",
+            loaded.name
+        );
     }
     // switches between measured sizes where the model, corrected by the measurements, crosses
     let rules = report
@@ -377,6 +419,12 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
             config.min_rounds,
             exhaustive_runs as f64 * per_run,
             per_run
+        );
+    }
+    if let Some(k) = fit {
+        outln!(
+            "measured / predicted time of the default, median over the cells: {k:.2} (model {})",
+            loaded.name
         );
     }
     outln!(

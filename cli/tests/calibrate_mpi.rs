@@ -310,3 +310,77 @@ fn tune_without_a_launcher_names_the_option() {
         assert!(!dir.join("r.rules").exists());
     }
 }
+
+/// `commcost tune` where every launch hangs (hosts that do not answer): each run is killed at
+/// `--run-timeout`, the tuning gives up after the first two, and says why in one line.
+#[test]
+fn tune_gives_up_on_a_launcher_that_hangs() {
+    let dir = scratch_named("tune_hang");
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_commcost"))
+        .args(["tune", "--preset", "open-mpi-openib", "--procs", "2,4"])
+        .args(["--collectives", "bcast,reduce", "--sizes", "8,64K"])
+        .args(["--run-timeout", "1", "--mpirun", "bash -c 'sleep 30'", "-o"])
+        .arg(dir.join("r.rules"))
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let last = stderr.trim_end().lines().last().unwrap_or("");
+    assert!(
+        last.contains("--mpirun") && last.contains("killed after"),
+        "{stderr}"
+    );
+    // two runs of one second, not one per planned run
+    assert!(
+        start.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(!dir.join("r.rules").exists());
+}
+
+/// `commcost tune` interrupted with Ctrl-C (SIGINT) while measuring leaves the old rules file
+/// as it was and writes nothing else.
+#[test]
+fn tune_interrupted_leaves_the_old_file() {
+    let dir = scratch_named("tune_interrupt");
+    let rules = dir.join("r.rules");
+    std::fs::write(&rules, "the old file\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_commcost"))
+        .args(["tune", "--preset", "open-mpi-openib", "--procs", "2"])
+        .args(["--collectives", "bcast", "--sizes", "8"])
+        .args([
+            "--run-timeout",
+            "60",
+            "--mpirun",
+            "bash -c 'sleep 30'",
+            "-o",
+        ])
+        .arg(&rules)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    std::thread::sleep(Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "SIGINT ignored");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!status.success());
+    assert_eq!(std::fs::read_to_string(&rules).unwrap(), "the old file\n");
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("r.rules")]);
+}

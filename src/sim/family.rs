@@ -1,12 +1,15 @@
 //! The algorithm families as the simulator sees them: [`visit`] runs a computation that needs an
 //! algorithm's schedule ([`SimAlgorithm`]) for the type of a (family, collective) pair, and
-//! [`schedule_in`] writes the schedule of an algorithm named by text.
+//! [`schedule_in`] writes the schedule of an algorithm named by text; [`rank_simulated_in`] and
+//! [`cost_simulated_in`] rank and price by name with the simulator.
 
 use crate::CommModel;
 #[cfg(test)]
 use crate::collectives::AlgorithmVisitor;
-use crate::collectives::{Collective, CollectiveError, Family, FamilyAlgorithm, Mpich, Problem};
-use crate::sim::{ExactClosedForm, Schedule, SimError, ToSchedule};
+use crate::collectives::{
+    Choice, Collective, CollectiveError, Family, FamilyAlgorithm, Mpich, Problem,
+};
+use crate::sim::{ExactClosedForm, Schedule, SimError, SimLimits, SimOptions, ToSchedule};
 
 /// An algorithm of a [`Family`] that the simulator can run: priced, named, with its schedule
 /// and the knowledge of where its closed form is exact. Every algorithm type of every family
@@ -186,6 +189,108 @@ pub fn schedule_in(
         name: algorithm,
         problem,
         max_memory,
+    };
+    visit(family, collective, named)?
+}
+
+/// [`rank_simulated_on`](super::rank_simulated_on) for `collective` in `family`, by name:
+/// every candidate, cheapest first, priced by its closed form where that is exact and the
+/// options add nothing, else by simulating its schedule on `options` within `limits`.
+///
+/// # Errors
+///
+/// [`SimError::Collective`] for a collective outside the family; as
+/// [`rank_simulated_on`](super::rank_simulated_on).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::{Collective, Family, Problem};
+/// use commcost::sim::{SimLimits, SimOptions, rank_simulated_in};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(2e-6, 8e-6, 5e-6, 40e-9)?;
+/// let problem = Problem::new(4, Message::contiguous(1 << 20));
+/// let shaped = SimOptions { link_burst: Some(9000), ..SimOptions::default() };
+/// let ranked = rank_simulated_in(&model, Family::Ompi, Collective::Bcast, &problem,
+///     SimLimits::default(), &shaped)?;
+/// assert!(ranked.windows(2).all(|w| w[0].cost <= w[1].cost));
+/// assert!(ranked.iter().all(|c| c.ompi.is_some()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[inline]
+pub fn rank_simulated_in(
+    model: &dyn CommModel,
+    family: Family,
+    collective: Collective,
+    problem: &Problem,
+    limits: SimLimits,
+    options: &SimOptions,
+) -> Result<Vec<Choice>, SimError> {
+    struct Ranked<'a> {
+        model: &'a dyn CommModel,
+        problem: &'a Problem,
+        limits: SimLimits,
+        options: &'a SimOptions,
+    }
+    impl SimVisitor for Ranked<'_> {
+        type Output = Result<Vec<Choice>, SimError>;
+        fn visit<A: SimAlgorithm>(self) -> Self::Output {
+            let ranked =
+                super::rank_simulated_on::<A>(self.model, self.problem, self.limits, self.options)?;
+            Ok(ranked
+                .iter()
+                .map(|r| Choice::new(&r.algorithm, r.cost))
+                .collect())
+        }
+    }
+    let ranked = Ranked {
+        model,
+        problem,
+        limits,
+        options,
+    };
+    visit(family, collective, ranked)?
+}
+
+/// The algorithm named `algorithm` of `collective` in `family` priced as
+/// [`rank_simulated_in`] prices it.
+///
+/// # Errors
+///
+/// As [`rank_simulated_in`]; [`SimError::Collective`] for a name that does not parse.
+#[inline]
+pub fn cost_simulated_in(
+    model: &dyn CommModel,
+    family: Family,
+    collective: Collective,
+    algorithm: &str,
+    problem: &Problem,
+    limits: SimLimits,
+    options: &SimOptions,
+) -> Result<Choice, SimError> {
+    struct Named<'a> {
+        name: &'a str,
+        model: &'a dyn CommModel,
+        problem: &'a Problem,
+        limits: SimLimits,
+        options: &'a SimOptions,
+    }
+    impl SimVisitor for Named<'_> {
+        type Output = Result<Choice, SimError>;
+        fn visit<A: SimAlgorithm>(self) -> Self::Output {
+            let a: A = self.name.parse().map_err(CollectiveError::from)?;
+            let r =
+                super::price_simulated_on(a, self.model, self.problem, self.limits, self.options)?;
+            Ok(Choice::new(&r.algorithm, r.cost))
+        }
+    }
+    let named = Named {
+        name: algorithm,
+        model,
+        problem,
+        limits,
+        options,
     };
     visit(family, collective, named)?
 }

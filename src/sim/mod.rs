@@ -143,7 +143,9 @@ mod validate;
 pub use build::{MAX_BUILT_OPERATIONS, ToSchedule, collective_schedule};
 pub use builder::ScheduleBuilder;
 pub use error::{GoalError, SimError};
-pub use family::{SimAlgorithm, SimVisitor, schedule_in, visit};
+pub use family::{
+    SimAlgorithm, SimVisitor, cost_simulated_in, rank_simulated_in, schedule_in, visit,
+};
 pub use goal::{
     LABEL_BYTES, parse_goal, parse_goal_within, read_goal_file, write_goal, write_goal_to,
 };
@@ -158,7 +160,8 @@ pub use op::{Calc, Dependency, OpId, OpKind};
 pub use options::{RendezvousCompletion, SimOptions};
 pub use platform::Platform;
 pub use rank::{
-    CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, rank_simulated, rank_simulated_on,
+    CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, price_simulated_on, rank_simulated,
+    rank_simulated_on,
 };
 pub use result::{CriticalPath, CriticalStep, SimResult};
 pub use schedgen::SchedgenPattern;

@@ -177,50 +177,97 @@ pub fn rank_simulated_on<A>(
 where
     A: Algorithm + ToSchedule + ExactClosedForm,
 {
-    let plain = options.rendezvous_above.is_none()
-        && options.noise.is_none()
-        && options.cores.is_none()
-        && options.link_burst.is_none();
     let mut ranked = Vec::new();
     // one simulator for every candidate: its memory is allocated once
     let mut simulator = Simulator::new();
     for algorithm in A::candidates(model, problem) {
-        let closed_form = algorithm.cost(model, problem)?;
-        let simulated = if (plain && algorithm.closed_form_exact(model, problem))
-            || problem.processes > limits.max_processes
-        {
-            None
-        } else {
-            match algorithm.schedule(problem) {
-                Ok(s) if (s.len() as u64) <= limits.max_operations => {
-                    Some(simulator.simulate(&s, model, options)?.makespan)
-                }
-                Ok(_) | Err(SimError::TooLarge { .. } | SimError::MemoryBudget { .. }) => None,
-                Err(e) => return Err(e),
-            }
-        };
-        ranked.push(match simulated {
-            // the schedule holds the messages and the operator; the local work and the call
-            // cost (`problem.local`) are added as the closed form adds them
-            Some(makespan) => RankedAlgorithm {
-                cost: makespan + local_part(&algorithm, model, problem, closed_form)?,
-                algorithm,
-                source: CostSource::Simulated,
-                closed_form,
-            },
-            None => RankedAlgorithm {
-                algorithm,
-                cost: closed_form,
-                source: CostSource::ClosedForm,
-                closed_form,
-            },
-        });
+        ranked.push(price_with(
+            algorithm,
+            &mut simulator,
+            model,
+            problem,
+            limits,
+            options,
+        )?);
     }
     ranked.sort_by(|x, y| x.cost.total_cmp(&y.cost));
     Ok(ranked)
 }
 
-/// `P` a power of two (where the recursive forms are exact).
+/// One algorithm priced as [`rank_simulated_on`] prices each candidate: its closed form where
+/// that is exact and `options` add nothing to LogGOPS, else its simulated makespan (within
+/// `limits`) plus what `problem.local` adds.
+///
+/// # Errors
+///
+/// As [`rank_simulated_on`].
+pub fn price_simulated_on<A>(
+    algorithm: A,
+    model: &dyn CommModel,
+    problem: &Problem,
+    limits: SimLimits,
+    options: &SimOptions,
+) -> Result<RankedAlgorithm<A>, SimError>
+where
+    A: Algorithm + ToSchedule + ExactClosedForm,
+{
+    price_with(
+        algorithm,
+        &mut Simulator::new(),
+        model,
+        problem,
+        limits,
+        options,
+    )
+}
+
+fn price_with<A>(
+    algorithm: A,
+    simulator: &mut Simulator,
+    model: &dyn CommModel,
+    problem: &Problem,
+    limits: SimLimits,
+    options: &SimOptions,
+) -> Result<RankedAlgorithm<A>, SimError>
+where
+    A: Algorithm + ToSchedule + ExactClosedForm,
+{
+    let plain = options.rendezvous_above.is_none()
+        && options.noise.is_none()
+        && options.cores.is_none()
+        && options.link_burst.is_none();
+    let closed_form = algorithm.cost(model, problem)?;
+    let simulated = if (plain && algorithm.closed_form_exact(model, problem))
+        || problem.processes > limits.max_processes
+    {
+        None
+    } else {
+        match algorithm.schedule(problem) {
+            Ok(s) if (s.len() as u64) <= limits.max_operations => {
+                Some(simulator.simulate(&s, model, options)?.makespan)
+            }
+            Ok(_) | Err(SimError::TooLarge { .. } | SimError::MemoryBudget { .. }) => None,
+            Err(e) => return Err(e),
+        }
+    };
+    Ok(match simulated {
+        // the schedule holds the messages and the operator; the local work and the call
+        // cost (`problem.local`) are added as the closed form adds them
+        Some(makespan) => RankedAlgorithm {
+            cost: makespan + local_part(&algorithm, model, problem, closed_form)?,
+            algorithm,
+            source: CostSource::Simulated,
+            closed_form,
+        },
+        None => RankedAlgorithm {
+            algorithm,
+            cost: closed_form,
+            source: CostSource::ClosedForm,
+            closed_form,
+        },
+    })
+}
+
 /// What `problem.local` (copies, buffers, call costs) adds to `algorithm`'s closed form
 /// `closed_form`: 0 without local work.
 fn local_part<A: Algorithm>(
@@ -236,6 +283,7 @@ fn local_part<A: Algorithm>(
     Ok((closed_form - messages).max(0.0))
 }
 
+/// `P` a power of two (where the recursive forms are exact).
 fn pow2_exact(problem: &Problem) -> bool {
     problem.processes.is_power_of_two()
 }

@@ -1,11 +1,12 @@
 //! Rules between the measured sizes: [`TuneReport::rules_filled`].
 
 use super::measure::{TuneReport, Verdict};
+use super::plan::priced;
 use super::{TuneConfig, TuneError};
 use crate::CommModel;
 use crate::Message;
+use crate::collectives::Problem;
 use crate::collectives::ompi::fixed_decision;
-use crate::collectives::{Family, Problem, cost_in};
 use crate::export::{OmpiBlock, OmpiCollectiveRules, OmpiRule, OmpiRules};
 
 /// Most sizes tried between two neighbouring measured sizes (the powers of two between them,
@@ -70,9 +71,7 @@ impl TuneReport {
                         &id
                     }
                 };
-                cost_in(model, Family::Ompi, c, name, &problem)
-                    .map(|choice| choice.cost)
-                    .map_err(|e| TuneError::Model(e.to_string()))
+                priced(model, config, c, name, &problem)
             };
             let mut rules: Vec<OmpiRule> = Vec::new();
             for (k, d) in decided.iter().enumerate() {

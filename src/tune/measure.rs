@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use super::TuneConfig;
 use super::plan::{Forced, Run, TunePlan};
 use super::sign_test::sign_test_p;
+use crate::collectives::Collective;
 use crate::export::{OmpiBlock, OmpiCollectiveRules, OmpiRule, OmpiRules};
 
 /// Times collective calls on the machine being tuned.
@@ -83,7 +84,13 @@ pub struct TuneReport {
     pub elapsed: Duration,
     /// Whether the budget stopped the measuring (undecided cells keep the default).
     pub budget_spent: bool,
+    /// Whether the measuring stopped because the first [`GIVE_UP_AFTER`] runs all failed (a
+    /// launcher or machine that runs nothing); every cell keeps the default.
+    pub gave_up: bool,
 }
+
+/// [`tune`] stops when this many runs have failed and none has measured a time.
+pub const GIVE_UP_AFTER: usize = 2;
 
 /// The median of `v` (the mean of the two middle values for an even count); `None` if empty.
 fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -99,10 +106,14 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
-/// Measures `plan` with `runner` in rounds until every cell is decided, `config.max_rounds`
-/// rounds are done or `budget` is spent (a run is not started when the time its last round
-/// took would exceed the budget), and decides each cell (the [module](super)'s test).
-/// `progress` gets a line per run.
+/// Measures `plan` with `runner` and decides each cell (the [module](super)'s test): one group
+/// (collective and communicator size) after the other, those where the model expects the most
+/// gain first (the sum over the group's cells of `ln(default's price / cheapest candidate's)`),
+/// each in rounds that time the default and every candidate still able to pass once, in an
+/// order that alternates between rounds, until the group's cells are decided or
+/// `config.max_rounds` rounds are done. It stops when `budget` is spent (a run is not started
+/// when the time its last round took would exceed it; the groups not reached keep the default)
+/// or the first [`GIVE_UP_AFTER`] runs all failed. `progress` gets a line per run.
 pub fn tune(
     plan: TunePlan,
     runner: &mut dyn Runner,
@@ -129,95 +140,125 @@ pub fn tune(
     let mut failures = Vec::new();
     let mut runs_made = 0;
     let mut budget_spent = false;
-    let group_of = |r: &Run| (r.collective, r.processes);
+    let mut gave_up = false;
+    let mut measured_any = false;
     let cell_of = |run: &Run, size: u64| {
         plan.cells.iter().position(|c| {
             (c.collective, c.processes, c.size) == (run.collective, run.processes, size)
         })
     };
-    'rounds: for round in 0..rounds as u32 {
-        let mut order: Vec<usize> = (0..runs.len())
-            .filter(|&i| {
-                // a run is worth making while one of its cells is open and it is the default or
-                // a candidate there that has not failed
-                !failed[i]
-                    && runs[i]
-                        .sizes
-                        .iter()
-                        .any(|&s| cell_of(&runs[i], s).is_some_and(|c| verdicts[c].is_none()))
+    // groups (collective, communicator size) with their runs, where the model expects the most
+    // first: the sum over its cells of ln(default's price / cheapest candidate's)
+    let mut groups: Vec<((Collective, u64), Vec<usize>, f64)> = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        let key = (r.collective, r.processes);
+        match groups.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, v, _)) => v.push(i),
+            None => groups.push((key, vec![i], 0.0)),
+        }
+    }
+    for (key, _, gain) in &mut groups {
+        *gain = plan
+            .cells
+            .iter()
+            .filter(|c| (c.collective, c.processes) == *key)
+            .filter_map(|c| {
+                let best = c.candidates.first()?.1;
+                let g = (c.default_predicted / best).ln();
+                g.is_finite().then_some(g.max(0.0))
             })
-            .collect();
-        if order.is_empty() {
-            break;
-        }
-        // alternate the order within each collective and communicator size between rounds
-        if round % 2 == 1 {
-            let mut grouped: Vec<Vec<usize>> = Vec::new();
-            for &i in &order {
-                match grouped.last_mut() {
-                    Some(g) if group_of(&runs[g[0]]) == group_of(&runs[i]) => g.push(i),
-                    _ => grouped.push(vec![i]),
-                }
-            }
-            order = grouped
-                .into_iter()
-                .flat_map(|g| g.into_iter().rev())
+            .sum();
+    }
+    groups.sort_by(|a, b| b.2.total_cmp(&a.2));
+    'groups: for (key, members, _) in &groups {
+        for round in 0..rounds as u32 {
+            let open = |c: usize, verdicts: &[Option<Verdict>]| verdicts[c].is_none();
+            let mut order: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    // worth making while one of its cells is open and it is the default there or
+                    // a candidate that has not failed and can still pass the test
+                    !failed[i]
+                        && runs[i].sizes.iter().any(|&s| {
+                            cell_of(&runs[i], s).is_some_and(|c| {
+                                open(c, &verdicts)
+                                    && runs[i].algorithm.as_ref().is_none_or(|f| {
+                                        can_pass(&plan, &times, c, f, round, config)
+                                    })
+                            })
+                        })
+                })
                 .collect();
-        }
-        for i in order {
-            if start.elapsed() + last[i] > budget {
-                budget_spent = true;
-                break 'rounds;
+            if order.is_empty() {
+                break;
             }
-            let run = &runs[i];
-            let label = run
-                .algorithm
-                .as_ref()
-                .map_or("default", |f| f.name.as_str());
-            progress(&format!(
-                "round {}: {} on {} processes, {label} ({} sizes); {:.0} s left",
-                round + 1,
-                run.collective,
-                run.processes,
-                run.sizes.len(),
-                budget.saturating_sub(start.elapsed()).as_secs_f64()
-            ));
-            let t0 = Instant::now();
-            let result = runner.time(run);
-            last[i] = t0.elapsed();
-            runs_made += 1;
-            let values = match result {
-                Ok(v) if v.len() == run.sizes.len() => v,
-                Ok(v) => {
-                    failed[i] = true;
-                    failures.push((
-                        i,
+            // the order alternates between rounds
+            if round % 2 == 1 {
+                order.reverse();
+            }
+            for i in order {
+                if start.elapsed() + last[i] > budget {
+                    budget_spent = true;
+                    break 'groups;
+                }
+                let run = &runs[i];
+                let label = run
+                    .algorithm
+                    .as_ref()
+                    .map_or("default", |f| f.name.as_str());
+                progress(&format!(
+                    "round {}: {} on {} processes, {label} ({} sizes); {:.0} s left",
+                    round + 1,
+                    run.collective,
+                    run.processes,
+                    run.sizes.len(),
+                    budget.saturating_sub(start.elapsed()).as_secs_f64()
+                ));
+                let t0 = Instant::now();
+                let result = runner.time(run);
+                last[i] = t0.elapsed();
+                runs_made += 1;
+                let values = match result {
+                    Ok(v) if v.len() == run.sizes.len() => v,
+                    Ok(v) => {
+                        failed[i] = true;
+                        failures.push((
+                            i,
+                            round,
+                            format!("{} times for {} sizes", v.len(), run.sizes.len()),
+                        ));
+                        vec![f64::NAN; run.sizes.len()]
+                    }
+                    Err(e) => {
+                        failed[i] = true;
+                        failures.push((i, round, e));
+                        vec![f64::NAN; run.sizes.len()]
+                    }
+                };
+                if failures.len() >= GIVE_UP_AFTER && !measured_any {
+                    // nothing runs here: every further run would fail (and wait for its timeout)
+                    gave_up = true;
+                    break 'groups;
+                }
+                for (k, (&size, &t)) in run.sizes.iter().zip(&values).enumerate() {
+                    let seconds = (t.is_finite() && t > 0.0).then_some(t);
+                    measured_any |= seconds.is_some();
+                    times[i][k][round as usize] = seconds;
+                    measurements.push(Measurement {
+                        run: i,
                         round,
-                        format!("{} times for {} sizes", v.len(), run.sizes.len()),
-                    ));
-                    vec![f64::NAN; run.sizes.len()]
+                        size,
+                        seconds,
+                    });
                 }
-                Err(e) => {
-                    failed[i] = true;
-                    failures.push((i, round, e));
-                    vec![f64::NAN; run.sizes.len()]
-                }
-            };
-            for (k, (&size, &t)) in run.sizes.iter().zip(&values).enumerate() {
-                let seconds = (t.is_finite() && t > 0.0).then_some(t);
-                times[i][k][round as usize] = seconds;
-                measurements.push(Measurement {
-                    run: i,
-                    round,
-                    size,
-                    seconds,
-                });
             }
-        }
-        // decide what the rounds so far decide
-        for (c, verdict) in verdicts.iter_mut().enumerate() {
-            if verdict.is_none() {
-                *verdict = decide(&plan, &times, &failed, c, round + 1, config);
+            // decide what the rounds so far decide
+            for (c, verdict) in verdicts.iter_mut().enumerate() {
+                let cell = &plan.cells[c];
+                if verdict.is_none() && (cell.collective, cell.processes) == *key {
+                    *verdict = decide(&plan, &times, &failed, c, round + 1, config);
+                }
             }
         }
     }
@@ -242,6 +283,7 @@ pub fn tune(
         runs_made,
         elapsed: start.elapsed(),
         budget_spent,
+        gave_up,
     }
 }
 
@@ -271,6 +313,34 @@ fn ratios(default: &[Option<f64>], candidate: &[Option<f64>]) -> Vec<f64> {
         .zip(candidate)
         .filter_map(|(d, t)| Some(t.as_ref()? / d.as_ref()?))
         .collect()
+}
+
+/// Whether `forced` can still pass the test in cell `c` after `done` rounds: faster than the
+/// default in every remaining round would give a p-value within the level.
+fn can_pass(
+    plan: &TunePlan,
+    times: &[Vec<Vec<Option<f64>>>],
+    c: usize,
+    forced: &Forced,
+    done: u32,
+    config: &TuneConfig,
+) -> bool {
+    let cell = &plan.cells[c];
+    if !cell.candidates.iter().any(|(f, _)| f == forced) {
+        return false;
+    }
+    let level = config.alpha / cell.candidates.len() as f64;
+    let remaining = config.max_rounds.saturating_sub(done);
+    let (Some((_, default)), Some((_, t))) = (
+        times_of(plan, times, c, None),
+        times_of(plan, times, c, Some(forced)),
+    ) else {
+        return true;
+    };
+    let r = ratios(default, t);
+    let n = r.len() as u32;
+    let k = r.iter().filter(|&&x| x < 1.0).count() as u32;
+    sign_test_p(n + remaining, k + remaining) <= level
 }
 
 /// The verdict on cell `c` after `done` rounds, if the rounds decide it.

@@ -7,8 +7,9 @@
 //! message size), those predicted within the model's measured error of the cheapest
 //! ([`TuneConfig::margin`]); [`tune`] measures them beside Open MPI's default through a
 //! [`Runner`] (an `mpirun` per forced algorithm in the command-line tool, any timing harness of
-//! your own elsewhere), interleaved, in rounds, until each cell is decided or the budget is
-//! spent; [`TuneReport::rules`] writes an Open MPI rules file that leaves the default wherever
+//! your own elsewhere), interleaved, in rounds, group by group (collective and communicator
+//! size, where the model expects the most gain first), until each cell is decided or the
+//! budget is spent; [`TuneReport::rules`] writes an Open MPI rules file that leaves the default wherever
 //! no candidate is faster with confidence, and [`TuneReport::rules_filled`] places each switch
 //! between two measured sizes where the model, corrected by the measured ratios, crosses over.
 //!
@@ -18,8 +19,9 @@
 //! [`TuneConfig::alpha`] divided by the cell's number of candidates (Bonferroni), after at least
 //! [`TuneConfig::min_rounds`] rounds, and when the median of its per-round time ratios to the
 //! default is at most `1 - min_gain`. A candidate that fails (the runner's error, a time that
-//! is not a positive number) is never chosen. A cell stops being measured once it is decided
-//! either way (no outcome of the remaining rounds could make a candidate pass).
+//! is not a positive number) is never chosen. A candidate stops being timed in a cell once no
+//! outcome of the remaining rounds could make it pass there, and a cell once it is decided
+//! either way.
 //!
 //! # Examples
 //!
@@ -50,11 +52,12 @@ mod measure;
 mod plan;
 mod sign_test;
 
-pub use measure::{CellResult, Measurement, Runner, TuneReport, Verdict, tune};
+pub use measure::{CellResult, GIVE_UP_AFTER, Measurement, Runner, TuneReport, Verdict, tune};
 pub use plan::{CellPlan, Forced, Run, TunePlan, plan_tuning};
 pub use sign_test::sign_test_p;
 
 use crate::collectives::{Collective, LocalWork, Operator};
+use crate::sim::SimOptions;
 
 /// What [`plan_tuning`] and [`tune`] tune, and how sure a switch must be.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,6 +88,11 @@ pub struct TuneConfig {
     pub operator: Operator,
     /// The local work the model charges every algorithm.
     pub local: LocalWork,
+    /// How candidates are ranked and priced: `None` by their closed forms
+    /// ([`rank_in`](crate::collectives::rank_in)), `Some(options)` by simulating each schedule
+    /// on that platform where the closed form is not exact
+    /// ([`rank_simulated_in`](crate::sim::rank_simulated_in), within [`SimLimits`](crate::sim::SimLimits)'s default).
+    pub simulation: Option<SimOptions>,
 }
 
 impl TuneConfig {
@@ -102,6 +110,7 @@ impl TuneConfig {
             min_gain: 0.03,
             operator: Operator::FREE,
             local: LocalWork::FREE,
+            simulation: None,
         }
     }
 

@@ -2,8 +2,57 @@
 
 use super::{TuneConfig, TuneError};
 use crate::collectives::ompi::fixed_decision;
-use crate::collectives::{Collective, Family, Problem, cost_in, rank_in};
+use crate::collectives::{Choice, Collective, Family, Problem, cost_in, rank_in};
+use crate::sim::{SimLimits, cost_simulated_in, rank_simulated_in};
 use crate::{CommModel, Message};
+
+/// `c`'s Open MPI algorithms for `problem`, cheapest first, as `config` prices them.
+pub(super) fn ranked(
+    model: &dyn CommModel,
+    config: &TuneConfig,
+    c: Collective,
+    problem: &Problem,
+) -> Result<Vec<Choice>, TuneError> {
+    match &config.simulation {
+        None => {
+            rank_in(model, Family::Ompi, c, problem).map_err(|e| TuneError::Model(e.to_string()))
+        }
+        Some(options) => rank_simulated_in(
+            model,
+            Family::Ompi,
+            c,
+            problem,
+            SimLimits::default(),
+            options,
+        )
+        .map_err(|e| TuneError::Model(e.to_string())),
+    }
+}
+
+/// The price of `c`'s Open MPI algorithm `name` for `problem`, as `config` prices it.
+pub(super) fn priced(
+    model: &dyn CommModel,
+    config: &TuneConfig,
+    c: Collective,
+    name: &str,
+    problem: &Problem,
+) -> Result<f64, TuneError> {
+    let choice = match &config.simulation {
+        None => cost_in(model, Family::Ompi, c, name, problem)
+            .map_err(|e| TuneError::Model(e.to_string())),
+        Some(options) => cost_simulated_in(
+            model,
+            Family::Ompi,
+            c,
+            name,
+            problem,
+            SimLimits::default(),
+            options,
+        )
+        .map_err(|e| TuneError::Model(e.to_string())),
+    }?;
+    Ok(choice.cost)
+}
 
 /// An algorithm forced through Open MPI's MCA parameters (`coll_tuned_<coll>_algorithm`,
 /// `..._segmentsize`, `..._tree_fanout` / `..._chain_fanout`) and written so in a rules file.
@@ -82,7 +131,6 @@ pub struct TunePlan {
 /// price a candidate.
 pub fn plan_tuning(model: &dyn CommModel, config: &TuneConfig) -> Result<TunePlan, TuneError> {
     config.validate()?;
-    let model_error = |e: crate::collectives::CollectiveError| TuneError::Model(e.to_string());
     let mut cells = Vec::new();
     let mut runs = Vec::new();
     for &c in &config.collectives {
@@ -99,7 +147,7 @@ pub fn plan_tuning(model: &dyn CommModel, config: &TuneConfig) -> Result<TunePla
                 let problem = Problem::new(p, Message::contiguous(bytes))
                     .with_operator(config.operator)
                     .with_local(config.local);
-                let ranked = rank_in(model, Family::Ompi, c, &problem).map_err(model_error)?;
+                let ranked = ranked(model, config, c, &problem)?;
                 let best = ranked.first().map_or(f64::INFINITY, |r| r.cost);
                 let mut candidates: Vec<(Forced, f64)> = Vec::new();
                 for choice in &ranked {
@@ -124,8 +172,7 @@ pub fn plan_tuning(model: &dyn CommModel, config: &TuneConfig) -> Result<TunePla
                 }
                 let default_id = fixed_decision(c, p, bytes, true);
                 let default_predicted =
-                    cost_in(model, Family::Ompi, c, &default_id.to_string(), &problem)
-                        .map_or(f64::NAN, |choice| choice.cost);
+                    priced(model, config, c, &default_id.to_string(), &problem).unwrap_or(f64::NAN);
                 cells.push(CellPlan {
                     collective: c,
                     processes: p,

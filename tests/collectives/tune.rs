@@ -376,3 +376,128 @@ fn switches_between_measured_sizes_follow_the_corrected_model() {
     // a slower measured algorithm moves its switch to larger sizes
     assert!(boundaries[1] > boundaries[0], "{boundaries:?}");
 }
+
+/// A machine where nothing runs (a launcher that cannot start, unreachable hosts): the tuning
+/// stops after the first two failed runs instead of waiting for every run's timeout, and the
+/// rules keep Open MPI's default everywhere.
+#[test]
+fn a_machine_that_runs_nothing_is_given_up_on_at_once() {
+    let model = presets::mpich2_tcp();
+    let config = config();
+    let plan = plan_tuning(&model, &config).unwrap();
+    let planned = plan.runs.len();
+    let mut machine = Machine::new(0.0, |_| f64::NAN);
+    let report = tune(plan, &mut machine, &config, MINUTE, &mut |_| {});
+    assert!(planned > 2);
+    assert_eq!(machine.calls, commcost::tune::GIVE_UP_AFTER);
+    assert!(report.gave_up && !report.budget_spent);
+    assert!(report.measurements.iter().all(|m| m.seconds.is_none()));
+    for c in &report.rules().collectives {
+        for b in &c.blocks {
+            assert!(b.rules.iter().all(|r| r.algorithm == 0), "{c:?}");
+        }
+    }
+    // a machine where only the first run fails goes on
+    let plan = plan_tuning(&model, &config).unwrap();
+    let first = std::cell::Cell::new(true);
+    let mut machine = Machine::new(
+        0.0,
+        move |_| if first.replace(false) { f64::NAN } else { 1.0 },
+    );
+    let report = tune(plan, &mut machine, &config, MINUTE, &mut |_| {});
+    assert!(!report.gave_up && report.runs_made > planned);
+}
+
+/// Groups (collective, communicator size) are measured one after the other, the one where the
+/// model expects the largest gain over the default first, so that a budget too small for all
+/// decides the most promising ones.
+#[test]
+fn the_most_promising_group_is_measured_first_and_whole() {
+    let model = presets::mpich2_tcp();
+    let config = config();
+    let plan = plan_tuning(&model, &config).unwrap();
+    // the expected gain of each group: sum of ln(default's price / cheapest candidate's)
+    let mut gains: Vec<((Collective, u64), f64)> = Vec::new();
+    for cell in &plan.cells {
+        let g = cell
+            .candidates
+            .first()
+            .map_or(0.0, |(_, t)| (cell.default_predicted / t).ln().max(0.0));
+        let key = (cell.collective, cell.processes);
+        match gains.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, s)) => *s += g,
+            None => gains.push((key, g)),
+        }
+    }
+    let best = gains.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
+    let mut machine = Machine::new(0.05, |r| if r.algorithm.is_none() { 1.3 } else { 1.0 });
+    let report = tune(plan, &mut machine, &config, MINUTE, &mut |_| {});
+    let group = |m: &commcost::tune::Measurement| {
+        let r = &report.plan.runs[m.run];
+        (r.collective, r.processes)
+    };
+    assert_eq!(group(&report.measurements[0]), best);
+    // each group's measurements are contiguous: a group is finished before the next starts
+    let mut seen: Vec<(Collective, u64)> = Vec::new();
+    for m in &report.measurements {
+        let g = group(m);
+        if seen.last() != Some(&g) {
+            assert!(
+                !seen.contains(&g),
+                "{g:?} measured again after another group"
+            );
+            seen.push(g);
+        }
+    }
+    assert_eq!(seen.len(), gains.len());
+}
+
+/// Planned on a platform (`TuneConfig::simulation`), every candidate's and the default's
+/// predicted time is the simulator's price of that algorithm, not its closed form.
+#[test]
+fn planning_on_a_platform_prices_with_the_simulator() {
+    use commcost::Message;
+    use commcost::collectives::{Family, Problem, cost_in};
+    use commcost::sim::{SimLimits, SimOptions, cost_simulated_in};
+    let model = presets::mpich2_tcp();
+    let options = SimOptions {
+        link_burst: Some(9000),
+        cores: Some(2),
+        ..SimOptions::default()
+    };
+    // sizes whose schedules are small (a debug build simulates 1 MiB in 1 KiB segments slowly)
+    let config = TuneConfig {
+        simulation: Some(options),
+        ..TuneConfig::new(
+            vec![Collective::Bcast, Collective::Allreduce],
+            vec![4, 8],
+            vec![8, 4096, 65536],
+        )
+    };
+    let plan = plan_tuning(&model, &config).unwrap();
+    let mut differs = 0;
+    for cell in &plan.cells {
+        let problem = Problem::new(cell.processes, Message::contiguous(cell.bytes));
+        for (f, t) in &cell.candidates {
+            let simulated = cost_simulated_in(
+                &model,
+                Family::Ompi,
+                cell.collective,
+                &f.name,
+                &problem,
+                SimLimits::default(),
+                &options,
+            )
+            .unwrap()
+            .cost;
+            assert_eq!(*t, simulated, "{cell:?}");
+            let closed = cost_in(&model, Family::Ompi, cell.collective, &f.name, &problem)
+                .unwrap()
+                .cost;
+            if (closed - simulated).abs() > 1e-9 * closed {
+                differs += 1;
+            }
+        }
+    }
+    assert!(differs > 0, "the platform changes some prices");
+}
