@@ -134,11 +134,7 @@ impl Runner for MpirunRunner {
         std::fs::write(&csv, format!("{HEADER}\n")).map_err(|e| e.to_string())?;
         let mut command = Command::new(&self.launcher.words[0]);
         command.args(&self.launcher.words[1..]);
-        // a wrapper (a script around mpirun) chooses its own transports
-        let plain_mpirun = std::path::Path::new(&self.launcher.words[0])
-            .file_name()
-            .is_some_and(|n| matches!(n.to_str(), Some("mpirun" | "mpiexec" | "orterun")));
-        if plain_mpirun && !self.launcher.sets_btl {
+        if self.launcher.adds_default_btl() {
             command.args(["--mca", "btl", "self,vader"]);
         }
         command.args(["-np", &run.processes.to_string()]);
@@ -179,11 +175,19 @@ impl Runner for MpirunRunner {
             .arg(&csv);
         let outcome = run_bounded(command, self.timeout, &log).map_err(|e| e.0)?;
         let text = std::fs::read_to_string(&csv).map_err(|e| e.to_string())?;
-        // median_s by the row's rules-file size
+        // rank_mean_s (each rank's own time per call averaged over the ranks, as OSU's average
+        // latency) by the row's rules-file size
+        let column = |name: &str| HEADER.split(',').position(|c| c == name);
+        let (Some(at_bytes), Some(at_time)) = (column("bytes"), column("rank_mean_s")) else {
+            return Err("the worker's CSV has no bytes or rank_mean_s column".into());
+        };
         let mut times = vec![f64::NAN; run.sizes.len()];
         for row in complete_rows(&text) {
             let f: Vec<&str> = row.split(',').collect();
-            let (Ok(bytes), Ok(t)) = (f[6].parse::<u64>(), f[11].parse::<f64>()) else {
+            let (Some(Ok(bytes)), Some(Ok(t))) = (
+                f.get(at_bytes).map(|x| x.parse::<u64>()),
+                f.get(at_time).map(|x| x.parse::<f64>()),
+            ) else {
                 continue;
             };
             if let Some(k) = run.sizes.iter().position(|&s| s == bytes) {

@@ -131,13 +131,13 @@ fn collectives_measure_writes_every_forced_algorithm() {
     assert_eq!(
         lines.next(),
         Some(
-            "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s"
+            "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s,rank_mean_s,rank_max_s"
         )
     );
     let mut seen = std::collections::BTreeSet::new();
     for line in lines {
         let f: Vec<&str> = line.split(',').collect();
-        assert_eq!(f.len(), 14, "{line}");
+        assert_eq!(f.len(), 16, "{line}");
         let (collective, coll_id) = (f[0], f[1]);
         assert!(
             matches!((collective, coll_id), ("bcast", "7") | ("allreduce", "2")),
@@ -151,10 +151,13 @@ fn collectives_measure_writes_every_forced_algorithm() {
         let count: u64 = f[7].parse().expect("count");
         assert_eq!(f[6], (8 * count).to_string(), "bytes = 8 count: {line}");
         assert!(!f[4].is_empty(), "{line}");
-        for k in [10, 11, 13] {
+        for k in [10, 11, 13, 14, 15] {
             let t: f64 = f[k].parse().expect("a time");
             assert!(t.is_finite() && t > 0.0 && t < 1.0, "column {k}: {line}");
         }
+        // each rank's own mean: the ranks' average is at most their maximum
+        let (mean, max): (f64, f64) = (f[14].parse().unwrap(), f[15].parse().unwrap());
+        assert!(mean <= max * (1.0 + 1e-9), "{line}");
         let min: f64 = f[10].parse().expect("min");
         let median: f64 = f[11].parse().expect("median");
         assert!(min <= median, "{line}");
@@ -383,4 +386,59 @@ fn tune_interrupted_leaves_the_old_file() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, vec![std::ffi::OsString::from("r.rules")]);
+}
+
+/// `commcost calibrate platform` over shared memory: one file with the link, the local work and
+/// per-call costs, which `predict` and `select` read; a launcher that fails leaves no file.
+#[test]
+fn calibrate_platform_writes_one_complete_file() {
+    let dir = scratch_named("platform");
+    let file = dir.join("node.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_commcost"))
+        .args([
+            "calibrate",
+            "platform",
+            "--quick",
+            "--max-size",
+            "64K",
+            "-o",
+        ])
+        .arg(&file)
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // the shaped link's burst, the local work with per-call costs
+    assert!(json["platform"]["link_burst"].is_u64(), "{text}");
+    assert!(json["local"]["work"]["copy"].is_object(), "{text}");
+    assert!(json["local"]["operator"].is_object(), "{text}");
+    let calls = json["local"]["work"]["calls"]
+        .as_array()
+        .expect("per-call costs");
+    assert!(!calls.is_empty(), "{text}");
+    assert!(p2p(&file.display().to_string(), "1K") > 0.0);
+
+    for (launcher, needle) in [("mpirun -np 2", "-np"), ("false", "--mpirun")] {
+        let bad = dir.join("bad.json");
+        let out = Command::new(env!("CARGO_BIN_EXE_commcost"))
+            .args([
+                "calibrate",
+                "platform",
+                "--quick",
+                "--mpirun",
+                launcher,
+                "-o",
+            ])
+            .arg(&bad)
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{launcher}: {stderr}");
+        let last = stderr.trim_end().lines().last().unwrap_or("");
+        assert!(last.contains(needle), "{launcher}: {stderr}");
+        assert!(!bad.exists(), "{launcher}");
+    }
 }

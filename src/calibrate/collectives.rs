@@ -45,6 +45,9 @@ pub enum ForcedStat {
     Min,
     /// `pipelined_s`: back-to-back calls (successive calls may overlap, as in OSU's loops).
     Pipelined,
+    /// `rank_mean_s`: each rank's own time per synchronised call, averaged over the ranks (OSU's
+    /// `-f` average latency).
+    RankMean,
 }
 
 impl ForcedStat {
@@ -53,6 +56,7 @@ impl ForcedStat {
             Self::Median => "median_s",
             Self::Min => "min_s",
             Self::Pipelined => "pipelined_s",
+            Self::RankMean => "rank_mean_s",
         }
     }
 }

@@ -7,7 +7,9 @@
 //! each `barrier; start; collective; end` on every rank, timed from the last rank's start to
 //! the last rank's end on the system clock all ranks of one machine share (`min_s`,
 //! `median_s` over the calls: the latency of one collective started together, what the models
-//! predict); then back-to-back calls (`reps` agreed by all ranks, enough for about
+//! predict), and each rank's own time of those calls averaged over the calls, then averaged
+//! (`rank_mean_s`) and maximised (`rank_max_s`) over the ranks, as OSU's `-f` average and
+//! maximum latency are; then back-to-back calls (`reps` agreed by all ranks, enough for about
 //! [`CollectivePlan::pipelined_target`], at most [`CollectivePlan::max_reps`]; best of 3
 //! samples of the slowest rank's mean, `pipelined_s`: successive calls may overlap, as in OSU-
 //! and IMB-style loops).
@@ -40,7 +42,7 @@ use super::{Budget, ProbeError, ProgressFn, TIMED, try_filled};
 use crate::collectives::Collective;
 
 /// The header of the CSV rows [`CollectiveTiming::csv_row`] writes.
-pub const CSV_HEADER: &str = "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s";
+pub const CSV_HEADER: &str = "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s,rank_mean_s,rank_max_s";
 
 /// Largest per-rank size [`time_collective`] accepts: 16 MiB.
 pub const MAX_SIZE: u64 = 1 << 24;
@@ -140,12 +142,18 @@ pub struct CollectiveTiming {
     pub reps: u32,
     /// Seconds per back-to-back call (best of 3 samples of the slowest rank's mean).
     pub pipelined_s: f64,
+    /// Each rank's own time of the synchronised calls (from its leaving the barrier to its
+    /// return), averaged over the calls, then over the ranks: what OSU's `-f` "Avg Latency"
+    /// reports, seconds.
+    pub rank_mean_s: f64,
+    /// The same per-rank means' maximum over the ranks: OSU's "Max Latency", seconds.
+    pub rank_max_s: f64,
 }
 
 impl CollectiveTiming {
     /// The row under [`CSV_HEADER`]: `algorithm_id` (Open MPI's number or `default`),
     /// `algorithm` (its name) and `segsize` label it. Commas and line breaks in the labels are
-    /// replaced by `_` so the row stays one CSV record of 14 fields.
+    /// replaced by `_` so the row stays one CSV record of 16 fields.
     pub fn csv_row(&self, algorithm_id: &str, algorithm: &str, segsize: u64) -> String {
         let clean = |s: &str| -> String {
             s.chars()
@@ -159,7 +167,7 @@ impl CollectiveTiming {
                 .collect()
         };
         format!(
-            "{},{},{},{},{},{segsize},{},{},8,{},{:.9e},{:.9e},{},{:.9e}",
+            "{},{},{},{},{},{segsize},{},{},8,{},{:.9e},{:.9e},{},{:.9e},{:.9e},{:.9e}",
             self.collective.name(),
             self.collective.ompi_id(),
             self.procs,
@@ -172,6 +180,8 @@ impl CollectiveTiming {
             self.median_s,
             self.reps,
             self.pipelined_s,
+            self.rank_mean_s,
+            self.rank_max_s,
         )
     }
 }
@@ -388,6 +398,17 @@ pub fn time_collective<C: Communicator>(
             call(comm, collective, count, &mut b);
             *end = clock.now();
         }
+        // each rank's own mean time per call, then its mean and maximum over the ranks
+        let own = ends
+            .iter()
+            .zip(&starts)
+            .map(|(e, s)| (e - s).max(0.0))
+            .sum::<f64>()
+            / samples.max(1) as f64;
+        let mut own_sum = 0.0f64;
+        comm.all_reduce_into(&own, &mut own_sum, SystemOperation::sum());
+        let mut own_max = 0.0f64;
+        comm.all_reduce_into(&own, &mut own_max, SystemOperation::max());
         let (last_start, last_end) = (slowest_each(comm, &starts), slowest_each(comm, &ends));
         let mut times: Vec<f64> = last_end
             .iter()
@@ -420,6 +441,8 @@ pub fn time_collective<C: Communicator>(
             } else {
                 0.0
             },
+            rank_mean_s: own_sum / procs as f64,
+            rank_max_s: own_max,
         });
         progress(collective.name(), done + 1, sizes.len());
     }
@@ -560,10 +583,13 @@ mod tests {
             median_s: 4.72e-7,
             reps: 1000,
             pipelined_s: 1.44484e-7,
+            rank_mean_s: 3.5e-7,
+            rank_max_s: 5e-7,
         };
+        // the fixture's 14 fields, then each rank's own time: mean and maximum over the ranks
         assert_eq!(
             t.csv_row("1", "basic_linear", 0),
-            "bcast,7,2,1,basic_linear,0,8,1,8,15,2.310000000e-7,4.720000000e-7,1000,1.444840000e-7"
+            "bcast,7,2,1,basic_linear,0,8,1,8,15,2.310000000e-7,4.720000000e-7,1000,1.444840000e-7,3.500000000e-7,5.000000000e-7"
         );
         let g = CollectiveTiming {
             collective: Collective::Gather,
@@ -574,7 +600,7 @@ mod tests {
             g.csv_row("x,y", "a\nb", 0)
                 .starts_with("gather,9,4,x_y,a_b,0,32,1,")
         );
-        assert_eq!(CSV_HEADER.split(',').count(), 14);
+        assert_eq!(CSV_HEADER.split(',').count(), 16);
     }
 
     #[test]

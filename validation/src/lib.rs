@@ -6,7 +6,10 @@
 //! message size, whether the exported rules made the run faster, and how far the rules' pick is
 //! from the fastest forced algorithm. The binary `selection_report` prints the tables of
 //! docs/ACCURACY.md; the tests of this package check the committed measurements.
+//! [`tune_validation`] compares the rules `commcost tune` writes (and a model-only file) with the
+//! default and with the fastest forced algorithm per cell (binary `tune_report`).
 
 pub mod forced_accuracy;
 pub mod selection;
 pub mod stats;
+pub mod tune_validation;

@@ -5,7 +5,8 @@
 //!
 //! One CSV row per OSU output line:
 //! `platform,collective,procs,config,repeat,bytes,avg_us,min_us,max_us,iterations`, where
-//! `config` is `default` (Open MPI's fixed decision), `rules` (the rules file) or
+//! `config` is `default` (Open MPI's fixed decision), `rules` (the rules file), `rules:NAME` (one of
+//! several rules files) or
 //! `forced:ID:SEGSIZE` (one algorithm of the tuned component forced), `bytes` is OSU's message
 //! size and `avg_us` OSU's "Avg Latency": the mean over ranks of each rank's mean time per call.
 //!
@@ -39,6 +40,8 @@ pub enum Config {
     Default,
     /// The rules file under test.
     Rules,
+    /// One of several rules files under test (`rules:NAME`: `--rules-named NAME=FILE`).
+    Named(String),
     /// One algorithm forced (`coll_tuned_<coll>_algorithm`), with its segment size (0: none).
     Forced {
         /// Open MPI's algorithm id.
@@ -53,6 +56,7 @@ impl fmt::Display for Config {
         match self {
             Config::Default => write!(f, "default"),
             Config::Rules => write!(f, "rules"),
+            Config::Named(name) => write!(f, "rules:{name}"),
             Config::Forced { id, segsize: 0 } => write!(f, "{id}"),
             Config::Forced { id, segsize } => write!(f, "{id}/{segsize}"),
         }
@@ -131,6 +135,7 @@ pub fn parse(text: &str) -> Result<Vec<Row>, ParseError> {
         let config = match f[3] {
             "default" => Config::Default,
             "rules" => Config::Rules,
+            c if c.starts_with("rules:") && c.len() > 6 => Config::Named(c[6..].to_string()),
             c => {
                 let mut parts = c.split(':');
                 match (parts.next(), parts.next(), parts.next(), parts.next()) {

@@ -178,6 +178,7 @@ pub(super) fn collectives(args: CollectivesArgs) -> Result<(), Failure> {
                 ForcedStat::Median => "median_s",
                 ForcedStat::Min => "min_s",
                 ForcedStat::Pipelined => "pipelined_s",
+                ForcedStat::RankMean => "rank_mean_s",
             },
             if fit.skipped > 0 {
                 format!(", {} of them not priceable and skipped", fit.skipped)

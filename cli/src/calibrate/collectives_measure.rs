@@ -29,7 +29,7 @@ use crate::{Failure, fail};
 pub(crate) const DEFAULT_MPIRUN: &str = "mpirun --allow-run-as-root -np 2";
 
 /// Columns of a row (`probe::mpi::CSV_HEADER`, which needs the `mpi` feature).
-pub(crate) const HEADER: &str = "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s";
+pub(crate) const HEADER: &str = "collective,ompi_coll_id,procs,algorithm_id,algorithm,segsize,bytes,count,elem_bytes,calls,min_s,median_s,reps,pipelined_s,rank_mean_s,rank_max_s";
 
 /// The collectives measured, in order: those the probe times whose forced runs the crate
 /// prices (every one of `probe::TIMED` but scan).
@@ -49,7 +49,8 @@ const QUICK_SIZES: [u64; 4] = [8, 512, 4 << 10, 32 << 10];
 pub(crate) struct MeasureOptions {
     /// The launcher prefix, split into words as a shell does for quotes (`'...'`, `"..."`):
     /// `mpirun`'s options and the
-    /// number of processes; `--mca btl self,vader` is added unless it names `--mca btl`.
+    /// number of processes; to `mpirun` itself, `--mca btl self,vader` is added unless it names
+    /// `--mca btl`.
     pub mpirun: String,
     /// Fewer sizes and samples.
     pub quick: bool,
@@ -313,7 +314,7 @@ pub(crate) fn run_bounded(
     }
 }
 
-/// Complete rows of the runs' CSV: lines ending in a line break with the header's 14 fields,
+/// Complete rows of the runs' CSV: lines ending in a line break with the header's fields,
 /// the header itself left out.
 pub(crate) fn complete_rows(text: &str) -> Vec<&str> {
     let complete = match text.rfind('\n') {
@@ -322,7 +323,7 @@ pub(crate) fn complete_rows(text: &str) -> Vec<&str> {
     };
     complete
         .lines()
-        .filter(|l| *l != HEADER && l.split(',').count() == 14)
+        .filter(|l| *l != HEADER && l.split(',').count() == HEADER.split(',').count())
         .collect()
 }
 
@@ -390,7 +391,7 @@ pub(crate) fn measure(opts: &MeasureOptions) -> Result<String, Failure> {
         }
         let mut command = Command::new(&launcher.words[0]);
         command.args(&launcher.words[1..]);
-        if !launcher.sets_btl {
+        if launcher.adds_default_btl() {
             command.args(["--mca", "btl", "self,vader"]);
         }
         if let Some((id, _)) = run.algorithm {

@@ -10,6 +10,18 @@ pub(crate) struct Launcher {
     pub procs: Option<u64>,
 }
 
+impl Launcher {
+    /// Whether `--mca btl self,vader` should be added: the launcher is `mpirun`, `mpiexec` or
+    /// `orterun` itself (a wrapper script such as `scripts/cluster-emu.sh mpirun --` chooses its
+    /// own transports) and names no `--mca btl`.
+    pub(crate) fn adds_default_btl(&self) -> bool {
+        let plain = std::path::Path::new(&self.words[0])
+            .file_name()
+            .is_some_and(|n| matches!(n.to_str(), Some("mpirun" | "mpiexec" | "orterun")));
+        plain && !self.sets_btl
+    }
+}
+
 /// Splits a command line into words as a POSIX shell does for quotes: white space separates
 /// words, `'...'` and `"..."` keep their content (spaces included) in one word, `\\` escapes
 /// the next character outside single quotes. No variables, globs or other expansions.

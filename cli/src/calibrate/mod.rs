@@ -21,6 +21,7 @@ mod import;
 pub(crate) mod launcher;
 mod local;
 mod mpi;
+mod platform;
 mod tcp;
 
 #[derive(Debug, clap::Args)]
@@ -137,6 +138,30 @@ enum What {
         #[arg(long, value_parser = units::parse_bytes, default_value = "4M")]
         max_size: u64,
     },
+    /// Everything the collectives' prices need, from two ranks, into one model file (build with
+    /// `--features mpi`; a few minutes): the link (`calibrate mpi`, under --mpirun), the local
+    /// work (`calibrate local`) and the per-call costs of Open MPI's forced algorithms
+    /// (`calibrate collectives --measure`). Written once at the end: a failed step leaves no
+    /// file.
+    #[command(after_help = "Examples:\n  \
+        commcost calibrate platform --quick -o node.json\n  \
+        commcost calibrate platform --mpirun 'mpirun --host a,b --mca btl self,tcp' -o net.json")]
+    Platform {
+        /// The launcher without -np (`-np 2` is added); to `mpirun` without `--mca btl`,
+        /// `--mca btl self,vader` is added.
+        #[arg(long, value_name = "CMD", default_value = "mpirun --allow-run-as-root")]
+        mpirun: String,
+        /// The link's model: a shaped link (LogGP of a train and the token bucket's burst) or
+        /// LogGP with protocol ranges.
+        #[arg(long, value_enum, default_value_t = MpiModel::Shaped)]
+        model: MpiModel,
+        /// Fewer sizes and samples in every step.
+        #[arg(long)]
+        quick: bool,
+        /// Largest round trip (64 KiB to 64 MiB; suffixes K, M).
+        #[arg(long, value_parser = units::parse_bytes, default_value = "256K")]
+        max_size: u64,
+    },
     /// Time every Open MPI coll_tuned algorithm of nine collectives, each forced in its own
     /// mpirun of two ranks, and Open MPI's default, into a CSV of forced runs (build with
     /// `--features mpi`; at most 2 minutes, `--quick` seconds).
@@ -203,6 +228,8 @@ enum StatArg {
     Min,
     /// Back-to-back calls (as OSU's loops).
     Pipelined,
+    /// Each rank's own time per call, averaged over the ranks (OSU's average latency).
+    RankMean,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -426,6 +453,7 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
                 StatArg::Median => commcost::calibrate::ForcedStat::Median,
                 StatArg::Min => commcost::calibrate::ForcedStat::Min,
                 StatArg::Pipelined => commcost::calibrate::ForcedStat::Pipelined,
+                StatArg::RankMean => commcost::calibrate::ForcedStat::RankMean,
             },
             plan: commcost::calibrate::CallCostPlan {
                 fit_processes: fit_procs,
@@ -439,6 +467,35 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             separate_buffers,
             max_size,
         } => mpi::mpi_calibration(args.output, quick, model, separate_buffers, max_size),
+        What::Platform {
+            mpirun,
+            model,
+            quick,
+            max_size,
+        } => {
+            let model = match model {
+                MpiModel::Shaped => "shaped",
+                MpiModel::Loggp => "loggp",
+                other => {
+                    return fail(format!(
+                        "--model: {} is not a link model for a platform (shaped or loggp)",
+                        format!("{other:?}").to_lowercase()
+                    ));
+                }
+            };
+            if !((64 << 10)..=(64 << 20)).contains(&max_size) {
+                return fail("--max-size: 64K ..= 64M");
+            }
+            platform::platform(
+                args.output,
+                &platform::PlatformOptions {
+                    mpirun,
+                    model,
+                    quick,
+                    max_size,
+                },
+            )
+        }
         What::CollectivesMeasure(measure) => {
             collectives_measure::measure_command(args.output, measure)
         }

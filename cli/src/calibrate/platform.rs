@@ -1,0 +1,125 @@
+//! `commcost calibrate platform`: everything the collectives' prices need, from two ranks, into
+//! one model file — the link (`calibrate mpi`, under the launcher), the local work (`calibrate
+//! local`) and the per-call costs of Open MPI's forced algorithms (`calibrate collectives
+//! --measure`). The file is written once, at the end: a failed step leaves no file.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use commcost::calibrate::{CallCostPlan, ForcedStat};
+
+use super::collectives::{CollectivesArgs, collectives};
+use super::collectives_measure::{MeasureOptions, Outcome, Scratch, run_bounded};
+use super::launcher::parse_launcher;
+use super::local::local;
+use crate::{Failure, fail, model};
+
+/// The longest the link's calibration may take under the launcher.
+const LINK_LIMIT: Duration = Duration::from_secs(600);
+
+/// `calibrate platform`'s options.
+pub(crate) struct PlatformOptions {
+    /// The launcher without `-np` (`-np 2` is added).
+    pub mpirun: String,
+    /// `calibrate mpi`'s model: `shaped` or `loggp`.
+    pub model: &'static str,
+    /// Fewer sizes and samples in every step.
+    pub quick: bool,
+    /// The round trips' largest size, bytes.
+    pub max_size: u64,
+}
+
+/// Runs the three steps and writes `output`.
+pub(crate) fn platform(output: Option<PathBuf>, opts: &PlatformOptions) -> Result<(), Failure> {
+    let Some(output) = output else {
+        return fail("give the model file to write with -o FILE");
+    };
+    let launcher = parse_launcher(&opts.mpirun)?;
+    if launcher.procs.is_some() {
+        return fail("--mpirun: leave out -np; the calibration runs on 2 ranks (`-np 2` is added)");
+    }
+    if !cfg!(feature = "mpi") {
+        return fail(
+            "this commcost was built without MPI: `cargo install --path cli --features mpi` to calibrate over MPI",
+        );
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| Failure(format!("locating this commcost binary: {e}")))?;
+    let scratch = Scratch::new()?;
+    let link = scratch.0.join("link.json");
+    let with_local = scratch.0.join("local.json");
+    let done = scratch.0.join("platform.json");
+
+    eprintln!(
+        "1/3 the link between two ranks: {} -np 2 commcost calibrate mpi",
+        opts.mpirun
+    );
+    let mut command = Command::new(&launcher.words[0]);
+    command.args(&launcher.words[1..]);
+    if launcher.adds_default_btl() {
+        command.args(["--mca", "btl", "self,vader"]);
+    }
+    command
+        .args(["-np", "2"])
+        .arg(&exe)
+        .args(["calibrate", "mpi", "--model", opts.model]);
+    command.args(["--max-size", &opts.max_size.to_string()]);
+    if opts.quick {
+        command.arg("--quick");
+    }
+    command.arg("-o").arg(&link);
+    let log = scratch.0.join("link.log");
+    match run_bounded(command, LINK_LIMIT, &log)? {
+        Outcome::Done => {}
+        Outcome::Failed(why) => {
+            return fail(format!("--mpirun: the link's calibration failed: {why}"));
+        }
+        Outcome::Killed(after) => {
+            return fail(format!(
+                "--mpirun: the link's calibration did not finish in {:.0} s (a node that does not answer?)",
+                after.as_secs_f64()
+            ));
+        }
+    }
+    print_log(&log)?;
+    if !link.is_file() {
+        return fail("--mpirun: the link's calibration wrote no model file (did rank 0 run?)");
+    }
+
+    eprintln!("2/3 local work on this machine: copies, temporary buffers, the operator");
+    local(&link, Some(with_local.clone()), opts.quick)?;
+
+    eprintln!("3/3 per-call costs of Open MPI's forced algorithms on 2 ranks");
+    collectives(CollectivesArgs {
+        model: with_local,
+        runs: None,
+        check: None,
+        measure: Some(MeasureOptions {
+            mpirun: format!("{} -np 2", opts.mpirun),
+            quick: opts.quick,
+            ..MeasureOptions::default()
+        }),
+        stat: ForcedStat::Median,
+        plan: CallCostPlan::default(),
+        output: Some(done.clone()),
+    })?;
+    let text = std::fs::read_to_string(&done)
+        .map_err(|e| Failure(format!("reading {}: {e}", done.display())))?;
+    model::write_whole(&output, &text)?;
+    outln!(
+        "wrote {} (link, local work and per-call costs)",
+        output.display()
+    );
+    Ok(())
+}
+
+/// What the link's calibration printed (rank 0's report).
+fn print_log(log: &Path) -> Result<(), Failure> {
+    if let Ok(text) = std::fs::read_to_string(log) {
+        for line in text.lines().filter(|l| !l.trim().is_empty()).take(200) {
+            outln!("  {line}");
+        }
+    }
+    Ok(())
+}
