@@ -110,8 +110,9 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 /// (collective and communicator size) after the other, those where the model expects the most
 /// gain first (the sum over the group's cells of `ln(default's price / cheapest candidate's)`),
 /// each in rounds that time the default and every candidate still able to pass once, in an
-/// order that alternates between rounds, until the group's cells are decided or
-/// `config.max_rounds` rounds are done. It stops when `budget` is spent (a run is not started
+/// order that alternates between rounds, until the group's cells are decided or `min_rounds +
+/// 2` rounds are done; then the groups still open, in the same order, up to
+/// `config.max_rounds` rounds. It stops when `budget` is spent (a run is not started
 /// when the time its last round took would exceed it; the groups not reached keep the default)
 /// or the first [`GIVE_UP_AFTER`] runs all failed. `progress` gets a line per run.
 pub fn tune(
@@ -170,94 +171,103 @@ pub fn tune(
             .sum();
     }
     groups.sort_by(|a, b| b.2.total_cmp(&a.2));
-    'groups: for (key, members, _) in &groups {
-        for round in 0..rounds as u32 {
-            let open = |c: usize, verdicts: &[Option<Verdict>]| verdicts[c].is_none();
-            let mut order: Vec<usize> = members
-                .iter()
-                .copied()
-                .filter(|&i| {
-                    // worth making while one of its cells is open and it is the default there or
-                    // a candidate that has not failed and can still pass the test
-                    !failed[i]
-                        && runs[i].sizes.iter().any(|&s| {
-                            cell_of(&runs[i], s).is_some_and(|c| {
-                                open(c, &verdicts)
-                                    && runs[i].algorithm.as_ref().is_none_or(|f| {
-                                        can_pass(&plan, &times, c, f, round, config)
-                                    })
+    // first every group up to `min_rounds + 2` rounds (most cells are decided by then), then
+    // the groups still open up to `max_rounds`
+    let first_pass = config.min_rounds.saturating_add(2).min(rounds as u32);
+    let mut done = vec![0u32; groups.len()];
+    'groups: for cap in [first_pass, rounds as u32] {
+        for (g, (key, members, _)) in groups.iter().enumerate() {
+            while done[g] < cap {
+                let round = done[g];
+                done[g] += 1;
+                let open = |c: usize, verdicts: &[Option<Verdict>]| verdicts[c].is_none();
+                let mut order: Vec<usize> = members
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        // worth making while one of its cells is open and it is the default there or
+                        // a candidate that has not failed and can still pass the test
+                        !failed[i]
+                            && runs[i].sizes.iter().any(|&s| {
+                                cell_of(&runs[i], s).is_some_and(|c| {
+                                    open(c, &verdicts)
+                                        && runs[i].algorithm.as_ref().is_none_or(|f| {
+                                            can_pass(&plan, &times, c, f, round, config)
+                                        })
+                                })
                             })
-                        })
-                })
-                .collect();
-            if order.is_empty() {
-                break;
-            }
-            // the order alternates between rounds
-            if round % 2 == 1 {
-                order.reverse();
-            }
-            for i in order {
-                if start.elapsed() + last[i] > budget {
-                    budget_spent = true;
-                    break 'groups;
+                    })
+                    .collect();
+                if order.is_empty() {
+                    done[g] = rounds as u32;
+                    break;
                 }
-                let run = &runs[i];
-                let label = run
-                    .algorithm
-                    .as_ref()
-                    .map_or("default", |f| f.name.as_str());
-                progress(&format!(
-                    "round {}: {} on {} processes, {label} ({} sizes); {:.0} s left",
-                    round + 1,
-                    run.collective,
-                    run.processes,
-                    run.sizes.len(),
-                    budget.saturating_sub(start.elapsed()).as_secs_f64()
-                ));
-                let t0 = Instant::now();
-                let result = runner.time(run);
-                last[i] = t0.elapsed();
-                runs_made += 1;
-                let values = match result {
-                    Ok(v) if v.len() == run.sizes.len() => v,
-                    Ok(v) => {
-                        failed[i] = true;
-                        failures.push((
-                            i,
+                // the order alternates between rounds
+                if round % 2 == 1 {
+                    order.reverse();
+                }
+                for i in order {
+                    if start.elapsed() + last[i] > budget {
+                        budget_spent = true;
+                        break 'groups;
+                    }
+                    let run = &runs[i];
+                    let label = run
+                        .algorithm
+                        .as_ref()
+                        .map_or("default", |f| f.name.as_str());
+                    progress(&format!(
+                        "round {}: {} on {} processes, {label} ({} sizes); {:.0} s left",
+                        round + 1,
+                        run.collective,
+                        run.processes,
+                        run.sizes.len(),
+                        budget.saturating_sub(start.elapsed()).as_secs_f64()
+                    ));
+                    let t0 = Instant::now();
+                    let result = runner.time(run);
+                    last[i] = t0.elapsed();
+                    runs_made += 1;
+                    let values = match result {
+                        Ok(v) if v.len() == run.sizes.len() => v,
+                        Ok(v) => {
+                            failed[i] = true;
+                            failures.push((
+                                i,
+                                round,
+                                format!("{} times for {} sizes", v.len(), run.sizes.len()),
+                            ));
+                            vec![f64::NAN; run.sizes.len()]
+                        }
+                        Err(e) => {
+                            failed[i] = true;
+                            failures.push((i, round, e));
+                            vec![f64::NAN; run.sizes.len()]
+                        }
+                    };
+                    if failures.len() >= GIVE_UP_AFTER && !measured_any {
+                        // nothing runs here: every further run would fail (and wait for its timeout)
+                        gave_up = true;
+                        break 'groups;
+                    }
+                    for (k, (&size, &t)) in run.sizes.iter().zip(&values).enumerate() {
+                        let seconds = (t.is_finite() && t > 0.0).then_some(t);
+                        measured_any |= seconds.is_some();
+                        times[i][k][round as usize] = seconds;
+                        measurements.push(Measurement {
+                            run: i,
                             round,
-                            format!("{} times for {} sizes", v.len(), run.sizes.len()),
-                        ));
-                        vec![f64::NAN; run.sizes.len()]
+                            size,
+                            seconds,
+                        });
                     }
-                    Err(e) => {
-                        failed[i] = true;
-                        failures.push((i, round, e));
-                        vec![f64::NAN; run.sizes.len()]
+                }
+                // decide what the rounds so far decide
+                for (c, verdict) in verdicts.iter_mut().enumerate() {
+                    let cell = &plan.cells[c];
+                    if verdict.is_none() && (cell.collective, cell.processes) == *key {
+                        *verdict = decide(&plan, &times, &failed, c, round + 1, config);
                     }
-                };
-                if failures.len() >= GIVE_UP_AFTER && !measured_any {
-                    // nothing runs here: every further run would fail (and wait for its timeout)
-                    gave_up = true;
-                    break 'groups;
-                }
-                for (k, (&size, &t)) in run.sizes.iter().zip(&values).enumerate() {
-                    let seconds = (t.is_finite() && t > 0.0).then_some(t);
-                    measured_any |= seconds.is_some();
-                    times[i][k][round as usize] = seconds;
-                    measurements.push(Measurement {
-                        run: i,
-                        round,
-                        size,
-                        seconds,
-                    });
-                }
-            }
-            // decide what the rounds so far decide
-            for (c, verdict) in verdicts.iter_mut().enumerate() {
-                let cell = &plan.cells[c];
-                if verdict.is_none() && (cell.collective, cell.processes) == *key {
-                    *verdict = decide(&plan, &times, &failed, c, round + 1, config);
                 }
             }
         }

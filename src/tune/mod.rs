@@ -105,7 +105,7 @@ impl TuneConfig {
             margin: 0.25,
             max_candidates: 4,
             min_rounds: 5,
-            max_rounds: 15,
+            max_rounds: 10,
             alpha: 0.05,
             min_gain: 0.03,
             operator: Operator::FREE,

@@ -408,11 +408,11 @@ fn a_machine_that_runs_nothing_is_given_up_on_at_once() {
     assert!(!report.gave_up && report.runs_made > planned);
 }
 
-/// Groups (collective, communicator size) are measured one after the other, the one where the
+/// Groups (collective, communicator size) are measured one after the other, those where the
 /// model expects the largest gain over the default first, so that a budget too small for all
-/// decides the most promising ones.
+/// decides the most promising ones; cells needing many rounds wait for a second pass.
 #[test]
-fn the_most_promising_group_is_measured_first_and_whole() {
+fn the_most_promising_groups_are_measured_first() {
     let model = presets::mpich2_tcp();
     let config = config();
     let plan = plan_tuning(&model, &config).unwrap();
@@ -437,19 +437,26 @@ fn the_most_promising_group_is_measured_first_and_whole() {
         (r.collective, r.processes)
     };
     assert_eq!(group(&report.measurements[0]), best);
-    // each group's measurements are contiguous: a group is finished before the next starts
+    // groups are reached in the order of their expected gain, and the first pass of each
+    // (up to min_rounds + 2 rounds) is finished before the next group starts
     let mut seen: Vec<(Collective, u64)> = Vec::new();
     for m in &report.measurements {
         let g = group(m);
-        if seen.last() != Some(&g) {
-            assert!(
-                !seen.contains(&g),
-                "{g:?} measured again after another group"
-            );
+        if !seen.contains(&g) {
             seen.push(g);
         }
+        if seen.len() < gains.len() {
+            assert_eq!(
+                Some(&g),
+                seen.last(),
+                "{g:?} measured again before every group was"
+            );
+            assert!(m.round < config.min_rounds + 2, "{m:?}");
+        }
     }
-    assert_eq!(seen.len(), gains.len());
+    let mut by_gain = gains.clone();
+    by_gain.sort_by(|a, b| b.1.total_cmp(&a.1));
+    assert_eq!(seen, by_gain.iter().map(|(k, _)| *k).collect::<Vec<_>>());
 }
 
 /// Planned on a platform (`TuneConfig::simulation`), every candidate's and the default's
@@ -490,7 +497,10 @@ fn planning_on_a_platform_prices_with_the_simulator() {
             )
             .unwrap()
             .cost;
-            assert_eq!(*t, simulated, "{cell:?}");
+            assert!(
+                (*t - simulated).abs() <= 1e-12 * simulated,
+                "{cell:?}: {t} {simulated}"
+            );
             let closed = cost_in(&model, Family::Ompi, cell.collective, &f.name, &problem)
                 .unwrap()
                 .cost;
