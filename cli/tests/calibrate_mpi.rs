@@ -421,17 +421,16 @@ fn calibrate_platform_writes_one_complete_file() {
     assert!(!calls.is_empty(), "{text}");
     assert!(p2p(&file.display().to_string(), "1K") > 0.0);
 
-    for (launcher, needle) in [("mpirun -np 2", "-np"), ("false", "--mpirun")] {
+    // -np given, a launcher that fails, one that hangs (a node that does not answer)
+    for (launcher, needle) in [
+        ("mpirun -np 2", "-np"),
+        ("false", "--mpirun"),
+        ("bash -c 'sleep 30'", "--timeout"),
+    ] {
         let bad = dir.join("bad.json");
         let out = Command::new(env!("CARGO_BIN_EXE_commcost"))
-            .args([
-                "calibrate",
-                "platform",
-                "--quick",
-                "--mpirun",
-                launcher,
-                "-o",
-            ])
+            .args(["calibrate", "platform", "--quick", "--timeout", "2"])
+            .args(["--mpirun", launcher, "-o"])
             .arg(&bad)
             .output()
             .expect("the binary runs");

@@ -161,6 +161,9 @@ enum What {
         /// Largest round trip (64 KiB to 64 MiB; suffixes K, M).
         #[arg(long, value_parser = units::parse_bytes, default_value = "256K")]
         max_size: u64,
+        /// The link's calibration is killed after this many seconds (1 ..= 3600).
+        #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+        timeout: u64,
     },
     /// Time every Open MPI coll_tuned algorithm of nine collectives, each forced in its own
     /// mpirun of two ranks, and Open MPI's default, into a CSV of forced runs (build with
@@ -472,6 +475,7 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             model,
             quick,
             max_size,
+            timeout,
         } => {
             let model = match model {
                 MpiModel::Shaped => "shaped",
@@ -486,6 +490,9 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             if !((64 << 10)..=(64 << 20)).contains(&max_size) {
                 return fail("--max-size: 64K ..= 64M");
             }
+            if !(1..=3600).contains(&timeout) {
+                return fail("--timeout: 1 ..= 3600 seconds");
+            }
             platform::platform(
                 args.output,
                 &platform::PlatformOptions {
@@ -493,6 +500,7 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
                     model,
                     quick,
                     max_size,
+                    timeout: std::time::Duration::from_secs(timeout),
                 },
             )
         }

@@ -15,9 +15,6 @@ use super::launcher::parse_launcher;
 use super::local::local;
 use crate::{Failure, fail, model};
 
-/// The longest the link's calibration may take under the launcher.
-const LINK_LIMIT: Duration = Duration::from_secs(600);
-
 /// `calibrate platform`'s options.
 pub(crate) struct PlatformOptions {
     /// The launcher without `-np` (`-np 2` is added).
@@ -28,6 +25,8 @@ pub(crate) struct PlatformOptions {
     pub quick: bool,
     /// The round trips' largest size, bytes.
     pub max_size: u64,
+    /// The longest the link's calibration may take under the launcher.
+    pub timeout: Duration,
 }
 
 /// Runs the three steps and writes `output`.
@@ -70,14 +69,14 @@ pub(crate) fn platform(output: Option<PathBuf>, opts: &PlatformOptions) -> Resul
     }
     command.arg("-o").arg(&link);
     let log = scratch.0.join("link.log");
-    match run_bounded(command, LINK_LIMIT, &log)? {
+    match run_bounded(command, opts.timeout, &log)? {
         Outcome::Done => {}
         Outcome::Failed(why) => {
             return fail(format!("--mpirun: the link's calibration failed: {why}"));
         }
         Outcome::Killed(after) => {
             return fail(format!(
-                "--mpirun: the link's calibration did not finish in {:.0} s (a node that does not answer?)",
+                "--timeout: the link's calibration did not finish in {:.0} s (a node that does not answer?)",
                 after.as_secs_f64()
             ));
         }
