@@ -81,6 +81,7 @@ fn shaped(prtt: &str) -> (ShapedLink, Pricing) {
         rendezvous_completion: RendezvousCompletion::AtHandshake,
         cores: Some(2),
         link_burst: Some(link.burst),
+        ack_behind_sends: false,
     };
     (link, pricing)
 }
@@ -140,6 +141,7 @@ fn the_terms_table_is_what_the_fixtures_give() {
         rendezvous_completion: RendezvousCompletion::WithReceive,
         cores: None,
         link_burst: None,
+        ack_behind_sends: false,
     };
     let burst = Pricing {
         link_burst: Some(link.burst),
@@ -209,6 +211,7 @@ fn the_shared_memory_summary_is_what_the_fixtures_give() {
         rendezvous_completion: RendezvousCompletion::WithReceive,
         cores: Some(2),
         link_burst: None,
+        ack_behind_sends: false,
     };
     let priced = price(
         &rows(&[
