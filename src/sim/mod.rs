@@ -82,9 +82,10 @@
 //!   rendezvous messages take turns: one link's rate for both directions. That is what
 //!   `osu_bibw` measures with Open MPI's TCP transport on a queueing (`tc tbf`) link
 //!   (`tests/fixtures/cluster-200m/pt2pt`: 23-24 MB/s from 256 KiB, 49 MB/s for eager messages
-//!   up to 32 KiB; its 64-message window simulated on that cluster's calibration: 23.7 MB/s with
-//!   the term, 47.2 without). A collective's single exchanges measured 1.3-1.5 times the
-//!   full-duplex price there, not the term's 2: off by default.
+//!   up to 32 KiB; its 64-message window simulated on that cluster's calibration: `1 / G` =
+//!   23.6 MB/s with the term, `2 / G` without). Open MPI's pairwise exchanges in collectives
+//!   measured 1.2-1.9 times the full-duplex price there (median 1.45), not the term's 2: off by
+//!   default (docs/ACCURACY.md).
 //! * **Shared cores** ([`SimOptions::cores`] = `C`): every operation that holds its rank's CPU
 //!   (send and receive overheads, calcs) also takes the earliest free of `C` cores.
 //! * **Shaped links** ([`SimOptions::link_burst`] = `B` bytes): each NIC keeps a token bucket
