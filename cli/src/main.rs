@@ -303,7 +303,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let loaded = model::load(&source)?;
             if platform.given() && !simulate {
                 return fail(
-                    "--handshake, --cores and --link-burst describe the simulation: add --simulate",
+                    "--handshake, --cores, --link-burst and --ack-behind-sends describe the simulation: \
+                     add --simulate",
                 );
             }
             // the model file's platform, the flags on top
@@ -329,7 +330,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => {
             if platform.given() && !simulate {
                 return fail(
-                    "--handshake, --cores and --link-burst describe the simulation: add --simulate",
+                    "--handshake, --cores, --link-burst and --ack-behind-sends describe the simulation: \
+                     add --simulate",
                 );
             }
             let points = procs.0.len().saturating_mul(bytes.0.len());

@@ -130,12 +130,16 @@ pub struct PlatformArgs {
     /// message crosses at line speed, a train is held to the rate.
     #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES")]
     pub link_burst: Option<u64>,
+    /// A rendezvous acknowledgement leaves only after the sends the receiver has handed to its
+    /// NIC (two ranks exchanging rendezvous messages take turns).
+    #[arg(long)]
+    pub ack_behind_sends: bool,
 }
 
 impl PlatformArgs {
     /// Whether any platform flag is given.
     pub fn given(self) -> bool {
-        self.handshake || self.cores.is_some() || self.link_burst.is_some()
+        self.handshake || self.cores.is_some() || self.link_burst.is_some() || self.ack_behind_sends
     }
 
     /// These flags as a platform (a term not given: none), with `rendezvous_above`.
@@ -149,6 +153,7 @@ impl PlatformArgs {
             },
             cores: self.cores,
             link_burst: self.link_burst,
+            ack_behind_sends: self.ack_behind_sends,
         }
     }
 

@@ -73,6 +73,19 @@
 //!   [`RendezvousCompletion::AtHandshake`]): a rendezvous send completes when the receiver's
 //!   acknowledgement arrives, `max(s + h, posting) + h` with `h = p2p(1 B)`, the data still
 //!   streaming — a transport that hands the message to the kernel (Open MPI's TCP BTL).
+//! * **Acknowledgement behind the receiver's sends** ([`SimOptions::ack_behind_sends`]): the
+//!   acknowledgement of a rendezvous request is a small message on the receiver's own sending
+//!   NIC, first in first out behind every send its rank has handed to that NIC (in the order
+//!   they became ready, each for its `I`, rendezvous sends still waiting for their own
+//!   acknowledgement included): it leaves at the later of `max(s + h, posting)` and that
+//!   backlog's end, and the data leaves the sender that much later. Two ranks exchanging
+//!   rendezvous messages take turns: one link's rate for both directions. That is what
+//!   `osu_bibw` measures with Open MPI's TCP transport on a queueing (`tc tbf`) link
+//!   (`tests/fixtures/cluster-200m/pt2pt`: 23-24 MB/s from 256 KiB, 49 MB/s for eager messages
+//!   up to 32 KiB; its 64-message window simulated on that cluster's calibration: `1 / G` =
+//!   23.6 MB/s with the term, `2 / G` without). Open MPI's pairwise exchanges in collectives
+//!   measured 1.2-1.9 times the full-duplex price there (median 1.45), not the term's 2: off by
+//!   default (docs/ACCURACY.md).
 //! * **Shared cores** ([`SimOptions::cores`] = `C`): every operation that holds its rank's CPU
 //!   (send and receive overheads, calcs) also takes the earliest free of `C` cores.
 //! * **Shaped links** ([`SimOptions::link_burst`] = `B` bytes): each NIC keeps a token bucket

@@ -34,6 +34,14 @@ pub struct SimOptions {
     /// message passes at the link's line speed, a train of back-to-back messages is held to
     /// the rate once the credit is spent. `None` (the default): no credit, every byte pays `G`.
     pub link_burst: Option<u64>,
+    /// The receiver's acknowledgement of a rendezvous request waits for the receiver's
+    /// sending NIC: it leaves only after the sends its rank has handed to that NIC (every send
+    /// that became ready before the acknowledgement, in order, each for its interval `I`,
+    /// rendezvous sends whose data still waits included), and the data leaves the sender that
+    /// much later. Two ranks exchanging rendezvous messages take turns: one link's rate for
+    /// both directions (Open MPI's TCP transport on a queueing link). `false` (the default):
+    /// the acknowledgement leaves at once.
+    pub ack_behind_sends: bool,
 }
 
 /// When the send of a rendezvous message completes (in a model file: `"with_receive"`,

@@ -1,5 +1,6 @@
-//! What a machine adds to the simulation of a model's messages: the transport's eager limit and
-//! how its rendezvous sends complete, ranks sharing cores, links shaped by a token bucket. A
+//! What a machine adds to the simulation of a model's messages: the transport's eager limit, how
+//! its rendezvous sends complete and whether their acknowledgements queue behind the receiver's
+//! sends, ranks sharing cores, links shaped by a token bucket. A
 //! model file carries it (`commcost calibrate mpi --model shaped` measures the burst), so that
 //! every simulation of that model runs on the same platform.
 
@@ -18,6 +19,7 @@ use super::options::{RendezvousCompletion, SimOptions};
 ///     rendezvous_completion: RendezvousCompletion::AtHandshake,
 ///     cores: Some(2),
 ///     link_burst: Some(9100),
+///     ack_behind_sends: false,
 /// };
 /// let options = tcp.apply(SimOptions::default());
 /// assert_eq!((options.cores, options.link_burst), (Some(2), Some(9100)));
@@ -56,6 +58,16 @@ pub struct Platform {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub link_burst: Option<u64>,
+    /// Rendezvous acknowledgements wait for the receiver's sending NIC
+    /// ([`SimOptions::ack_behind_sends`]).
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub ack_behind_sends: bool,
+}
+
+#[cfg(feature = "serde")]
+#[allow(clippy::trivially_copy_pass_by_ref)] // (serde's `skip_serializing_if` passes a reference)
+fn is_false(x: &bool) -> bool {
+    !*x
 }
 
 impl Platform {
@@ -66,6 +78,7 @@ impl Platform {
         rendezvous_completion: RendezvousCompletion::WithReceive,
         cores: None,
         link_burst: None,
+        ack_behind_sends: false,
     };
 
     /// Whether this adds no term ([`Platform::PLAIN`]).
@@ -84,6 +97,7 @@ impl Platform {
             },
             cores: self.cores.or(options.cores),
             link_burst: self.link_burst.or(options.link_burst),
+            ack_behind_sends: self.ack_behind_sends || options.ack_behind_sends,
             ..options
         }
     }
@@ -100,6 +114,7 @@ impl Platform {
             },
             cores: over.cores.or(self.cores),
             link_burst: over.link_burst.or(self.link_burst),
+            ack_behind_sends: over.ack_behind_sends || self.ack_behind_sends,
         }
     }
 }
@@ -117,6 +132,8 @@ struct PlatformFields {
     cores: Option<u32>,
     #[serde(default)]
     link_burst: Option<u64>,
+    #[serde(default)]
+    ack_behind_sends: bool,
 }
 
 #[cfg(feature = "serde")]
@@ -132,6 +149,7 @@ impl TryFrom<PlatformFields> for Platform {
             rendezvous_completion: f.rendezvous_completion,
             cores: f.cores,
             link_burst: f.link_burst,
+            ack_behind_sends: f.ack_behind_sends,
         })
     }
 }

@@ -385,7 +385,7 @@ fn a_platform_section_loads_validated() {
     let loaded = parse_model_text(
         &with(
             r#"{"rendezvous_above": 65522, "rendezvous_completion": "at_handshake",
-                  "cores": 2, "link_burst": 9100}"#,
+                  "cores": 2, "link_burst": 9100, "ack_behind_sends": true}"#,
         ),
         "p.json",
         None,
@@ -396,6 +396,7 @@ fn a_platform_section_loads_validated() {
         rendezvous_completion: RendezvousCompletion::AtHandshake,
         cores: Some(2),
         link_burst: Some(9100),
+        ack_behind_sends: true,
     };
     assert_eq!(loaded.platform, want);
     // every field optional; none: the plain platform
@@ -408,6 +409,7 @@ fn a_platform_section_loads_validated() {
         (r#"{"cores": 0}"#, "cores"),
         (r#"{"rendezvous_completion": "later"}"#, "later"),
         (r#"{"link_burst": -1}"#, "link_burst"),
+        (r#"{"ack_behind_sends": 1}"#, "ack_behind_sends"),
         (r#"{"burst": 1}"#, "burst"),
     ] {
         let e = parse_model_text(&with(platform), "p.json", None).unwrap_err();

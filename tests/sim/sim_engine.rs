@@ -666,3 +666,89 @@ fn a_shaped_link_passes_a_lone_message_at_line_speed_and_holds_a_train_to_the_ra
         1e-12,
     );
 }
+
+/// Rendezvous acknowledgements behind the receiver's sends (`SimOptions::ack_behind_sends`):
+/// two ranks each post two receives, then send two messages of `m` = 1 000 001 bytes to each
+/// other, all rendezvous. `I = g + (m - 1) G` = 1002 µs, `T(m)` = 1007 µs, `h = T(1)` = 7 µs.
+///
+/// Without the term the directions overlap: each rank's second send starts at `I`, the receiver
+/// takes it `I` after the first, done at `I + T(m)` = 2009 µs.
+///
+/// With it: each rank's two sends are handed to its NIC at 0, a backlog up to `2I`. Rank 0's
+/// first send is handled first: rank 1 has handed nothing yet, so its acknowledgement leaves at
+/// once. Rank 1's first send then asks rank 0, whose backlog ends at `2I`: the acknowledgement
+/// leaves at `2I` instead of at `h`, its data `2I - h` later than it would have: received at
+/// rank 0 at `2I - h + T(m)` = 3004 µs. The second sends (started at `I`, asked at `I + h`)
+/// find both backlogs at `2I`: their data leaves `I - h` late, at `2I - h` as well; rank 0's is
+/// received by rank 1 at 3004 µs, rank 1's arrives at rank 0 together with rank 1's first, and
+/// rank 0 takes it `I` after that one: `3I - h + T(m)` = 4006 µs, each send completing with its
+/// receive. About twice the time without the term: one link's rate for both directions.
+#[test]
+fn rendezvous_acknowledgements_behind_the_receivers_sends_make_an_exchange_take_turns() {
+    let m = 1_000_001;
+    let exchange = || {
+        let mut b = ScheduleBuilder::new(2);
+        for r in 0..2 {
+            b.recv(r, 1 - r, 0, m);
+            b.recv(r, 1 - r, 0, m);
+            b.send(r, 1 - r, 0, m);
+            b.send(r, 1 - r, 0, m);
+        }
+        b
+    };
+    let interval = 2.0 * US + (m - 1) as f64 * 1e-9;
+    let h = t(1);
+    let plain = SimOptions {
+        rendezvous_above: Some(1000),
+        ..SimOptions::default()
+    };
+    let queued = SimOptions {
+        ack_behind_sends: true,
+        ..plain
+    };
+    let r = run(exchange(), &plain);
+    assert_rel(r.makespan, interval + t(m), 1e-12);
+    let r = run(exchange(), &queued);
+    assert_rel(r.rank_finish[0], 3.0 * interval - h + t(m), 1e-12);
+    assert_rel(r.rank_finish[1], 3.0 * interval - h + t(m), 1e-12);
+    assert_rel(r.makespan, 4006.0 * US, 1e-9);
+    // eager messages have no acknowledgement: the term changes nothing
+    let eager = SimOptions {
+        rendezvous_above: None,
+        ..queued
+    };
+    assert_rel(run(exchange(), &eager).makespan, interval + t(m), 1e-12);
+}
+
+/// Completion at the handshake with the acknowledgement behind the receiver's sends: one
+/// rendezvous message each way (`m`, `I`, `T`, `h` as above). Rank 0's acknowledgement to
+/// rank 1 leaves behind rank 0's own send, at `I` instead of `h`: rank 1's send completes when
+/// it arrives, `I + h` = 1009 µs (without the term `2h` = 14 µs; rank 1's receive completes at
+/// `T(m)` = 1007 µs), and its data is received by rank 0 at `I - h + T(m)` = 2002 µs; rank 0's
+/// send, acknowledged at once, completes at `2h`.
+#[test]
+fn an_acknowledgement_behind_the_receivers_send_delays_completion_at_the_handshake() {
+    use commcost::sim::RendezvousCompletion;
+    let m = 1_000_001;
+    let mut b = ScheduleBuilder::new(2);
+    let mut sends = Vec::new();
+    for r in 0..2 {
+        b.recv(r, 1 - r, 0, m);
+        sends.push(b.send(r, 1 - r, 0, m));
+    }
+    let options = SimOptions {
+        rendezvous_above: Some(1000),
+        rendezvous_completion: RendezvousCompletion::AtHandshake,
+        ack_behind_sends: true,
+        timeline: true,
+        ..SimOptions::default()
+    };
+    let interval = 2.0 * US + (m - 1) as f64 * 1e-9;
+    let h = t(1);
+    let r = run(b, &options);
+    let ends = r.ends.as_ref().unwrap();
+    assert_rel(ends[sends[0].index()], 2.0 * h, 1e-12);
+    assert_rel(ends[sends[1].index()], interval + h, 1e-12);
+    assert_rel(r.rank_finish[0], interval - h + t(m), 1e-12);
+    assert_rel(r.rank_finish[1], interval + h, 1e-12);
+}

@@ -93,6 +93,9 @@ pub struct Pricing {
     pub cores: Option<u32>,
     /// Token-bucket credit of every link ([`SimOptions::link_burst`]).
     pub link_burst: Option<u64>,
+    /// A rendezvous acknowledgement waits for the receiver's sending NIC
+    /// ([`SimOptions::ack_behind_sends`]).
+    pub ack_behind_sends: bool,
 }
 
 /// The problem OSU's size column describes for `collective` at `procs`: the buffer of bcast,
@@ -190,6 +193,7 @@ pub fn price(
         rendezvous_completion: pricing.rendezvous_completion,
         cores: pricing.cores,
         link_burst: pricing.link_burst,
+        ack_behind_sends: pricing.ack_behind_sends,
         ..SimOptions::default()
     };
     let mut simulator = Simulator::new();

@@ -3,8 +3,8 @@
 //! [module documentation](crate::sim)).
 
 use super::{
-    ARRIVED, Block, DONE, EV_ARRIVE, EV_READY, Engine, Holders, PENDING, POSTED, SENTINEL, WAITING,
-    key,
+    ARRIVED, Block, DONE, EV_ARRIVE, EV_READY, Engine, Holders, PENDING, POSTED, QUEUED, SENTINEL,
+    WAITING, key,
 };
 use crate::sim::layout::Layout;
 use crate::sim::op::{KIND_RECV, KIND_SEND, NONE, START_EDGE, Signature};
@@ -270,6 +270,37 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
         }
     }
 
+    /// Counts the send that event `code` makes ready at `t` in its rank's backlog, once
+    /// ([`SimOptions::ack_behind_sends`](crate::sim::SimOptions::ack_behind_sends)): the NIC
+    /// takes the sends handed to it in order, each for its interval.
+    pub(super) fn enqueue_send(&mut self, code: u32, t: f64) {
+        let op = (code >> 1) as usize;
+        if code & 1 != EV_READY || self.node[op].state & QUEUED != 0 {
+            return;
+        }
+        let (x, r, _) = self.l.describe(op);
+        if x.kind != KIND_SEND {
+            return;
+        }
+        self.node[op].state |= QUEUED;
+        let b = &mut self.backlog[r as usize];
+        *b = b.max(t) + self.q[x.class as usize].send_interval;
+    }
+
+    /// The handshake of a rendezvous message whose request left at `sent` and whose receive,
+    /// on rank `q`, was posted at `posted`: `(delay, ack)`, how much later than `max(sent,
+    /// posted)` the data leaves because the acknowledgement waited for `q`'s sending NIC, and
+    /// when the acknowledgement reaches the sender (`h = p2p(1 B)` each way).
+    #[inline]
+    fn handshake_of(&self, q: usize, sent: f64, posted: f64, h: f64) -> (f64, f64) {
+        let asked = (sent + h).max(posted);
+        let leaves = match self.ack {
+            Some(_) => asked.max(self.backlog[q]),
+            None => asked,
+        };
+        (leaves - asked, leaves + h)
+    }
+
     fn ready(&mut self, op: usize, t: f64) {
         let (x, r, partner) = self.l.describe(op);
         let (r, partner) = (r as usize, partner as usize);
@@ -277,6 +308,9 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
         match x.kind {
             KIND_SEND => {
                 let q = self.q[class];
+                if PLATFORM && self.ack.is_some() {
+                    self.enqueue_send((op as u32) << 1 | EV_READY, t);
+                }
                 let nic_free = self.ranks[r].nic_send_free;
                 if self.waits_for_nic(op, r, t, nic_free, |h| h.nic_send, EV_READY) {
                     return;
@@ -293,6 +327,11 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
                     self.credits[r].0 = left;
                 }
                 self.ranks[r].nic_send_free = s + q.send_interval - saved;
+                if PLATFORM && self.ack.is_some() {
+                    // (a send that started later than its place in the queue)
+                    let b = &mut self.backlog[r];
+                    *b = b.max(s + q.send_interval - saved);
+                }
                 if !self.holders.is_empty() {
                     self.holders[r].cpu = op as u32;
                     self.holders[r].nic_send = op as u32;
@@ -302,10 +341,17 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
                 if self.rendezvous[class] {
                     if self.node[partner].state & POSTED != 0 {
                         let posted = self.node[partner].start;
-                        let go = s.max(posted);
-                        self.push(go + flight, partner as u32, EV_ARRIVE);
-                        if PLATFORM && let Some(h) = self.handshake {
-                            self.complete(op, r, overhead_end.max((s + h).max(posted) + h));
+                        let mut go = s.max(posted);
+                        if PLATFORM && let Some(h) = self.handshake.or(self.ack) {
+                            let receiver = self.l.rank(partner) as usize;
+                            let (delay, ack) = self.handshake_of(receiver, s, posted, h);
+                            go += delay;
+                            self.push(go + flight, partner as u32, EV_ARRIVE);
+                            if self.handshake.is_some() {
+                                self.complete(op, r, overhead_end.max(ack));
+                            }
+                        } else {
+                            self.push(go + flight, partner as u32, EV_ARRIVE);
                         }
                     } else {
                         self.node[op].state |= WAITING;
@@ -325,16 +371,24 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
                     self.node[partner].state &= !WAITING;
                     let q = self.q[class];
                     let sent = self.node[partner].start;
-                    let go = t.max(sent);
+                    let mut go = t.max(sent);
+                    let mut ack = None;
+                    if PLATFORM && let Some(h) = self.handshake.or(self.ack) {
+                        let (delay, at) = self.handshake_of(r, sent, t, h);
+                        go += delay;
+                        ack = Some(at);
+                    }
                     self.push(
                         go + (q.p2p - q.recv_overhead).max(0.0),
                         op as u32,
                         EV_ARRIVE,
                     );
-                    if PLATFORM && let Some(h) = self.handshake {
+                    if PLATFORM
+                        && self.handshake.is_some()
+                        && let Some(at) = ack
+                    {
                         let sender = self.l.rank(partner) as usize;
-                        let end = (sent + q.send_overhead).max((sent + h).max(t) + h);
-                        self.complete(partner, sender, end);
+                        self.complete(partner, sender, (sent + q.send_overhead).max(at));
                     }
                 }
                 if self.node[op].state & ARRIVED != 0 {

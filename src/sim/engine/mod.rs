@@ -22,6 +22,9 @@ const POSTED: u32 = 1 << 28;
 const ARRIVED: u32 = 1 << 29;
 /// A rendezvous send that started and waits for its receive to be posted.
 const WAITING: u32 = 1 << 30;
+/// A send counted in its rank's backlog ([`SimOptions::ack_behind_sends`]; a send's own
+/// `POSTED` bit, which only receives use otherwise).
+const QUEUED: u32 = POSTED;
 /// The operation completed.
 const DONE: u32 = 1 << 31;
 /// The pending dependencies in a node's `state` (at most `2^28 - 1`).
@@ -64,6 +67,10 @@ pub(super) struct Work {
     rendezvous: Vec<bool>,
     /// See `Engine::handshake`.
     handshake: Option<f64>,
+    /// See `Engine::ack`.
+    ack: Option<f64>,
+    /// See `Engine::backlog`.
+    backlog: Vec<f64>,
     /// See `Engine::cores`.
     cores: Vec<f64>,
     /// See `Engine::shape`.
@@ -158,6 +165,12 @@ struct Engine<'a, L: Layout, const PLATFORM: bool> {
     /// `p2p(1 B)` when a rendezvous send completes at its handshake
     /// ([`RendezvousCompletion::AtHandshake`]), else `None`.
     handshake: Option<f64>,
+    /// `p2p(1 B)` when a rendezvous acknowledgement waits for the receiver's sending NIC
+    /// ([`SimOptions::ack_behind_sends`]), else `None`.
+    ack: Option<f64>,
+    /// Per rank, when its sending NIC would have sent every send handed to it so far (each
+    /// counted once, when it first becomes ready; empty without `ack`).
+    backlog: Vec<f64>,
     /// When each shared core frees ([`SimOptions::cores`]); empty: a core per rank.
     cores: Vec<f64>,
     /// The core the last [`cpu_start`](Self::cpu_start) picked.
@@ -292,13 +305,21 @@ pub(super) fn simulate_in(
             w.shape.push((serial, per_byte));
         }
     }
-    w.handshake = match options.rendezvous_completion {
-        RendezvousCompletion::WithReceive => None,
-        RendezvousCompletion::AtHandshake => Some(check_time(
+    let at_handshake = options.rendezvous_completion == RendezvousCompletion::AtHandshake;
+    let h = if at_handshake || options.ack_behind_sends {
+        Some(check_time(
             "p2p",
             model.p2p(&crate::Message::contiguous(1)),
-        )?),
+        )?)
+    } else {
+        None
     };
+    w.handshake = h.filter(|_| at_handshake);
+    w.ack = h.filter(|_| options.ack_behind_sends);
+    w.backlog.clear();
+    if w.ack.is_some() {
+        w.backlog.resize(p, 0.0);
+    }
     w.cores.clear();
     if let Some(c) = options.cores {
         if c == 0 {
@@ -378,7 +399,11 @@ fn run_on<L: Layout>(
     l: &L,
     options: &SimOptions,
 ) -> Result<SimResult, SimError> {
-    if w.handshake.is_some() || !w.cores.is_empty() || options.link_burst.is_some() {
+    if w.handshake.is_some()
+        || w.ack.is_some()
+        || !w.cores.is_empty()
+        || options.link_burst.is_some()
+    {
         run_engine::<L, true>(w, schedule, l, options)
     } else {
         run_engine::<L, false>(w, schedule, l, options)
@@ -396,6 +421,8 @@ fn run_engine<L: Layout, const PLATFORM: bool>(
         q: std::mem::take(&mut w.q),
         rendezvous: std::mem::take(&mut w.rendezvous),
         handshake: w.handshake,
+        ack: w.ack,
+        backlog: std::mem::take(&mut w.backlog),
         cores: std::mem::take(&mut w.cores),
         core: 0,
         burst: options.link_burst.map_or(0.0, |b| b as f64),
@@ -431,6 +458,7 @@ fn run_engine<L: Layout, const PLATFORM: bool>(
     w.q = engine.q;
     w.rendezvous = engine.rendezvous;
     w.cores = engine.cores;
+    w.backlog = engine.backlog;
     w.shape = engine.shape;
     w.credits = engine.credits;
     w.queue = engine.queue;
@@ -549,6 +577,12 @@ impl<L: Layout, const PLATFORM: bool> Engine<'_, L, PLATFORM> {
                         }
                         // (the arena stays within a few times the operations)
                         if j - i >= 2 && self.arena.len() + (j - i) <= 4 * n + 4096 {
+                            // (sends handed to the NIC now, though they wait in a block)
+                            if PLATFORM && self.ack.is_some() {
+                                for &c in &batch[i..j] {
+                                    self.enqueue_send(c, t);
+                                }
+                            }
                             let start = self.arena.len();
                             self.arena.extend_from_slice(&batch[i..j]);
                             self.defer(start, self.arena.len(), at, holder);
@@ -719,6 +753,7 @@ mod tests {
             rendezvous_completion: crate::sim::RendezvousCompletion::AtHandshake,
             cores: Some(2),
             link_burst: Some(9000),
+            ack_behind_sends: true,
         };
         let mut simulator = Simulator::new();
         for round in 0..2 {

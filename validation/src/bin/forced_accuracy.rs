@@ -4,7 +4,7 @@
 //! ```sh
 //! cargo run --release -p commcost-validation --bin forced_accuracy -- MODEL.json SWEEP.csv... \
 //!     [--operator PER_CALL_S,PER_BYTE_S] [--rendezvous-above BYTES] [--handshake] \
-//!     [--cores N] [--burst BYTES] [--unshaped] [--configurations]
+//!     [--ack-behind-sends] [--cores N] [--burst BYTES] [--unshaped] [--configurations]
 //! ```
 //!
 //! `MODEL.json` is a model file `commcost calibrate` writes (its `spec`) or a bare model;
@@ -36,6 +36,7 @@ fn run() -> Result<(), String> {
         rendezvous_completion: RendezvousCompletion::WithReceive,
         cores: None,
         link_burst: None,
+        ack_behind_sends: false,
     };
     let mut list = false;
     let mut unshaped = false;
@@ -56,6 +57,7 @@ fn run() -> Result<(), String> {
             "--configurations" => list = true,
             "--unshaped" => unshaped = true,
             "--handshake" => pricing.rendezvous_completion = RendezvousCompletion::AtHandshake,
+            "--ack-behind-sends" => pricing.ack_behind_sends = true,
             "--burst" => {
                 let v = args.next().ok_or("--burst needs BYTES")?;
                 pricing.link_burst = Some(v.parse().map_err(|e| format!("--burst: {e}"))?);
