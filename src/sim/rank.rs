@@ -235,7 +235,8 @@ where
     let plain = options.rendezvous_above.is_none()
         && options.noise.is_none()
         && options.cores.is_none()
-        && options.link_burst.is_none();
+        && options.link_burst.is_none()
+        && !options.ack_behind_sends;
     let closed_form = algorithm.cost(model, problem)?;
     let simulated = if (plain && algorithm.closed_form_exact(model, problem))
         || problem.processes > limits.max_processes
