@@ -5,8 +5,9 @@
 //! A *cell* is one (collective, OSU size). With `d_k`, `t_k` the default's and a rules file's
 //! `avg_us` in repeat `k` (run back to back), the cell's ratio is `median_k t_k / median_k d_k`;
 //! the cell is *slower in every repeat* when `min_k t_k / d_k > 1.10`. The *oracle* of a cell is
-//! the fastest of the default and every forced algorithm by median over the repeats of a second
-//! file (`forced:*` rows, a sweep of every algorithm), as a ratio to that file's default. Per
+//! the fastest of the default and every forced algorithm by median over the repeats of other
+//! sweeps (`forced:*` rows: every algorithm, unsegmented and segmented), as a ratio to each
+//! sweep's own default, the smallest over the sweeps. Per
 //! collective: the geometric means over its sizes; the default's repeat spread is the median
 //! over sizes of `(max_k d_k - min_k d_k) / median_k d_k`.
 
@@ -70,8 +71,9 @@ fn times(rows: &[Row], procs: u32) -> Times {
 }
 
 /// The summary of `runs` (default and `rules:NAME` rows, one platform) at `procs` processes
-/// against the oracle of `oracle` (default and forced rows of the same platform), over the
-/// cells both hold between `min_bytes` and `max_bytes`.
+/// against the oracle of `oracles` (sweeps of default and forced rows of the same platform; per
+/// cell the smallest over the sweeps of the fastest median over that sweep's default median),
+/// over the cells both hold between `min_bytes` and `max_bytes`.
 ///
 /// # Errors
 ///
@@ -79,13 +81,13 @@ fn times(rows: &[Row], procs: u32) -> Times {
 /// rules file ran.
 pub fn tune_table(
     runs: &[Row],
-    oracle: &[Row],
+    oracles: &[&[Row]],
     procs: u32,
     min_bytes: u64,
     max_bytes: u64,
 ) -> Result<TuneTable, String> {
     let t = times(runs, procs);
-    let o = times(oracle, procs);
+    let o: Vec<Times> = oracles.iter().map(|rows| times(rows, procs)).collect();
     let mut names: Vec<String> = Vec::new();
     for (_, _, c) in t.keys() {
         if let Config::Named(n) = c
@@ -114,17 +116,28 @@ pub fn tune_table(
             continue;
         }
         let d_med = median(&default.values().copied().collect::<Vec<_>>());
-        // the oracle: fastest by median of the other file's default and forced runs
-        let od = o.get(&(coll.clone(), *bytes, Config::Default));
-        let Some(od) = od else { continue };
-        let od_med = median(&od.values().copied().collect::<Vec<_>>());
-        let best = o
-            .iter()
-            .filter(|((c, b, cfg), _)| {
-                c == coll && b == bytes && matches!(cfg, Config::Default | Config::Forced { .. })
-            })
-            .map(|(_, v)| median(&v.values().copied().collect::<Vec<_>>()))
-            .fold(f64::INFINITY, f64::min);
+        // the oracle: per sweep the fastest by median of its default and forced runs, over its
+        // default's median; the smallest over the sweeps
+        let mut oracle = f64::INFINITY;
+        for sweep in &o {
+            let Some(od) = sweep.get(&(coll.clone(), *bytes, Config::Default)) else {
+                continue;
+            };
+            let od_med = median(&od.values().copied().collect::<Vec<_>>());
+            let best = sweep
+                .iter()
+                .filter(|((c, b, cfg), _)| {
+                    c == coll
+                        && b == bytes
+                        && matches!(cfg, Config::Default | Config::Forced { .. })
+                })
+                .map(|(_, v)| median(&v.values().copied().collect::<Vec<_>>()))
+                .fold(f64::INFINITY, f64::min);
+            oracle = oracle.min(best / od_med);
+        }
+        if !oracle.is_finite() {
+            continue;
+        }
         let mut ratios = Vec::new();
         let mut worst = Vec::new();
         for n in &names {
@@ -149,7 +162,7 @@ pub fn tune_table(
             .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
         by.entry(coll.clone()).or_default().push(CellStat {
             ratios,
-            oracle: best / od_med,
+            oracle,
             worst,
             spread: (hi - lo) / d_med,
         });
@@ -342,7 +355,7 @@ mod tests {
             .join("\n"),
         )
         .unwrap();
-        let t = tune_table(&runs, &oracle, 4, 8, 1 << 20).unwrap();
+        let t = tune_table(&runs, &[&oracle], 4, 8, 1 << 20).unwrap();
         assert_eq!(t.names, ["model", "tune"]);
         let r = &t.rows[0];
         assert_eq!((r.collective.as_str(), r.cells), ("bcast", 1));
@@ -362,6 +375,6 @@ mod tests {
             .join("\n"),
         )
         .unwrap();
-        assert!(tune_table(&bad, &oracle, 4, 8, 1 << 20).is_err());
+        assert!(tune_table(&bad, &[&oracle], 4, 8, 1 << 20).is_err());
     }
 }

@@ -151,10 +151,11 @@ enum What {
         /// `--mca btl self,vader` is added.
         #[arg(long, value_name = "CMD", default_value = "mpirun --allow-run-as-root")]
         mpirun: String,
-        /// The link's model: a shaped link (LogGP of a train and the token bucket's burst) or
-        /// LogGP with protocol ranges.
-        #[arg(long, value_enum, default_value_t = MpiModel::Shaped)]
-        model: MpiModel,
+        /// The link's model: a shaped link (LogGP of a train and the token bucket's burst),
+        /// LogGP with protocol ranges, or `auto`: the shaped link unless it misses the held-out
+        /// round trips by more than twice pLogP's error (shared memory), then LogGP.
+        #[arg(long, value_enum, default_value_t = LinkModel::Auto)]
+        model: LinkModel,
         /// Fewer sizes and samples in every step.
         #[arg(long)]
         quick: bool,
@@ -246,6 +247,17 @@ enum MpiModel {
     Shaped,
     /// log_3 P: middleware and network costs of strided transfers.
     Log3p,
+}
+
+/// The link model `calibrate platform` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LinkModel {
+    /// The shaped link unless LogGP with ranges is clearly better on held-out round trips.
+    Auto,
+    /// LogGP of a link shaped by a token bucket.
+    Shaped,
+    /// LogGP with protocol ranges.
+    Loggp,
 }
 
 /// The model `calibrate osu` / `calibrate imb` writes.
@@ -478,14 +490,9 @@ pub fn run(args: CalibrateArgs) -> Result<(), Failure> {
             timeout,
         } => {
             let model = match model {
-                MpiModel::Shaped => "shaped",
-                MpiModel::Loggp => "loggp",
-                other => {
-                    return fail(format!(
-                        "--model: {} is not a link model for a platform (shaped or loggp)",
-                        format!("{other:?}").to_lowercase()
-                    ));
-                }
+                LinkModel::Auto => None,
+                LinkModel::Shaped => Some("shaped"),
+                LinkModel::Loggp => Some("loggp"),
             };
             if !((64 << 10)..=(64 << 20)).contains(&max_size) {
                 return fail("--max-size: 64K ..= 64M");

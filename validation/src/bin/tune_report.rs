@@ -2,13 +2,15 @@
 //! sweep of rules files against an oracle sweep of every forced algorithm.
 //!
 //! ```sh
-//! cargo run -p commcost-validation --bin tune_report -- RUNS.csv ORACLE.csv P
+//! cargo run -p commcost-validation --bin tune_report -- P RUNS.csv ORACLE.csv... [-- P RUNS.csv ORACLE.csv...]
 //! ```
+//!
+//! One platform: its table; several (separated by `--`): the platforms side by side.
 
 use std::process::ExitCode;
 
 use commcost_validation::selection::parse;
-use commcost_validation::tune_validation::tune_table;
+use commcost_validation::tune_validation::{TuneTable, combined_markdown, tune_table};
 
 /// Largest file read (the sweeps write a few hundred KiB).
 const MAX_FILE: u64 = 64 << 20;
@@ -25,17 +27,37 @@ fn read(path: &str) -> Result<String, String> {
     }
 }
 
-fn run(args: &[String]) -> Result<String, String> {
-    let [runs, oracle, procs] = args else {
-        return Err("usage: tune_report RUNS.csv ORACLE.csv P".into());
+const USAGE: &str = "usage: tune_report P RUNS.csv ORACLE.csv... [-- P RUNS.csv ORACLE.csv...]...";
+
+/// One platform's table: `P RUNS.csv ORACLE.csv...`.
+fn table(args: &[String]) -> Result<TuneTable, String> {
+    let [procs, runs, oracles @ ..] = args else {
+        return Err(USAGE.into());
     };
+    if oracles.is_empty() {
+        return Err(USAGE.into());
+    }
     let procs: u32 = procs
         .parse()
         .map_err(|_| format!("P: `{procs}` is not a process count"))?;
     let runs_rows = parse(&read(runs)?).map_err(|e| format!("{runs}: {e}"))?;
-    let oracle_rows = parse(&read(oracle)?).map_err(|e| format!("{oracle}: {e}"))?;
-    let t = tune_table(&runs_rows, &oracle_rows, procs, 8, 1 << 20)?;
-    Ok(t.markdown())
+    let mut oracle_rows = Vec::new();
+    for o in oracles {
+        oracle_rows.push(parse(&read(o)?).map_err(|e| format!("{o}: {e}"))?);
+    }
+    let refs: Vec<&[_]> = oracle_rows.iter().map(Vec::as_slice).collect();
+    tune_table(&runs_rows, &refs, procs, 8, 1 << 20)
+}
+
+fn run(args: &[String]) -> Result<String, String> {
+    let tables = args
+        .split(|a| a == "--")
+        .map(table)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(match tables.as_slice() {
+        [one] => one.markdown(),
+        many => combined_markdown(many),
+    })
 }
 
 fn main() -> ExitCode {
