@@ -20,7 +20,7 @@ fn rows(rel: &str) -> Vec<Row> {
 
 /// The platforms: the rules sweep, the oracle's sweeps (on the cluster unsegmented and with
 /// 16 KiB segments), the communicator size.
-const RUNS: [(&str, &[&str], u32); 3] = [
+const RUNS: [(&str, &[&str], u32); 4] = [
     (
         "tests/fixtures/tune/rules-4x1.csv",
         &[
@@ -28,6 +28,14 @@ const RUNS: [(&str, &[&str], u32); 3] = [
             "tests/fixtures/cluster-200m/forced-seg16k-4x1.csv",
         ],
         4,
+    ),
+    (
+        "tests/fixtures/tune/rules-8x1.csv",
+        &[
+            "tests/fixtures/cluster-200m/forced-8x1.csv",
+            "tests/fixtures/cluster-200m/forced-seg16k-8x1.csv",
+        ],
+        8,
     ),
     (
         "tests/fixtures/tune/rules-p2.csv",
