@@ -663,7 +663,11 @@ mod tests {
 
     #[test]
     fn partial_rows_are_dropped() {
-        let text = format!("{HEADER}\nbcast,7,2,1,a,0,8,1,8,5,1e-6,1e-6,10,1e-6\nbcast,7,2,1,a");
+        // a complete row, one of the older 14 fields, and a row cut short by a killed run
+        let text = format!(
+            "{HEADER}\nbcast,7,2,1,a,0,8,1,8,5,1e-6,1e-6,10,1e-6,2e-6,3e-6\n\
+             bcast,7,2,1,a,0,8,1,8,5,1e-6,1e-6,10,1e-6\nbcast,7,2,1,a"
+        );
         assert_eq!(complete_rows(&text).len(), 1);
     }
 }
