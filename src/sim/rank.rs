@@ -201,6 +201,28 @@ where
 /// # Errors
 ///
 /// As [`rank_simulated_on`].
+///
+/// # Examples
+///
+/// The linear gather on 4 processes (LogGP `L = 3`, `o = 1`, `g = 4` µs, `G = 0`, 1 byte) is
+/// exact in closed form, `T + 2 max(g, o) = 13` µs; the binomial gather is simulated, 10 µs.
+///
+/// ```
+/// use commcost::collectives::{Problem, ompi::Gather};
+/// use commcost::sim::{CostSource, SimLimits, SimOptions, price_simulated_on};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(3e-6, 1e-6, 4e-6, 0.0)?;
+/// let problem = Problem::new(4, Message::contiguous(1));
+/// let plain = SimOptions::default();
+/// let linear = price_simulated_on(Gather::BasicLinear, &model, &problem, SimLimits::default(), &plain)?;
+/// assert_eq!(linear.source, CostSource::ClosedForm);
+/// assert!((linear.cost - 13e-6).abs() < 1e-15);
+/// let binomial = price_simulated_on(Gather::Binomial, &model, &problem, SimLimits::default(), &plain)?;
+/// assert_eq!(binomial.source, CostSource::Simulated);
+/// assert!((binomial.cost - 10e-6).abs() < 1e-15);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn price_simulated_on<A>(
     algorithm: A,
     model: &dyn CommModel,

@@ -41,6 +41,34 @@ impl TuneReport {
     /// # Errors
     ///
     /// [`TuneError::Model`] if `model` cannot price an algorithm it priced when planning.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::collectives::Collective;
+    /// use commcost::presets;
+    /// use commcost::tune::{Run, Runner, TuneConfig, plan_tuning, tune};
+    ///
+    /// // every forced algorithm takes its price, the default twice the price of what it runs
+    /// struct Machine;
+    /// impl Runner for Machine {
+    ///     fn time(&mut self, run: &Run) -> Result<Vec<f64>, String> {
+    ///         let k = if run.algorithm.is_none() { 2.0 } else { 1.0 };
+    ///         Ok(run.predicted.iter().map(|t| k * t).collect())
+    ///     }
+    /// }
+    /// let model = presets::mpich2_tcp();
+    /// let config = TuneConfig::new(vec![Collective::Bcast], vec![8], vec![8, 1 << 20]);
+    /// let plan = plan_tuning(&model, &config)?;
+    /// let report = tune(plan, &mut Machine, &config, std::time::Duration::from_secs(60), &mut |_| {});
+    /// let (plain, filled) = (report.rules(), report.rules_filled(&model, &config)?);
+    /// // the measured sizes keep their decisions; between them the switch may come earlier
+    /// for size in [8, 1 << 20] {
+    ///     let at = |r: &commcost::export::OmpiRules| r.lookup(Collective::Bcast, 8, size).map(|x| x.algorithm);
+    ///     assert_eq!(at(&plain), at(&filled));
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn rules_filled(
         &self,
         model: &dyn CommModel,
