@@ -51,7 +51,14 @@ pub enum ForcedStat {
 }
 
 impl ForcedStat {
-    fn column(self) -> &'static str {
+    /// The CSV column this statistic is read from (`median_s`, `min_s`, `pipelined_s`,
+    /// `rank_mean_s`).
+    ///
+    /// ```
+    /// use commcost::calibrate::ForcedStat;
+    /// assert_eq!(ForcedStat::RankMean.column(), "rank_mean_s");
+    /// ```
+    pub fn column(self) -> &'static str {
         match self {
             Self::Median => "median_s",
             Self::Min => "min_s",

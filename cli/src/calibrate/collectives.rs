@@ -174,12 +174,7 @@ pub(super) fn collectives(args: CollectivesArgs) -> Result<(), Failure> {
             "{} forced runs of Open MPI algorithms ({}; {} column){}",
             runs.len(),
             source,
-            match args.stat {
-                ForcedStat::Median => "median_s",
-                ForcedStat::Min => "min_s",
-                ForcedStat::Pipelined => "pipelined_s",
-                ForcedStat::RankMean => "rank_mean_s",
-            },
+            args.stat.column(),
             if fit.skipped > 0 {
                 format!(", {} of them not priceable and skipped", fit.skipped)
             } else {
