@@ -232,7 +232,7 @@ fn ompi(
 }
 
 /// `--mpich-version`, else what `mpichversion` reports, else the oldest supported.
-fn mpich_version(given: Option<&str>) -> Result<MpichVersion, Failure> {
+pub(crate) fn mpich_version(given: Option<&str>) -> Result<MpichVersion, Failure> {
     if let Some(v) = given {
         return v
             .parse()

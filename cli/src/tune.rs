@@ -1,7 +1,9 @@
 //! `commcost tune`: model-guided tuning on this machine (`commcost::tune`). The model picks the
-//! candidates per cell (simulated on the model file's platform where a closed form is not exact), each candidate and Open MPI's default are timed by one `mpirun` of this
-//! binary's hidden `calibrate collectives-worker` per round (forced through `--mca
-//! coll_tuned_<coll>_algorithm`), and the rules file names an algorithm only where the
+//! candidates per cell (simulated on the model file's platform where a closed form is not
+//! exact), each candidate and the library's default are timed by one launch of the hidden
+//! `calibrate collectives-worker` per round (Open MPI: forced through `--mca
+//! coll_tuned_<coll>_algorithm`; MPICH, `--mpich`: through a selection JSON file naming the
+//! algorithm), and the rules file (MPICH: selection JSON) names an algorithm only where the
 //! measurements say it is faster. The file is written whole or not at all.
 
 use std::path::PathBuf;
@@ -9,8 +11,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use commcost::collectives::Collective;
+use commcost::export::{MpichDecision, mpich_json_decided};
 use commcost::sim::SimOptions;
-use commcost::tune::{Run, Runner, TuneConfig, TuneError, Verdict, plan_tuning, tune};
+use commcost::tune::{Library, Run, Runner, TuneConfig, TuneError, Verdict, plan_tuning, tune};
 
 use crate::calibrate::collectives_measure::{HEADER, Outcome, Scratch, complete_rows, run_bounded};
 use crate::calibrate::launcher::{Launcher, parse_launcher};
@@ -52,15 +55,28 @@ pub struct TuneArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     budget: u64,
     /// The launcher without `-np` (words split as a shell does), e.g. `mpirun --hostfile H
-    /// --mca btl self,tcp`; to `mpirun`, `mpiexec` or `orterun` without `--mca btl`, `--mca btl
-    /// self,vader` is added (a wrapper script such as `scripts/cluster-emu.sh mpirun --` passes
-    /// its own).
-    #[arg(
-        long,
-        value_name = "CMD",
-        default_value = "mpirun --allow-run-as-root --oversubscribe"
-    )]
-    mpirun: String,
+    /// --mca btl self,tcp`; to Open MPI's `mpirun`, `mpiexec` or `orterun` without `--mca btl`,
+    /// `--mca btl self,vader` is added (a wrapper script such as `scripts/cluster-emu.sh mpirun
+    /// --` passes its own). Default: `mpirun --allow-run-as-root --oversubscribe`; with
+    /// `--mpich`, `mpiexec.mpich` (Debian's name of MPICH's launcher).
+    #[arg(long, value_name = "CMD")]
+    mpirun: Option<String>,
+    /// Tune MPICH instead of Open MPI: candidates from MPICH's algorithms, MPICH's own table as
+    /// the default, each forced through a selection JSON file with
+    /// `MPIR_CVAR_DEVICE_COLLECTIVES=none`, and `-o` written as MPICH's selection JSON (use it
+    /// with `MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=<file> MPIR_CVAR_DEVICE_COLLECTIVES=none`).
+    /// The worker must be linked against MPICH (`--worker`).
+    #[arg(long)]
+    mpich: bool,
+    /// With `--mpich`: the MPICH release series (4.0, 4.1, 4.2; default what `mpichversion`
+    /// reports).
+    #[arg(long, value_name = "VERSION", requires = "mpich")]
+    mpich_version: Option<String>,
+    /// The commcost binary the launcher runs to time the calls (default: this one). With
+    /// `--mpich`, one built against MPICH: `MPICC=mpicc.mpich cargo install --path cli
+    /// --features mpi --root DIR`.
+    #[arg(long, value_name = "EXE")]
+    worker: Option<PathBuf>,
     /// Candidates: the algorithms predicted within this fraction of the cheapest (the model's
     /// measured error).
     #[arg(long, default_value_t = 0.25)]
@@ -125,6 +141,63 @@ struct MpirunRunner {
     exe: PathBuf,
     scratch: Scratch,
     timeout: Duration,
+    library: Library,
+}
+
+impl MpirunRunner {
+    /// Open MPI: `--mca` forcing the run's algorithm; MPICH: a selection JSON file running it
+    /// (MPICH's own table for the default) named in the environment.
+    fn force(&self, command: &mut Command, run: &Run) -> Result<(), String> {
+        let c = run.collective.name();
+        match self.library {
+            Library::OpenMpi => {
+                if self.launcher.adds_default_btl() {
+                    command.args(["--mca", "btl", "self,vader"]);
+                }
+                if let Some(f) = &run.algorithm {
+                    command
+                        .args(["--mca", "coll_tuned_use_dynamic_rules", "1"])
+                        .args([
+                            "--mca",
+                            &format!("coll_tuned_{c}_algorithm"),
+                            &f.id.to_string(),
+                        ])
+                        .args([
+                            "--mca",
+                            &format!("coll_tuned_{c}_algorithm_segmentsize"),
+                            &f.segment.to_string(),
+                        ]);
+                    if f.faninout > 0 {
+                        command.args([
+                            "--mca",
+                            &format!("coll_tuned_{c}_algorithm_chain_fanout"),
+                            &f.faninout.to_string(),
+                        ]);
+                    }
+                }
+            }
+            Library::Mpich(version) => {
+                let function = run.algorithm.as_ref().and_then(|f| f.mpich.clone());
+                let forcing = MpichDecision {
+                    collective: run.collective,
+                    processes: run.processes,
+                    size: 0,
+                    function,
+                };
+                let json = if forcing.function.is_some() {
+                    mpich_json_decided(version, &[forcing]).map_err(|e| e.to_string())?
+                } else {
+                    version.default_table().to_string()
+                };
+                let path = self.scratch.0.join("force.json");
+                std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+                command
+                    .env("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", &path)
+                    .env("MPIR_CVAR_DEVICE_COLLECTIVES", "none");
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Runner for MpirunRunner {
@@ -134,35 +207,12 @@ impl Runner for MpirunRunner {
         std::fs::write(&csv, format!("{HEADER}\n")).map_err(|e| e.to_string())?;
         let mut command = Command::new(&self.launcher.words[0]);
         command.args(&self.launcher.words[1..]);
-        if self.launcher.adds_default_btl() {
-            command.args(["--mca", "btl", "self,vader"]);
-        }
+        self.force(&mut command, run)?;
         command.args(["-np", &run.processes.to_string()]);
         let c = run.collective.name();
         let id = match &run.algorithm {
-            Some(f) => {
-                command
-                    .args(["--mca", "coll_tuned_use_dynamic_rules", "1"])
-                    .args([
-                        "--mca",
-                        &format!("coll_tuned_{c}_algorithm"),
-                        &f.id.to_string(),
-                    ])
-                    .args([
-                        "--mca",
-                        &format!("coll_tuned_{c}_algorithm_segmentsize"),
-                        &f.segment.to_string(),
-                    ]);
-                if f.faninout > 0 {
-                    command.args([
-                        "--mca",
-                        &format!("coll_tuned_{c}_algorithm_chain_fanout"),
-                        &f.faninout.to_string(),
-                    ]);
-                }
-                f.id.to_string()
-            }
-            None => "default".into(),
+            Some(f) if self.library == Library::OpenMpi => f.id.to_string(),
+            _ => "default".into(),
         };
         // barrier is timed once whatever the size (the worker wants one valid size)
         let sizes: Vec<String> = run.bytes.iter().map(|&b| b.max(8).to_string()).collect();
@@ -176,21 +226,41 @@ impl Runner for MpirunRunner {
         let outcome = run_bounded(command, self.timeout, &log).map_err(|e| e.0)?;
         let text = std::fs::read_to_string(&csv).map_err(|e| e.to_string())?;
         // rank_mean_s (each rank's own time per call averaged over the ranks, as OSU's average
-        // latency) by the row's rules-file size
+        // latency) by the row's size (the rules-file convention the worker writes)
         let column = |name: &str| HEADER.split(',').position(|c| c == name);
-        let (Some(at_bytes), Some(at_time)) = (column("bytes"), column("rank_mean_s")) else {
-            return Err("the worker's CSV has no bytes or rank_mean_s column".into());
+        let (Some(at_procs), Some(at_bytes), Some(at_time)) =
+            (column("procs"), column("bytes"), column("rank_mean_s"))
+        else {
+            return Err("the worker's CSV has no procs, bytes or rank_mean_s column".into());
         };
         let mut times = vec![f64::NAN; run.sizes.len()];
         for row in complete_rows(&text) {
             let f: Vec<&str> = row.split(',').collect();
-            let (Some(Ok(bytes)), Some(Ok(t))) = (
+            let (Some(Ok(procs)), Some(Ok(bytes)), Some(Ok(t))) = (
+                f.get(at_procs).map(|x| x.parse::<u64>()),
                 f.get(at_bytes).map(|x| x.parse::<u64>()),
                 f.get(at_time).map(|x| x.parse::<f64>()),
             ) else {
                 continue;
             };
-            if let Some(k) = run.sizes.iter().position(|&s| s == bytes) {
+            if procs != run.processes {
+                return Err(format!(
+                    "the worker ran on {procs} process(es), not {}: is {} linked against the \
+                     launcher's MPI library?{}",
+                    run.processes,
+                    self.exe.display(),
+                    if matches!(self.library, Library::Mpich(_)) {
+                        " (--mpich needs --worker built against MPICH)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            let k = run
+                .bytes
+                .iter()
+                .position(|&b| run.collective.ompi_rules_size(b, run.processes) == bytes);
+            if let Some(k) = k {
                 times[k] = t;
             }
         }
@@ -210,7 +280,19 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
     if !(1..=3600).contains(&args.run_timeout) {
         return fail("--run-timeout: 1 ..= 3600 seconds");
     }
-    let launcher = parse_launcher(&args.mpirun)?;
+    let library = if args.mpich {
+        Library::Mpich(crate::export::mpich_version(args.mpich_version.as_deref())?)
+    } else {
+        Library::OpenMpi
+    };
+    let mpirun = args.mpirun.clone().unwrap_or_else(|| {
+        if args.mpich {
+            "mpiexec.mpich".into()
+        } else {
+            "mpirun --allow-run-as-root --oversubscribe".into()
+        }
+    });
+    let launcher = parse_launcher(&mpirun)?;
     if launcher.procs.is_some() {
         return fail("--mpirun: leave out -np; tune adds `-np P` for every --procs value");
     }
@@ -241,6 +323,7 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
         operator: loaded.operator,
         local: loaded.local,
         simulation,
+        library,
         ..TuneConfig::new(collectives, args.procs.0.clone(), args.sizes.0.clone())
     };
     let plan = plan_tuning(&loaded.spec, &config).map_err(|e| match e {
@@ -263,8 +346,12 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
         p.push(".csv");
         PathBuf::from(p)
     });
-    let exe = std::env::current_exe()
-        .map_err(|e| Failure(format!("locating this commcost binary: {e}")))?;
+    let exe = match &args.worker {
+        Some(w) if w.is_file() => w.clone(),
+        Some(w) => return fail(format!("--worker: {} is not a file", w.display())),
+        None => std::env::current_exe()
+            .map_err(|e| Failure(format!("locating this commcost binary: {e}")))?,
+    };
     let cells = plan.cells.len();
     let candidates: usize = plan.cells.iter().map(|c| c.candidates.len()).sum();
     let exhaustive: usize = plan.cells.iter().map(|c| c.priced + 1).sum();
@@ -278,6 +365,7 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
         exe,
         scratch: Scratch::new()?,
         timeout: Duration::from_secs(args.run_timeout),
+        library,
     };
     let report = tune(
         plan,
@@ -293,7 +381,7 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
             .map_or_else(|| "no time measured".to_string(), |(_, _, w)| w.clone());
         return fail(format!(
             "--mpirun `{}` measured nothing: {why}",
-            args.mpirun.chars().take(200).collect::<String>()
+            mpirun.chars().take(200).collect::<String>()
         ));
     }
     // a model of another platform: its prices of the default are far from what this one measures
@@ -310,16 +398,20 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
         && !(1.0 / 3.0..=3.0).contains(&k)
     {
         eprintln!(
-            "warning: this machine measures Open MPI's default at {k:.2} times the price of model              {} (median over the cells): the model describes another platform, so its candidates              may miss the fastest algorithm; calibrate on this one (commcost calibrate mpi)",
+            "warning: this machine measures the default at {k:.2} times the price of model              {} (median over the cells): the model describes another platform, so its candidates              may miss the fastest algorithm; calibrate on this one (commcost calibrate mpi)",
             loaded.name
         );
     }
     // switches between measured sizes where the model, corrected by the measurements, crosses
-    let rules = report
-        .rules_filled(&loaded.spec, &config)
-        .map_err(|e| Failure(e.to_string()))?;
+    let file = match library {
+        Library::OpenMpi => report
+            .rules_filled(&loaded.spec, &config)
+            .map(|r| r.to_string()),
+        Library::Mpich(_) => report.mpich_json(),
+    }
+    .map_err(|e| Failure(e.to_string()))?;
     model::write_whole(&csv_path, &report.csv())?;
-    model::write_whole(&args.output, &rules.to_string())?;
+    model::write_whole(&args.output, &file)?;
 
     outln!(
         "{:<10} {:>5} {:>9} {:>11}  {:<34} {:>9} {:>8} {:>5}  decision",

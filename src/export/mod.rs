@@ -39,7 +39,11 @@ mod rules;
 
 pub use error::ExportError;
 pub use grid::OnTie;
-pub use mpich::{MpichJsonOptions, MpichVersion, mpich_json, mpich_json_collectives};
+pub(crate) use mpich::mpich_function_of;
+pub use mpich::{
+    MpichDecision, MpichJsonOptions, MpichVersion, mpich_decide, mpich_json,
+    mpich_json_collectives, mpich_json_decided, mpich_size_key,
+};
 pub use ompi::{OmpiRulesOptions, ompi_fixed_rules, ompi_rules};
 pub use rules::{OmpiBlock, OmpiCollectiveRules, OmpiRule, OmpiRules};
 

@@ -50,6 +50,26 @@ impl MpichVersion {
         }
     }
 
+    /// The algorithm (MPICH's function) the version's default table chooses for a call of `c`
+    /// on `processes` ranks with `bytes` (as [`mpich_decide`] reads the table: the timing's
+    /// call on a flat communicator).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::collectives::Collective;
+    /// use commcost::export::MpichVersion;
+    ///
+    /// // `maint/tuning/coll/mpir/generic.json` of MPICH 4.0.2: alltoall on fewer than 8 ranks
+    /// // runs `scattered` up to 32 KiB per pair, `pairwise` above
+    /// let v = MpichVersion::V4_0;
+    /// assert_eq!(v.default_algorithm(Collective::Alltoall, 4, 32768).as_deref(), Some("MPIR_Alltoall_intra_scattered"));
+    /// assert_eq!(v.default_algorithm(Collective::Alltoall, 4, 65536).as_deref(), Some("MPIR_Alltoall_intra_pairwise"));
+    /// ```
+    pub fn default_algorithm(self, c: Collective, processes: u64, bytes: u64) -> Option<String> {
+        mpich_decide(self.default_table(), c, processes, bytes)
+    }
+
     /// The version in the output of MPICH's `mpichversion` (`MPICH Version:  4.0.2`), `None`
     /// without such a line or for a release series this crate does not support.
     ///
@@ -79,7 +99,7 @@ impl MpichVersion {
 
     /// Whether the version has MPICH's function `MPIR_<Coll>_intra_<name>`, for the names the
     /// crate's algorithms map to ([`MpichAlgorithm::mpich_name`]).
-    fn has(self, function: &str) -> bool {
+    pub(crate) fn has(self, function: &str) -> bool {
         match function {
             "MPIR_Allreduce_intra_ring" => self >= Self::V4_1,
             _ => true,
@@ -159,6 +179,24 @@ impl Node {
             format!("algorithm={function}"),
             Node(params.unwrap_or_default()),
         )])
+    }
+
+    /// Appends the message sizes at which a `<key><=N` (N + 1) or `<key><N` (N) condition in
+    /// this subtree changes, unsorted.
+    fn size_bounds(&self, key: &str, out: &mut Vec<u64>, depth: usize) {
+        if key.is_empty() || depth > 64 {
+            return;
+        }
+        for (k, child) in &self.0 {
+            if let Some(rest) = k.strip_prefix(key) {
+                if let Some(n) = rest.strip_prefix("<=").and_then(|n| n.parse::<u64>().ok()) {
+                    out.push(n.saturating_add(1));
+                } else if let Some(n) = rest.strip_prefix('<').and_then(|n| n.parse::<u64>().ok()) {
+                    out.push(n);
+                }
+            }
+            child.size_bounds(key, out, depth + 1);
+        }
     }
 
     fn get(&self, key: &str) -> Option<&Node> {
@@ -427,7 +465,7 @@ pub fn mpich_json(
             collective: c.name(),
             target: "MPICH selection JSON",
         };
-        let (name, size_key) = mpich_collective(c).ok_or(unsupported.clone())?;
+        let (_, size_key) = mpich_collective(c).ok_or(unsupported.clone())?;
         let blocks = match c {
             Collective::Bcast => grid.mpich_blocks::<collectives::Bcast>(c, version)?,
             Collective::Allreduce => grid.mpich_blocks::<collectives::Allreduce>(c, version)?,
@@ -441,52 +479,581 @@ pub fn mpich_json(
                 return Err(unsupported);
             }
         };
-        let key = format!("collective={name}");
-        let Some((_, body)) = table.0.iter_mut().find(|(k, _)| *k == key) else {
-            return Err(unsupported);
-        };
-        let default_intra = body.get("comm_type=intra").cloned();
-        // the model's ranges
-        let ranges = Node(ranges(&blocks, "comm_size", |rules| {
-            if size_key.is_empty() {
-                rules
-                    .first()
-                    .map(|(_, leaf)| leaf.clone())
-                    .unwrap_or_default()
-            } else {
-                Node(ranges(rules, size_key, Node::clone))
-            }
-        }));
-        let mut intra: Vec<(String, Node)> = Vec::new();
-        // communicators below the grid: MPICH's own decision
-        if let (Some(default), Some(&first)) = (default_intra, processes.first())
-            && first > 1
-        {
-            intra.push((format!("comm_size<{first}"), default));
-        }
-        match c {
-            Collective::Allreduce => {
-                let rd = Node::leaf("MPIR_Allreduce_intra_recursive_doubling", None);
-                intra.push(("is_op_built_in=no".into(), rd));
-                intra.push(("is_op_built_in=yes".into(), ranges));
-            }
-            Collective::Alltoall => {
-                let replace = Node::leaf("MPIR_Alltoall_intra_pairwise_sendrecv_replace", None);
-                intra.push(("is_sendbuf_inplace=yes".into(), replace));
-                intra.push(("is_sendbuf_inplace=no".into(), ranges));
-            }
-            _ => intra.extend(ranges.0),
-        }
-        let new_intra = Node(intra);
-        match body.0.iter_mut().find(|(k, _)| k == "comm_type=intra") {
-            Some((_, v)) => *v = new_intra,
-            None => body.0.insert(0, ("comm_type=intra".into(), new_intra)),
-        }
+        put_collective(&mut table, c, size_key, &blocks, processes.first().copied())?;
     }
     let mut out = String::new();
     table.write(&mut out, 0);
     out.push('\n');
     Ok(out)
+}
+
+/// One decision of [`mpich_json_decided`]: on communicators of `processes` ranks (up to the
+/// next decision's communicator size of the same collective), from message size `size` on (up
+/// to the next decision's), MPICH runs `function`, or its own default decision (`None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MpichDecision {
+    /// The collective.
+    pub collective: Collective,
+    /// The communicator size, at least 1.
+    pub processes: u64,
+    /// MPICH's message-size key of the collective ([`mpich_size_key`]): the first size the
+    /// decision covers.
+    pub size: u64,
+    /// MPICH's function (`MPIR_Bcast_intra_binomial`), `None` for MPICH's own decision.
+    pub function: Option<String>,
+}
+
+/// The value MPICH's selection compares for a call of `c` on `processes` ranks whose buffer
+/// (bcast, reduce, allreduce) or per-rank block (the others) is `bytes` bytes of
+/// `element_bytes`-byte elements: `avg_msg_size` (the buffer; alltoall's per-pair block) or
+/// `total_msg_size` (allgather: `bytes × P`; gather and scatter: the element count `× P`, as
+/// MPICH 4.0 – 4.2 compute it). `None` for a collective without a subtree
+/// ([`mpich_json_collectives`]) or an overflow.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::Collective;
+/// use commcost::export::mpich_size_key;
+///
+/// assert_eq!(mpich_size_key(Collective::Bcast, 8, 4096, 8), Some(("avg_msg_size", 4096)));
+/// assert_eq!(mpich_size_key(Collective::Allgather, 8, 4096, 8), Some(("total_msg_size", 32768)));
+/// assert_eq!(mpich_size_key(Collective::Gather, 8, 4096, 8), Some(("total_msg_size", 4096)));
+/// ```
+pub fn mpich_size_key(
+    c: Collective,
+    processes: u64,
+    bytes: u64,
+    element_bytes: u64,
+) -> Option<(&'static str, u64)> {
+    let (_, key) = mpich_collective(c)?;
+    let value = match c {
+        Collective::Allgather => bytes.checked_mul(processes)?,
+        Collective::Gather | Collective::Scatter => {
+            (bytes / element_bytes.max(1)).checked_mul(processes)?
+        }
+        _ => bytes,
+    };
+    Some((key, value))
+}
+
+/// MPICH's name prefix of `c`'s functions (`MPIR_<prefix>_intra_…`).
+fn mpich_prefix(c: Collective) -> Option<&'static str> {
+    use crate::collectives::MpichAlgorithm as M;
+    Some(match c {
+        Collective::Bcast => <collectives::Bcast as M>::MPICH_PREFIX,
+        Collective::Allreduce => <collectives::Allreduce as M>::MPICH_PREFIX,
+        Collective::Reduce => <collectives::Reduce as M>::MPICH_PREFIX,
+        Collective::Alltoall => <collectives::Alltoall as M>::MPICH_PREFIX,
+        Collective::Allgather => <collectives::Allgather as M>::MPICH_PREFIX,
+        Collective::Gather => <collectives::Gather as M>::MPICH_PREFIX,
+        Collective::Scatter => <collectives::Scatter as M>::MPICH_PREFIX,
+        Collective::Barrier => <collectives::Barrier as M>::MPICH_PREFIX,
+        Collective::ReduceScatter | Collective::ReduceScatterBlock | Collective::Scan => {
+            return None;
+        }
+    })
+}
+
+/// MPICH's function for `c`'s algorithm MPICH calls `name` (`binomial`), if the crate prices
+/// it and `version` has it.
+pub(crate) fn mpich_function_of(
+    c: Collective,
+    name: &str,
+    version: MpichVersion,
+) -> Option<String> {
+    let f = format!("MPIR_{}_intra_{name}", mpich_prefix(c)?);
+    let known = known_functions(c, version);
+    if c == Collective::Barrier {
+        // one barrier algorithm, named by the version
+        return known.into_iter().next();
+    }
+    known.contains(&f).then_some(f)
+}
+
+/// MPICH's functions for `c` that the crate prices and `version` has.
+fn known_functions(c: Collective, version: MpichVersion) -> Vec<String> {
+    fn of<A: MpichAlgorithm>() -> Vec<String> {
+        A::mpich_algorithms()
+            .iter()
+            .filter_map(MpichAlgorithm::mpich_function)
+            .collect()
+    }
+    let all = match c {
+        Collective::Bcast => of::<collectives::Bcast>(),
+        Collective::Allreduce => of::<collectives::Allreduce>(),
+        Collective::Reduce => of::<collectives::Reduce>(),
+        Collective::Alltoall => of::<collectives::Alltoall>(),
+        Collective::Allgather => of::<collectives::Allgather>(),
+        Collective::Gather => of::<collectives::Gather>(),
+        Collective::Scatter => of::<collectives::Scatter>(),
+        Collective::Barrier => of::<collectives::Barrier>(),
+        Collective::ReduceScatter | Collective::ReduceScatterBlock | Collective::Scan => Vec::new(),
+    };
+    all.into_iter()
+        .filter(|f| version.has(f))
+        // the version's barrier (4.0's `dissemination`, `k_dissemination` with k = 2 later)
+        .map(|f| {
+            if c == Collective::Barrier {
+                version.barrier().0.to_string()
+            } else {
+                f
+            }
+        })
+        .collect()
+}
+
+/// MPICH's collective selection JSON for `version` from decisions made elsewhere (measured, as
+/// [`TuneReport::mpich_json`](crate::tune::TuneReport::mpich_json) does): MPICH's default
+/// table of that version with, for each collective the decisions name, the
+/// intra-communicator subtree replaced. A decision holds on communicators of exactly its
+/// `processes` ranks, from its message size up to the next decision's: the decision's
+/// function (guarded by MPICH's preconditions as in [`mpich_json`]), or for `function: None`
+/// the function MPICH's own table runs there (split where the table's own message-size
+/// ranges change). Every other communicator size keeps MPICH's own intra-communicator subtree,
+/// placed where MPICH evaluates it as in its own table (under communicator-size keys only).
+///
+/// MPICH's own decision in a `None` range is read as [`mpich_decide`] reads the table (a flat
+/// communicator); the two differ only for zero-byte calls on a communicator whose ranks share
+/// a node (MPICH's `smp` algorithms run there, the flat choice here).
+///
+/// `decisions` lists each collective's decisions together, communicator sizes increasing and,
+/// within one, message sizes increasing (the first is taken from 0). Equal neighbouring
+/// decisions merge.
+///
+/// # Errors
+///
+/// [`ExportError::Grid`] for decisions out of that order, a communicator size of 0 or above
+/// `2^31 - 1`, or a function that is not one of the collective's MPICH algorithms the crate
+/// prices and `version` has (such a leaf would abort `MPI_Init`);
+/// [`ExportError::Unsupported`] for a collective without a subtree in MPICH's table.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::Collective;
+/// use commcost::export::{MpichDecision, MpichVersion, mpich_decide, mpich_json_decided};
+///
+/// let decide = |size, function: Option<&str>| MpichDecision {
+///     collective: Collective::Bcast,
+///     processes: 4,
+///     size,
+///     function: function.map(String::from),
+/// };
+/// let json = mpich_json_decided(
+///     MpichVersion::V4_0,
+///     &[decide(0, None), decide(65536, Some("MPIR_Bcast_intra_scatter_ring_allgather"))],
+/// )?;
+/// let v = MpichVersion::V4_0;
+/// assert_eq!(mpich_decide(&json, Collective::Bcast, 4, 1 << 20).as_deref(), Some("MPIR_Bcast_intra_scatter_ring_allgather"));
+/// // below 64 KiB, and on 5 ranks, MPICH's own decision
+/// assert_eq!(mpich_decide(&json, Collective::Bcast, 4, 8), v.default_algorithm(Collective::Bcast, 4, 8));
+/// assert_eq!(mpich_decide(&json, Collective::Bcast, 5, 1 << 20), v.default_algorithm(Collective::Bcast, 5, 1 << 20));
+/// # Ok::<(), commcost::export::ExportError>(())
+/// ```
+pub fn mpich_json_decided(
+    version: MpichVersion,
+    decisions: &[MpichDecision],
+) -> Result<String, ExportError> {
+    let grid = |detail: String| ExportError::Grid {
+        what: "decisions",
+        detail,
+    };
+    let mut table = Node::parse(version.default_table()).map_err(|detail| ExportError::Grid {
+        what: "MPICH default table",
+        detail,
+    })?;
+    let mut done: Vec<Collective> = Vec::new();
+    let mut i = 0;
+    while i < decisions.len() {
+        let c = decisions[i].collective;
+        if done.contains(&c) {
+            return Err(grid(format!("{c}'s decisions are not listed together")));
+        }
+        done.push(c);
+        let unsupported = ExportError::Unsupported {
+            collective: c.name(),
+            target: "MPICH selection JSON",
+        };
+        let (_, size_key) = mpich_collective(c).ok_or(unsupported.clone())?;
+        let prefix = mpich_prefix(c).unwrap_or_default();
+        let known = known_functions(c, version);
+        let key = format!("collective={}", c.name());
+        let default_intra = table
+            .get(&key)
+            .and_then(|b| b.get("comm_type=intra"))
+            .cloned()
+            .ok_or(unsupported)?;
+        // the default table's own message-size bounds: where its decision may change
+        let mut bounds: Vec<u64> = Vec::new();
+        default_intra.size_bounds(size_key, &mut bounds, 0);
+        bounds.sort_unstable();
+        bounds.dedup();
+        let end = decisions[i..]
+            .iter()
+            .position(|d| d.collective != c)
+            .map_or(decisions.len(), |k| i + k);
+        // per communicator size: [(first message size, leaf)]
+        let mut blocks: Vec<MpichBlock> = Vec::new();
+        let mut last: Option<(u64, u64)> = None;
+        for (k, d) in decisions[i..end].iter().enumerate() {
+            if d.processes == 0 || d.processes > super::MAX_PROCESSES {
+                return Err(grid(format!(
+                    "{c}: communicator size {} is not in 1 ..= {}",
+                    d.processes,
+                    super::MAX_PROCESSES
+                )));
+            }
+            if last.is_some_and(|(p, s)| (d.processes, d.size) <= (p, s)) {
+                return Err(grid(format!(
+                    "{c}: decisions must go by communicator size, then message size, increasing \
+                     ({} ranks, {} bytes comes after {last:?})",
+                    d.processes, d.size
+                )));
+            }
+            last = Some((d.processes, d.size));
+            if let Some(f) = &d.function
+                && (!f.starts_with(&format!("MPIR_{prefix}_intra_")) || !known.contains(f))
+            {
+                return Err(grid(format!(
+                    "{c}: `{}` is not one of MPICH {version}'s {c} algorithms the crate prices \
+                     ({})",
+                    super::echo(f),
+                    known.join(", ")
+                )));
+            }
+            if blocks.last().is_none_or(|(p, _)| *p != d.processes) {
+                blocks.push((d.processes, Vec::new()));
+            }
+            let from = if blocks.last().is_some_and(|(_, r)| r.is_empty()) {
+                0
+            } else {
+                d.size
+            };
+            // up to the next decision of this communicator size
+            let to = decisions[i..end]
+                .get(k + 1)
+                .filter(|n| n.processes == d.processes)
+                .map_or(u64::MAX, |n| n.size);
+            let Some((_, rules)) = blocks.last_mut() else {
+                continue;
+            };
+            let mut push = |at: u64, leaf: Node| {
+                if rules.last().is_none_or(|(_, l)| *l != leaf) {
+                    rules.push((at, leaf));
+                }
+            };
+            match &d.function {
+                Some(f) => push(
+                    from,
+                    guarded_leaf(f, version, || Ok(default_intra.clone()))?,
+                ),
+                None if size_key.is_empty() => push(from, default_intra.clone()),
+                None => {
+                    let starts = std::iter::once(from)
+                        .chain(bounds.iter().copied().filter(|&b| b > from && b < to));
+                    for at in starts {
+                        let function = decide_in(&default_intra, c, d.processes, at)
+                            .ok_or_else(|| {
+                                grid(format!(
+                                    "{c}: MPICH {version}'s table decides nothing on {} ranks at {at} bytes",
+                                    d.processes
+                                ))
+                            })?;
+                        push(
+                            at,
+                            guarded_leaf(&function, version, || Ok(default_intra.clone()))?,
+                        );
+                    }
+                }
+            }
+        }
+        put_exact(&mut table, c, size_key, &blocks, &default_intra);
+        i = end;
+    }
+    let mut out = String::new();
+    table.write(&mut out, 0);
+    out.push('\n');
+    Ok(out)
+}
+
+/// `c`'s intra-communicator subtree in `table` made of `blocks`, each on exactly its
+/// communicator size, with `default` (MPICH's own subtree) on every other size, behind the
+/// preconditions MPICH asserts. Only communicator-size keys stand above a `default`, so MPICH
+/// evaluates it as in its own table.
+fn put_exact(
+    table: &mut Node,
+    c: Collective,
+    size_key: &str,
+    blocks: &[MpichBlock],
+    default: &Node,
+) {
+    let mut sizes: Vec<(String, Node)> = Vec::new();
+    let mut below = 1;
+    for (p, rules) in blocks {
+        if *p > below {
+            sizes.push((format!("comm_size<={}", p - 1), default.clone()));
+        }
+        let inner = if size_key.is_empty() {
+            rules.first().map(|(_, l)| l.clone()).unwrap_or_default()
+        } else {
+            Node(ranges(rules, size_key, Node::clone))
+        };
+        sizes.push((format!("comm_size<={p}"), inner));
+        below = p.saturating_add(1);
+    }
+    sizes.push(("comm_size=any".into(), default.clone()));
+    let mut intra: Vec<(String, Node)> = Vec::new();
+    match c {
+        Collective::Allreduce => {
+            let rd = Node::leaf("MPIR_Allreduce_intra_recursive_doubling", None);
+            intra.push(("is_op_built_in=no".into(), rd));
+            intra.push(("is_op_built_in=yes".into(), Node(sizes)));
+        }
+        Collective::Alltoall => {
+            let replace = Node::leaf("MPIR_Alltoall_intra_pairwise_sendrecv_replace", None);
+            intra.push(("is_sendbuf_inplace=yes".into(), replace));
+            intra.push(("is_sendbuf_inplace=no".into(), Node(sizes)));
+        }
+        _ => intra = sizes,
+    }
+    let key = format!("collective={}", c.name());
+    if let Some((_, body)) = table.0.iter_mut().find(|(k, _)| *k == key) {
+        match body.0.iter_mut().find(|(k, _)| k == "comm_type=intra") {
+            Some((_, v)) => *v = Node(intra),
+            None => body.0.insert(0, ("comm_type=intra".into(), Node(intra))),
+        }
+    }
+}
+
+/// The algorithm (MPICH's function, `MPIR_Bcast_intra_binomial`) a selection JSON in MPICH's
+/// format chooses for a call of `c` on an intra-communicator of `processes` ranks, `bytes` as
+/// the collective takes them (the buffer of bcast, reduce and allreduce, one rank's block of
+/// the others), walking the tree as MPICH's `csel.c` does: at each level the first key whose
+/// condition holds. The call is the one `commcost`'s collective timing makes: 8-byte elements
+/// (`MPI_DOUBLE`), `MPI_SUM` (built in, commutative), separate send and receive buffers, on a
+/// communicator without a node hierarchy (every rank on one node, or one rank per node: MPICH
+/// then marks it flat only in the second case: on one node `comm_hierarchy=parent` holds, which
+/// changes MPICH 4.0's choice for barrier and zero-byte calls). `count<pow2` compares the
+/// element count with the largest power of two not above the communicator size. As in MPICH
+/// 4.0 – 4.2, `comm_size<N` is `comm_size<=N` below the first key that is not about the
+/// communicator (MPICH decides those keys when it creates the communicator, the others
+/// while searching, where its parser reads `<` as `<=`).
+///
+/// `None` where the text is not such a tree, the collective has no subtree, a condition is one
+/// this walk does not know, or no key holds.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::Collective;
+/// use commcost::export::{MpichVersion, mpich_decide};
+///
+/// // MPICH 4.0's own table (`maint/tuning/coll/mpir/generic.json`): bcast on 8 ranks (a
+/// // power of two) with 16 KiB, above the 12 KiB of its binomial range
+/// let table = MpichVersion::V4_0.default_table();
+/// assert_eq!(
+///     mpich_decide(table, Collective::Bcast, 8, 16384).as_deref(),
+///     Some("MPIR_Bcast_intra_scatter_recursive_doubling_allgather")
+/// );
+/// ```
+pub fn mpich_decide(json: &str, c: Collective, processes: u64, bytes: u64) -> Option<String> {
+    let table = Node::parse(json).ok()?;
+    let (_, size) = mpich_size_key(c, processes, bytes, 8)?;
+    decide_in(
+        table.get(&format!("collective={}", c.name()))?,
+        c,
+        processes,
+        size,
+    )
+}
+
+/// [`mpich_decide`] in a collective's subtree, the message size as MPICH's key of `c`
+/// ([`mpich_size_key`]).
+fn decide_in(node: &Node, c: Collective, processes: u64, size: u64) -> Option<String> {
+    let (_, size_key) = mpich_collective(c)?;
+    let count = match c {
+        Collective::Allgather => size / processes.max(1) / 8,
+        Collective::Gather | Collective::Scatter => size / processes.max(1),
+        _ => size / 8,
+    };
+    let pof2 = if processes == 0 {
+        0
+    } else {
+        1u64 << (63 - processes.leading_zeros())
+    };
+    let facts = CallFacts {
+        processes,
+        size_key,
+        size,
+        count,
+        pof2,
+    };
+    // MPICH decides the communicator's keys once, when the communicator is created (csel.c's
+    // pruning), as long as only such keys were met; below the first other key it evaluates
+    // while searching, where MPICH 4.0 - 4.2 read `comm_size<N` as `<=`
+    let mut pruning = true;
+    let mut node = node;
+    // every level is a key deeper; the parser bounds the depth
+    for _ in 0..=64 {
+        let mut next = None;
+        for (key, child) in &node.0 {
+            if let Some(function) = key.strip_prefix("algorithm=") {
+                return Some(function.to_string());
+            }
+            pruning = pruning
+                && [
+                    "comm_type=",
+                    "comm_size",
+                    "comm_hierarchy=",
+                    "is_node_consecutive=",
+                ]
+                .iter()
+                .any(|k| key.starts_with(k));
+            if facts.holds(key, pruning)? {
+                next = Some(child);
+                break;
+            }
+        }
+        node = next?;
+    }
+    None
+}
+
+/// What [`mpich_decide`] knows about the call.
+struct CallFacts {
+    processes: u64,
+    size_key: &'static str,
+    size: u64,
+    count: u64,
+    pof2: u64,
+}
+
+impl CallFacts {
+    /// Whether the condition `key` holds (`pruning`: evaluated when the communicator is
+    /// created), `None` for a condition not known here.
+    fn holds(&self, key: &str, pruning: bool) -> Option<bool> {
+        let (name, op, value) = ["<=", ">=", "<", ">", "="].iter().find_map(|op| {
+            let at = key.find(op)?;
+            Some((&key[..at], *op, &key[at + op.len()..]))
+        })?;
+        if value == "any" && op == "=" {
+            return Some(true);
+        }
+        let compare = |x: u64, limit: u64| match op {
+            "<=" => x <= limit,
+            ">=" => x >= limit,
+            "<" => x < limit,
+            ">" => x > limit,
+            _ => x == limit,
+        };
+        let yes = |v: bool| match value {
+            "yes" => Some(v),
+            "no" => Some(!v),
+            _ => None,
+        };
+        match name {
+            "comm_type" => Some(value == "intra"),
+            "comm_hierarchy" => Some(value == "flat"),
+            "comm_size" if value == "pow2" => Some(self.processes.is_power_of_two()),
+            "comm_size" if op == "<" && !pruning => Some(self.processes <= value.parse().ok()?),
+            "comm_size" => Some(compare(self.processes, value.parse().ok()?)),
+            "count" if value == "pow2" => Some(compare(self.count, self.pof2)),
+            "count" => Some(compare(self.count, value.parse().ok()?)),
+            "avg_msg_size" | "total_msg_size" if name == self.size_key => {
+                Some(compare(self.size, value.parse().ok()?))
+            }
+            "is_op_built_in" | "is_commutative" | "is_block_regular" => yes(true),
+            "is_sendbuf_inplace" | "is_node_consecutive" => yes(false),
+            _ => None,
+        }
+    }
+}
+
+/// The leaf that runs `function`, guarded where MPICH asserts a precondition: allgather's
+/// recursive doubling on power-of-two communicators only (`otherwise` elsewhere),
+/// allreduce's reduce-scatter-allgather from `count >= pof2` on (recursive doubling below),
+/// barrier under the version's name.
+fn guarded_leaf(
+    function: &str,
+    version: MpichVersion,
+    otherwise: impl FnOnce() -> Result<Node, ExportError>,
+) -> Result<Node, ExportError> {
+    Ok(match function {
+        "MPIR_Allgather_intra_recursive_doubling" => Node(vec![
+            ("comm_size=pow2".into(), Node::leaf(function, None)),
+            ("comm_size=any".into(), otherwise()?),
+        ]),
+        "MPIR_Allreduce_intra_reduce_scatter_allgather" => Node(vec![
+            (
+                "count<pow2".into(),
+                Node::leaf("MPIR_Allreduce_intra_recursive_doubling", None),
+            ),
+            ("count=any".into(), Node::leaf(function, None)),
+        ]),
+        _ if function.starts_with("MPIR_Barrier_intra_") => {
+            let (name, param) = version.barrier();
+            Node::leaf(name, param)
+        }
+        _ => Node::leaf(function, None),
+    })
+}
+
+/// Replaces `c`'s intra-communicator subtree in `table` by `blocks` (communicator sizes from
+/// `first` on; below it MPICH's own subtree), with the preconditions MPICH asserts in front.
+fn put_collective(
+    table: &mut Node,
+    c: Collective,
+    size_key: &str,
+    blocks: &[MpichBlock],
+    first: Option<u64>,
+) -> Result<(), ExportError> {
+    let unsupported = ExportError::Unsupported {
+        collective: c.name(),
+        target: "MPICH selection JSON",
+    };
+    let key = format!("collective={}", c.name());
+    let Some((_, body)) = table.0.iter_mut().find(|(k, _)| *k == key) else {
+        return Err(unsupported);
+    };
+    let default_intra = body.get("comm_type=intra").cloned();
+    // the ranges: communicator sizes, then message sizes (barrier: one leaf per block)
+    let ranges = Node(ranges(blocks, "comm_size", |rules| {
+        if size_key.is_empty() {
+            rules
+                .first()
+                .map(|(_, leaf)| leaf.clone())
+                .unwrap_or_default()
+        } else {
+            Node(ranges(rules, size_key, Node::clone))
+        }
+    }));
+    let mut intra: Vec<(String, Node)> = Vec::new();
+    // communicators below the grid: MPICH's own decision
+    if let (Some(default), Some(first)) = (default_intra, first)
+        && first > 1
+    {
+        intra.push((format!("comm_size<{first}"), default));
+    }
+    match c {
+        Collective::Allreduce => {
+            let rd = Node::leaf("MPIR_Allreduce_intra_recursive_doubling", None);
+            intra.push(("is_op_built_in=no".into(), rd));
+            intra.push(("is_op_built_in=yes".into(), ranges));
+        }
+        Collective::Alltoall => {
+            let replace = Node::leaf("MPIR_Alltoall_intra_pairwise_sendrecv_replace", None);
+            intra.push(("is_sendbuf_inplace=yes".into(), replace));
+            intra.push(("is_sendbuf_inplace=no".into(), ranges));
+        }
+        _ => intra.extend(ranges.0),
+    }
+    let new_intra = Node(intra);
+    match body.0.iter_mut().find(|(k, _)| k == "comm_type=intra") {
+        Some((_, v)) => *v = new_intra,
+        None => body.0.insert(0, ("comm_type=intra".into(), new_intra)),
+    }
+    Ok(())
 }
 
 /// `"<key><=<next - 1>": { … }` for each range but the last, `"<key>=any": { … }` for it (and
@@ -553,30 +1120,14 @@ impl Grid<'_> {
                     |a| a.mpich_function() == previous,
                 )?;
                 let function = choice.mpich_function().unwrap_or_default();
-                let leaf = match function.as_str() {
-                    "MPIR_Allgather_intra_recursive_doubling" => {
-                        // the best algorithm MPICH runs on any communicator size
-                        let (other, _) =
-                            choose::<A>(self.model, &problem, |a| runs(a, 3), |_| false)?;
-                        let other = other.mpich_function().unwrap_or_default();
-                        Node(vec![
-                            ("comm_size=pow2".into(), Node::leaf(&function, None)),
-                            ("comm_size=any".into(), Node::leaf(&other, None)),
-                        ])
-                    }
-                    "MPIR_Allreduce_intra_reduce_scatter_allgather" => Node(vec![
-                        (
-                            "count<pow2".into(),
-                            Node::leaf("MPIR_Allreduce_intra_recursive_doubling", None),
-                        ),
-                        ("count=any".into(), Node::leaf(&function, None)),
-                    ]),
-                    _ if barrier => {
-                        let (name, param) = version.barrier();
-                        Node::leaf(name, param)
-                    }
-                    _ => Node::leaf(&function, None),
-                };
+                let leaf = guarded_leaf(&function, version, || {
+                    // the best algorithm MPICH runs on any communicator size
+                    let (other, _) = choose::<A>(self.model, &problem, |a| runs(a, 3), |_| false)?;
+                    Ok(Node::leaf(
+                        &other.mpich_function().unwrap_or_default(),
+                        None,
+                    ))
+                })?;
                 previous = Some(function);
                 if rules.last().is_none_or(|(_, l)| *l != leaf) {
                     rules.push((if rules.is_empty() { 0 } else { s }, leaf));

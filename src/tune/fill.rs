@@ -40,7 +40,8 @@ impl TuneReport {
     ///
     /// # Errors
     ///
-    /// [`TuneError::Model`] if `model` cannot price an algorithm it priced when planning.
+    /// [`TuneError::Model`] if `model` cannot price an algorithm it priced when planning;
+    /// [`TuneError::Rules`] for a tuning of MPICH.
     ///
     /// # Examples
     ///
@@ -74,6 +75,12 @@ impl TuneReport {
         model: &dyn CommModel,
         config: &TuneConfig,
     ) -> Result<OmpiRules, TuneError> {
+        if self.plan.library != super::Library::OpenMpi {
+            return Err(TuneError::Rules(
+                "the tuning measured MPICH: write its selection JSON (TuneReport::mpich_json)"
+                    .into(),
+            ));
+        }
         let mut collectives: Vec<OmpiCollectiveRules> = Vec::new();
         let mut start = 0;
         while start < self.plan.cells.len() {

@@ -429,7 +429,8 @@ fn summary(
 }
 
 impl TuneReport {
-    /// The Open MPI rules file of the decisions: per collective and communicator size a block,
+    /// The Open MPI rules file of the decisions of a tuning of Open MPI (a tuning of MPICH
+    /// writes [`mpich_json`](Self::mpich_json)): per collective and communicator size a block,
     /// per measured size a rule from that size on (the first from 0) naming the switched-to
     /// algorithm, or algorithm 0 (Open MPI's own decision) where the default stays; equal
     /// neighbouring rules merge, and a block equal to the previous one is left out.

@@ -49,6 +49,7 @@
 
 mod fill;
 mod measure;
+mod mpich_file;
 mod plan;
 mod sign_test;
 
@@ -56,8 +57,46 @@ pub use measure::{CellResult, GIVE_UP_AFTER, Measurement, Runner, TuneReport, Ve
 pub use plan::{CellPlan, Forced, Run, TunePlan, plan_tuning};
 pub use sign_test::sign_test_p;
 
-use crate::collectives::{Collective, LocalWork, Operator};
+use crate::collectives::{Collective, Family, LocalWork, Operator};
+use crate::export::MpichVersion;
 use crate::sim::SimOptions;
+
+/// The MPI library a tuning measures and writes its file for.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::Family;
+/// use commcost::export::MpichVersion;
+/// use commcost::tune::Library;
+///
+/// assert_eq!(Library::default(), Library::OpenMpi);
+/// assert_eq!(Library::Mpich(MpichVersion::V4_0).family(), Family::Mpich);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Library {
+    /// Open MPI 4.1's tuned component: algorithms by ID, forced through its MCA parameters;
+    /// the default is Open MPI 4.1.4's fixed decision; the decisions make a rules file
+    /// ([`TuneReport::rules`], [`TuneReport::rules_filled`]).
+    #[default]
+    OpenMpi,
+    /// MPICH of this release series: algorithms by function (`MPIR_Bcast_intra_binomial`),
+    /// forced through a selection JSON file (with `MPIR_CVAR_DEVICE_COLLECTIVES=none`, as the
+    /// written file is used); the default is the series' own table
+    /// ([`MpichVersion::default_algorithm`]); the decisions make a selection JSON
+    /// ([`TuneReport::mpich_json`]).
+    Mpich(MpichVersion),
+}
+
+impl Library {
+    /// The family whose algorithms are ranked and priced.
+    pub const fn family(self) -> Family {
+        match self {
+            Self::OpenMpi => Family::Ompi,
+            Self::Mpich(_) => Family::Mpich,
+        }
+    }
+}
 
 /// What [`plan_tuning`] and [`tune`] tune, and how sure a switch must be.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,7 +107,8 @@ pub struct TuneConfig {
     pub processes: Vec<u64>,
     /// Message sizes as the collectives take them ([`Problem`](crate::collectives::Problem)
     /// bytes: the whole buffer of bcast, reduce and allreduce, one rank's block of the others),
-    /// increasing; the rules file keys them by [`Collective::ompi_rules_size`].
+    /// increasing; the rules file keys them by [`Collective::ompi_rules_size`], MPICH's file
+    /// by [`mpich_size_key`](crate::export::mpich_size_key).
     pub sizes: Vec<u64>,
     /// Candidates: algorithms predicted at most `1 + margin` times the cheapest (the model's
     /// measured error; 0.25 by default).
@@ -93,6 +133,8 @@ pub struct TuneConfig {
     /// on that platform where the closed form is not exact
     /// ([`rank_simulated_in`](crate::sim::rank_simulated_in), within [`SimLimits`](crate::sim::SimLimits)'s default).
     pub simulation: Option<SimOptions>,
+    /// The library tuned (Open MPI by default).
+    pub library: Library,
 }
 
 impl TuneConfig {
@@ -111,6 +153,7 @@ impl TuneConfig {
             operator: Operator::FREE,
             local: LocalWork::FREE,
             simulation: None,
+            library: Library::OpenMpi,
         }
     }
 
@@ -129,10 +172,19 @@ impl TuneConfig {
             if self.collectives[..i].contains(c) {
                 return bad("collectives", format!("{c} given twice"));
             }
-            if !c.is_priced_by(crate::collectives::Family::Ompi) {
+            let family = self.library.family();
+            if !c.is_priced_by(family) {
                 return bad(
                     "collectives",
-                    format!("Open MPI's family does not price {c}"),
+                    format!("the {family} family does not price {c}"),
+                );
+            }
+            if matches!(self.library, Library::Mpich(_))
+                && !crate::export::mpich_json_collectives().contains(c)
+            {
+                return bad(
+                    "collectives",
+                    format!("MPICH's selection JSON has no subtree for {c}"),
                 );
             }
         }

@@ -1,12 +1,14 @@
 //! Which algorithms are worth measuring: [`plan_tuning`].
 
-use super::{TuneConfig, TuneError};
+use super::{Library, TuneConfig, TuneError};
 use crate::collectives::ompi::fixed_decision;
-use crate::collectives::{Choice, Collective, Family, Problem, cost_in, rank_in};
+use crate::collectives::{Choice, Collective, Problem, cost_in, rank_in};
+use crate::export::{mpich_function_of, mpich_size_key};
 use crate::sim::{SimLimits, cost_simulated_in, rank_simulated_in};
 use crate::{CommModel, Message};
 
-/// `c`'s Open MPI algorithms for `problem`, cheapest first, as `config` prices them.
+/// `c`'s algorithms in the tuned library's family for `problem`, cheapest first, as `config`
+/// prices them.
 pub(super) fn ranked(
     model: &dyn CommModel,
     config: &TuneConfig,
@@ -14,12 +16,11 @@ pub(super) fn ranked(
     problem: &Problem,
 ) -> Result<Vec<Choice>, TuneError> {
     match &config.simulation {
-        None => {
-            rank_in(model, Family::Ompi, c, problem).map_err(|e| TuneError::Model(e.to_string()))
-        }
+        None => rank_in(model, config.library.family(), c, problem)
+            .map_err(|e| TuneError::Model(e.to_string())),
         Some(options) => rank_simulated_in(
             model,
-            Family::Ompi,
+            config.library.family(),
             c,
             problem,
             SimLimits::default(),
@@ -29,7 +30,8 @@ pub(super) fn ranked(
     }
 }
 
-/// The price of `c`'s Open MPI algorithm `name` for `problem`, as `config` prices it.
+/// The price of `c`'s algorithm `name` (in the tuned library's family) for `problem`, as
+/// `config` prices it.
 pub(super) fn priced(
     model: &dyn CommModel,
     config: &TuneConfig,
@@ -38,11 +40,11 @@ pub(super) fn priced(
     problem: &Problem,
 ) -> Result<f64, TuneError> {
     let choice = match &config.simulation {
-        None => cost_in(model, Family::Ompi, c, name, problem)
+        None => cost_in(model, config.library.family(), c, name, problem)
             .map_err(|e| TuneError::Model(e.to_string())),
         Some(options) => cost_simulated_in(
             model,
-            Family::Ompi,
+            config.library.family(),
             c,
             name,
             problem,
@@ -55,17 +57,21 @@ pub(super) fn priced(
 }
 
 /// An algorithm forced through Open MPI's MCA parameters (`coll_tuned_<coll>_algorithm`,
-/// `..._segmentsize`, `..._tree_fanout` / `..._chain_fanout`) and written so in a rules file.
+/// `..._segmentsize`, `..._tree_fanout` / `..._chain_fanout`) and written so in a rules file,
+/// or, tuning MPICH, through a selection JSON naming its function.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Forced {
-    /// Open MPI's algorithm ID (1-based).
+    /// Open MPI's algorithm ID (1-based; 0 tuning MPICH).
     pub id: u32,
     /// The segment size, bytes (0: unsegmented).
     pub segment: u64,
     /// The fan-out (chains), else 0.
     pub faninout: u64,
-    /// The crate's name with its parameters (`chain:segment=8192,fanout=4`).
+    /// The crate's name with its parameters (`chain:segment=8192,fanout=4`; MPICH's name
+    /// tuning MPICH).
     pub name: String,
+    /// MPICH's function (`MPIR_Bcast_intra_binomial`) tuning MPICH, else `None`.
+    pub mpich: Option<String>,
 }
 
 /// One measurement a [`Runner`](super::Runner) makes: `collective` on `processes` processes,
@@ -84,7 +90,7 @@ pub struct Run {
     /// block), what a harness passes to the MPI call.
     pub bytes: Vec<u64>,
     /// The model's price of each size (seconds; for the default, of the algorithm Open MPI
-    /// 4.1.4's fixed decision runs).
+    /// 4.1.4's fixed decision or MPICH's table runs; NaN where the model does not price it).
     pub predicted: Vec<f64>,
 }
 
@@ -96,12 +102,15 @@ pub struct CellPlan {
     pub collective: Collective,
     /// The communicator size.
     pub processes: u64,
-    /// The message size (rules-file convention).
+    /// The message size (the written file's convention, as [`Run::sizes`]).
     pub size: u64,
     /// The problem's bytes ([`TuneConfig::sizes`]).
     pub bytes: u64,
-    /// The algorithm ID Open MPI 4.1.4's fixed decision runs here.
+    /// The algorithm ID Open MPI 4.1.4's fixed decision runs here (0 tuning MPICH).
     pub default_id: u32,
+    /// The default's algorithm as the library names it (Open MPI's name of `default_id`,
+    /// MPICH's function); empty where unknown.
+    pub default_name: String,
     /// Its predicted time, seconds.
     pub default_predicted: f64,
     /// The candidates, cheapest predicted first, with their predicted times.
@@ -118,6 +127,8 @@ pub struct TunePlan {
     /// Per collective and communicator size, the default's run and one per candidate
     /// algorithm (covering the sizes where it is a candidate).
     pub runs: Vec<Run>,
+    /// The library tuned ([`TuneConfig::library`]).
+    pub library: Library,
 }
 
 /// Ranks Open MPI's algorithms of every cell with `model` and keeps the candidates worth
@@ -143,42 +154,81 @@ pub fn plan_tuning(model: &dyn CommModel, config: &TuneConfig) -> Result<TunePla
             let two_proc_allowed = p == 2 && config.processes.get(i + 1) == Some(&3);
             let first_cell = cells.len();
             for &bytes in sizes {
-                let s = c.ompi_rules_size(bytes, p);
+                let s = match config.library {
+                    Library::OpenMpi => c.ompi_rules_size(bytes, p),
+                    Library::Mpich(_) => mpich_size_key(c, p, bytes, 8).map_or(0, |(_, v)| v),
+                };
                 let problem = Problem::new(p, Message::contiguous(bytes))
                     .with_operator(config.operator)
                     .with_local(config.local);
                 let ranked = ranked(model, config, c, &problem)?;
                 let best = ranked.first().map_or(f64::INFINITY, |r| r.cost);
+                let (default_id, default_name, default_predicted) = match config.library {
+                    Library::OpenMpi => {
+                        let id = fixed_decision(c, p, bytes, true);
+                        let predicted =
+                            priced(model, config, c, &id.to_string(), &problem).unwrap_or(f64::NAN);
+                        let name = c.ompi_algorithm_name(id).unwrap_or_default().to_string();
+                        (id, name, predicted)
+                    }
+                    Library::Mpich(version) => {
+                        let function = version.default_algorithm(c, p, bytes).unwrap_or_default();
+                        let predicted = ranked
+                            .iter()
+                            .find(|r| mpich_function(r, c, p, version).as_ref() == Some(&function))
+                            .map_or(f64::NAN, |r| r.cost);
+                        (0, function, predicted)
+                    }
+                };
                 let mut candidates: Vec<(Forced, f64)> = Vec::new();
                 for choice in &ranked {
-                    let Some(ompi) = choice.ompi else { continue };
-                    if ompi.name.starts_with("two_proc") && !two_proc_allowed {
-                        continue;
-                    }
+                    let forced = match config.library {
+                        Library::OpenMpi => {
+                            let Some(ompi) = choice.ompi else { continue };
+                            if ompi.name.starts_with("two_proc") && !two_proc_allowed {
+                                continue;
+                            }
+                            Forced {
+                                id: ompi.id,
+                                segment: ompi.segment,
+                                faninout: ompi.fanout,
+                                name: choice.name.clone(),
+                                mpich: None,
+                            }
+                        }
+                        Library::Mpich(version) => {
+                            let Some(function) = mpich_function(choice, c, p, version) else {
+                                continue;
+                            };
+                            // the default's own run measures it
+                            if function == default_name {
+                                continue;
+                            }
+                            Forced {
+                                id: 0,
+                                segment: 0,
+                                faninout: 0,
+                                name: choice.name.clone(),
+                                mpich: Some(function),
+                            }
+                        }
+                    };
                     if choice.cost > (1.0 + config.margin) * best
                         || candidates.len() >= config.max_candidates
                     {
                         break;
                     }
-                    let forced = Forced {
-                        id: ompi.id,
-                        segment: ompi.segment,
-                        faninout: ompi.fanout,
-                        name: choice.name.clone(),
-                    };
                     if !candidates.iter().any(|(f, _)| *f == forced) {
                         candidates.push((forced, choice.cost));
                     }
                 }
-                let default_id = fixed_decision(c, p, bytes, true);
-                let default_predicted =
-                    priced(model, config, c, &default_id.to_string(), &problem).unwrap_or(f64::NAN);
                 cells.push(CellPlan {
                     collective: c,
                     processes: p,
                     size: s,
                     bytes,
                     default_id,
+                    default_name,
                     default_predicted,
                     candidates,
                     priced: ranked.len(),
@@ -221,5 +271,21 @@ pub fn plan_tuning(model: &dyn CommModel, config: &TuneConfig) -> Result<TunePla
             }
         }
     }
-    Ok(TunePlan { cells, runs })
+    Ok(TunePlan {
+        cells,
+        runs,
+        library: config.library,
+    })
+}
+
+/// MPICH's function for a choice of MPICH's family that MPICH `version` runs on `p` ranks
+/// (recursive-doubling allgather on powers of two only), else `None`.
+fn mpich_function(
+    choice: &Choice,
+    c: Collective,
+    p: u64,
+    version: crate::export::MpichVersion,
+) -> Option<String> {
+    let f = mpich_function_of(c, choice.mpich_name?, version)?;
+    (f != "MPIR_Allgather_intra_recursive_doubling" || p.is_power_of_two()).then_some(f)
 }

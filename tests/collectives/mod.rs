@@ -7,3 +7,4 @@ mod collective_sums;
 mod export;
 mod ompi_algorithms;
 mod tune;
+mod tune_mpich;
