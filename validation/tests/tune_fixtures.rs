@@ -61,11 +61,16 @@ fn tables() -> Vec<TuneTable> {
 
 /// The table between `<!-- tune_validation -->` and the next blank line in docs/ACCURACY.md.
 fn doc_table() -> String {
+    doc_block("tune_validation")
+}
+
+/// The text between `<!-- NAME -->` and the next blank line in docs/ACCURACY.md.
+fn doc_block(name: &str) -> String {
     let doc = std::fs::read_to_string(root().join("docs/ACCURACY.md")).unwrap();
-    let marker = "<!-- tune_validation -->\n";
+    let marker = format!("<!-- {name} -->\n");
     let start = doc
-        .find(marker)
-        .expect("docs/ACCURACY.md has the tune_validation table")
+        .find(&marker)
+        .unwrap_or_else(|| panic!("docs/ACCURACY.md has the {name} table"))
         + marker.len();
     let rest = &doc[start..];
     let end = rest.find("\n\n").map_or(rest.len(), |e| e + 1);
@@ -87,4 +92,30 @@ fn every_platform_compares_both_rules_files_on_every_tuned_collective() {
             assert_eq!(r.cells, 18, "{} {}", t.platform, r.collective);
         }
     }
+}
+
+/// MPICH over shared memory at P = 2 (`tests/fixtures/tune/mpich-p2.csv`: OSU with MPICH's own
+/// table, the file of `commcost tune --mpich`, and MPICH as installed, 15 repeats alternating):
+/// per collective the geometric means over the sizes of each to MPICH's own table, the cells
+/// slower than 1.10 in every repeat, the own table's median repeat spread.
+#[test]
+fn the_mpich_table_is_what_the_fixture_gives() {
+    let runs = rows("tests/fixtures/tune/mpich-p2.csv");
+    let t = tune_table(&runs, &[&runs], 2, 8, 1 << 20).unwrap();
+    assert_eq!(t.names, ["as-installed", "tune"]);
+    let mut text = String::from(
+        "| collective | tune / own table | as installed / own table | tune slower > 1.10 in every repeat | own table's repeat spread |\n|---|---|---|---|---|\n",
+    );
+    for r in &t.rows {
+        text.push_str(&format!(
+            "| {} | {:.2} | {:.2} | {} of {} | {:.0} % |\n",
+            r.collective,
+            r.rules[1],
+            r.rules[0],
+            r.slower[1],
+            r.cells,
+            100.0 * r.spread
+        ));
+    }
+    assert_eq!(doc_block("tune_mpich"), text);
 }
