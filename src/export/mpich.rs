@@ -803,20 +803,7 @@ fn put_exact(
         below = p.saturating_add(1);
     }
     sizes.push(("comm_size=any".into(), default.clone()));
-    let mut intra: Vec<(String, Node)> = Vec::new();
-    match c {
-        Collective::Allreduce => {
-            let rd = Node::leaf("MPIR_Allreduce_intra_recursive_doubling", None);
-            intra.push(("is_op_built_in=no".into(), rd));
-            intra.push(("is_op_built_in=yes".into(), Node(sizes)));
-        }
-        Collective::Alltoall => {
-            let replace = Node::leaf("MPIR_Alltoall_intra_pairwise_sendrecv_replace", None);
-            intra.push(("is_sendbuf_inplace=yes".into(), replace));
-            intra.push(("is_sendbuf_inplace=no".into(), Node(sizes)));
-        }
-        _ => intra = sizes,
-    }
+    let intra = guarded_by_preconditions(c, sizes);
     let key = format!("collective={}", c.name());
     if let Some((_, body)) = table.0.iter_mut().find(|(k, _)| *k == key) {
         match body.0.iter_mut().find(|(k, _)| k == "comm_type=intra") {
@@ -1035,25 +1022,35 @@ fn put_collective(
     {
         intra.push((format!("comm_size<{first}"), default));
     }
-    match c {
-        Collective::Allreduce => {
-            let rd = Node::leaf("MPIR_Allreduce_intra_recursive_doubling", None);
-            intra.push(("is_op_built_in=no".into(), rd));
-            intra.push(("is_op_built_in=yes".into(), ranges));
-        }
-        Collective::Alltoall => {
-            let replace = Node::leaf("MPIR_Alltoall_intra_pairwise_sendrecv_replace", None);
-            intra.push(("is_sendbuf_inplace=yes".into(), replace));
-            intra.push(("is_sendbuf_inplace=no".into(), ranges));
-        }
-        _ => intra.extend(ranges.0),
-    }
+    intra.extend(guarded_by_preconditions(c, ranges.0));
     let new_intra = Node(intra);
     match body.0.iter_mut().find(|(k, _)| k == "comm_type=intra") {
         Some((_, v)) => *v = new_intra,
         None => body.0.insert(0, ("comm_type=intra".into(), new_intra)),
     }
     Ok(())
+}
+
+/// `decisions` behind what MPICH asserts of a whole collective: allreduce's user-defined
+/// operators to recursive doubling, alltoall's `MPI_IN_PLACE` to the in-place pairwise exchange.
+fn guarded_by_preconditions(c: Collective, decisions: Vec<(String, Node)>) -> Vec<(String, Node)> {
+    match c {
+        Collective::Allreduce => vec![
+            (
+                "is_op_built_in=no".into(),
+                Node::leaf("MPIR_Allreduce_intra_recursive_doubling", None),
+            ),
+            ("is_op_built_in=yes".into(), Node(decisions)),
+        ],
+        Collective::Alltoall => vec![
+            (
+                "is_sendbuf_inplace=yes".into(),
+                Node::leaf("MPIR_Alltoall_intra_pairwise_sendrecv_replace", None),
+            ),
+            ("is_sendbuf_inplace=no".into(), Node(decisions)),
+        ],
+        _ => decisions,
+    }
 }
 
 /// `"<key><=<next - 1>": { … }` for each range but the last, `"<key>=any": { … }` for it (and
