@@ -141,6 +141,7 @@ mod goal;
 mod implicit;
 mod layout;
 mod memory;
+mod nodes;
 mod noise;
 mod op;
 mod options;
@@ -168,6 +169,7 @@ pub use memory::{
     SIMULATION_BYTES_PER_RANK, STORED_BYTES_PER_OPERATION, TIMELINE_BYTES_PER_OPERATION,
     simulation_memory, stored_schedule_memory,
 };
+pub use nodes::{MAX_MAPPED_RANKS, NodeMap, TwoLevel};
 pub use noise::Noise;
 pub use op::{Calc, Dependency, OpId, OpKind};
 pub use options::{RendezvousCompletion, SimOptions};

@@ -2,6 +2,7 @@
 //! memory between simulations.
 
 use super::engine::{Work, simulate_in};
+use super::nodes::TwoLevel;
 use super::options::SimOptions;
 use super::result::SimResult;
 use super::schedule::Schedule;
@@ -163,6 +164,76 @@ impl Simulator {
         model: &dyn CommModel,
         options: &SimOptions,
     ) -> Result<SimResult, SimError> {
-        simulate_in(&mut self.work, self.max_memory, schedule, model, options)
+        simulate_in(
+            &mut self.work,
+            self.max_memory,
+            schedule,
+            model,
+            options,
+            None,
+        )
+    }
+
+    /// Simulates `schedule` on a two-level platform: a message between two ranks of one node
+    /// costs `intra`'s quantities and uses the ranks' own NICs, a message between nodes costs
+    /// `platform.inter`'s and uses the nodes' NICs, one per node and direction, which the ranks
+    /// of a node share ([`TwoLevel`]). `options` apply as in [`simulate`]
+    /// (`rendezvous_above` to messages inside a node, `link_burst` to the nodes' links).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`simulate`]; [`SimError::InvalidOption`] (`nodes`) if the node map places
+    /// another number of ranks than the schedule has.
+    ///
+    /// # Examples
+    ///
+    /// Two nodes of two ranks: ranks 0 and 1 each send 1001 B to the other node at once. Their
+    /// node's one link takes them one after the other, `I = g + 1000 G` apart, so the second
+    /// arrives at `I + T`; on a flat platform both would arrive at `T`.
+    ///
+    /// ```
+    /// use commcost::sim::{NodeMap, ScheduleBuilder, SimOptions, Simulator, TwoLevel};
+    /// use commcost::{CommModel, LogGP, Message};
+    ///
+    /// let intra = LogGP::new(0.2e-6, 0.1e-6, 0.05e-6, 0.1e-9)?;
+    /// let inter = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
+    /// let nodes = NodeMap::block(2, 2)?;
+    /// let mut b = ScheduleBuilder::new(4);
+    /// for (from, to) in [(0, 2), (1, 3)] {
+    ///     b.send(from, to, 0, 1001);
+    ///     b.recv(to, from, 0, 1001);
+    /// }
+    /// let schedule = b.build()?;
+    /// let platform = TwoLevel { nodes: &nodes, inter: &inter, inter_rendezvous_above: None };
+    /// let run = Simulator::new().simulate_two_level(&schedule, &intra, platform, &SimOptions::default())?;
+    /// let m = Message::contiguous(1001);
+    /// let (t, i) = (inter.p2p(&m), inter.send_interval(&m));
+    /// assert!((run.rank_finish[2] - t).abs() < 1e-15);
+    /// assert!((run.rank_finish[3] - (i + t)).abs() < 1e-15);
+    /// // inside a node the same messages cost the intra-node model's time, each on its own NICs
+    /// let mut b = ScheduleBuilder::new(4);
+    /// for (from, to) in [(0, 1), (2, 3)] {
+    ///     b.send(from, to, 0, 1001);
+    ///     b.recv(to, from, 0, 1001);
+    /// }
+    /// let run = Simulator::new().simulate_two_level(&b.build()?, &intra, platform, &SimOptions::default())?;
+    /// assert!((run.makespan - intra.p2p(&m)).abs() < 1e-15);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn simulate_two_level(
+        &mut self,
+        schedule: &Schedule,
+        intra: &dyn CommModel,
+        platform: TwoLevel<'_>,
+        options: &SimOptions,
+    ) -> Result<SimResult, SimError> {
+        simulate_in(
+            &mut self.work,
+            self.max_memory,
+            schedule,
+            intra,
+            options,
+            Some(platform),
+        )
     }
 }

@@ -3,3 +3,4 @@
 mod sim_engine;
 mod sim_goal;
 mod sim_loggopsim;
+mod two_level;

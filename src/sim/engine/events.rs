@@ -45,8 +45,10 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
             if self.node[i].state & PENDING != 0 {
                 continue;
             }
-            let (x, _, _) = self.l.describe(i);
-            if x.kind == KIND_RECV && !self.rendezvous[x.class as usize] {
+            let (x, r, partner) = self.l.describe(i);
+            if x.kind == KIND_RECV
+                && !self.rendezvous[x.class as usize + self.route(r as usize, partner as usize).1]
+            {
                 self.node[i].start = now;
                 self.node[i].state |= POSTED;
                 bits[i / 64] |= 1 << (i % 64);
@@ -192,23 +194,25 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
     /// tries again at `nic_free` as an event of `kind` (LogGOPSim re-inserts such an operation
     /// at max(next o, next g)).
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn waits_for_nic(
         &mut self,
         op: usize,
         r: usize,
+        nic: usize,
         t: f64,
         nic_free: f64,
         which: fn(&Holders) -> u32,
         kind: u32,
     ) -> bool {
         if nic_free > t && nic_free > self.ranks[r].cpu_free {
-            self.note_holder(op, r, which);
+            self.note_holder(op, nic, which);
             self.push(nic_free, op as u32, kind);
             self.retries += 1;
             let holder = if self.holders.is_empty() {
                 NONE
             } else {
-                which(&self.holders[r])
+                which(&self.holders[nic])
             };
             self.waited = Some((nic_free, holder));
             true
@@ -248,6 +252,29 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
         list.push(Block { start, end, holder });
     }
 
+    /// The NIC a message of rank `r` whose matched operation is `partner` uses and the offset of
+    /// its quantities: `(r, 0)`, or on a two-level platform for a message between nodes
+    /// (`P + r's node`, the number of message classes).
+    #[inline(always)]
+    pub(super) fn route(&self, r: usize, partner: usize) -> (usize, usize) {
+        if PLATFORM && !self.node_of.is_empty() {
+            let n = self.node_of[r];
+            if n != self.node_of[self.l.rank(partner) as usize] {
+                return (self.p + n as usize, self.inter_off);
+            }
+        }
+        (r, 0)
+    }
+
+    /// The handshake's one-way time of a message routed with quantity offset `off`, if the
+    /// handshake is simulated.
+    #[inline]
+    fn handshake_h(&self, off: usize) -> Option<f64> {
+        self.handshake
+            .or(self.ack)
+            .map(|h| if off > 0 { self.h_inter } else { h })
+    }
+
     /// Whether event `other`, run right after event `code` waited for a NIC (with nothing in
     /// between), waits for it the same way: both make a send of the same rank ready, or both
     /// are receives of the same rank and message that already tried.
@@ -256,9 +283,16 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
             return false;
         }
         let (a, b) = ((code >> 1) as usize, (other >> 1) as usize);
-        let (x, ra, _) = self.l.describe(a);
-        let (y, rb, _) = self.l.describe(b);
+        let (x, ra, pa) = self.l.describe(a);
+        let (y, rb, pb) = self.l.describe(b);
         if ra != rb || x.kind != y.kind {
+            return false;
+        }
+        // (on a two-level platform, the same NIC)
+        if PLATFORM
+            && !self.node_of.is_empty()
+            && self.route(ra as usize, pa as usize) != self.route(rb as usize, pb as usize)
+        {
             return false;
         }
         if code & 1 == EV_READY {
@@ -278,17 +312,19 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
         if code & 1 != EV_READY || self.node[op].state & QUEUED != 0 {
             return;
         }
-        let (x, r, _) = self.l.describe(op);
+        let (x, r, partner) = self.l.describe(op);
         if x.kind != KIND_SEND {
             return;
         }
         self.node[op].state |= QUEUED;
-        let b = &mut self.backlog[r as usize];
-        *b = b.max(t) + self.q[x.class as usize].send_interval;
+        let (nic, off) = self.route(r as usize, partner as usize);
+        let interval = self.q[x.class as usize + off].send_interval;
+        let b = &mut self.backlog[nic];
+        *b = b.max(t) + interval;
     }
 
     /// The handshake of a rendezvous message whose request left at `sent` and whose receive,
-    /// on rank `q`, was posted at `posted`: `(delay, ack)`, how much later than `max(sent,
+    /// behind sending NIC `q` (its rank's, or its node's), was posted at `posted`: `(delay, ack)`, how much later than `max(sent,
     /// posted)` the data leaves because the acknowledgement waited for `q`'s sending NIC, and
     /// when the acknowledgement reaches the sender (`h = p2p(1 B)` each way).
     #[inline]
@@ -307,12 +343,14 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
         let class = x.class as usize;
         match x.kind {
             KIND_SEND => {
+                let (nic, off) = self.route(r, partner);
+                let class = class + off;
                 let q = self.q[class];
                 if PLATFORM && self.ack.is_some() {
                     self.enqueue_send((op as u32) << 1 | EV_READY, t);
                 }
-                let nic_free = self.ranks[r].nic_send_free;
-                if self.waits_for_nic(op, r, t, nic_free, |h| h.nic_send, EV_READY) {
+                let nic_free = self.ranks[nic].nic_send_free;
+                if self.waits_for_nic(op, r, nic, t, nic_free, |h| h.nic_send, EV_READY) {
                     return;
                 }
                 let s = self.cpu_start(op, r, t);
@@ -322,19 +360,19 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
                 let mut saved = 0.0;
                 if PLATFORM && self.burst > 0.0 {
                     let (left, save) =
-                        self.credit(class, self.ranks[r].nic_send_free, self.credits[r].0, s);
+                        self.credit(class, self.ranks[nic].nic_send_free, self.credits[nic].0, s);
                     saved = save;
-                    self.credits[r].0 = left;
+                    self.credits[nic].0 = left;
                 }
-                self.ranks[r].nic_send_free = s + q.send_interval - saved;
+                self.ranks[nic].nic_send_free = s + q.send_interval - saved;
                 if PLATFORM && self.ack.is_some() {
                     // (a send that started later than its place in the queue)
-                    let b = &mut self.backlog[r];
+                    let b = &mut self.backlog[nic];
                     *b = b.max(s + q.send_interval - saved);
                 }
                 if !self.holders.is_empty() {
                     self.holders[r].cpu = op as u32;
-                    self.holders[r].nic_send = op as u32;
+                    self.holders[nic].nic_send = op as u32;
                 }
                 self.satisfy(op, s, true);
                 let flight = (q.p2p - q.recv_overhead - saved).max(0.0);
@@ -342,9 +380,10 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
                     if self.node[partner].state & POSTED != 0 {
                         let posted = self.node[partner].start;
                         let mut go = s.max(posted);
-                        if PLATFORM && let Some(h) = self.handshake.or(self.ack) {
+                        if PLATFORM && let Some(h) = self.handshake_h(off) {
                             let receiver = self.l.rank(partner) as usize;
-                            let (delay, ack) = self.handshake_of(receiver, s, posted, h);
+                            let (receiver_nic, _) = self.route(receiver, op);
+                            let (delay, ack) = self.handshake_of(receiver_nic, s, posted, h);
                             go += delay;
                             self.push(go + flight, partner as u32, EV_ARRIVE);
                             if self.handshake.is_some() {
@@ -367,14 +406,16 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
                 self.satisfy(op, t, true);
                 // (only a rendezvous send waits: its receive has the same size, the same
                 // protocol)
+                let (nic, off) = self.route(r, partner);
+                let class = class + off;
                 if self.rendezvous[class] && self.node[partner].state & WAITING != 0 {
                     self.node[partner].state &= !WAITING;
                     let q = self.q[class];
                     let sent = self.node[partner].start;
                     let mut go = t.max(sent);
                     let mut ack = None;
-                    if PLATFORM && let Some(h) = self.handshake.or(self.ack) {
-                        let (delay, at) = self.handshake_of(r, sent, t, h);
+                    if PLATFORM && let Some(h) = self.handshake_h(off) {
+                        let (delay, at) = self.handshake_of(nic, sent, t, h);
                         go += delay;
                         ack = Some(at);
                     }
@@ -434,29 +475,30 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
 
     /// [`receive`](Self::receive) of `op`, whose signature, rank and partner are known.
     fn receive_at(&mut self, op: usize, t: f64, x: Signature, r: usize, partner: usize) {
-        let class = x.class as usize;
+        let (nic, off) = self.route(r, partner);
+        let class = x.class as usize + off;
         let q = self.q[class];
         // the receiving NIC streams the message in during the last `I` before the receive
         // completes: that window must not overlap the previous message's
         let (left, saved) = if PLATFORM && self.burst > 0.0 {
-            self.credit(class, self.ranks[r].nic_recv_free, self.credits[r].1, t)
+            self.credit(class, self.ranks[nic].nic_recv_free, self.credits[nic].1, t)
         } else {
             (0.0, 0.0)
         };
-        let nic = self.ranks[r].nic_recv_free + q.send_interval - saved - q.recv_overhead;
-        if self.waits_for_nic(op, r, t, nic, |h| h.nic_recv, EV_ARRIVE) {
+        let window = self.ranks[nic].nic_recv_free + q.send_interval - saved - q.recv_overhead;
+        if self.waits_for_nic(op, r, nic, t, window, |h| h.nic_recv, EV_ARRIVE) {
             return;
         }
         if PLATFORM && self.burst > 0.0 {
-            self.credits[r].1 = left;
+            self.credits[nic].1 = left;
         }
         let s = self.cpu_start(op, r, t);
         let e = s + q.recv_overhead + self.cpu_noise(op, 1);
         self.hold_cpu(r, e);
-        self.ranks[r].nic_recv_free = e;
+        self.ranks[nic].nic_recv_free = e;
         if !self.holders.is_empty() {
             self.holders[r].cpu = op as u32;
-            self.holders[r].nic_recv = op as u32;
+            self.holders[nic].nic_recv = op as u32;
         }
         self.complete(op, r, e);
         if self.rendezvous[class] && (!PLATFORM || self.handshake.is_none()) {

@@ -3,6 +3,7 @@
 use std::collections::VecDeque;
 
 use super::layout::{Layout, LayoutVisitor};
+use super::nodes::TwoLevel;
 use super::noise::Noise;
 use super::op::{NONE, OpId, Signature};
 use super::options::{RendezvousCompletion, SimOptions};
@@ -77,6 +78,12 @@ pub(super) struct Work {
     shape: Vec<(f64, f64)>,
     /// See `Engine::credits`.
     credits: Vec<(f64, f64)>,
+    /// See `Engine::node_of`.
+    node_of: Vec<u32>,
+    /// See `Engine::inter_off`.
+    inter_off: usize,
+    /// See `Engine::h_inter`.
+    h_inter: f64,
     /// Pending events: `(time bits, position << 1 | kind)`, where `position` is the
     /// operation's internal position.
     queue: RadixQueue,
@@ -179,9 +186,18 @@ struct Engine<'a, L: Layout, const PLATFORM: bool> {
     burst: f64,
     /// Per message class: its serialisation `I - g` and time per byte, seconds.
     shape: Vec<(f64, f64)>,
-    /// Per rank, the token-bucket credit of its sending and receiving NIC at `nic_send_free`
-    /// and `nic_recv_free`, bytes (empty without shaped links).
+    /// Per NIC (as `ranks`), the token-bucket credit of its sending and receiving side at
+    /// `nic_send_free` and `nic_recv_free`, bytes (empty without shaped links).
     credits: Vec<(f64, f64)>,
+    /// On a two-level platform, each rank's node (internal rank numbers); empty otherwise.
+    node_of: Vec<u32>,
+    /// Ranks: `ranks[..p]` are the ranks, `ranks[p..]` the nodes' NICs on a two-level platform.
+    p: usize,
+    /// Where the inter-node quantities start in `q`, `rendezvous` and `shape` (the number of
+    /// message classes; 0 without a two-level platform).
+    inter_off: usize,
+    /// `p2p(1 B)` of the inter-node model (the handshake between nodes).
+    h_inter: f64,
     noise: Option<Noise>,
     queue: RadixQueue,
     now_ready: std::collections::VecDeque<u32>,
@@ -196,6 +212,7 @@ struct Engine<'a, L: Layout, const PLATFORM: bool> {
     orig: &'a [u32],
     end: Vec<f64>,
     cause: Vec<u32>,
+    /// Per rank its CPU and NICs, then (two-level platform) per node its NICs.
     ranks: Vec<RankState>,
     holders: Vec<Holders>,
     makespan: f64,
@@ -264,9 +281,20 @@ pub(super) fn simulate_in(
     schedule: &Schedule,
     model: &dyn CommModel,
     options: &SimOptions,
+    two_level: Option<TwoLevel<'_>>,
 ) -> Result<SimResult, SimError> {
     let n = schedule.len();
     let p = schedule.ranks() as usize;
+    let nodes = match two_level {
+        Some(t) if t.nodes.ranks() as usize != p => {
+            return Err(SimError::InvalidOption {
+                name: "nodes",
+                message: "the node map must place as many ranks as the schedule has",
+            });
+        }
+        Some(t) => t.nodes.nodes() as usize,
+        None => 0,
+    };
     // the schedule's arrays and the simulation's state within the budget, before any of
     // that state is allocated
     super::memory::check(
@@ -283,27 +311,60 @@ pub(super) fn simulate_in(
     w.q.clear();
     w.rendezvous.clear();
     w.shape.clear();
-    for m in schedule.messages() {
-        let x = model.quantities(m);
-        w.q.push(Quantities {
-            p2p: check_time("p2p", x.p2p)?,
-            send_overhead: check_time("send_overhead", x.send_overhead)?,
-            recv_overhead: check_time("recv_overhead", x.recv_overhead)?,
-            send_interval: check_time("send_interval", x.send_interval)?,
-            gap: x.gap,
-        });
-        w.rendezvous
-            .push(options.rendezvous_above.is_some_and(|s| m.bytes() > s));
-        if options.link_burst.is_some() {
-            let q = w.q[w.q.len() - 1];
-            let serial = (q.send_interval - q.gap).max(0.0);
-            let per_byte = if m.bytes() > 1 && q.gap.is_finite() {
-                serial / (m.bytes() - 1) as f64
-            } else {
-                0.0
-            };
-            w.shape.push((serial, per_byte));
+    // per message class its quantities: inside a node (or the only level), then between nodes
+    let levels: [(&dyn CommModel, Option<u64>); 2] = match two_level {
+        Some(t) => [
+            (model, options.rendezvous_above),
+            (t.inter, t.inter_rendezvous_above),
+        ],
+        None => [(model, options.rendezvous_above); 2],
+    };
+    let shaped_level = usize::from(two_level.is_some());
+    for (level, &(m_model, rendezvous_above)) in levels
+        .iter()
+        .enumerate()
+        .take(1 + usize::from(two_level.is_some()))
+    {
+        for m in schedule.messages() {
+            let x = m_model.quantities(m);
+            w.q.push(Quantities {
+                p2p: check_time("p2p", x.p2p)?,
+                send_overhead: check_time("send_overhead", x.send_overhead)?,
+                recv_overhead: check_time("recv_overhead", x.recv_overhead)?,
+                send_interval: check_time("send_interval", x.send_interval)?,
+                gap: x.gap,
+            });
+            w.rendezvous
+                .push(rendezvous_above.is_some_and(|s| m.bytes() > s));
+            if options.link_burst.is_some() {
+                let q = w.q[w.q.len() - 1];
+                let serial = (q.send_interval - q.gap).max(0.0);
+                // the shaped link is the nodes' on a two-level platform
+                let per_byte = if level == shaped_level && m.bytes() > 1 && q.gap.is_finite() {
+                    serial / (m.bytes() - 1) as f64
+                } else {
+                    0.0
+                };
+                w.shape.push((serial, per_byte));
+            }
         }
+    }
+    w.inter_off = if two_level.is_some() {
+        schedule.messages().len()
+    } else {
+        0
+    };
+    w.h_inter = match two_level {
+        Some(t) => check_time("p2p", t.inter.p2p(&crate::Message::contiguous(1)))?,
+        None => 0.0,
+    };
+    w.node_of.clear();
+    if let Some(t) = two_level {
+        let rank_of = schedule.raw_rank_of();
+        w.node_of.extend((0..p).map(|x| {
+            let rank = rank_of.get(x).copied().unwrap_or(x as u32);
+            t.nodes.node(rank)
+        }));
     }
     let at_handshake = options.rendezvous_completion == RendezvousCompletion::AtHandshake;
     let h = if at_handshake || options.ack_behind_sends {
@@ -318,7 +379,7 @@ pub(super) fn simulate_in(
     w.ack = h.filter(|_| options.ack_behind_sends);
     w.backlog.clear();
     if w.ack.is_some() {
-        w.backlog.resize(p, 0.0);
+        w.backlog.resize(p + nodes, 0.0);
     }
     w.cores.clear();
     if let Some(c) = options.cores {
@@ -333,7 +394,7 @@ pub(super) fn simulate_in(
     }
     w.credits.clear();
     if let Some(b) = options.link_burst {
-        w.credits.resize(p, (b as f64, b as f64));
+        w.credits.resize(p + nodes, (b as f64, b as f64));
     }
     w.queue.reset();
     w.now_ready.clear();
@@ -349,7 +410,7 @@ pub(super) fn simulate_in(
     }
     w.ranks.clear();
     w.ranks.resize(
-        p,
+        p + nodes,
         RankState {
             cpu_free: 0.0,
             nic_send_free: 0.0,
@@ -361,7 +422,7 @@ pub(super) fn simulate_in(
     w.holders.clear();
     if options.critical_path {
         w.holders.resize(
-            p,
+            p + nodes,
             Holders {
                 cpu: NONE,
                 nic_send: NONE,
@@ -403,6 +464,7 @@ fn run_on<L: Layout>(
         || w.ack.is_some()
         || !w.cores.is_empty()
         || options.link_burst.is_some()
+        || !w.node_of.is_empty()
     {
         run_engine::<L, true>(w, schedule, l, options)
     } else {
@@ -428,6 +490,10 @@ fn run_engine<L: Layout, const PLATFORM: bool>(
         burst: options.link_burst.map_or(0.0, |b| b as f64),
         shape: std::mem::take(&mut w.shape),
         credits: std::mem::take(&mut w.credits),
+        node_of: std::mem::take(&mut w.node_of),
+        p: schedule.ranks() as usize,
+        inter_off: w.inter_off,
+        h_inter: w.h_inter,
         noise: options.noise,
         queue: std::mem::take(&mut w.queue),
         now_ready: std::mem::take(&mut w.now_ready),
@@ -461,6 +527,7 @@ fn run_engine<L: Layout, const PLATFORM: bool>(
     w.backlog = engine.backlog;
     w.shape = engine.shape;
     w.credits = engine.credits;
+    w.node_of = engine.node_of;
     w.queue = engine.queue;
     w.now_ready = engine.now_ready;
     w.node = engine.node;
@@ -643,11 +710,12 @@ impl<L: Layout, const PLATFORM: bool> Engine<'_, L, PLATFORM> {
             (None, None)
         };
         let rank_of = schedule.raw_rank_of();
+        let ranks = &self.ranks[..self.p.min(self.ranks.len())];
         let rank_finish = if rank_of.is_empty() {
-            self.ranks.iter().map(|r| r.finish).collect()
+            ranks.iter().map(|r| r.finish).collect()
         } else {
-            let mut finish = vec![0.0; self.ranks.len()];
-            for (x, r) in self.ranks.iter().enumerate() {
+            let mut finish = vec![0.0; ranks.len()];
+            for (x, r) in ranks.iter().enumerate() {
                 finish[rank_of[x] as usize] = r.finish;
             }
             finish

@@ -1,0 +1,160 @@
+//! Where each rank runs: [`NodeMap`], and the two-level platform it makes with a model inside a
+//! node and a model between nodes ([`TwoLevel`]).
+
+use super::SimError;
+use crate::CommModel;
+
+/// The node each rank runs on: ranks `0..ranks()`, nodes `0..nodes()`, every node holding at
+/// least one rank.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::sim::NodeMap;
+///
+/// // 2 nodes of 3 ranks, as `mpirun --map-by core` (or by slot) places them
+/// let block = NodeMap::block(2, 3)?;
+/// assert_eq!((0..6).map(|r| block.node(r)).collect::<Vec<_>>(), [0, 0, 0, 1, 1, 1]);
+/// // as `mpirun --map-by node` places them
+/// let round_robin = NodeMap::round_robin(2, 3)?;
+/// assert_eq!((0..6).map(|r| round_robin.node(r)).collect::<Vec<_>>(), [0, 1, 0, 1, 0, 1]);
+/// // an explicit map: every node named from 0 up
+/// let map = NodeMap::explicit(vec![0, 0, 1])?;
+/// assert_eq!((map.ranks(), map.nodes()), (3, 2));
+/// assert!(NodeMap::explicit(vec![0, 2]).is_err()); // node 1 holds no rank
+/// assert!(NodeMap::block(0, 4).is_err());
+/// # Ok::<(), commcost::sim::SimError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeMap {
+    node_of: Vec<u32>,
+    nodes: u32,
+}
+
+/// The most ranks a [`NodeMap`] holds (the simulator's bound on ranks).
+pub const MAX_MAPPED_RANKS: u64 = 1 << 24;
+
+impl NodeMap {
+    /// `nodes` nodes of `ranks_per_node` ranks, consecutive ranks on one node (Open MPI's
+    /// `--map-by core` / `--map-by slot`, MPICH's default): rank `r` on node
+    /// `r / ranks_per_node`.
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::InvalidOption`] (`nodes`) for zero nodes or ranks per node, or more than
+    /// [`MAX_MAPPED_RANKS`] ranks.
+    pub fn block(nodes: u32, ranks_per_node: u32) -> Result<Self, SimError> {
+        let total = check_shape(nodes, ranks_per_node)?;
+        Ok(Self {
+            node_of: (0..total).map(|r| r / ranks_per_node).collect(),
+            nodes,
+        })
+    }
+
+    /// `nodes` nodes of `ranks_per_node` ranks, dealt round robin (Open MPI's `--map-by
+    /// node`): rank `r` on node `r mod nodes`.
+    ///
+    /// # Errors
+    ///
+    /// As [`block`](Self::block).
+    pub fn round_robin(nodes: u32, ranks_per_node: u32) -> Result<Self, SimError> {
+        let total = check_shape(nodes, ranks_per_node)?;
+        Ok(Self {
+            node_of: (0..total).map(|r| r % nodes).collect(),
+            nodes,
+        })
+    }
+
+    /// Rank `r` on node `node_of[r]`; the nodes must be `0..n`, each holding a rank.
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::InvalidOption`] (`nodes`) for an empty map, more than
+    /// [`MAX_MAPPED_RANKS`] ranks, or a node number `k` while some node below `k` holds no
+    /// rank.
+    pub fn explicit(node_of: Vec<u32>) -> Result<Self, SimError> {
+        let bad = |message| {
+            Err(SimError::InvalidOption {
+                name: "nodes",
+                message,
+            })
+        };
+        if node_of.is_empty() {
+            return bad("a node map of no rank");
+        }
+        if node_of.len() as u64 > MAX_MAPPED_RANKS {
+            return bad("more ranks than the simulator's 2^24");
+        }
+        let nodes = node_of.iter().max().map_or(0, |&n| n.saturating_add(1));
+        let mut used = vec![false; nodes as usize];
+        for &n in &node_of {
+            used[n as usize] = true;
+        }
+        if used.contains(&false) {
+            return bad("the nodes must be numbered 0, 1, ... with a rank on each");
+        }
+        Ok(Self { node_of, nodes })
+    }
+
+    /// Ranks mapped.
+    pub fn ranks(&self) -> u32 {
+        self.node_of.len() as u32
+    }
+
+    /// Nodes.
+    pub fn nodes(&self) -> u32 {
+        self.nodes
+    }
+
+    /// The node of rank `r` (0 for a rank beyond the map).
+    pub fn node(&self, r: u32) -> u32 {
+        self.node_of.get(r as usize).copied().unwrap_or(0)
+    }
+
+    /// Every rank's node, by rank.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.node_of
+    }
+}
+
+fn check_shape(nodes: u32, ranks_per_node: u32) -> Result<u32, SimError> {
+    let total = u64::from(nodes) * u64::from(ranks_per_node);
+    if nodes == 0 || ranks_per_node == 0 || total > MAX_MAPPED_RANKS {
+        return Err(SimError::InvalidOption {
+            name: "nodes",
+            message: "nodes and ranks per node at least 1, at most 2^24 ranks",
+        });
+    }
+    Ok(total as u32)
+}
+
+/// A two-level platform for [`Simulator::simulate_two_level`](super::Simulator::simulate_two_level):
+/// the ranks' nodes, the model of a message between two nodes, and that transport's eager
+/// limit. The model of a message inside a node is the simulation's own (`model`) with its
+/// [`SimOptions`](super::SimOptions).
+///
+/// A message between ranks of one node costs the intra-node model's quantities and uses the
+/// sending rank's own sending NIC and the receiving rank's own receiving NIC (shared memory:
+/// each rank copies for itself). A message between nodes costs the inter-node model's and uses
+/// its node's one sending NIC and the other node's one receiving NIC: the ranks of a node take
+/// turns on its link in each direction. A shaped link
+/// ([`SimOptions::link_burst`](super::SimOptions::link_burst)) is the nodes' link.
+#[derive(Clone, Copy)]
+pub struct TwoLevel<'a> {
+    /// The ranks' nodes (as many ranks as the schedule's).
+    pub nodes: &'a NodeMap,
+    /// The model of a message between two nodes.
+    pub inter: &'a dyn CommModel,
+    /// Messages between nodes larger than this use the rendezvous protocol; `None`: all eager.
+    pub inter_rendezvous_above: Option<u64>,
+}
+
+impl std::fmt::Debug for TwoLevel<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TwoLevel")
+            .field("nodes", &self.nodes.nodes())
+            .field("ranks", &self.nodes.ranks())
+            .field("inter_rendezvous_above", &self.inter_rendezvous_above)
+            .finish_non_exhaustive()
+    }
+}
