@@ -143,6 +143,7 @@ mod layout;
 mod memory;
 mod nodes;
 mod noise;
+mod on_nodes;
 mod op;
 mod options;
 mod platform;
@@ -171,6 +172,7 @@ pub use memory::{
 };
 pub use nodes::{MAX_MAPPED_RANKS, NodeMap, TwoLevel};
 pub use noise::Noise;
+pub use on_nodes::{cost_on_nodes_in, rank_on_nodes_in};
 pub use op::{Calc, Dependency, OpId, OpKind};
 pub use options::{RendezvousCompletion, SimOptions};
 pub use platform::Platform;

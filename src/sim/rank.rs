@@ -188,6 +188,7 @@ where
             problem,
             limits,
             options,
+            None,
         )?);
     }
     ranked.sort_by(|x, y| x.cost.total_cmp(&y.cost));
@@ -240,20 +241,49 @@ where
         problem,
         limits,
         options,
+        None,
     )
 }
 
-fn price_with<A>(
+/// [`price_simulated_on`] with a simulator to reuse; on a two-level platform (`two_level`)
+/// always simulated, and a schedule beyond `limits` is an error (no closed form prices it).
+pub(super) fn price_with<A>(
     algorithm: A,
     simulator: &mut Simulator,
     model: &dyn CommModel,
     problem: &Problem,
     limits: SimLimits,
     options: &SimOptions,
+    two_level: Option<super::TwoLevel<'_>>,
 ) -> Result<RankedAlgorithm<A>, SimError>
 where
     A: Algorithm + ToSchedule + ExactClosedForm,
 {
+    if let Some(platform) = two_level {
+        let closed_form = algorithm.cost(model, problem)?;
+        if problem.processes > limits.max_processes {
+            return Err(SimError::TooLarge {
+                what: "processes to simulate",
+                count: problem.processes,
+                limit: limits.max_processes,
+            });
+        }
+        let s = algorithm.schedule(problem)?;
+        if s.len() as u64 > limits.max_operations {
+            return Err(SimError::TooLarge {
+                what: "operations to simulate",
+                count: s.len() as u64,
+                limit: limits.max_operations,
+            });
+        }
+        let run = simulator.simulate_two_level(&s, model, platform, options)?;
+        return Ok(RankedAlgorithm {
+            cost: run.makespan + local_part(&algorithm, model, problem, closed_form)?,
+            algorithm,
+            source: CostSource::Simulated,
+            closed_form,
+        });
+    }
     let plain = options.rendezvous_above.is_none()
         && options.noise.is_none()
         && options.cores.is_none()
