@@ -435,6 +435,34 @@ fn ranked_simulated<A: SimAlgorithm>(
         .collect())
 }
 
+fn ranked_on_nodes<A: SimAlgorithm>(
+    model: &dyn CommModel,
+    nodes: &crate::nodes::Nodes,
+    procs: u64,
+    bytes: u64,
+    options: SimOptions,
+) -> Result<Vec<Row>, Failure> {
+    let problem = Problem::new(procs, Message::contiguous(bytes));
+    let options = nodes.options(options);
+    let r = commcost::sim::rank_on_nodes::<A>(
+        model,
+        nodes.platform(),
+        &problem,
+        SimLimits::default(),
+        &options,
+    )?;
+    Ok(r.into_iter()
+        .map(|e| Row {
+            algorithm: e.algorithm.to_string(),
+            cost: e.cost,
+            closed_form: e.closed_form,
+            source: e.source,
+            exact: false,
+            ompi: e.algorithm.ompi_rule(),
+        })
+        .collect())
+}
+
 fn source_name(source: CostSource) -> &'static str {
     match source {
         CostSource::Simulated => "simulated",
@@ -445,8 +473,10 @@ fn source_name(source: CostSource) -> &'static str {
 /// `select`: every algorithm of the collective in `family` ranked by its closed form, or with
 /// `simulate` (the platform's simulation options) by [`rank_simulated_on`] (each entry then
 /// also shows its closed form and where the
-/// cost comes from). In Open MPI's family every entry shows the rules-file fields that run it
-/// (ID, Open MPI's name, segment size, fan-out).
+/// cost comes from), or on `nodes` by simulation on the two-level platform. In Open MPI's
+/// family every entry shows the rules-file fields that run it (ID, Open MPI's name, segment
+/// size, fan-out).
+#[allow(clippy::too_many_arguments)]
 pub fn select(
     family: Family,
     c: Collective,
@@ -455,12 +485,18 @@ pub fn select(
     bytes: u64,
     json: bool,
     simulate: Option<SimOptions>,
+    nodes: Option<&crate::nodes::Nodes>,
 ) -> Result<(), Failure> {
     if procs == 0 {
         return fail("--procs must be at least 1");
     }
     let model: &dyn CommModel = &loaded.spec;
-    let ranked: Vec<Row> = if let Some(options) = simulate {
+    let ranked: Vec<Row> = if let Some(nodes) = nodes {
+        let options = simulate.unwrap_or_default();
+        visit!(family, c, |model: &'a dyn CommModel, nodes: &'a crate::nodes::Nodes, procs: u64, bytes: u64, options: SimOptions| -> Result<Vec<Row>, Failure> {
+            A => ranked_on_nodes::<A>(model, nodes, procs, bytes, options)
+        })??
+    } else if let Some(options) = simulate {
         visit!(family, c, |model: &'a dyn CommModel, procs: u64, bytes: u64, options: SimOptions| -> Result<Vec<Row>, Failure> {
             A => ranked_simulated::<A>(model, procs, bytes, options)
         })??
@@ -469,6 +505,8 @@ pub fn select(
             A => ranked::<A>(model, procs, bytes)
         })??
     };
+    // (on nodes the closed form is the flat intra-node one: not shown beside the simulation)
+    let simulate = simulate.filter(|_| nodes.is_none());
     let best = ranked.first().map_or(0.0, |r| r.cost);
     let ratio = |cost: f64| if best > 0.0 { cost / best } else { 1.0 };
     if json {
@@ -502,13 +540,20 @@ pub fn select(
         if simulate.is_some() {
             out["simulated"] = serde_json::json!(true);
         }
+        if let Some(n) = nodes {
+            out["nodes"] = serde_json::json!({
+                "nodes": n.map.nodes(), "ranks_per_node": n.ranks_per_node,
+                "inter_model": n.inter.name,
+            });
+        }
         outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    let how = if simulate.is_some() {
-        " (simulated where the closed form is not exact)"
-    } else {
-        ""
+    let on_nodes = nodes.map(|n| format!(" on {}, simulated", n.describe()));
+    let how = match &on_nodes {
+        Some(text) => text.as_str(),
+        None if simulate.is_some() => " (simulated where the closed form is not exact)",
+        None => "",
     };
     outln!(
         "{} of {} bytes on {procs} processes ({family}), model {}{how}:",

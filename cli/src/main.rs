@@ -23,6 +23,7 @@ mod collective;
 mod export;
 mod goal;
 mod model;
+mod nodes;
 mod plot;
 mod simulate;
 mod tune;
@@ -139,6 +140,9 @@ enum Command {
         /// default: the model file's platform, else all eager).
         #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES", requires = "simulate")]
         rendezvous_above: Option<u64>,
+        /// Nodes of several ranks: the model above inside a node, another between nodes.
+        #[command(flatten)]
+        nodes: nodes::NodesArgs,
     },
     /// The decision table of a collective: best algorithm per process count and message size,
     /// with the exact switch points.
@@ -299,23 +303,34 @@ fn run(cli: Cli) -> Result<(), Failure> {
             simulate,
             platform,
             rendezvous_above,
+            nodes,
         } => {
             let loaded = model::load(&source)?;
-            if platform.given() && !simulate {
+            let nodes = nodes.resolve(procs)?;
+            if platform.given() && !simulate && nodes.is_none() {
                 return fail(
                     "--handshake, --cores, --link-burst and --ack-behind-sends describe the simulation: \
                      add --simulate",
                 );
             }
             // the model file's platform, the flags on top
-            let options = simulate.then(|| {
+            let options = (simulate || nodes.is_some()).then(|| {
                 platform.apply(
                     &loaded.platform,
                     rendezvous_above,
                     commcost::sim::SimOptions::default(),
                 )
             });
-            collective::select(family.0, collective.0, &loaded, procs, bytes, json, options)
+            collective::select(
+                family.0,
+                collective.0,
+                &loaded,
+                procs,
+                bytes,
+                json,
+                options,
+                nodes.as_ref(),
+            )
         }
         Command::Table {
             collective,

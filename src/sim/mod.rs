@@ -172,7 +172,7 @@ pub use memory::{
 };
 pub use nodes::{MAX_MAPPED_RANKS, NodeMap, TwoLevel};
 pub use noise::Noise;
-pub use on_nodes::{cost_on_nodes_in, rank_on_nodes_in};
+pub use on_nodes::{cost_on_nodes_in, rank_on_nodes, rank_on_nodes_in};
 pub use op::{Calc, Dependency, OpId, OpKind};
 pub use options::{RendezvousCompletion, SimOptions};
 pub use platform::Platform;

@@ -3,9 +3,64 @@
 
 use super::family::{SimAlgorithm, SimVisitor, visit};
 use super::rank::price_with;
-use super::{SimError, SimLimits, SimOptions, Simulator, TwoLevel};
+use super::{
+    ExactClosedForm, RankedAlgorithm, SimError, SimLimits, SimOptions, Simulator, ToSchedule,
+    TwoLevel,
+};
 use crate::CommModel;
-use crate::collectives::{Choice, Collective, CollectiveError, Family, Problem};
+use crate::collectives::{Algorithm, Choice, Collective, CollectiveError, Family, Problem};
+
+/// Every candidate of algorithm type `A` on a two-level platform, cheapest first, each
+/// simulated as [`rank_on_nodes_in`] simulates it (`closed_form`: the intra-node model's
+/// closed form, for comparison).
+///
+/// # Errors
+///
+/// As [`rank_on_nodes_in`].
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::{Problem, ompi::Bcast};
+/// use commcost::sim::{CostSource, NodeMap, SimLimits, SimOptions, TwoLevel, rank_on_nodes};
+/// use commcost::{LogGP, Message};
+///
+/// let shm = LogGP::new(0.3e-6, 0.3e-6, 0.2e-6, 0.1e-9)?;
+/// let net = LogGP::new(20e-6, 3e-6, 8e-6, 8e-9)?;
+/// let nodes = NodeMap::block(4, 2)?;
+/// let platform = TwoLevel { nodes: &nodes, inter: &net, inter_rendezvous_above: None };
+/// let ranked = rank_on_nodes::<Bcast>(&shm, platform, &Problem::new(8, Message::contiguous(1 << 16)),
+///     SimLimits::default(), &SimOptions::default())?;
+/// assert!(ranked.iter().all(|r| r.source == CostSource::Simulated));
+/// assert!(ranked.windows(2).all(|w| w[0].cost <= w[1].cost));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rank_on_nodes<A>(
+    intra: &dyn CommModel,
+    platform: TwoLevel<'_>,
+    problem: &Problem,
+    limits: SimLimits,
+    options: &SimOptions,
+) -> Result<Vec<RankedAlgorithm<A>>, SimError>
+where
+    A: Algorithm + ToSchedule + ExactClosedForm,
+{
+    let mut simulator = Simulator::new();
+    let mut out = Vec::new();
+    for a in A::candidates(intra, problem) {
+        out.push(price_with(
+            a,
+            &mut simulator,
+            intra,
+            problem,
+            limits,
+            options,
+            Some(platform),
+        )?);
+    }
+    out.sort_by(|x, y| x.cost.total_cmp(&y.cost));
+    Ok(out)
+}
 
 /// Every candidate of `collective` in `family` on a two-level platform, cheapest first: each
 /// simulated ([`Simulator::simulate_two_level`]: `intra` inside a node, `platform.inter`
@@ -65,22 +120,17 @@ pub fn rank_on_nodes_in(
     impl SimVisitor for Ranked<'_> {
         type Output = Result<Vec<Choice>, SimError>;
         fn visit<A: SimAlgorithm>(self) -> Self::Output {
-            let mut simulator = Simulator::new();
-            let mut out = Vec::new();
-            for a in A::candidates(self.intra, self.problem) {
-                let r = price_with(
-                    a,
-                    &mut simulator,
-                    self.intra,
-                    self.problem,
-                    self.limits,
-                    self.options,
-                    Some(self.platform),
-                )?;
-                out.push(Choice::new(&r.algorithm, r.cost));
-            }
-            out.sort_by(|x, y| x.cost.total_cmp(&y.cost));
-            Ok(out)
+            let ranked = rank_on_nodes::<A>(
+                self.intra,
+                self.platform,
+                self.problem,
+                self.limits,
+                self.options,
+            )?;
+            Ok(ranked
+                .iter()
+                .map(|r| Choice::new(&r.algorithm, r.cost))
+                .collect())
         }
     }
     let ranked = Ranked {

@@ -2202,3 +2202,123 @@ fn select_simulate_on_a_platform_simulates_every_algorithm() {
     ]);
     assert!(e.contains("--simulate"), "{e}");
 }
+
+/// `select --ranks-per-node`: the ranking simulated on nodes of several ranks. Open MPI's ring
+/// allreduce passes each block to the next rank: with consecutive ranks on a node (`--map-by
+/// core`) 3 of 4 hops stay inside a node, dealt round robin (`--map-by node`) none does, so the
+/// ring costs more; on one node (4 ranks per node, 4 processes) every message is the
+/// intra-node model's and the ranking is the flat simulation's.
+#[test]
+fn select_on_nodes_prices_the_placement() {
+    let ring = |extra: &[&str]| {
+        let mut args = vec![
+            "select",
+            "allreduce",
+            "--preset",
+            "open-mpi-openib",
+            "--procs",
+            "16",
+            "--bytes",
+            "64K",
+            "--json",
+            "--inter-preset",
+            "mpich2-tcp",
+            "--ranks-per-node",
+            "4",
+        ];
+        args.extend_from_slice(extra);
+        let v = json(&ok(&args));
+        assert_eq!(v["nodes"]["nodes"], 4);
+        v["ranking"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["algorithm"] == "ring")
+            .unwrap()["seconds"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(ring(&[]) < ring(&["--map-by", "node"]));
+    // one node: the flat simulation of the intra-node model
+    let args = |nodes: bool| {
+        let mut a = vec![
+            "select",
+            "bcast",
+            "--preset",
+            "open-mpi-openib",
+            "--procs",
+            "4",
+            "--bytes",
+            "1M",
+            "--json",
+            "--simulate",
+        ];
+        if nodes {
+            a.extend_from_slice(&["--ranks-per-node", "4", "--inter-preset", "mpich2-tcp"]);
+        }
+        a
+    };
+    let seconds = |v: serde_json::Value| -> Vec<(String, f64)> {
+        v["ranking"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["algorithm"].as_str().unwrap().to_string(),
+                    r["seconds"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let flat = seconds(json(&ok(&args(false))));
+    let one_node = seconds(json(&ok(&args(true))));
+    for (name, t) in &one_node {
+        let (_, f) = flat.iter().find(|(n, _)| n == name).unwrap();
+        assert_relative_eq!(*t, *f, max_relative = 1e-12);
+    }
+    // mistakes name the option
+    let base = [
+        "select",
+        "allreduce",
+        "--preset",
+        "open-mpi-openib",
+        "--bytes",
+        "8",
+    ];
+    let e = user_error(
+        &[
+            &base[..],
+            &[
+                "--procs",
+                "6",
+                "--ranks-per-node",
+                "4",
+                "--inter-preset",
+                "mpich2-tcp",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(
+        e.contains("--ranks-per-node") && e.contains("multiple of 4"),
+        "{e}"
+    );
+    let e = user_error(&[&base[..], &["--procs", "8", "--ranks-per-node", "4"]].concat());
+    assert!(e.contains("--inter-model"), "{e}");
+    let e = user_error(
+        &[
+            &base[..],
+            &[
+                "--procs",
+                "8",
+                "--ranks-per-node",
+                "4",
+                "--inter-preset",
+                "nonesuch",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(e.contains("--inter-preset"), "{e}");
+}

@@ -1,0 +1,129 @@
+//! `--ranks-per-node`, `--map-by`, `--inter-model` / `--inter-preset`: a two-level platform
+//! (`commcost::sim::TwoLevel`) for the commands that price collectives by simulation.
+
+use commcost::CommModel;
+use commcost::sim::{NodeMap, SimOptions, TwoLevel};
+
+use crate::model::{self, Loaded};
+use crate::{Failure, fail};
+
+/// How the ranks are placed on the nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum MapBy {
+    /// Consecutive ranks on one node (Open MPI's `--map-by core` / `--map-by slot`, MPICH's
+    /// default).
+    #[default]
+    Core,
+    /// Ranks dealt to the nodes in turn (`--map-by node`).
+    Node,
+}
+
+/// The two-level platform's flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct NodesArgs {
+    /// Ranks per node: price on nodes of this many ranks (the model inside a node, the inter
+    /// model between nodes, a node's ranks sharing its link in each direction); every
+    /// algorithm is simulated. The process count must be a multiple.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub ranks_per_node: Option<u32>,
+    /// How ranks are placed on the nodes (with --ranks-per-node).
+    #[arg(long, value_enum, default_value_t, requires = "ranks_per_node")]
+    pub map_by: MapBy,
+    /// The model of a message between nodes: a model file (`FILE#NAME`), whose platform gives
+    /// the network's eager limit and shaped link (with --ranks-per-node).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "ranks_per_node",
+        conflicts_with = "inter_preset"
+    )]
+    pub inter_model: Option<std::path::PathBuf>,
+    /// An embedded parameter set as the model between nodes (with --ranks-per-node).
+    #[arg(long, value_name = "NAME", requires = "ranks_per_node")]
+    pub inter_preset: Option<String>,
+}
+
+/// A resolved two-level platform: the node map and the inter-node model.
+pub struct Nodes {
+    pub map: NodeMap,
+    pub inter: Loaded,
+    pub ranks_per_node: u32,
+    pub map_by: MapBy,
+}
+
+impl Nodes {
+    /// The platform for the simulator (the inter-node model's eager limit from its file's
+    /// platform, else its own threshold).
+    pub fn platform(&self) -> TwoLevel<'_> {
+        TwoLevel {
+            nodes: &self.map,
+            inter: &self.inter.spec,
+            inter_rendezvous_above: self
+                .inter
+                .platform
+                .rendezvous_above
+                .or_else(|| self.inter.spec.rendezvous_above()),
+        }
+    }
+
+    /// `options` with the inter-node file's shaped link, unless the flags gave one.
+    pub fn options(&self, options: SimOptions) -> SimOptions {
+        SimOptions {
+            link_burst: options.link_burst.or(self.inter.platform.link_burst),
+            ..options
+        }
+    }
+
+    /// `N nodes × K ranks (map by core)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} nodes × {} ranks (map by {}), between nodes model {}",
+            self.map.nodes(),
+            self.ranks_per_node,
+            match self.map_by {
+                MapBy::Core => "core",
+                MapBy::Node => "node",
+            },
+            self.inter.name
+        )
+    }
+}
+
+impl NodesArgs {
+    /// The platform for `procs` processes, `None` without --ranks-per-node.
+    pub fn resolve(&self, procs: u64) -> Result<Option<Nodes>, Failure> {
+        let Some(k) = self.ranks_per_node else {
+            return Ok(None);
+        };
+        let inter = match (&self.inter_model, &self.inter_preset) {
+            (Some(path), _) => model::load_file(path)
+                .map_err(|e| Failure(format!("--inter-model {}: {}", path.display(), e.0)))?,
+            (None, Some(name)) => {
+                model::preset(name).map_err(|e| Failure(format!("--inter-preset: {}", e.0)))?
+            }
+            (None, None) => {
+                return fail(
+                    "--ranks-per-node: give the model between nodes (--inter-model FILE or --inter-preset NAME)",
+                );
+            }
+        };
+        if procs % u64::from(k) != 0 {
+            return fail(format!(
+                "--ranks-per-node: {procs} processes are not a multiple of {k}"
+            ));
+        }
+        let nodes = u32::try_from(procs / u64::from(k))
+            .map_err(|_| Failure(format!("--ranks-per-node: {procs} processes are too many")))?;
+        let map = match self.map_by {
+            MapBy::Core => NodeMap::block(nodes, k),
+            MapBy::Node => NodeMap::round_robin(nodes, k),
+        }
+        .map_err(|e| Failure(format!("--ranks-per-node: {e}")))?;
+        Ok(Some(Nodes {
+            map,
+            inter,
+            ranks_per_node: k,
+            map_by: self.map_by,
+        }))
+    }
+}
