@@ -107,7 +107,7 @@ impl NodesArgs {
                 );
             }
         };
-        if procs % u64::from(k) != 0 {
+        if !procs.is_multiple_of(u64::from(k)) {
             return fail(format!(
                 "--ranks-per-node: {procs} processes are not a multiple of {k}"
             ));
