@@ -1,7 +1,9 @@
 //! Simulator speed: events per second for a binomial broadcast and a recursive-doubling
 //! allreduce at P = 2^10, 2^16 and 2^20 (schedules built outside the timed loop). Group `sim`:
 //! `sim::simulate`, a fresh simulator per call; group `reused`: one `sim::Simulator` whose
-//! memory is kept between the calls.
+//! memory is kept between the calls; group `nodes`: the same schedules at P = 2^16 as 1024
+//! nodes of 64 ranks (`Simulator::simulate_two_level`, shared memory inside a node, the network
+//! between) beside the flat simulation of the same schedule.
 //!
 //! ```text
 //! cargo bench -p commcost-benches --bench sim
@@ -12,7 +14,7 @@ use std::time::Duration;
 use commcost::Message;
 use commcost::collectives::{Allreduce, Bcast, Problem};
 use commcost::presets;
-use commcost::sim::{Schedule, SimOptions, Simulator, ToSchedule, simulate};
+use commcost::sim::{NodeMap, Schedule, SimOptions, Simulator, ToSchedule, TwoLevel, simulate};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 /// The two schedules at `P = 2^log_p`, 8 bytes, no operator cost (2 h operations per rank in
@@ -57,6 +59,34 @@ fn bench(c: &mut Criterion) {
         }
         group.finish();
     }
+    // 1024 nodes of 64 ranks: the openib preset between nodes, Open MPI over shared memory
+    // (LogGP of the vader fixture's order: L = 0.3 µs, o = 0.2 µs, g = 0.1 µs, G = 0.1 ns/B)
+    // inside a node
+    let shm = commcost::LogGP::new(0.3e-6, 0.2e-6, 0.1e-6, 0.1e-9).unwrap();
+    let nodes = NodeMap::block(1024, 64).unwrap();
+    let platform = TwoLevel {
+        nodes: &nodes,
+        inter: &model,
+        inter_rendezvous_above: None,
+    };
+    let mut group = c.benchmark_group("nodes");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(5));
+    group.warm_up_time(Duration::from_secs(1));
+    let mut simulator = Simulator::new();
+    for (name, schedule) in &schedules(16) {
+        group.bench_function(format!("{name}/flat"), |b| {
+            b.iter(|| simulator.simulate(schedule, &model, &options).unwrap())
+        });
+        group.bench_function(format!("{name}/1024x64"), |b| {
+            b.iter(|| {
+                simulator
+                    .simulate_two_level(schedule, &shm, platform, &options)
+                    .unwrap()
+            })
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, bench);

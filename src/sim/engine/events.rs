@@ -4,7 +4,7 @@
 
 use super::{
     ARRIVED, Block, DONE, EV_ARRIVE, EV_READY, Engine, Holders, PENDING, POSTED, QUEUED, SENTINEL,
-    WAITING, key,
+    WAITING, key, okey,
 };
 use crate::sim::layout::Layout;
 use crate::sim::op::{KIND_RECV, KIND_SEND, NONE, START_EDGE, Signature};
@@ -207,6 +207,19 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
     ) -> bool {
         if nic_free > t && nic_free > self.ranks[r].cpu_free {
             self.note_holder(op, nic, which);
+            if PLATFORM && nic >= self.p {
+                // a node's NIC: its waiters try again one at a time, in operation order
+                let code = (op as u32) << 1 | kind;
+                let w = 2 * (nic - self.p) + usize::from(kind == EV_ARRIVE);
+                self.nic_waiters[w]
+                    .0
+                    .push(std::cmp::Reverse((okey(self.orig, code), code)));
+                self.wake_next(w, nic_free, which);
+                // (its trying again is no event of the simulated run)
+                self.retries += 1;
+                self.waited = None;
+                return true;
+            }
             self.push(nic_free, op as u32, kind);
             self.retries += 1;
             let holder = if self.holders.is_empty() {
@@ -250,6 +263,38 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
             self.queue.push(key, SENTINEL);
         }
         list.push(Block { start, end, holder });
+    }
+
+    /// The first (in operation order) of the operations waiting for node NIC side `w` tries
+    /// again at `at`, unless one is already due to.
+    fn wake_next(&mut self, w: usize, at: f64, which: fn(&Holders) -> u32) {
+        if self.nic_waiters[w].1 {
+            return;
+        }
+        let Some(std::cmp::Reverse((_, code))) = self.nic_waiters[w].0.pop() else {
+            return;
+        };
+        self.nic_waiters[w].1 = true;
+        let holder = if self.holders.is_empty() {
+            NONE
+        } else {
+            which(&self.holders[self.p + w / 2])
+        };
+        self.arena.push(code);
+        let end = self.arena.len();
+        self.defer(end - 1, end, at, holder);
+    }
+
+    /// Node NIC side `w`'s due waiter is trying again now.
+    #[inline]
+    pub(super) fn woken(&mut self, code: u32) {
+        if PLATFORM && !self.nic_waiters.is_empty() {
+            let (x, r, partner) = self.l.describe((code >> 1) as usize);
+            let (nic, _) = self.route(r as usize, partner as usize);
+            if nic >= self.p && (x.kind == KIND_SEND || x.kind == KIND_RECV) {
+                self.nic_waiters[2 * (nic - self.p) + usize::from(code & 1 == EV_ARRIVE)].1 = false;
+            }
+        }
     }
 
     /// The NIC a message of rank `r` whose matched operation is `partner` uses and the offset of
@@ -365,6 +410,10 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
                     self.credits[nic].0 = left;
                 }
                 self.ranks[nic].nic_send_free = s + q.send_interval - saved;
+                if PLATFORM && nic >= self.p {
+                    let w = 2 * (nic - self.p);
+                    self.wake_next(w, s + q.send_interval - saved, |h| h.nic_send);
+                }
                 if PLATFORM && self.ack.is_some() {
                     // (a send that started later than its place in the queue)
                     let b = &mut self.backlog[nic];
@@ -496,6 +545,11 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
         let e = s + q.recv_overhead + self.cpu_noise(op, 1);
         self.hold_cpu(r, e);
         self.ranks[nic].nic_recv_free = e;
+        if PLATFORM && nic >= self.p {
+            // the next message's window may end no earlier than this one (its own `I - or`
+            // later: it tries again then)
+            self.wake_next(2 * (nic - self.p) + 1, e, |h| h.nic_recv);
+        }
         if !self.holders.is_empty() {
             self.holders[r].cpu = op as u32;
             self.holders[nic].nic_recv = op as u32;

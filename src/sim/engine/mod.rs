@@ -198,6 +198,12 @@ struct Engine<'a, L: Layout, const PLATFORM: bool> {
     inter_off: usize,
     /// `p2p(1 B)` of the inter-node model (the handshake between nodes).
     h_inter: f64,
+    /// Per node NIC and direction (`2 (nic - p) + 0` sending, `+ 1` receiving), the operations
+    /// waiting for it, by operation order, and whether one of them is due to try again.
+    nic_waiters: Vec<(
+        std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
+        bool,
+    )>,
     noise: Option<Noise>,
     queue: RadixQueue,
     now_ready: std::collections::VecDeque<u32>,
@@ -479,6 +485,13 @@ fn run_engine<L: Layout, const PLATFORM: bool>(
     l: &L,
     options: &SimOptions,
 ) -> Result<SimResult, SimError> {
+    // (two-level platform: the nodes' NICs follow the ranks in `ranks`)
+    let node_nics = if w.node_of.is_empty() {
+        0
+    } else {
+        w.ranks.len().saturating_sub(schedule.ranks() as usize)
+    };
+    let nic_waiters = vec![(std::collections::BinaryHeap::new(), false); 2 * node_nics];
     let mut engine = Engine::<L, PLATFORM> {
         q: std::mem::take(&mut w.q),
         rendezvous: std::mem::take(&mut w.rendezvous),
@@ -494,6 +507,7 @@ fn run_engine<L: Layout, const PLATFORM: bool>(
         p: schedule.ranks() as usize,
         inter_off: w.inter_off,
         h_inter: w.h_inter,
+        nic_waiters,
         noise: options.noise,
         queue: std::mem::take(&mut w.queue),
         now_ready: std::mem::take(&mut w.now_ready),
@@ -611,6 +625,9 @@ impl<L: Layout, const PLATFORM: bool> Engine<'_, L, PLATFORM> {
                         start: block.start + 1,
                         ..block
                     };
+                    if PLATFORM {
+                        self.woken(code);
+                    }
                     if let Some((at, holder)) = self.process(code, t)
                         && rest.start < rest.end
                     {
