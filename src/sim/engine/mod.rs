@@ -200,10 +200,7 @@ struct Engine<'a, L: Layout, const PLATFORM: bool> {
     h_inter: f64,
     /// Per node NIC and direction (`2 (nic - p) + 0` sending, `+ 1` receiving), the operations
     /// waiting for it, by operation order, and whether one of them is due to try again.
-    nic_waiters: Vec<(
-        std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
-        bool,
-    )>,
+    nic_waiters: Vec<NicWaiters>,
     noise: Option<Noise>,
     queue: RadixQueue,
     now_ready: std::collections::VecDeque<u32>,
@@ -236,6 +233,13 @@ struct Engine<'a, L: Layout, const PLATFORM: bool> {
     /// The blocks due at each time (its bits); a [`SENTINEL`] event in the queue marks the time.
     blocks: std::collections::HashMap<u64, Vec<Block>>,
 }
+
+/// The operations waiting for one side of a node's NIC, as `Reverse((order, event code))`, and
+/// whether one of them is due to try again.
+type NicWaiters = (
+    std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
+    bool,
+);
 
 /// A queue event that stands for the [`Block`]s due at its time (no operation has this code:
 /// operation indices stay below `2^31 - 1`).
