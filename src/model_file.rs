@@ -8,7 +8,8 @@
 //! - a [`ModelFile`] as `commcost calibrate` writes it: `{"commcost_model_file": 1,
 //!   "provenance": {...}, "spec": {...}, "local": {...}, "platform": {...}}` (`local`
 //!   optional: the measured copies, operator and per-call costs of collectives; `platform`
-//!   optional: what the machine adds to a simulation, [`Platform`]);
+//!   optional: what the machine adds to a simulation, [`Platform`]; `nodes` optional: nodes of
+//!   several ranks, [`NodesSection`]);
 //! - several named models: `{"name": spec, ...}` (as the `mpi_calibrate` harness writes),
 //!   optionally with `"preferred": "name"`, or `{"preferred": "name", "models": {...}}`.
 //!   `FILE#NAME` picks a model by name; `FILE` alone the preferred one (without a mark: the
@@ -29,7 +30,7 @@ use crate::collectives::{LocalWork, Operator};
 use crate::error::ModelFileError;
 use crate::limits::{MAX_MODEL_FILE_BYTES, read_text_file};
 use crate::models::spec::{UniqueKeys, deserialize_with_path};
-use crate::sim::Platform;
+use crate::sim::{NodeLayout, Platform};
 
 /// The format version of [`ModelFile`] this crate writes and reads.
 pub const MODEL_FILE_VERSION: u32 = 1;
@@ -83,6 +84,29 @@ pub struct ModelFile {
     /// shaped` writes the link's burst).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub platform: Option<Platform>,
+    /// Nodes of several ranks: the file's model (`spec`) is then the model inside a node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<NodesSection>,
+}
+
+/// A two-level platform in a model file: where the ranks run, the model of a message between
+/// nodes and what the network adds to its simulation. The file's own `spec` and `platform`
+/// are the model and platform inside a node.
+///
+/// ```json
+/// "nodes": {"layout": {"ranks_per_node": 2, "placement": "block"},
+///           "inter": {"model": "loggp", ...}, "inter_platform": {"link_burst": 9100}}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodesSection {
+    /// Where the ranks run ([`NodeLayout`]).
+    pub layout: NodeLayout,
+    /// The model of a message between nodes.
+    pub inter: ModelSpec,
+    /// What the network adds to a simulation (its eager limit, its shaped link).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inter_platform: Option<Platform>,
 }
 
 /// The local-work section of a model file: copy and temporary-buffer prices, the reduction
@@ -115,6 +139,8 @@ pub struct LoadedModel {
     pub operator: Operator,
     /// The file's platform ([`Platform::PLAIN`] without a `platform` section).
     pub platform: Platform,
+    /// The file's nodes of several ranks, if it has a `nodes` section.
+    pub nodes: Option<NodesSection>,
 }
 
 impl ModelFile {
@@ -263,6 +289,7 @@ fn load(
         local: LocalWork::FREE,
         operator: Operator::FREE,
         platform: Platform::PLAIN,
+        nodes: None,
     };
     if value.get("commcost_model_file").is_some() {
         single()?;
@@ -274,6 +301,7 @@ fn load(
             local,
             operator,
             platform: file.platform.unwrap_or_default(),
+            nodes: file.nodes,
             ..loaded(stem.to_string(), file.spec)
         });
     }

@@ -542,8 +542,7 @@ pub fn select(
         }
         if let Some(n) = nodes {
             out["nodes"] = serde_json::json!({
-                "nodes": n.map.nodes(), "ranks_per_node": n.ranks_per_node,
-                "inter_model": n.inter.name,
+                "nodes": n.map.nodes(), "layout": n.layout, "inter_model": n.inter.name,
             });
         }
         outln!("{}", serde_json::to_string_pretty(&out)?);

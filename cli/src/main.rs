@@ -306,7 +306,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             nodes,
         } => {
             let loaded = model::load(&source)?;
-            let nodes = nodes.resolve(procs)?;
+            let nodes = nodes.resolve(procs, &loaded)?;
             if platform.given() && !simulate && nodes.is_none() {
                 return fail(
                     "--handshake, --cores, --link-burst and --ack-behind-sends describe the simulation: \

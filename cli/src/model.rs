@@ -95,6 +95,7 @@ pub fn preset(name: &str) -> Result<Loaded, Failure> {
             local: LocalWork::FREE,
             operator: Operator::FREE,
             platform: commcost::sim::Platform::PLAIN,
+            nodes: None,
         }),
         None => {
             let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();

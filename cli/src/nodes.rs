@@ -1,8 +1,9 @@
-//! `--ranks-per-node`, `--map-by`, `--inter-model` / `--inter-preset`: a two-level platform
-//! (`commcost::sim::TwoLevel`) for the commands that price collectives by simulation.
+//! `--ranks-per-node`, `--map-by`, `--inter-model` / `--inter-preset`, or a model file's `nodes`
+//! section: a two-level platform (`commcost::sim::TwoLevel`) for the commands that price
+//! collectives by simulation.
 
 use commcost::CommModel;
-use commcost::sim::{NodeMap, SimOptions, TwoLevel};
+use commcost::sim::{NodeLayout, NodeMap, Placement, SimOptions, TwoLevel};
 
 use crate::model::{self, Loaded};
 use crate::{Failure, fail};
@@ -47,8 +48,8 @@ pub struct NodesArgs {
 pub struct Nodes {
     pub map: NodeMap,
     pub inter: Loaded,
-    pub ranks_per_node: u32,
-    pub map_by: MapBy,
+    /// How the map was made, for reports (`4 ranks per node, map by core`).
+    pub layout: String,
 }
 
 impl Nodes {
@@ -74,26 +75,55 @@ impl Nodes {
         }
     }
 
-    /// `N nodes × K ranks (map by core)`.
+    /// `N nodes (K ranks per node, map by core), between nodes model M`.
     pub fn describe(&self) -> String {
         format!(
-            "{} nodes × {} ranks (map by {}), between nodes model {}",
+            "{} nodes ({}), between nodes model {}",
             self.map.nodes(),
-            self.ranks_per_node,
-            match self.map_by {
-                MapBy::Core => "core",
-                MapBy::Node => "node",
-            },
+            self.layout,
             self.inter.name
         )
     }
 }
 
 impl NodesArgs {
-    /// The platform for `procs` processes, `None` without --ranks-per-node.
-    pub fn resolve(&self, procs: u64) -> Result<Option<Nodes>, Failure> {
+    /// The platform for `procs` processes: the flags', else the `nodes` section of the model
+    /// file `model` came from, else `None`.
+    pub fn resolve(&self, procs: u64, model: &Loaded) -> Result<Option<Nodes>, Failure> {
         let Some(k) = self.ranks_per_node else {
-            return Ok(None);
+            let Some(section) = &model.nodes else {
+                return Ok(None);
+            };
+            let map = section.layout.map_for(procs).map_err(|e| {
+                Failure(format!(
+                    "--procs {procs}: the model file's `nodes.layout`: {e}"
+                ))
+            })?;
+            let layout = match &section.layout {
+                NodeLayout::Uniform {
+                    ranks_per_node,
+                    placement,
+                } => format!(
+                    "{ranks_per_node} ranks per node, {}",
+                    match placement {
+                        Placement::Block => "consecutive",
+                        Placement::RoundRobin => "round robin",
+                    }
+                ),
+                NodeLayout::Map(_) => "the file's map".into(),
+            };
+            return Ok(Some(Nodes {
+                map,
+                inter: Loaded {
+                    name: format!("{}'s inter", model.name),
+                    spec: section.inter.clone(),
+                    local: commcost::collectives::LocalWork::FREE,
+                    operator: commcost::collectives::Operator::FREE,
+                    platform: section.inter_platform.unwrap_or_default(),
+                    nodes: None,
+                },
+                layout,
+            }));
         };
         let inter = match (&self.inter_model, &self.inter_preset) {
             (Some(path), _) => model::load_file(path)
@@ -119,11 +149,13 @@ impl NodesArgs {
             MapBy::Node => NodeMap::round_robin(nodes, k),
         }
         .map_err(|e| Failure(format!("--ranks-per-node: {e}")))?;
-        Ok(Some(Nodes {
-            map,
-            inter,
-            ranks_per_node: k,
-            map_by: self.map_by,
-        }))
+        let layout = format!(
+            "{k} ranks per node, map by {}",
+            match self.map_by {
+                MapBy::Core => "core",
+                MapBy::Node => "node",
+            }
+        );
+        Ok(Some(Nodes { map, inter, layout }))
     }
 }

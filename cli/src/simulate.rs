@@ -97,6 +97,10 @@ pub struct SimulateArgs {
     /// operation [default: 2G].
     #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES")]
     max_memory: Option<u64>,
+    /// Nodes of several ranks: the model above inside a node, another between nodes (or the
+    /// model file's `nodes` section).
+    #[command(flatten)]
+    nodes: crate::nodes::NodesArgs,
 }
 
 /// What was simulated, for the report.
@@ -317,10 +321,18 @@ fn simulate_and_report(
         .apply(&loaded.platform, rendezvous_above, options);
     let mut simulator = Simulator::new();
     simulator.set_max_memory(max_memory);
-    let result = simulator
-        .simulate(&schedule, model, &options)
-        .map_err(|e| Failure(format!("simulation: {e}")))?;
+    let nodes = args.nodes.resolve(schedule.ranks(), loaded)?;
+    let result = match &nodes {
+        None => simulator.simulate(&schedule, model, &options),
+        Some(n) => {
+            simulator.simulate_two_level(&schedule, model, n.platform(), &n.options(options))
+        }
+    }
+    .map_err(|e| Failure(format!("simulation: {e}")))?;
     let mut notes = Vec::new();
+    if let Some(n) = &nodes {
+        notes.push(format!("on {}", n.describe()));
+    }
     if let Some(path) = &args.write_goal {
         notes.push(format!(
             "goal: {} ({} operations)",
@@ -349,7 +361,17 @@ fn simulate_and_report(
             format!("svg: {} ({drawn} ranks)", path.display())
         });
     }
-    report(args, &options, loaded, &subject, &schedule, &result, &notes)
+    let on_nodes = nodes.as_ref().map(crate::nodes::Nodes::describe);
+    report(
+        args,
+        &options,
+        loaded,
+        &subject,
+        &schedule,
+        &result,
+        &notes,
+        on_nodes.as_deref(),
+    )
 }
 
 fn write_timeline(path: &Path, result: &SimResult, schedule: &Schedule) -> Result<(), Failure> {
@@ -398,6 +420,7 @@ fn critical_json(path: Option<&CriticalPath>) -> serde_json::Value {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn report(
     args: &SimulateArgs,
     options: &SimOptions,
@@ -406,13 +429,15 @@ fn report(
     schedule: &Schedule,
     result: &SimResult,
     notes: &[String],
+    on_nodes: Option<&str>,
 ) -> Result<(), Failure> {
     let stats = finish_stats(&result.rank_finish);
+    // (the closed forms are flat: no comparison on nodes)
     let closed = match subject {
         Subject::Collective {
             closed_form, exact, ..
-        } => Some((*closed_form, *exact)),
-        Subject::Goal { .. } => None,
+        } if on_nodes.is_none() => Some((*closed_form, *exact)),
+        _ => None,
     };
     let ratio = |closed: f64| {
         if closed > 0.0 {
@@ -465,6 +490,7 @@ fn report(
                 "last_rank": stats.last_rank,
             },
             "closed_form": closed_json,
+            "nodes": on_nodes,
             "critical_path": critical_json(result.critical_path.as_ref()),
             "options": {
                 "rendezvous_above_bytes": options.rendezvous_above,

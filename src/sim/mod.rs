@@ -170,7 +170,7 @@ pub use memory::{
     SIMULATION_BYTES_PER_RANK, STORED_BYTES_PER_OPERATION, TIMELINE_BYTES_PER_OPERATION,
     simulation_memory, stored_schedule_memory,
 };
-pub use nodes::{MAX_MAPPED_RANKS, NodeMap, TwoLevel};
+pub use nodes::{MAX_MAPPED_RANKS, NodeLayout, NodeMap, Placement, TwoLevel};
 pub use noise::Noise;
 pub use on_nodes::{cost_on_nodes_in, rank_on_nodes, rank_on_nodes_in};
 pub use op::{Calc, Dependency, OpId, OpKind};

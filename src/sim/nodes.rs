@@ -158,3 +158,142 @@ impl std::fmt::Debug for TwoLevel<'_> {
             .finish_non_exhaustive()
     }
 }
+
+/// How ranks are dealt to nodes of equal size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Placement {
+    /// Consecutive ranks on one node ([`NodeMap::block`]: Open MPI's `--map-by core` / `slot`).
+    #[default]
+    Block,
+    /// Ranks dealt to the nodes in turn ([`NodeMap::round_robin`]: `--map-by node`).
+    RoundRobin,
+}
+
+/// Where the ranks of a job run, as a model file stores it (`"nodes": {"layout": ...}`):
+/// nodes of `ranks_per_node` ranks with a [`Placement`] (`{"ranks_per_node": 4, "placement":
+/// "block"}`), or an explicit map, rank by rank (`{"map": [0, 0, 1, 1]}`).
+///
+/// # Examples
+///
+/// ```
+/// use commcost::sim::{NodeLayout, Placement};
+///
+/// let four = NodeLayout::Uniform { ranks_per_node: 4, placement: Placement::Block };
+/// let map = four.map_for(8)?;
+/// assert_eq!((map.nodes(), map.node(5)), (2, 1));
+/// assert!(four.map_for(6).is_err()); // not a multiple of 4
+/// # Ok::<(), commcost::sim::SimError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "LayoutFields", into = "LayoutFields")
+)]
+pub enum NodeLayout {
+    /// Every node holds `ranks_per_node` ranks, placed by `placement`.
+    Uniform {
+        /// Ranks per node, at least 1.
+        ranks_per_node: u32,
+        /// How ranks are dealt to nodes.
+        placement: Placement,
+    },
+    /// Rank `r` on node `map.node(r)`.
+    Map(NodeMap),
+}
+
+impl NodeLayout {
+    /// The node map of a job of `processes` ranks.
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::InvalidOption`] (`nodes`): `processes` not a multiple of the ranks per node,
+    /// or not the explicit map's number of ranks.
+    pub fn map_for(&self, processes: u64) -> Result<NodeMap, SimError> {
+        let bad = |message| SimError::InvalidOption {
+            name: "nodes",
+            message,
+        };
+        match self {
+            Self::Uniform {
+                ranks_per_node,
+                placement,
+            } => {
+                let k = u64::from(*ranks_per_node);
+                if k == 0 || !processes.is_multiple_of(k) {
+                    return Err(bad(
+                        "the processes are not a multiple of the ranks per node",
+                    ));
+                }
+                let nodes = u32::try_from(processes / k)
+                    .map_err(|_| bad("more ranks than the simulator's 2^24"))?;
+                match placement {
+                    Placement::Block => NodeMap::block(nodes, *ranks_per_node),
+                    Placement::RoundRobin => NodeMap::round_robin(nodes, *ranks_per_node),
+                }
+            }
+            Self::Map(map) if u64::from(map.ranks()) == processes => Ok(map.clone()),
+            Self::Map(_) => Err(bad("the node map places another number of ranks")),
+        }
+    }
+}
+
+/// The serde form of [`NodeLayout`].
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LayoutFields {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ranks_per_node: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    placement: Option<Placement>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    map: Option<Vec<u32>>,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<LayoutFields> for NodeLayout {
+    type Error = String;
+
+    fn try_from(f: LayoutFields) -> Result<Self, Self::Error> {
+        match (f.ranks_per_node, f.map) {
+            (Some(0), None) => Err("`ranks_per_node` must be at least 1".into()),
+            (Some(k), None) => Ok(Self::Uniform {
+                ranks_per_node: k,
+                placement: f.placement.unwrap_or_default(),
+            }),
+            (None, Some(map)) if f.placement.is_none() => NodeMap::explicit(map)
+                .map(Self::Map)
+                .map_err(|e| format!("`map`: {e}")),
+            (None, Some(_)) => Err("`placement` goes with `ranks_per_node`, not `map`".into()),
+            (Some(_), Some(_)) => Err("give `ranks_per_node` or `map`, not both".into()),
+            (None, None) => Err("give `ranks_per_node` (with `placement`) or `map`".into()),
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl From<NodeLayout> for LayoutFields {
+    fn from(l: NodeLayout) -> Self {
+        match l {
+            NodeLayout::Uniform {
+                ranks_per_node,
+                placement,
+            } => Self {
+                ranks_per_node: Some(ranks_per_node),
+                placement: Some(placement),
+                map: None,
+            },
+            NodeLayout::Map(map) => Self {
+                ranks_per_node: None,
+                placement: None,
+                map: Some(map.node_of),
+            },
+        }
+    }
+}

@@ -425,3 +425,113 @@ fn a_platform_section_loads_validated() {
     let again = parse_model_text(&file.to_json().unwrap(), "again", None).unwrap();
     assert_eq!(again.platform, want);
 }
+
+#[test]
+fn a_nodes_section_loads_validated() {
+    use commcost::sim::{NodeLayout, Placement};
+    let provenance = r#""provenance": {"measured": "", "method": "", "date": "", "host": "",
+        "parameters": {}, "accuracy": {}, "tool": ""}"#;
+    let with = |nodes: &str| {
+        format!(
+            r#"{{"commcost_model_file": 1, {provenance}, "spec": {}, "nodes": {nodes}}}"#,
+            pram("1e-6")
+        )
+    };
+    let inter = pram("5e-6");
+    let loaded = parse_model_text(
+        &with(&format!(
+            r#"{{"layout": {{"ranks_per_node": 4, "placement": "round_robin"}}, "inter": {inter},
+                 "inter_platform": {{"link_burst": 9100}}}}"#
+        )),
+        "n.json",
+        None,
+    )
+    .unwrap();
+    let section = loaded.nodes.clone().unwrap();
+    assert_eq!(
+        section.layout,
+        NodeLayout::Uniform {
+            ranks_per_node: 4,
+            placement: Placement::RoundRobin
+        }
+    );
+    assert_eq!(p2p(&section.inter), 5e-6);
+    assert_eq!(section.inter_platform.unwrap().link_burst, Some(9100));
+    let map = section.layout.map_for(8).unwrap();
+    assert_eq!((map.nodes(), map.node(1)), (2, 1));
+    // placement defaults to block; an explicit map
+    let block = parse_model_text(
+        &with(&format!(
+            r#"{{"layout": {{"ranks_per_node": 2}}, "inter": {inter}}}"#
+        )),
+        "n.json",
+        None,
+    )
+    .unwrap();
+    assert!(matches!(
+        block.nodes.unwrap().layout,
+        NodeLayout::Uniform {
+            placement: Placement::Block,
+            ..
+        }
+    ));
+    let explicit = parse_model_text(
+        &with(&format!(
+            r#"{{"layout": {{"map": [0, 1, 1]}}, "inter": {inter}}}"#
+        )),
+        "n.json",
+        None,
+    )
+    .unwrap();
+    let layout = explicit.nodes.unwrap().layout;
+    assert_eq!(layout.map_for(3).unwrap().as_slice(), [0, 1, 1]);
+    // a job of another size than the map
+    assert!(layout.map_for(4).is_err());
+    // refused, naming the field
+    for (nodes, field) in [
+        (
+            format!(r#"{{"layout": {{"ranks_per_node": 0}}, "inter": {inter}}}"#),
+            "ranks_per_node",
+        ),
+        (
+            format!(r#"{{"layout": {{"map": []}}, "inter": {inter}}}"#),
+            "map",
+        ),
+        (
+            format!(r#"{{"layout": {{"map": [0, 2]}}, "inter": {inter}}}"#),
+            "map",
+        ),
+        (
+            format!(r#"{{"layout": {{"map": [0, 1], "ranks_per_node": 1}}, "inter": {inter}}}"#),
+            "not both",
+        ),
+        (
+            format!(r#"{{"layout": {{}}, "inter": {inter}}}"#),
+            "ranks_per_node",
+        ),
+        (
+            format!(r#"{{"layout": {{"ranks_per_node": 2, "slots": 1}}, "inter": {inter}}}"#),
+            "slots",
+        ),
+        (r#"{"layout": {"ranks_per_node": 2}}"#.to_string(), "inter"),
+        (
+            format!(
+                r#"{{"layout": {{"ranks_per_node": 2}}, "inter": {}}}"#,
+                pram("-1")
+            ),
+            "inter",
+        ),
+    ] {
+        let e = parse_model_text(&with(&nodes), "n.json", None).unwrap_err();
+        assert!(
+            matches!(&e, ModelFileError::Invalid { path, .. } if path.starts_with("nodes"))
+                && e.to_string().contains(field),
+            "{nodes}: {e}"
+        );
+    }
+    // written back as read
+    let mut file = ModelFile::read(&fixture("cluster-1gbit-model.json")).unwrap();
+    file.nodes = loaded.nodes.clone();
+    let again = parse_model_text(&file.to_json().unwrap(), "again", None).unwrap();
+    assert_eq!(again.nodes, loaded.nodes);
+}

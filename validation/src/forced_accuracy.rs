@@ -29,7 +29,9 @@ use std::fmt::Write as _;
 use commcost::CommModel;
 use commcost::Message;
 use commcost::collectives::{Collective, Family, Operator, Problem};
-use commcost::sim::{DEFAULT_MAX_MEMORY, RendezvousCompletion, SimOptions, Simulator, schedule_in};
+use commcost::sim::{
+    DEFAULT_MAX_MEMORY, NodeMap, RendezvousCompletion, SimOptions, Simulator, TwoLevel, schedule_in,
+};
 
 use crate::selection::{Config, Row};
 use crate::stats::{median, spearman};
@@ -162,6 +164,20 @@ pub fn quantile(v: &[f64], q: f64) -> f64 {
     s[lo] + (s[hi] - s[lo]) * (x - lo as f64)
 }
 
+/// Nodes of several ranks: the model inside a node, ranks per node (consecutive ranks on a
+/// node, Open MPI's default placement), and the intra-node transport's eager limit.
+#[allow(missing_debug_implementations)] // (a model reference)
+#[derive(Clone, Copy)]
+pub struct Nodes<'a> {
+    /// The model of a message between two ranks of one node.
+    pub intra: &'a dyn CommModel,
+    /// Ranks per node.
+    pub ranks_per_node: u32,
+    /// Messages inside a node above this many bytes use the rendezvous protocol (Open MPI's
+    /// vader: `btl_vader_eager_limit`, 4 KiB).
+    pub intra_rendezvous_above: Option<u64>,
+}
+
 /// Prices every forced configuration of `rows` (other configs are skipped) with `model`.
 ///
 /// # Errors
@@ -172,6 +188,22 @@ pub fn price(
     rows: &[Row],
     model: &dyn CommModel,
     pricing: &Pricing,
+) -> Result<Vec<Priced>, String> {
+    price_on(rows, model, pricing, None)
+}
+
+/// [`price`] with `model` between nodes and, with `nodes`, on nodes of several ranks
+/// (`Simulator::simulate_two_level`); a communicator size that is not a multiple of the ranks
+/// per node is an error.
+///
+/// # Errors
+///
+/// As [`price`].
+pub fn price_on(
+    rows: &[Row],
+    model: &dyn CommModel,
+    pricing: &Pricing,
+    nodes: Option<&Nodes<'_>>,
 ) -> Result<Vec<Priced>, String> {
     type Key = (Collective, u64, u32, u64, u64);
     let mut groups: BTreeMap<Key, Vec<(f64, f64)>> = BTreeMap::new();
@@ -224,9 +256,28 @@ pub fn price(
                 )
             })
             .map_err(|e| format!("{label}: {e}"))?;
-        let result = simulator
-            .simulate(&schedule, model, &options)
-            .map_err(|e| format!("{label}: {e}"))?;
+        let result = match nodes {
+            None => simulator.simulate(&schedule, model, &options),
+            Some(n) => {
+                let k = n.ranks_per_node.max(1);
+                if procs % u64::from(k) != 0 {
+                    return Err(format!("{label}: not a multiple of {k} ranks per node"));
+                }
+                let map = NodeMap::block((procs / u64::from(k)) as u32, k)
+                    .map_err(|e| format!("{label}: {e}"))?;
+                let platform = TwoLevel {
+                    nodes: &map,
+                    inter: model,
+                    inter_rendezvous_above: options.rendezvous_above,
+                };
+                let inside = SimOptions {
+                    rendezvous_above: n.intra_rendezvous_above,
+                    ..options
+                };
+                simulator.simulate_two_level(&schedule, n.intra, platform, &inside)
+            }
+        }
+        .map_err(|e| format!("{label}: {e}"))?;
         let finish = &result.rank_finish;
         let predicted_avg = finish.iter().sum::<f64>() / finish.len().max(1) as f64;
         let avgs: Vec<f64> = times.iter().map(|t| t.0).collect();
@@ -418,6 +469,48 @@ pub fn markdown(priced: &[Priced]) -> String {
             cols(band(true)),
             cols(band(false))
         );
+    }
+    s
+}
+
+/// [`markdown`] of several platforms of the same communicator size in one table: each
+/// platform's rows (its `label` in the P column), interleaved collective by collective.
+pub fn markdown_labelled(tables: &[(&str, &[Priced])]) -> String {
+    let mut header = String::new();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for (label, priced) in tables {
+        let text = markdown(priced);
+        let mut lines = text.lines();
+        if header.is_empty() {
+            header = format!(
+                "{}\n{}\n",
+                lines.next().unwrap_or_default(),
+                lines.next().unwrap_or_default()
+            );
+        } else {
+            lines.next();
+            lines.next();
+        }
+        for (i, line) in lines.enumerate() {
+            // `| collective | P | ...`: the P column becomes the label
+            let mut cells: Vec<&str> = line.split('|').collect();
+            let named = format!(" {label} ");
+            if cells.len() > 2 {
+                cells[2] = &named;
+            }
+            let row = cells.join("|");
+            if rows.len() <= i {
+                rows.push(Vec::new());
+            }
+            rows[i].push(row);
+        }
+    }
+    let mut s = header;
+    for group in rows {
+        for row in group {
+            s.push_str(&row);
+            s.push('\n');
+        }
     }
     s
 }

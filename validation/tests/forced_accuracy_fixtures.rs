@@ -379,3 +379,31 @@ fn the_acknowledgement_behind_the_receivers_sends_gives_the_figures_the_doc_stat
         assert_eq!(r.picks_within_10 - r.small.1, 52, "P = {p}");
     }
 }
+
+/// docs/ACCURACY.md, "Nodes of several ranks": the forced runs on 4 nodes of 2 ranks
+/// (`tests/fixtures/nodes/`) priced on the two-level platform — the 2-node shaped link between
+/// nodes, the 2-rank shared-memory calibration inside a node (vader's 4 KiB eager limit) — and,
+/// for comparison, as a flat network of the shaped link (every rank a node of its own).
+#[test]
+fn the_nodes_table_is_what_the_fixtures_give() {
+    use commcost::{CommModel, ModelSpec};
+    use commcost_validation::forced_accuracy::{Nodes, markdown_labelled, price_on};
+
+    let (link, pricing) = shaped(CLUSTER_PRTT);
+    let runs = rows(&["tests/fixtures/nodes/forced-4x2.csv"]);
+    let file: serde_json::Value =
+        serde_json::from_str(&read("tests/fixtures/tune/vader-p2.json")).unwrap();
+    let vader: ModelSpec = serde_json::from_value(file["spec"].clone()).unwrap();
+    let intra: &dyn CommModel = &vader;
+    let nodes = Nodes {
+        intra,
+        ranks_per_node: 2,
+        intra_rendezvous_above: Some(4096),
+    };
+    let two_level = price_on(&runs, &link.model, &pricing, Some(&nodes)).unwrap();
+    let flat = price(&runs, &link.model, &pricing).unwrap();
+    assert_eq!(
+        markdown_labelled(&[("4x2", &two_level), ("4x2 flat", &flat)]),
+        doc_table("forced_accuracy nodes")
+    );
+}

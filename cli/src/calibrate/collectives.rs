@@ -134,6 +134,7 @@ pub(super) fn collectives(args: CollectivesArgs) -> Result<(), Failure> {
         spec: loaded.spec.clone(),
         local: None,
         platform: (!loaded.platform.is_plain()).then_some(loaded.platform),
+        nodes: loaded.nodes.clone(),
     });
 
     let mut accuracy = Map::new();

@@ -388,6 +388,7 @@ fn finish_on(
         spec,
         local: None,
         platform,
+        nodes: None,
     };
     write_file(&path, &file)?;
     outln!("wrote {}", path.display());

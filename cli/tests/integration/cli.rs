@@ -2322,3 +2322,62 @@ fn select_on_nodes_prices_the_placement() {
     );
     assert!(e.contains("--inter-preset"), "{e}");
 }
+
+/// A model file's `nodes` section is the platform of `select` and `simulate` without flags; the
+/// flags win over it; a job the layout cannot hold is an error naming the section.
+#[test]
+fn a_model_files_nodes_section_is_the_platform() {
+    let dir = scratch("cli-nodes-section");
+    let file = write(
+        &dir,
+        "two-level.json",
+        r#"{"commcost_model_file": 1, "provenance": {"measured": "", "method": "", "date": "",
+            "host": "", "parameters": {}, "accuracy": {}, "tool": ""},
+            "spec": {"model": "loggp", "latency": 3e-7, "overhead": 2e-7, "gap": 1e-7,
+                     "gap_per_byte": 1e-10, "processors": 2},
+            "nodes": {"layout": {"ranks_per_node": 2},
+                      "inter": {"model": "loggp", "latency": 2e-5, "overhead": 2e-6, "gap": 5e-6,
+                                "gap_per_byte": 8e-9, "processors": 2}}}"#,
+    );
+    let v = json(&ok(&[
+        "select", "bcast", "--model", &file, "--procs", "8", "--bytes", "64K", "--json",
+    ]));
+    assert_eq!(v["nodes"]["nodes"], 4);
+    assert!(
+        v["nodes"]["layout"]
+            .as_str()
+            .unwrap()
+            .starts_with("2 ranks per node")
+    );
+    // the simulation of one algorithm on the same platform
+    let sim = |extra: &[&str]| {
+        let mut args = vec![
+            "simulate",
+            "bcast",
+            "--algorithm",
+            "binomial",
+            "--model",
+            &file,
+            "--procs",
+            "8",
+            "--bytes",
+            "64K",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        json(&ok(&args))
+    };
+    let on_file = sim(&[]);
+    assert!(on_file["nodes"].as_str().unwrap().starts_with("4 nodes"));
+    assert!(on_file["closed_form"].is_null());
+    // the flags win: 8 ranks on one node is the flat simulation of the intra-node model
+    let one_node = sim(&["--ranks-per-node", "8", "--inter-preset", "mpich2-tcp"]);
+    assert!(
+        one_node["makespan_seconds"].as_f64().unwrap()
+            < on_file["makespan_seconds"].as_f64().unwrap()
+    );
+    let e = user_error(&[
+        "select", "bcast", "--model", &file, "--procs", "7", "--bytes", "8",
+    ]);
+    assert!(e.contains("nodes.layout") && e.contains("--procs 7"), "{e}");
+}

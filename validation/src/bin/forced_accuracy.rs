@@ -4,7 +4,8 @@
 //! ```sh
 //! cargo run --release -p commcost-validation --bin forced_accuracy -- MODEL.json SWEEP.csv... \
 //!     [--operator PER_CALL_S,PER_BYTE_S] [--rendezvous-above BYTES] [--handshake] \
-//!     [--ack-behind-sends] [--cores N] [--burst BYTES] [--unshaped] [--configurations]
+//!     [--ack-behind-sends] [--cores N] [--burst BYTES] [--unshaped] [--configurations] \
+//!     [--intra-model FILE.json --ranks-per-node K [--intra-rendezvous-above BYTES]]
 //! ```
 //!
 //! `MODEL.json` is a model file `commcost calibrate` writes (its `spec`) or a bare model;
@@ -12,12 +13,16 @@
 //! (`commcost::calibrate::assess_shaped_link`: LogGP with the train's rate, and its burst as
 //! the links' token-bucket credit unless `--burst` is given), or with `--unshaped` as the
 //! crate's LogGP assessment (`commcost::calibrate::assess_loggp`: LogGP with protocol ranges).
+//! With `--intra-model` and `--ranks-per-node`, MODEL is the link between nodes and the ranks
+//! run K to a node, consecutive ranks together (`commcost::sim::Simulator::simulate_two_level`).
 
 use commcost::calibrate::{AssessmentConfig, assess_loggp, assess_shaped_link};
 use commcost::collectives::Operator;
 use commcost::sim::RendezvousCompletion;
 use commcost::{CommModel, ModelSpec};
-use commcost_validation::forced_accuracy::{Pricing, markdown, parse_prtt_samples, price};
+use commcost_validation::forced_accuracy::{
+    Nodes, Pricing, markdown, parse_prtt_samples, price_on,
+};
 use commcost_validation::selection::parse;
 
 fn main() {
@@ -40,6 +45,9 @@ fn run() -> Result<(), String> {
     };
     let mut list = false;
     let mut unshaped = false;
+    let mut intra_path: Option<String> = None;
+    let mut ranks_per_node: u32 = 1;
+    let mut intra_rendezvous_above: Option<u64> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--operator" => {
@@ -55,6 +63,20 @@ fn run() -> Result<(), String> {
                     Some(v.parse().map_err(|e| format!("--rendezvous-above: {e}"))?);
             }
             "--configurations" => list = true,
+            "--intra-model" => {
+                intra_path = Some(args.next().ok_or("--intra-model needs FILE.json")?);
+            }
+            "--ranks-per-node" => {
+                let v = args.next().ok_or("--ranks-per-node needs K")?;
+                ranks_per_node = v.parse().map_err(|e| format!("--ranks-per-node: {e}"))?;
+            }
+            "--intra-rendezvous-above" => {
+                let v = args.next().ok_or("--intra-rendezvous-above needs BYTES")?;
+                intra_rendezvous_above = Some(
+                    v.parse()
+                        .map_err(|e| format!("--intra-rendezvous-above: {e}"))?,
+                );
+            }
             "--unshaped" => unshaped = true,
             "--handshake" => pricing.rendezvous_completion = RendezvousCompletion::AtHandshake,
             "--ack-behind-sends" => pricing.ack_behind_sends = true,
@@ -81,7 +103,15 @@ fn run() -> Result<(), String> {
             .map_err(|e| format!("{model_path}: {e}"))?;
         if unshaped {
             eprintln!("{model_path}: LogGP with protocol ranges (assess_loggp)");
-            return report(&files, assessment.model, &pricing, list);
+            return report(
+                &files,
+                &assessment.model,
+                &pricing,
+                list,
+                intra(&intra_path)?.as_deref(),
+                ranks_per_node,
+                intra_rendezvous_above,
+            );
         }
         let link = assess_shaped_link(&assessment).map_err(|e| format!("{model_path}: {e}"))?;
         eprintln!(
@@ -100,30 +130,60 @@ fn run() -> Result<(), String> {
         }
         Box::new(link.model)
     } else {
-        let mut value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{model_path}: {e}"))?;
-        if let Some(spec) = value.get_mut("spec") {
-            value = spec.take();
-        }
-        let spec: ModelSpec =
-            serde_json::from_value(value).map_err(|e| format!("{model_path}: {e}"))?;
-        spec.into_model()
+        spec_of(&model_path, &text)?
     };
-    report(&files, model, &pricing, list)
+    let intra = intra(&intra_path)?;
+    report(
+        &files,
+        model.as_ref(),
+        &pricing,
+        list,
+        intra.as_deref(),
+        ranks_per_node,
+        intra_rendezvous_above,
+    )
+}
+
+/// The model of a model file (its `spec`) or a bare model.
+fn spec_of(path: &str, text: &str) -> Result<Box<dyn CommModel>, String> {
+    let mut value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("{path}: {e}"))?;
+    if let Some(spec) = value.get_mut("spec") {
+        value = spec.take();
+    }
+    let spec: ModelSpec = serde_json::from_value(value).map_err(|e| format!("{path}: {e}"))?;
+    Ok(spec.into_model())
+}
+
+/// The `--intra-model` file's model, if given.
+fn intra(path: &Option<String>) -> Result<Option<Box<dyn CommModel>>, String> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    spec_of(path, &text).map(Some)
 }
 
 fn report(
     files: &[String],
-    model: impl CommModel,
+    model: &dyn CommModel,
     pricing: &Pricing,
     list: bool,
+    intra: Option<&dyn CommModel>,
+    ranks_per_node: u32,
+    intra_rendezvous_above: Option<u64>,
 ) -> Result<(), String> {
     let mut rows = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"))?;
         rows.extend(parse(&text).map_err(|e| format!("{f}: {e}"))?);
     }
-    let priced = price(&rows, &model, pricing)?;
+    let nodes = intra.map(|intra| Nodes {
+        intra,
+        ranks_per_node,
+        intra_rendezvous_above,
+    });
+    let priced = price_on(&rows, model, pricing, nodes.as_ref())?;
     if list {
         println!("collective,procs,id,segsize,bytes,avg_us,pred_avg_us,max_us,pred_max_us,spread");
         for p in &priced {
