@@ -45,21 +45,7 @@ pub fn rank_on_nodes<A>(
 where
     A: Algorithm + ToSchedule + ExactClosedForm,
 {
-    let mut simulator = Simulator::new();
-    let mut out = Vec::new();
-    for a in A::candidates(intra, problem) {
-        out.push(price_with(
-            a,
-            &mut simulator,
-            intra,
-            problem,
-            limits,
-            options,
-            Some(platform),
-        )?);
-    }
-    out.sort_by(|x, y| x.cost.total_cmp(&y.cost));
-    Ok(out)
+    super::rank::rank_with(intra, problem, limits, options, Some(platform))
 }
 
 /// Every candidate of `collective` in `family` on a two-level platform, cheapest first: each

@@ -177,6 +177,21 @@ pub fn rank_simulated_on<A>(
 where
     A: Algorithm + ToSchedule + ExactClosedForm,
 {
+    rank_with(model, problem, limits, options, None)
+}
+
+/// Every candidate of `A` priced by [`price_with`] on one simulator, cheapest first (on a
+/// two-level platform with `two_level`).
+pub(super) fn rank_with<A>(
+    model: &dyn CommModel,
+    problem: &Problem,
+    limits: SimLimits,
+    options: &SimOptions,
+    two_level: Option<super::TwoLevel<'_>>,
+) -> Result<Vec<RankedAlgorithm<A>>, SimError>
+where
+    A: Algorithm + ToSchedule + ExactClosedForm,
+{
     let mut ranked = Vec::new();
     // one simulator for every candidate: its memory is allocated once
     let mut simulator = Simulator::new();
@@ -188,7 +203,7 @@ where
             problem,
             limits,
             options,
-            None,
+            two_level,
         )?);
     }
     ranked.sort_by(|x, y| x.cost.total_cmp(&y.cost));
