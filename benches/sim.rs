@@ -3,7 +3,8 @@
 //! `sim::simulate`, a fresh simulator per call; group `reused`: one `sim::Simulator` whose
 //! memory is kept between the calls; group `nodes`: the same schedules at P = 2^16 as 1024
 //! nodes of 64 ranks (`Simulator::simulate_two_level`, shared memory inside a node, the network
-//! between) beside the flat simulation of the same schedule.
+//! between) beside the flat simulation of the same schedule, and the leaders' allreduce
+//! (`cost_hierarchical`) on that platform.
 //!
 //! ```text
 //! cargo bench -p commcost-benches --bench sim
@@ -12,9 +13,12 @@
 use std::time::Duration;
 
 use commcost::Message;
-use commcost::collectives::{Allreduce, Bcast, Problem};
+use commcost::collectives::{Allreduce, Bcast, Collective, Problem};
 use commcost::presets;
-use commcost::sim::{NodeMap, Schedule, SimOptions, Simulator, ToSchedule, TwoLevel, simulate};
+use commcost::sim::{
+    Hierarchical, NodeMap, Schedule, SimLimits, SimOptions, Simulator, ToSchedule, TwoLevel,
+    cost_hierarchical, simulate,
+};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 /// The two schedules at `P = 2^log_p`, 8 bytes, no operator cost (2 h operations per rank in
@@ -86,6 +90,34 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // the same platform priced through the node leaders (a node's reduce, the leaders'
+    // allreduce, a node's broadcast), 8 bytes: building the composed schedule and simulating it
+    let problem = Problem::new(1 << 16, Message::contiguous(8));
+    group.bench_function("leaders_allreduce/1024x64", |b| {
+        b.iter(|| {
+            cost_hierarchical(
+                &shm,
+                platform,
+                Collective::Allreduce,
+                Hierarchical::Leaders,
+                &problem,
+                SimLimits {
+                    max_processes: 1 << 16,
+                    max_operations: 1 << 24,
+                },
+                &options,
+            )
+            .unwrap()
+        })
+    });
+    let nodes_map = &nodes;
+    group.bench_function("leaders_allreduce_closed_form/1024x64", |b| {
+        b.iter(|| {
+            Hierarchical::Leaders
+                .closed_form(Collective::Allreduce, &shm, &model, nodes_map, &problem)
+                .unwrap()
+        })
+    });
     group.finish();
 }
 

@@ -11,7 +11,7 @@
 #       [--repeats 3] [--first-repeat 1] [--iterations 50] [--warmup W]
 #       [--iterations-large N] [--warmup-large W] [--large-from 32768]
 #       [--min-bytes 1] [--max-bytes 1048576] [--timeout 600]
-#       [--only "bcast reduce ..."] [--no-forced] [--segsizes "0 65536"]
+#       [--only "bcast reduce ..."] [--no-forced] [--segsizes "0 65536"] [--han]
 #
 # DIR holds OSU's osu_<collective> binaries built with Open MPI's mpicc (the OSU
 # Micro-Benchmarks are not part of this repository; build them from their source).
@@ -26,6 +26,9 @@
 #   --rules-named NAME=FILE (repeatable) adds the configuration `rules:NAME` with FILE, so that
 #   several rules files (one from `commcost tune`, one from `commcost export ompi-rules`) are
 #   timed in the same sweep.
+# --han adds the configuration `han`: Open MPI's hierarchical component (`--mca coll_han_priority
+#   100`; it then runs bcast, reduce, allreduce, gather and scatter on communicators spanning
+#   several nodes of several ranks).
 #
 # Each OSU run: `-f -i ITER -x W -m MIN:MAX` (full statistics: average, minimum and maximum over
 # ranks of each rank's mean time per call; W defaults to ITER / 5, at least 2). With
@@ -50,13 +53,13 @@
 # file held with it. Without them no lock is taken.
 #
 # CSV columns: platform,collective,procs,config,repeat,bytes,avg_us,min_us,max_us,iterations
-# config: default | rules | rules:NAME | forced:ID:SEGSIZE
+# config: default | han | rules | rules:NAME | forced:ID:SEGSIZE
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 osu="" rules="" out="" platform="vader" procs=2 cluster="" rate="1gbit" repeats=3 iters=50
 warm="" iters_large="" warm_large="" large_from=32768 min_bytes=1 max_bytes=1048576 forced=1
-first_repeat=1 run_timeout=600 peakrate=0 shim=1 fifo="" segsizes=""
+first_repeat=1 run_timeout=600 peakrate=0 shim=1 fifo="" segsizes="" han=0
 only="bcast reduce allreduce allgather alltoall gather scatter reduce_scatter barrier"
 named_names=() named_files=()
 while [ $# -gt 0 ]; do
@@ -88,6 +91,7 @@ while [ $# -gt 0 ]; do
     --timeout) run_timeout="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --no-forced) forced=0; shift ;;
+    --han) han=1; shift ;;
     --segsizes) segsizes="$2"; shift 2 ;;
     *) echo "selection_sweep: unknown option $1" >&2; exit 2 ;;
   esac
@@ -169,6 +173,7 @@ segs_in_rules() {
 configs_of() {
   local coll="$1" id seg
   echo default
+  if [ "$han" = 1 ]; then echo han; fi
   if [ -n "$rules" ]; then echo rules; fi
   local k
   for k in "${!named_names[@]}"; do echo "rules:${named_names[$k]}"; done
@@ -241,6 +246,7 @@ mca_of() { # coll config
   local coll="$1" config="$2"
   case "$config" in
     default) ;;
+    han) echo "--mca coll_han_priority 100" ;;
     rules) echo "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename $rules" ;;
     rules:*)
       local k

@@ -3,7 +3,10 @@
 use commcost::collectives::{
     Collective, DecisionTable, Family, OmpiSetting, Problem, crossover, rank,
 };
-use commcost::sim::{CostSource, SimAlgorithm, SimLimits, SimOptions, rank_simulated_on};
+use commcost::sim::{
+    CostSource, Hierarchical, SimAlgorithm, SimLimits, SimOptions, cost_hierarchical,
+    rank_simulated_on,
+};
 use commcost::{CommModel, Message};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -266,9 +269,33 @@ fn simulated_winner<A: SimAlgorithm>(
     bytes: u64,
     limits: SimLimits,
     options: &SimOptions,
+    on: Option<&crate::nodes::Layout>,
 ) -> Result<(String, bool), Failure> {
     let at = || format!("P = {procs}, {bytes} bytes");
     let problem = Problem::new(procs, Message::contiguous(bytes));
+    if let Some(layout) = on {
+        // on nodes every candidate is simulated (no closed form prices a placement)
+        let map = layout
+            .layout
+            .map_for_communicator(procs)
+            .map_err(|e| Failure(format!("--procs {procs} on {}: {e}", layout.describe)))?;
+        let platform = commcost::sim::TwoLevel {
+            nodes: &map,
+            inter: &layout.inter.spec,
+            inter_rendezvous_above: layout.inter_rendezvous_above(),
+        };
+        let options = SimOptions {
+            link_burst: options.link_burst.or(layout.inter.platform.link_burst),
+            ..*options
+        };
+        let ranking =
+            commcost::sim::rank_on_nodes::<A>(model, platform, &problem, limits, &options)
+                .map_err(|e| Failure(format!("{}: {e}", at())))?;
+        return match ranking.first() {
+            Some(best) => Ok((best.algorithm.to_string(), true)),
+            None => fail(format!("{}: the collective has no algorithm here", at())),
+        };
+    }
     let ranking = rank_simulated_on::<A>(model, &problem, limits, options)
         .map_err(|e| Failure(format!("{}: {e}", at())))?;
     if let Some(refused) = ranking.iter().find(|e| {
@@ -309,6 +336,7 @@ pub fn sampled_spans<A: SimAlgorithm>(
     sizes: &[u64],
     bar: &ProgressBar,
     options: &SimOptions,
+    on: Option<&crate::nodes::Layout>,
 ) -> Result<Vec<SampledSpan>, Failure> {
     if procs.contains(&0) {
         return fail("--procs: process counts must be at least 1");
@@ -318,7 +346,7 @@ pub fn sampled_spans<A: SimAlgorithm>(
     for &p in procs {
         let mut current: Option<SampledSpan> = None;
         for &bytes in sizes {
-            let (winner, simulated) = simulated_winner::<A>(model, p, bytes, limits, options)?;
+            let (winner, simulated) = simulated_winner::<A>(model, p, bytes, limits, options, on)?;
             bar.inc(1);
             match current.as_mut() {
                 Some(span) if span.algorithm == winner => {
@@ -343,6 +371,7 @@ pub fn sampled_spans<A: SimAlgorithm>(
 }
 
 /// `table --simulate`: the decision table ranked by [`rank_simulated_on`] at the sampled sizes.
+#[allow(clippy::too_many_arguments)]
 pub fn table_simulated(
     family: Family,
     c: Collective,
@@ -351,6 +380,7 @@ pub fn table_simulated(
     sizes: &[u64],
     csv: bool,
     options: &SimOptions,
+    on: Option<&crate::nodes::Layout>,
 ) -> Result<(), Failure> {
     let points = (procs.len() as u64).saturating_mul(sizes.len() as u64);
     // drawn on standard error, and only when that is a terminal
@@ -361,8 +391,8 @@ pub fn table_simulated(
     bar.set_message("simulating");
     let model: &dyn CommModel = &loaded.spec;
     let bar = &bar;
-    let rows = visit!(family, c, |model: &'a dyn CommModel, procs: &'a [u64], sizes: &'a [u64], bar: &'a ProgressBar, options: &'a SimOptions| -> Result<Vec<SampledSpan>, Failure> {
-        A => sampled_spans::<A>(model, procs, sizes, bar, options)
+    let rows = visit!(family, c, |model: &'a dyn CommModel, procs: &'a [u64], sizes: &'a [u64], bar: &'a ProgressBar, options: &'a SimOptions, on: Option<&'a crate::nodes::Layout>| -> Result<Vec<SampledSpan>, Failure> {
+        A => sampled_spans::<A>(model, procs, sizes, bar, options, on)
     });
     bar.finish_and_clear();
     let rows = rows??;
@@ -392,7 +422,16 @@ pub fn table_simulated(
                 title(c),
                 loaded.name
             ),
-            ", simulated where the closed form is not exact (switch points between sampled sizes)",
+            &match on {
+                Some(l) => format!(
+                    ", simulated on nodes ({}), between nodes model {} (switch points between \
+                     sampled sizes)",
+                    l.describe, l.inter.name
+                ),
+                None => ", simulated where the closed form is not exact (switch points between \
+                         sampled sizes)"
+                    .to_string(),
+            },
             sizes,
             rows.iter().map(|r| {
                 let mark = if r.simulated { " (simulated)" } else { "" };
@@ -505,6 +544,35 @@ pub fn select(
             A => ranked::<A>(model, procs, bytes)
         })??
     };
+    // Open MPI's hierarchical compositions on the same platform (not in a rules file)
+    let hierarchical: Vec<(Hierarchical, f64)> = match nodes {
+        Some(n) if family == Family::Ompi => {
+            let problem = Problem::new(procs, Message::contiguous(bytes));
+            let options = n.options(simulate.unwrap_or_default());
+            Hierarchical::ALL
+                .into_iter()
+                .filter(|h| h.collectives().contains(&c))
+                .map(|h| {
+                    let t = cost_hierarchical(
+                        model,
+                        n.platform(),
+                        c,
+                        h,
+                        &problem,
+                        SimLimits::default(),
+                        &options,
+                    );
+                    t.map(|t| (h, t))
+                })
+                // a composition the layout cannot run (unequal nodes) is left out
+                .filter_map(|r| match r {
+                    Err(commcost::sim::SimError::InvalidOption { name: "nodes", .. }) => None,
+                    r => Some(r),
+                })
+                .collect::<Result<_, _>>()?
+        }
+        _ => Vec::new(),
+    };
     // (on nodes the closed form is the flat intra-node one: not shown beside the simulation)
     let simulate = simulate.filter(|_| nodes.is_none());
     let best = ranked.first().map_or(0.0, |r| r.cost);
@@ -544,6 +612,16 @@ pub fn select(
             out["nodes"] = serde_json::json!({
                 "nodes": n.map.nodes(), "layout": n.layout, "inter_model": n.inter.name,
             });
+        }
+        if !hierarchical.is_empty() {
+            out["hierarchical"] = hierarchical
+                .iter()
+                .map(|(h, t)| {
+                    serde_json::json!({
+                        "composition": h.to_string(), "seconds": t, "ratio_to_best": ratio(*t),
+                    })
+                })
+                .collect();
         }
         outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
@@ -606,6 +684,20 @@ pub fn select(
             );
         }
         outln!("{}", line.trim_end());
+    }
+    if !hierarchical.is_empty() {
+        outln!(
+            "  hierarchical compositions (Open MPI runs han with `--mca coll_han_priority 100`; \
+             a rules file cannot ask for either):"
+        );
+        for (h, t) in &hierarchical {
+            outln!(
+                "       {:<36} {:>14} {:>8.3}",
+                h.to_string(),
+                human_time(*t),
+                ratio(*t)
+            );
+        }
     }
     // a closed form that is only a bound here, kept because the schedule is beyond the
     // simulator's limits: say so rather than rank by it silently

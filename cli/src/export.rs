@@ -9,9 +9,10 @@ use std::process::Command;
 use commcost::collectives::{Collective, Family};
 use commcost::export::ExportError;
 use commcost::export::{
-    MpichJsonOptions, MpichVersion, OmpiRulesOptions, OnTie, mpich_json, ompi_fixed_rules,
-    ompi_rules,
+    MpichJsonOptions, MpichVersion, OmpiRulesOptions, OnNodes, OnTie, mpich_json, ompi_fixed_rules,
+    ompi_rules, ompi_rules_on_nodes,
 };
+use commcost::sim::{SimLimits, SimOptions};
 
 use crate::units::{self, List};
 use crate::{Failure, ModelSource, fail, model};
@@ -19,6 +20,7 @@ use crate::{Failure, ModelSource, fail, model};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     commcost export ompi-rules --preset open-mpi-openib --procs 2..1024 -o rules.conf\n  \
+    commcost export ompi-rules --model shm.json --ranks-per-node 2 --inter-model net.json --procs 2,4,8 -o rules.conf\n  \
     mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename rules.conf ...\n  \
     commcost export mpich-json --model mine.json --procs 2..256 --mpich-version 4.0 -o tuning.json\n  \
     MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$PWD/tuning.json MPIR_CVAR_DEVICE_COLLECTIVES=none mpiexec ...\n  \
@@ -28,7 +30,10 @@ use crate::{Failure, ModelSource, fail, model};
     default table (of --mpich-version) for everything else. With MPICH's default\n\
     MPIR_CVAR_DEVICE_COLLECTIVES=percoll, MPICH's ch4 device applies the file to node and\n\
     node-roots sub-communicators for some collectives, not to the application's communicator;\n\
-    set MPIR_CVAR_DEVICE_COLLECTIVES=none for the file to decide every call.")]
+    set MPIR_CVAR_DEVICE_COLLECTIVES=none for the file to decide every call.\n\n\
+    A rules file is keyed by communicator size only: with --ranks-per-node each size is priced\n\
+    placed as a job of that size is (fewer ranks than a node holds: on one node); a\n\
+    sub-communicator placed otherwise runs the rule of its size all the same.")]
 pub struct ExportArgs {
     /// The tuning file format.
     format: Format,
@@ -64,6 +69,10 @@ pub struct ExportArgs {
     /// The file to write (standard output without it).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// ompi-rules on nodes of several ranks (or the model file's `nodes` section): every
+    /// candidate simulated with each communicator placed as a job of its size is.
+    #[command(flatten)]
+    nodes: crate::nodes::NodesArgs,
 }
 
 /// What a rule names where algorithms tie.
@@ -113,6 +122,9 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
         return Err(Failure(
             "--min-gain: applies to the ompi-rules format only".into(),
         ));
+    }
+    if args.format != Format::OmpiRules && args.nodes.ranks_per_node.is_some() {
+        return fail("--ranks-per-node: applies to the ompi-rules format only");
     }
     let collectives = collectives(&args)?;
     let loaded = model::load(&args.source)?;
@@ -224,11 +236,41 @@ fn ompi(
         operator: loaded.operator,
         local: loaded.local,
     };
-    Ok(
-        ompi_rules(model, collectives, &args.procs.0, &args.bytes.0, &options)
-            .map_err(option_error)?
-            .to_string(),
+    let Some(layout) = args.nodes.layout(loaded)? else {
+        return Ok(
+            ompi_rules(model, collectives, &args.procs.0, &args.bytes.0, &options)
+                .map_err(option_error)?
+                .to_string(),
+        );
+    };
+    // the model file's platform inside a node, the inter-node file's shaped link
+    let simulation = loaded.platform.apply(SimOptions::default());
+    let on_nodes = OnNodes {
+        layout: &layout.layout,
+        inter: &layout.inter.spec,
+        inter_rendezvous_above: layout.inter_rendezvous_above(),
+        simulation: SimOptions {
+            link_burst: simulation.link_burst.or(layout.inter.platform.link_burst),
+            ..simulation
+        },
+        limits: SimLimits::default(),
+    };
+    let rules = ompi_rules_on_nodes(
+        model,
+        &on_nodes,
+        collectives,
+        &args.procs.0,
+        &args.bytes.0,
+        &options,
     )
+    .map_err(|e| match e {
+        ExportError::Simulation(e) => Failure(format!(
+            "--procs on {} (between nodes {}): {e}",
+            layout.describe, layout.inter.name
+        )),
+        e => option_error(e),
+    })?;
+    Ok(rules.to_string())
 }
 
 /// `--mpich-version`, else what `mpichversion` reports, else the oldest supported.

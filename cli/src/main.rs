@@ -153,7 +153,8 @@ enum Command {
         commcost table allreduce --preset open-mpi-openib --procs 4,16,64 --bytes 8..4M\n  \
         commcost table bcast --model my.json --procs 2..256 --bytes 1..1M --csv\n  \
         commcost table gather --preset open-mpi-gm --procs 6,24,100 --bytes 1..1M --simulate\n  \
-        commcost table scan --family textbook --preset mpich2-tcp --procs 2..64"
+        commcost table scan --family textbook --preset mpich2-tcp --procs 2..64\n  \
+        commcost table bcast --model shm.json --ranks-per-node 2 --inter-model net.json --procs 4,8 --bytes 8..1M"
     )]
     Table {
         /// The collective.
@@ -191,6 +192,11 @@ enum Command {
         /// default: the model file's platform, else all eager).
         #[arg(long, value_parser = units::parse_bytes, value_name = "BYTES", requires = "simulate")]
         rendezvous_above: Option<u64>,
+        /// Nodes of several ranks (or the model file's `nodes` section): every grid point
+        /// simulated on the two-level platform, each communicator size placed as a job of
+        /// that size is (fewer ranks than a node holds: on one node).
+        #[command(flatten)]
+        nodes: nodes::NodesArgs,
     },
     /// Measure or import, fit, and write a model file with provenance.
     #[command(allow_negative_numbers = true)]
@@ -342,7 +348,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             simulate,
             platform,
             rendezvous_above,
+            nodes,
         } => {
+            let loaded = model::load(&source)?;
+            let layout = nodes.layout(&loaded)?;
+            let simulate = simulate || layout.is_some();
             if platform.given() && !simulate {
                 return fail(
                     "--handshake, --cores, --link-burst and --ack-behind-sends describe the simulation: \
@@ -365,7 +375,6 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     if simulate { " with --simulate" } else { "" }
                 ));
             }
-            let loaded = model::load(&source)?;
             if simulate {
                 let options = platform.apply(
                     &loaded.platform,
@@ -380,6 +389,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     &bytes.0,
                     csv,
                     &options,
+                    layout.as_ref(),
                 )
             } else {
                 collective::table(family.0, collective.0, &loaded, &procs.0, &bytes.0, csv)

@@ -86,20 +86,66 @@ impl Nodes {
     }
 }
 
+/// A resolved layout for every job size: where ranks sit and the inter-node model.
+pub struct Layout {
+    pub layout: NodeLayout,
+    pub inter: Loaded,
+    /// For reports (`4 ranks per node, map by core`).
+    pub describe: String,
+    /// Whether the layout came from the flags (errors then name `--ranks-per-node`).
+    from_flags: bool,
+}
+
+impl Layout {
+    /// The inter-node model's eager limit: its file's platform, else its own threshold.
+    pub fn inter_rendezvous_above(&self) -> Option<u64> {
+        self.inter
+            .platform
+            .rendezvous_above
+            .or_else(|| self.inter.spec.rendezvous_above())
+    }
+
+    /// The platform of a job of `procs` ranks.
+    pub fn nodes(self, procs: u64) -> Result<Nodes, Failure> {
+        let map = self.layout.map_for(procs).map_err(|e| {
+            if self.from_flags {
+                Failure(format!("--ranks-per-node: {procs} processes: {e}"))
+            } else {
+                Failure(format!(
+                    "--procs {procs}: the model file's `nodes.layout`: {e}"
+                ))
+            }
+        })?;
+        Ok(Nodes {
+            map,
+            inter: self.inter,
+            layout: self.describe,
+        })
+    }
+}
+
 impl NodesArgs {
     /// The platform for `procs` processes: the flags', else the `nodes` section of the model
     /// file `model` came from, else `None`.
     pub fn resolve(&self, procs: u64, model: &Loaded) -> Result<Option<Nodes>, Failure> {
+        if let Some(k) = self.ranks_per_node
+            && !procs.is_multiple_of(u64::from(k))
+        {
+            return fail(format!(
+                "--ranks-per-node: {procs} processes are not a multiple of {k}"
+            ));
+        }
+        self.layout(model)?.map(|l| l.nodes(procs)).transpose()
+    }
+
+    /// The layout for jobs of any size: the flags', else the `nodes` section of the model
+    /// file `model` came from, else `None`.
+    pub fn layout(&self, model: &Loaded) -> Result<Option<Layout>, Failure> {
         let Some(k) = self.ranks_per_node else {
             let Some(section) = &model.nodes else {
                 return Ok(None);
             };
-            let map = section.layout.map_for(procs).map_err(|e| {
-                Failure(format!(
-                    "--procs {procs}: the model file's `nodes.layout`: {e}"
-                ))
-            })?;
-            let layout = match &section.layout {
+            let describe = match &section.layout {
                 NodeLayout::Uniform {
                     ranks_per_node,
                     placement,
@@ -112,8 +158,8 @@ impl NodesArgs {
                 ),
                 NodeLayout::Map(_) => "the file's map".into(),
             };
-            return Ok(Some(Nodes {
-                map,
+            return Ok(Some(Layout {
+                layout: section.layout.clone(),
                 inter: Loaded {
                     name: format!("{}'s inter", model.name),
                     spec: section.inter.clone(),
@@ -122,7 +168,8 @@ impl NodesArgs {
                     platform: section.inter_platform.unwrap_or_default(),
                     nodes: None,
                 },
-                layout,
+                describe,
+                from_flags: false,
             }));
         };
         let inter = match (&self.inter_model, &self.inter_preset) {
@@ -137,25 +184,25 @@ impl NodesArgs {
                 );
             }
         };
-        if !procs.is_multiple_of(u64::from(k)) {
-            return fail(format!(
-                "--ranks-per-node: {procs} processes are not a multiple of {k}"
-            ));
-        }
-        let nodes = u32::try_from(procs / u64::from(k))
-            .map_err(|_| Failure(format!("--ranks-per-node: {procs} processes are too many")))?;
-        let map = match self.map_by {
-            MapBy::Core => NodeMap::block(nodes, k),
-            MapBy::Node => NodeMap::round_robin(nodes, k),
-        }
-        .map_err(|e| Failure(format!("--ranks-per-node: {e}")))?;
-        let layout = format!(
+        let placement = match self.map_by {
+            MapBy::Core => Placement::Block,
+            MapBy::Node => Placement::RoundRobin,
+        };
+        let describe = format!(
             "{k} ranks per node, map by {}",
             match self.map_by {
                 MapBy::Core => "core",
                 MapBy::Node => "node",
             }
         );
-        Ok(Some(Nodes { map, inter, layout }))
+        Ok(Some(Layout {
+            layout: NodeLayout::Uniform {
+                ranks_per_node: k,
+                placement,
+            },
+            inter,
+            describe,
+            from_flags: true,
+        }))
     }
 }

@@ -19,6 +19,9 @@ pub enum ExportError {
     /// A collective could not be priced.
     #[error(transparent)]
     Collective(#[from] CollectiveError),
+    /// A collective could not be simulated on nodes ([`ompi_rules_on_nodes`](super::ompi_rules_on_nodes)).
+    #[error(transparent)]
+    Simulation(#[from] crate::sim::SimError),
     /// A rules file that does not read back.
     #[error("line {line}: {detail}")]
     Parse {

@@ -31,6 +31,8 @@ pub(super) struct Grid<'a> {
     pub(super) on_tie: OnTie,
     pub(super) min_gain: Option<f64>,
     pub(super) local: LocalWork,
+    /// Price every candidate by simulation on nodes instead of by its closed form.
+    pub(super) on_nodes: Option<super::ompi::OnNodes<'a>>,
 }
 
 /// Relative cost difference below which two algorithms count as equally fast.
@@ -47,10 +49,23 @@ pub(super) fn choose<A: collectives::Algorithm>(
     allowed: impl Fn(&A) -> bool,
     keep: impl Fn(&A) -> bool,
 ) -> Result<(A, Vec<A>), CollectiveError> {
+    choose_priced(model, problem, allowed, keep, |a: &A| {
+        a.cost(model, problem)
+    })
+}
+
+/// [`choose`] with each candidate priced by `price` instead of its closed form.
+pub(super) fn choose_priced<A: collectives::Algorithm, E: From<CollectiveError>>(
+    model: &dyn CommModel,
+    problem: &Problem,
+    allowed: impl Fn(&A) -> bool,
+    keep: impl Fn(&A) -> bool,
+    price: impl Fn(&A) -> Result<f64, E>,
+) -> Result<(A, Vec<A>), E> {
     let mut priced = Vec::new();
     for a in A::candidates(model, problem) {
         if allowed(&a) {
-            let cost = a.cost(model, problem)?;
+            let cost = price(&a)?;
             priced.push((a, cost));
         }
     }

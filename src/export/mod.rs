@@ -44,7 +44,7 @@ pub use mpich::{
     MpichDecision, MpichJsonOptions, MpichVersion, mpich_decide, mpich_json,
     mpich_json_collectives, mpich_json_decided, mpich_size_key,
 };
-pub use ompi::{OmpiRulesOptions, ompi_fixed_rules, ompi_rules};
+pub use ompi::{OmpiRulesOptions, OnNodes, ompi_fixed_rules, ompi_rules, ompi_rules_on_nodes};
 pub use rules::{OmpiBlock, OmpiCollectiveRules, OmpiRule, OmpiRules};
 
 /// The most grid cells (communicator sizes × message sizes × collectives) one export prices.

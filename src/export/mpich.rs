@@ -459,6 +459,7 @@ pub fn mpich_json(
         on_tie: OnTie::FirstCandidate,
         min_gain: None,
         local: crate::collectives::LocalWork::FREE,
+        on_nodes: None,
     };
     for &c in collectives {
         let unsupported = ExportError::Unsupported {

@@ -1,13 +1,14 @@
 //! Open MPI's dynamic rules from a model ([`ompi_rules`]) and from Open MPI's own fixed
 //! decisions ([`ompi_fixed_rules`]).
 
-use super::grid::{Grid, OnTie, choose};
+use super::grid::{Grid, OnTie, choose_priced};
 use super::rules::{OmpiBlock, OmpiCollectiveRules, OmpiRule, OmpiRules, algorithm_name};
 use super::{check_collectives, check_grid};
 use crate::collectives::ompi::{self, OmpiAlgorithm};
 use crate::collectives::{Collective, Family, FamilyAlgorithm};
 use crate::collectives::{LocalWork, Operator, Problem};
 use crate::export::ExportError;
+use crate::sim::{NodeLayout, NodeMap, SimLimits, SimOptions, TwoLevel, cost_on_nodes_in};
 use crate::{CommModel, Message};
 
 /// Options of [`ompi_rules`]; the default prices communication only and never defers.
@@ -131,6 +132,95 @@ pub fn ompi_rules(
     sizes: &[u64],
     options: &OmpiRulesOptions,
 ) -> Result<OmpiRules, ExportError> {
+    rules_priced(model, collectives, processes, sizes, options, None)
+}
+
+/// Where the ranks of every communicator of an exported rules file sit, and the network
+/// between their nodes ([`ompi_rules_on_nodes`]).
+#[derive(Debug, Clone, Copy)]
+pub struct OnNodes<'a> {
+    /// The job's layout: a communicator of `P` ranks is placed as
+    /// [`NodeLayout::map_for_communicator`] places it.
+    pub layout: &'a NodeLayout,
+    /// The model of a message between nodes.
+    pub inter: &'a dyn CommModel,
+    /// The network's eager limit, bytes (rendezvous above it), `None`: eager throughout.
+    pub inter_rendezvous_above: Option<u64>,
+    /// The simulation's options (shared cores, shaped links, the intra-node rendezvous).
+    pub simulation: SimOptions,
+    /// The largest schedule simulated.
+    pub limits: SimLimits,
+}
+
+impl OnNodes<'_> {
+    /// The node map of a communicator of `processes` ranks.
+    fn map_for(&self, processes: u64) -> Result<NodeMap, ExportError> {
+        Ok(self.layout.map_for_communicator(processes)?)
+    }
+}
+
+/// [`ompi_rules`] with every candidate priced on nodes: simulated
+/// ([`cost_on_nodes_in`](crate::sim::cost_on_nodes_in)) with `intra` between the ranks of a node,
+/// `on_nodes.inter` between nodes and a node's ranks sharing its link.
+///
+/// A rules file is keyed by communicator size only: Open MPI applies a block to every
+/// communicator of that size, whatever nodes its ranks are on. The file is right for the
+/// communicators placed as [`OnNodes::layout`] places a job of their size (the job's own
+/// `MPI_COMM_WORLD` among them); a sub-communicator placed otherwise (one rank of each node,
+/// say) runs the rule chosen for the job's placement.
+///
+/// # Errors
+///
+/// As [`ompi_rules`]; [`ExportError::Simulation`] for a communicator size the layout cannot
+/// place (not a multiple of its ranks per node) or a schedule beyond `on_nodes.limits`.
+///
+/// # Examples
+///
+/// ```
+/// use commcost::collectives::Collective;
+/// use commcost::export::{self, OmpiRulesOptions, OnNodes};
+/// use commcost::sim::{NodeLayout, Placement, SimLimits, SimOptions};
+/// use commcost::LogGP;
+///
+/// let shm = LogGP::new(0.3e-6, 0.3e-6, 0.2e-6, 0.1e-9)?;
+/// let net = LogGP::new(20e-6, 3e-6, 8e-6, 8e-9)?;
+/// let layout = NodeLayout::Uniform { ranks_per_node: 2, placement: Placement::Block };
+/// let on_nodes = OnNodes { layout: &layout, inter: &net, inter_rendezvous_above: None,
+///     simulation: SimOptions::default(), limits: SimLimits::default() };
+/// let rules = export::ompi_rules_on_nodes(&shm, &on_nodes, &[Collective::Bcast], &[4, 8],
+///     &[8, 1 << 20], &OmpiRulesOptions::default())?;
+/// assert_eq!(rules.collectives[0].blocks[0].processes, 4);
+/// // 5 ranks do not fill nodes of 2
+/// assert!(export::ompi_rules_on_nodes(&shm, &on_nodes, &[Collective::Bcast], &[5],
+///     &[8], &OmpiRulesOptions::default()).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn ompi_rules_on_nodes(
+    intra: &dyn CommModel,
+    on_nodes: &OnNodes<'_>,
+    collectives: &[Collective],
+    processes: &[u64],
+    sizes: &[u64],
+    options: &OmpiRulesOptions,
+) -> Result<OmpiRules, ExportError> {
+    rules_priced(
+        intra,
+        collectives,
+        processes,
+        sizes,
+        options,
+        Some(*on_nodes),
+    )
+}
+
+fn rules_priced(
+    model: &dyn CommModel,
+    collectives: &[Collective],
+    processes: &[u64],
+    sizes: &[u64],
+    options: &OmpiRulesOptions,
+    on_nodes: Option<OnNodes<'_>>,
+) -> Result<OmpiRules, ExportError> {
     check_grid("processes", processes, 1)?;
     check_grid("sizes", sizes, 0)?;
     check_collectives(collectives, processes, sizes)?;
@@ -150,6 +240,7 @@ pub fn ompi_rules(
         on_tie: options.on_tie,
         min_gain: options.min_gain,
         local: options.local,
+        on_nodes,
     };
     let collectives = collectives
         .iter()
@@ -256,6 +347,7 @@ impl Grid<'_> {
         let mut blocks: Vec<OmpiBlock> = Vec::new();
         for (i, &p) in self.processes.iter().enumerate() {
             let two_proc_allowed = p == 2 && self.processes.get(i + 1) == Some(&3);
+            let map = self.on_nodes.map(|n| n.map_for(p)).transpose()?;
             let mut rules: Vec<OmpiRule> = Vec::new();
             for &s in sizes {
                 let bytes = A::COLLECTIVE.ompi_problem_bytes(s, p);
@@ -263,11 +355,35 @@ impl Grid<'_> {
                     .with_operator(self.operator)
                     .with_local(self.local);
                 let previous = rules.last().map(|r| (r.algorithm, r.faninout, r.segment));
-                let (choice, tied) = choose::<A>(
+                let price = |a: &A| -> Result<f64, ExportError> {
+                    match (&self.on_nodes, &map) {
+                        (Some(n), Some(nodes)) => {
+                            let platform = TwoLevel {
+                                nodes,
+                                inter: n.inter,
+                                inter_rendezvous_above: n.inter_rendezvous_above,
+                            };
+                            Ok(cost_on_nodes_in(
+                                self.model,
+                                platform,
+                                Family::Ompi,
+                                A::COLLECTIVE,
+                                &a.to_string(),
+                                &problem,
+                                n.limits,
+                                &n.simulation,
+                            )?
+                            .cost)
+                        }
+                        _ => Ok(a.cost(self.model, &problem)?),
+                    }
+                };
+                let (choice, tied) = choose_priced::<A, ExportError>(
                     self.model,
                     &problem,
                     |a| two_proc_allowed || !a.ompi_name().starts_with("two_proc"),
                     |a| previous == Some((a.ompi_id(), a.faninout(), a.segment_size())),
+                    &price,
                 )?;
                 let size = if rules.is_empty() { 0 } else { s };
                 // variants of one algorithm that differ only in a segment size or fan-out the
@@ -281,8 +397,8 @@ impl Grid<'_> {
                                 detail: e.to_string(),
                             }
                         })?;
-                        let ours = choice.cost(self.model, &problem)?;
-                        let theirs = fixed.cost(self.model, &problem)?;
+                        let ours = price(&choice)?;
+                        let theirs = price(&fixed)?;
                         ours >= (1.0 - g) * theirs
                     }
                     None => false,

@@ -25,6 +25,10 @@ pub struct Log3PCleaning {
     /// Sizes whose memcpy took longer than the contiguous send to self: `T_mem` set to the send
     /// to self (`o_mw = 0`: the middleware adds nothing to one copy).
     pub copy_slower: usize,
+    /// Sizes whose remote contiguous transfer was faster than the middleware overhead the send
+    /// to self measured (`T01(s) < T00(s) - T_mem(s)`, timing noise between two ranks of one
+    /// node): `T01` set to it (`o_net = 0`).
+    pub remote_faster: usize,
 }
 
 impl Log3PPlan {
@@ -95,7 +99,7 @@ impl Log3PPlan {
     }
 
     /// Assembles the measurements from `times` (one per [`layouts`](Self::layouts) entry, in
-    /// order) and memcpy times (one per size), with the two adjustments real data needs
+    /// order) and memcpy times (one per size), with the three adjustments real data needs
     /// ([`Log3PCleaning`]).
     ///
     /// # Errors
@@ -122,7 +126,7 @@ impl Log3PPlan {
             .clone()
             .map(|i| self.time(times, i, 0, true))
             .collect();
-        let memory_copy = memory_copy
+        let memory_copy: Vec<f64> = memory_copy
             .iter()
             .zip(&self_contiguous)
             .map(|(&copy, &self_send)| {
@@ -131,6 +135,19 @@ impl Log3PPlan {
                     self_send
                 } else {
                     copy
+                }
+            })
+            .collect();
+        let remote_contiguous = sizes
+            .clone()
+            .map(|i| {
+                let t = self.time(times, i, 0, false);
+                let middleware = self_contiguous[i] - memory_copy[i];
+                if t < middleware {
+                    cleaning.remote_faster += 1;
+                    middleware
+                } else {
+                    t
                 }
             })
             .collect();
@@ -152,7 +169,7 @@ impl Log3PPlan {
             .collect();
         let measurements = Log3PMeasurements {
             sizes: self.sizes.clone(),
-            remote_contiguous: sizes.map(|i| self.time(times, i, 0, false)).collect(),
+            remote_contiguous,
             self_contiguous,
             memory_copy,
             strides: self.strides.clone(),

@@ -138,6 +138,7 @@ mod error;
 mod family;
 mod freeze;
 mod goal;
+mod hierarchical;
 mod implicit;
 mod layout;
 mod memory;
@@ -164,6 +165,7 @@ pub use family::{
 pub use goal::{
     LABEL_BYTES, parse_goal, parse_goal_within, read_goal_file, write_goal, write_goal_to,
 };
+pub use hierarchical::{Hierarchical, cost_hierarchical};
 pub use memory::{
     BYTES_PER_DEPENDENCY, BYTES_PER_DEPENDENCY_ENTRY, BYTES_PER_DISTINCT_VALUE, BYTES_PER_RANK,
     DEFAULT_MAX_MEMORY, SCHEDULE_BYTES_PER_OPERATION, SIMULATION_BYTES_PER_OPERATION,

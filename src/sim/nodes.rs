@@ -243,6 +243,39 @@ impl NodeLayout {
     }
 }
 
+impl NodeLayout {
+    /// The node map of a communicator of `processes` ranks in a job laid out this way: as
+    /// [`map_for`](Self::map_for), except that with nodes of `k` ranks a communicator of fewer
+    /// than `k` ranks sits on one node (as the consecutive ranks of a sub-communicator do).
+    ///
+    /// # Errors
+    ///
+    /// As [`map_for`](Self::map_for).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::sim::{NodeLayout, Placement};
+    ///
+    /// let four = NodeLayout::Uniform { ranks_per_node: 4, placement: Placement::Block };
+    /// assert_eq!(four.map_for_communicator(2)?.nodes(), 1);
+    /// assert_eq!(four.map_for_communicator(8)?.nodes(), 2);
+    /// assert!(four.map_for_communicator(6).is_err());
+    /// # Ok::<(), commcost::sim::SimError>(())
+    /// ```
+    pub fn map_for_communicator(&self, processes: u64) -> Result<NodeMap, SimError> {
+        match *self {
+            Self::Uniform { ranks_per_node, .. }
+                if processes > 0 && processes < u64::from(ranks_per_node) =>
+            {
+                // fewer than a node's ranks (so below 2^32)
+                NodeMap::block(1, processes as u32)
+            }
+            _ => self.map_for(processes),
+        }
+    }
+}
+
 /// The serde form of [`NodeLayout`].
 #[cfg(feature = "serde")]
 #[derive(serde::Serialize, serde::Deserialize)]

@@ -252,7 +252,10 @@ fn log3p_plan_orders_layouts_and_assembles_measurements() {
     let us = 1e-6;
     let times = [32.0 * us, 160.0 * us, 452.0 * us, 580.0 * us];
     let (m, cleaning) = plan.measurements(&times, &[3.0 * us]).unwrap();
-    assert_eq!(cleaning.strided_faster + cleaning.copy_slower, 0);
+    assert_eq!(
+        cleaning.strided_faster + cleaning.copy_slower + cleaning.remote_faster,
+        0
+    );
     let log3p = derive_log3p(&m).unwrap();
     let validation = plan.remote_strided(&times).unwrap();
     assert_eq!(validation.len(), 1);
@@ -266,6 +269,13 @@ fn log3p_plan_orders_layouts_and_assembles_measurements() {
     assert_eq!((cleaning.strided_faster, cleaning.copy_slower), (1, 1));
     assert!((m.memory_copy[0] - 32.0 * us).abs() < 1e-18);
     assert!((m.self_strided[0][0] - 32.0 * us).abs() < 1e-18);
+    // a remote transfer faster than the middleware overhead (T00 - T_mem = 29 µs) is raised
+    // to it: o_net = 0 there, and the derivation goes through
+    let noisy = [32.0 * us, 20.0 * us, 452.0 * us, 580.0 * us];
+    let (m, cleaning) = plan.measurements(&noisy, &[3.0 * us]).unwrap();
+    assert_eq!(cleaning.remote_faster, 1);
+    assert!((m.remote_contiguous[0] - 29.0 * us).abs() < 1e-18);
+    assert!(derive_log3p(&m).is_ok());
     assert!(plan.measurements(&times[..3], &[3.0 * us]).is_err());
     assert!(
         Log3PPlan {

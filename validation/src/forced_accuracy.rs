@@ -178,6 +178,37 @@ pub struct Nodes<'a> {
     pub intra_rendezvous_above: Option<u64>,
 }
 
+impl Nodes<'_> {
+    /// The node map of `procs` ranks, consecutive ranks on a node; `label` names the
+    /// configuration in the error.
+    ///
+    /// # Errors
+    ///
+    /// `procs` not a multiple of the ranks per node, or too many ranks.
+    pub fn map(&self, procs: u64, label: &str) -> Result<NodeMap, String> {
+        let k = self.ranks_per_node.max(1);
+        if !procs.is_multiple_of(u64::from(k)) {
+            return Err(format!("{label}: not a multiple of {k} ranks per node"));
+        }
+        let nodes = u32::try_from(procs / u64::from(k)).map_err(|e| format!("{label}: {e}"))?;
+        NodeMap::block(nodes, k).map_err(|e| format!("{label}: {e}"))
+    }
+}
+
+impl Pricing {
+    /// The simulation's options: these, with `model`'s own eager limit where none is given.
+    pub fn options(&self, model: &dyn CommModel) -> SimOptions {
+        SimOptions {
+            rendezvous_above: self.rendezvous_above.or(model.rendezvous_above()),
+            rendezvous_completion: self.rendezvous_completion,
+            cores: self.cores,
+            link_burst: self.link_burst,
+            ack_behind_sends: self.ack_behind_sends,
+            ..SimOptions::default()
+        }
+    }
+}
+
 /// Prices every forced configuration of `rows` (other configs are skipped) with `model`.
 ///
 /// # Errors
@@ -220,14 +251,7 @@ pub fn price_on(
             .or_default()
             .push((r.avg_us * 1e-6, r.max_us * 1e-6));
     }
-    let options = SimOptions {
-        rendezvous_above: pricing.rendezvous_above.or(model.rendezvous_above()),
-        rendezvous_completion: pricing.rendezvous_completion,
-        cores: pricing.cores,
-        link_burst: pricing.link_burst,
-        ack_behind_sends: pricing.ack_behind_sends,
-        ..SimOptions::default()
-    };
+    let options = pricing.options(model);
     let mut simulator = Simulator::new();
     let mut out = Vec::with_capacity(groups.len());
     for ((collective, procs, id, segsize, bytes), times) in groups {
@@ -259,12 +283,7 @@ pub fn price_on(
         let result = match nodes {
             None => simulator.simulate(&schedule, model, &options),
             Some(n) => {
-                let k = n.ranks_per_node.max(1);
-                if procs % u64::from(k) != 0 {
-                    return Err(format!("{label}: not a multiple of {k} ranks per node"));
-                }
-                let map = NodeMap::block((procs / u64::from(k)) as u32, k)
-                    .map_err(|e| format!("{label}: {e}"))?;
+                let map = n.map(procs, &label)?;
                 let platform = TwoLevel {
                     nodes: &map,
                     inter: model,

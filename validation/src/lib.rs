@@ -8,8 +8,11 @@
 //! docs/ACCURACY.md; the tests of this package check the committed measurements.
 //! [`tune_validation`] compares the rules `commcost tune` writes (and a model-only file) with the
 //! default and with the fastest forced algorithm per cell (binary `tune_report`).
+//! [`han_accuracy`] prices Open MPI's `han` against its default on nodes of several ranks
+//! (binary `forced_accuracy --han`).
 
 pub mod forced_accuracy;
+pub mod han_accuracy;
 pub mod selection;
 pub mod stats;
 pub mod tune_validation;

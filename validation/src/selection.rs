@@ -38,6 +38,8 @@ use crate::stats::median;
 pub enum Config {
     /// Open MPI's own fixed decision.
     Default,
+    /// Open MPI's hierarchical component (`--mca coll_han_priority 100`).
+    Han,
     /// The rules file under test.
     Rules,
     /// One of several rules files under test (`rules:NAME`: `--rules-named NAME=FILE`).
@@ -55,6 +57,7 @@ impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Config::Default => write!(f, "default"),
+            Config::Han => write!(f, "han"),
             Config::Rules => write!(f, "rules"),
             Config::Named(name) => write!(f, "rules:{name}"),
             Config::Forced { id, segsize: 0 } => write!(f, "{id}"),
@@ -134,6 +137,7 @@ pub fn parse(text: &str) -> Result<Vec<Row>, ParseError> {
         }
         let config = match f[3] {
             "default" => Config::Default,
+            "han" => Config::Han,
             "rules" => Config::Rules,
             c if c.starts_with("rules:") && c.len() > 6 => Config::Named(c[6..].to_string()),
             c => {

@@ -380,30 +380,89 @@ fn the_acknowledgement_behind_the_receivers_sends_gives_the_figures_the_doc_stat
     }
 }
 
-/// docs/ACCURACY.md, "Nodes of several ranks": the forced runs on 4 nodes of 2 ranks
-/// (`tests/fixtures/nodes/`) priced on the two-level platform — the 2-node shaped link between
-/// nodes, the 2-rank shared-memory calibration inside a node (vader's 4 KiB eager limit) — and,
-/// for comparison, as a flat network of the shaped link (every rank a node of its own).
-#[test]
-fn the_nodes_table_is_what_the_fixtures_give() {
-    use commcost::{CommModel, ModelSpec};
-    use commcost_validation::forced_accuracy::{Nodes, markdown_labelled, price_on};
+/// The 2-rank shared-memory calibration (`tests/fixtures/tune/vader-p2.json`) as the model
+/// inside a node, with vader's 4 KiB eager limit, for `k` ranks per node.
+fn vader_nodes(
+    vader: &commcost::ModelSpec,
+    k: u32,
+) -> commcost_validation::forced_accuracy::Nodes<'_> {
+    commcost_validation::forced_accuracy::Nodes {
+        intra: vader,
+        ranks_per_node: k,
+        intra_rendezvous_above: Some(4096),
+    }
+}
 
-    let (link, pricing) = shaped(CLUSTER_PRTT);
-    let runs = rows(&["tests/fixtures/nodes/forced-4x2.csv"]);
+fn vader() -> commcost::ModelSpec {
     let file: serde_json::Value =
         serde_json::from_str(&read("tests/fixtures/tune/vader-p2.json")).unwrap();
-    let vader: ModelSpec = serde_json::from_value(file["spec"].clone()).unwrap();
-    let intra: &dyn CommModel = &vader;
-    let nodes = Nodes {
-        intra,
-        ranks_per_node: 2,
-        intra_rendezvous_above: Some(4096),
+    serde_json::from_value(file["spec"].clone()).unwrap()
+}
+
+/// docs/ACCURACY.md, "Nodes of several ranks": the forced runs on 4 nodes of 2 ranks and 2 nodes
+/// of 4 (`tests/fixtures/nodes/`) priced on the two-level platform — the 2-node shaped link
+/// between nodes, the 2-rank shared-memory calibration inside a node (vader's 4 KiB eager
+/// limit) — and, for comparison, as a flat network of the shaped link (every rank a node of its
+/// own).
+#[test]
+fn the_nodes_table_is_what_the_fixtures_give() {
+    use commcost_validation::forced_accuracy::{markdown_labelled, price_on};
+
+    let (link, pricing) = shaped(CLUSTER_PRTT);
+    let vader = vader();
+    let (mut two_level, mut flat) = (Vec::new(), Vec::new());
+    for (label, flat_label, file, k) in [
+        ("4x2", "4x2 flat", "tests/fixtures/nodes/forced-4x2.csv", 2),
+        ("2x4", "2x4 flat", "tests/fixtures/nodes/forced-2x4.csv", 4),
+    ] {
+        let runs = rows(&[file]);
+        let nodes = vader_nodes(&vader, k);
+        two_level.push((
+            label,
+            price_on(&runs, &link.model, &pricing, Some(&nodes)).unwrap(),
+        ));
+        flat.push((flat_label, price(&runs, &link.model, &pricing).unwrap()));
+    }
+    let table = |tables: &[(&str, Vec<commcost_validation::forced_accuracy::Priced>)]| {
+        let labelled: Vec<(&str, &[commcost_validation::forced_accuracy::Priced])> =
+            tables.iter().map(|(l, t)| (*l, t.as_slice())).collect();
+        markdown_labelled(&labelled)
     };
-    let two_level = price_on(&runs, &link.model, &pricing, Some(&nodes)).unwrap();
-    let flat = price(&runs, &link.model, &pricing).unwrap();
+    // then the flat network's overall rows, for comparison
+    let flat_all: String = table(&flat)
+        .lines()
+        .filter(|l| l.contains("**all**"))
+        .map(|l| format!("{l}\n"))
+        .collect();
     assert_eq!(
-        markdown_labelled(&[("4x2", &two_level), ("4x2 flat", &flat)]),
+        table(&two_level) + &flat_all,
         doc_table("forced_accuracy nodes")
     );
+}
+
+/// docs/ACCURACY.md, "Open MPI's han": han against the default on both platforms
+/// (`tests/fixtures/nodes/han-*.csv`), priced from the same calibrations.
+#[test]
+fn the_han_table_is_what_the_fixtures_give() {
+    use commcost_validation::han_accuracy::{han_markdown, price_han};
+
+    let (link, pricing) = shaped(CLUSTER_PRTT);
+    let vader = vader();
+    let mut tables = Vec::new();
+    for (label, file, k) in [
+        ("4x2", "tests/fixtures/nodes/han-4x2.csv", 2),
+        ("2x4", "tests/fixtures/nodes/han-2x4.csv", 4),
+    ] {
+        let cells = price_han(
+            &rows(&[file]),
+            &link.model,
+            &pricing,
+            &vader_nodes(&vader, k),
+        )
+        .unwrap();
+        tables.push((label, cells));
+    }
+    let labelled: Vec<(&str, &[commcost_validation::han_accuracy::HanCell])> =
+        tables.iter().map(|(l, t)| (*l, t.as_slice())).collect();
+    assert_eq!(han_markdown(&labelled), doc_table("han_accuracy"));
 }

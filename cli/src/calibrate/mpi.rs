@@ -127,9 +127,10 @@ pub(super) fn mpi_calibration(
             "o_mw, l_mw (middleware, per size and stride), o_net (network, per size)".into(),
         );
         let adjustments = vec![format!(
-            "{} strided sends to self faster than contiguous and {} memory copies slower than \
-             the send to self were adjusted (log_3 P measurement cleaning)",
-            cleaning.strided_faster, cleaning.copy_slower
+            "{} strided sends to self faster than contiguous, {} memory copies slower than \
+             the send to self and {} remote transfers faster than the middleware were adjusted \
+             (log_3 P measurement cleaning)",
+            cleaning.strided_faster, cleaning.copy_slower, cleaning.remote_faster
         )];
         return finish(
             output,

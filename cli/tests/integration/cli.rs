@@ -2381,3 +2381,183 @@ fn a_model_files_nodes_section_is_the_platform() {
     ]);
     assert!(e.contains("nodes.layout") && e.contains("--procs 7"), "{e}");
 }
+
+/// `export ompi-rules` and `table` on nodes name, at each cell, the algorithm `select` ranks
+/// first on the same platform; other formats refuse `--ranks-per-node`; a communicator size
+/// the nodes cannot hold is an error naming `--procs`.
+#[test]
+fn export_and_table_on_nodes_follow_the_placement() {
+    let nodes = [
+        "--preset",
+        "open-mpi-openib",
+        "--ranks-per-node",
+        "2",
+        "--inter-preset",
+        "mpich2-tcp",
+    ];
+    // select's ranking: (algorithm, Open MPI ID, segment size, seconds), cheapest first
+    let ranking = |c: &str, p: u64, bytes: u64| -> Vec<(String, u64, u64, f64)> {
+        let v = json(&ok(&[
+            &[
+                "select",
+                c,
+                "--procs",
+                &p.to_string(),
+                "--bytes",
+                &bytes.to_string(),
+                "--json",
+            ],
+            &nodes[..],
+        ]
+        .concat()));
+        v["ranking"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["algorithm"].as_str().unwrap().to_string(),
+                    r["ompi"]["id"].as_u64().unwrap(),
+                    r["ompi"]["segsize"].as_u64().unwrap(),
+                    r["seconds"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // the rule names an algorithm select prices as the cheapest (equal costs may tie)
+    let cheapest = |c: &str, p: u64, bytes: u64, id: u64, segment: u64| {
+        let r = ranking(c, p, bytes);
+        let best = r[0].3;
+        assert!(
+            r.iter()
+                .any(|e| e.1 == id && e.2 == segment && e.3 <= best * (1.0 + 1e-9)),
+            "{c} P = {p}, {bytes} B: rule {id} segment {segment}, ranking {r:?}"
+        );
+    };
+    let text = ok(&[
+        &[
+            "export",
+            "ompi-rules",
+            "--procs",
+            "4,8",
+            "--bytes",
+            "8,16384",
+            "--collectives",
+            "bcast,allreduce",
+            "--on-tie",
+            "first",
+        ],
+        &nodes[..],
+    ]
+    .concat());
+    let rules: commcost::export::OmpiRules = text.parse().expect("a rules file");
+    for (c, name) in [
+        (commcost::collectives::Collective::Bcast, "bcast"),
+        (commcost::collectives::Collective::Allreduce, "allreduce"),
+    ] {
+        for p in [4u64, 8] {
+            for bytes in [8u64, 16384] {
+                let rule = rules.lookup(c, p, c.ompi_rules_size(bytes, p)).unwrap();
+                cheapest(name, p, bytes, u64::from(rule.algorithm), rule.segment);
+            }
+        }
+    }
+    // the table's winners are select's too
+    let csv = ok(&[
+        &[
+            "table", "bcast", "--procs", "8", "--bytes", "8,16384", "--csv",
+        ],
+        &nodes[..],
+    ]
+    .concat());
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert!(rows.iter().all(|r| r.ends_with(",simulated")), "{csv}");
+    let first_row_algorithm = rows[0].split(',').nth(3).unwrap().trim_matches('"');
+    let r = ranking("bcast", 8, 8);
+    assert!(
+        r.iter()
+            .any(|e| e.0 == first_row_algorithm && e.3 <= r[0].3 * (1.0 + 1e-9)),
+        "{csv} {r:?}"
+    );
+    let e = user_error(
+        &[
+            &[
+                "export",
+                "ompi-rules",
+                "--procs",
+                "5",
+                "--bytes",
+                "8",
+                "--collectives",
+                "bcast",
+            ],
+            &nodes[..],
+        ]
+        .concat(),
+    );
+    assert!(e.contains("--procs"), "{e}");
+    let e = user_error(
+        &[
+            &["export", "mpich-json", "--procs", "4", "--bytes", "8"],
+            &nodes[..],
+        ]
+        .concat(),
+    );
+    assert!(
+        e.contains("--ranks-per-node") && e.contains("ompi-rules"),
+        "{e}"
+    );
+}
+
+/// `select` on nodes adds the hierarchical compositions (leaders, han) for the collectives
+/// they compose, priced on the same platform; none for alltoall.
+#[test]
+fn select_on_nodes_prices_the_hierarchical_compositions() {
+    let run = |c: &str| {
+        json(&ok(&[
+            "select",
+            c,
+            "--preset",
+            "open-mpi-openib",
+            "--procs",
+            "8",
+            "--bytes",
+            "65536",
+            "--json",
+            "--ranks-per-node",
+            "4",
+            "--inter-preset",
+            "mpich2-tcp",
+        ]))
+    };
+    let v = run("allreduce");
+    let names: Vec<&str> = v["hierarchical"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["composition"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["leaders", "han:segment=65536"]);
+    for h in v["hierarchical"].as_array().unwrap() {
+        assert!(h["seconds"].as_f64().unwrap() > 0.0, "{h}");
+    }
+    assert!(run("alltoall").get("hierarchical").is_none());
+    let text = ok(&[
+        "select",
+        "bcast",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+        "--ranks-per-node",
+        "4",
+        "--inter-preset",
+        "mpich2-tcp",
+    ]);
+    assert!(
+        text.contains("coll_han_priority") && text.contains("leaders"),
+        "{text}"
+    );
+}

@@ -5,7 +5,7 @@
 //! cargo run --release -p commcost-validation --bin forced_accuracy -- MODEL.json SWEEP.csv... \
 //!     [--operator PER_CALL_S,PER_BYTE_S] [--rendezvous-above BYTES] [--handshake] \
 //!     [--ack-behind-sends] [--cores N] [--burst BYTES] [--unshaped] [--configurations] \
-//!     [--intra-model FILE.json --ranks-per-node K [--intra-rendezvous-above BYTES]]
+//!     [--intra-model FILE.json --ranks-per-node K [--intra-rendezvous-above BYTES] [--han]]
 //! ```
 //!
 //! `MODEL.json` is a model file `commcost calibrate` writes (its `spec`) or a bare model;
@@ -14,7 +14,9 @@
 //! the links' token-bucket credit unless `--burst` is given), or with `--unshaped` as the
 //! crate's LogGP assessment (`commcost::calibrate::assess_loggp`: LogGP with protocol ranges).
 //! With `--intra-model` and `--ranks-per-node`, MODEL is the link between nodes and the ranks
-//! run K to a node, consecutive ranks together (`commcost::sim::Simulator::simulate_two_level`).
+//! run K to a node, consecutive ranks together (`commcost::sim::Simulator::simulate_two_level`);
+//! with `--han` too, the table is Open MPI's `han` against its default instead
+//! ([`commcost_validation::han_accuracy`]).
 
 use commcost::calibrate::{AssessmentConfig, assess_loggp, assess_shaped_link};
 use commcost::collectives::Operator;
@@ -23,6 +25,7 @@ use commcost::{CommModel, ModelSpec};
 use commcost_validation::forced_accuracy::{
     Nodes, Pricing, markdown, parse_prtt_samples, price_on,
 };
+use commcost_validation::han_accuracy::{han_markdown, price_han};
 use commcost_validation::selection::parse;
 
 fn main() {
@@ -44,6 +47,7 @@ fn run() -> Result<(), String> {
         ack_behind_sends: false,
     };
     let mut list = false;
+    let mut han = false;
     let mut unshaped = false;
     let mut intra_path: Option<String> = None;
     let mut ranks_per_node: u32 = 1;
@@ -63,6 +67,7 @@ fn run() -> Result<(), String> {
                     Some(v.parse().map_err(|e| format!("--rendezvous-above: {e}"))?);
             }
             "--configurations" => list = true,
+            "--han" => han = true,
             "--intra-model" => {
                 intra_path = Some(args.next().ok_or("--intra-model needs FILE.json")?);
             }
@@ -107,7 +112,7 @@ fn run() -> Result<(), String> {
                 &files,
                 &assessment.model,
                 &pricing,
-                list,
+                (list, han),
                 intra(&intra_path)?.as_deref(),
                 ranks_per_node,
                 intra_rendezvous_above,
@@ -137,7 +142,7 @@ fn run() -> Result<(), String> {
         &files,
         model.as_ref(),
         &pricing,
-        list,
+        (list, han),
         intra.as_deref(),
         ranks_per_node,
         intra_rendezvous_above,
@@ -168,7 +173,7 @@ fn report(
     files: &[String],
     model: &dyn CommModel,
     pricing: &Pricing,
-    list: bool,
+    (list, han): (bool, bool),
     intra: Option<&dyn CommModel>,
     ranks_per_node: u32,
     intra_rendezvous_above: Option<u64>,
@@ -183,6 +188,39 @@ fn report(
         ranks_per_node,
         intra_rendezvous_above,
     });
+    if han {
+        let nodes = nodes
+            .as_ref()
+            .ok_or("--han needs --intra-model and --ranks-per-node")?;
+        let cells = price_han(&rows, model, pricing, nodes)?;
+        if list {
+            println!(
+                "collective,procs,bytes,han_us,pred_han_us,default_us,pred_default_us,verdict"
+            );
+            for c in &cells {
+                println!(
+                    "{},{},{},{:.2},{:.2},{:.2},{:.2},{:?}",
+                    c.collective.name(),
+                    c.procs,
+                    c.bytes,
+                    c.han * 1e6,
+                    c.predicted_han * 1e6,
+                    c.default * 1e6,
+                    c.predicted_default * 1e6,
+                    c.verdict
+                );
+            }
+            return Ok(());
+        }
+        let procs = cells.first().map_or(0, |c| c.procs);
+        let label = format!(
+            "{}x{}",
+            procs / u64::from(ranks_per_node.max(1)),
+            ranks_per_node
+        );
+        print!("{}", han_markdown(&[(label.as_str(), &cells)]));
+        return Ok(());
+    }
     let priced = price_on(&rows, model, pricing, nodes.as_ref())?;
     if list {
         println!("collective,procs,id,segsize,bytes,avg_us,pred_avg_us,max_us,pred_max_us,spread");
