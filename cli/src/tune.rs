@@ -13,7 +13,9 @@ use std::time::Duration;
 use commcost::collectives::Collective;
 use commcost::export::{MpichDecision, mpich_json_decided};
 use commcost::sim::SimOptions;
-use commcost::tune::{Library, Run, Runner, TuneConfig, TuneError, Verdict, plan_tuning, tune};
+use commcost::tune::{
+    Library, Run, Runner, TuneConfig, TuneError, TuneNodes, Verdict, plan_tuning, tune,
+};
 
 use crate::calibrate::collectives_measure::{HEADER, Outcome, Scratch, complete_rows, run_bounded};
 use crate::calibrate::launcher::{Launcher, parse_launcher};
@@ -88,6 +90,10 @@ pub struct TuneArgs {
     /// the model file's platform and the flags below wherever a closed form is not exact).
     #[arg(long)]
     closed_form: bool,
+    /// Nodes of several ranks (or the model file's `nodes` section): the candidates are ranked
+    /// by simulation on the two-level platform, the model being the one inside a node.
+    #[command(flatten)]
+    nodes: crate::nodes::NodesArgs,
     /// The platform the candidates are simulated on, on top of the model file's: Open MPI's TCP
     /// rendezvous, shared cores, shaped links.
     #[command(flatten)]
@@ -311,12 +317,27 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
     if args.closed_form && args.platform.given() {
         return fail("--closed-form: the platform flags apply to the simulation it turns off");
     }
+    let layout = args.nodes.layout(&loaded)?;
+    if args.closed_form && layout.is_some() {
+        return fail("--closed-form: on nodes every candidate is simulated");
+    }
     let simulation = (!args.closed_form).then(|| {
-        args.platform.apply(
+        let o = args.platform.apply(
             &loaded.platform,
             args.rendezvous_above,
             SimOptions::default().with_protocols_of(&loaded.spec),
-        )
+        );
+        // the inter-node file's shaped link, unless the flags gave one
+        let burst = layout.as_ref().and_then(|l| l.inter.platform.link_burst);
+        SimOptions {
+            link_burst: o.link_burst.or(burst),
+            ..o
+        }
+    });
+    let nodes = layout.map(|l| TuneNodes {
+        inter_rendezvous_above: l.inter_rendezvous_above(),
+        layout: l.layout,
+        inter: std::sync::Arc::new(l.inter.spec),
     });
     let config = TuneConfig {
         margin: args.margin,
@@ -324,12 +345,14 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
         local: loaded.local,
         simulation,
         library,
+        nodes,
         ..TuneConfig::new(collectives, args.procs.0.clone(), args.sizes.0.clone())
     };
     let plan = plan_tuning(&loaded.spec, &config).map_err(|e| match e {
         TuneError::Config { field, detail } => {
             let option = match field {
                 "processes" => "procs",
+                "nodes" => "ranks-per-node",
                 other => other,
             };
             Failure(format!("--{option}: {detail}"))

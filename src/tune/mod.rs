@@ -57,9 +57,32 @@ pub use measure::{CellResult, GIVE_UP_AFTER, Measurement, Runner, TuneReport, Ve
 pub use plan::{CellPlan, Forced, Run, TunePlan, plan_tuning};
 pub use sign_test::sign_test_p;
 
+use crate::CommModel;
 use crate::collectives::{Collective, Family, LocalWork, Operator};
 use crate::export::MpichVersion;
-use crate::sim::SimOptions;
+use crate::sim::{NodeLayout, SimOptions};
+
+/// Nodes of several ranks for [`TuneConfig::nodes`]: where each communicator's ranks sit and
+/// the network between the nodes.
+#[derive(Debug, Clone)]
+pub struct TuneNodes {
+    /// The job's layout; a communicator of `P` ranks sits as
+    /// [`NodeLayout::map_for_communicator`] places it.
+    pub layout: NodeLayout,
+    /// The model of a message between nodes (the tuned model is the one inside a node).
+    pub inter: std::sync::Arc<dyn CommModel>,
+    /// The network's eager limit, bytes (rendezvous above it; `None`: eager throughout).
+    pub inter_rendezvous_above: Option<u64>,
+}
+
+/// Equal layouts, eager limits and the same inter-node model object.
+impl PartialEq for TuneNodes {
+    fn eq(&self, other: &Self) -> bool {
+        self.layout == other.layout
+            && std::sync::Arc::ptr_eq(&self.inter, &other.inter)
+            && self.inter_rendezvous_above == other.inter_rendezvous_above
+    }
+}
 
 /// The MPI library a tuning measures and writes its file for.
 ///
@@ -135,6 +158,10 @@ pub struct TuneConfig {
     pub simulation: Option<SimOptions>,
     /// The library tuned (Open MPI by default).
     pub library: Library,
+    /// Nodes of several ranks: every candidate simulated on the two-level platform
+    /// ([`rank_on_nodes_in`](crate::sim::rank_on_nodes_in), with `simulation`'s options or the
+    /// default ones) with the tuned model inside a node; `None` (the default): a flat network.
+    pub nodes: Option<TuneNodes>,
 }
 
 impl TuneConfig {
@@ -154,6 +181,7 @@ impl TuneConfig {
             local: LocalWork::FREE,
             simulation: None,
             library: Library::OpenMpi,
+            nodes: None,
         }
     }
 
@@ -239,6 +267,13 @@ impl TuneConfig {
         }
         if !(self.min_gain >= 0.0 && self.min_gain < 1.0) {
             return bad("min_gain", format!("{} is not in [0, 1)", self.min_gain));
+        }
+        if let Some(nodes) = &self.nodes {
+            for &p in &self.processes {
+                if let Err(e) = nodes.layout.map_for_communicator(p) {
+                    return bad("nodes", format!("{p} processes: {e}"));
+                }
+            }
         }
         Ok(())
     }

@@ -4,7 +4,9 @@ use super::{Library, TuneConfig, TuneError};
 use crate::collectives::ompi::fixed_decision;
 use crate::collectives::{Choice, Collective, Problem, cost_in, rank_in};
 use crate::export::{mpich_function_of, mpich_size_key};
-use crate::sim::{SimLimits, cost_simulated_in, rank_simulated_in};
+use crate::sim::{
+    SimLimits, TwoLevel, cost_on_nodes_in, cost_simulated_in, rank_on_nodes_in, rank_simulated_in,
+};
 use crate::{CommModel, Message};
 
 /// `c`'s algorithms in the tuned library's family for `problem`, cheapest first, as `config`
@@ -15,6 +17,28 @@ pub(super) fn ranked(
     c: Collective,
     problem: &Problem,
 ) -> Result<Vec<Choice>, TuneError> {
+    if let Some(nodes) = &config.nodes {
+        let map = nodes
+            .layout
+            .map_for_communicator(problem.processes)
+            .map_err(|e| TuneError::Model(e.to_string()))?;
+        let platform = TwoLevel {
+            nodes: &map,
+            inter: nodes.inter.as_ref(),
+            inter_rendezvous_above: nodes.inter_rendezvous_above,
+        };
+        let options = config.simulation.unwrap_or_default();
+        return rank_on_nodes_in(
+            model,
+            platform,
+            config.library.family(),
+            c,
+            problem,
+            SimLimits::default(),
+            &options,
+        )
+        .map_err(|e| TuneError::Model(e.to_string()));
+    }
     match &config.simulation {
         None => rank_in(model, config.library.family(), c, problem)
             .map_err(|e| TuneError::Model(e.to_string())),
@@ -39,6 +63,30 @@ pub(super) fn priced(
     name: &str,
     problem: &Problem,
 ) -> Result<f64, TuneError> {
+    if let Some(nodes) = &config.nodes {
+        let map = nodes
+            .layout
+            .map_for_communicator(problem.processes)
+            .map_err(|e| TuneError::Model(e.to_string()))?;
+        let platform = TwoLevel {
+            nodes: &map,
+            inter: nodes.inter.as_ref(),
+            inter_rendezvous_above: nodes.inter_rendezvous_above,
+        };
+        let options = config.simulation.unwrap_or_default();
+        return cost_on_nodes_in(
+            model,
+            platform,
+            config.library.family(),
+            c,
+            name,
+            problem,
+            SimLimits::default(),
+            &options,
+        )
+        .map(|choice| choice.cost)
+        .map_err(|e| TuneError::Model(e.to_string()));
+    }
     let choice = match &config.simulation {
         None => cost_in(model, config.library.family(), c, name, problem)
             .map_err(|e| TuneError::Model(e.to_string())),

@@ -511,3 +511,84 @@ fn planning_on_a_platform_prices_with_the_simulator() {
     }
     assert!(differs > 0, "the platform changes some prices");
 }
+
+/// On nodes (`TuneConfig::nodes`) the plan prices every cell's default and candidates as
+/// `cost_on_nodes_in` does on the same platform, and a layout that cannot place a
+/// communicator size is a configuration error naming `nodes`.
+#[test]
+fn a_plan_on_nodes_prices_the_two_level_platform() {
+    use commcost::Message;
+    use commcost::collectives::{Family, Problem};
+    use commcost::sim::{NodeLayout, Placement, SimLimits, SimOptions, TwoLevel, cost_on_nodes_in};
+    use commcost::tune::TuneNodes;
+    use std::sync::Arc;
+
+    let shm = commcost::LogGP::new(0.3e-6, 0.3e-6, 0.2e-6, 0.1e-9).unwrap();
+    let net = Arc::new(commcost::LogGP::new(20e-6, 3e-6, 8e-6, 8e-9).unwrap());
+    let layout = NodeLayout::Uniform {
+        ranks_per_node: 2,
+        placement: Placement::Block,
+    };
+    let config = TuneConfig {
+        nodes: Some(TuneNodes {
+            layout: layout.clone(),
+            inter: net.clone(),
+            inter_rendezvous_above: None,
+        }),
+        ..TuneConfig::new(vec![Collective::Allreduce], vec![4, 8], vec![8, 65536])
+    };
+    let plan = plan_tuning(&shm, &config).unwrap();
+    assert_eq!(plan.cells.len(), 4);
+    for cell in &plan.cells {
+        let map = layout.map_for_communicator(cell.processes).unwrap();
+        let platform = TwoLevel {
+            nodes: &map,
+            inter: net.as_ref(),
+            inter_rendezvous_above: None,
+        };
+        let problem = Problem::new(cell.processes, Message::contiguous(cell.bytes));
+        let cost = |name: &str| {
+            cost_on_nodes_in(
+                &shm,
+                platform,
+                Family::Ompi,
+                Collective::Allreduce,
+                name,
+                &problem,
+                SimLimits::default(),
+                &SimOptions::default(),
+            )
+            .unwrap()
+            .cost
+        };
+        // the same simulation: the same bits
+        assert_eq!(
+            cell.default_predicted.to_bits(),
+            cost(&cell.default_name).to_bits(),
+            "{cell:?}"
+        );
+        for (forced, predicted) in &cell.candidates {
+            assert_eq!(
+                predicted.to_bits(),
+                cost(&forced.name).to_bits(),
+                "{cell:?}"
+            );
+        }
+    }
+    // 6 ranks do not fill nodes of 4
+    let bad = TuneConfig {
+        nodes: Some(TuneNodes {
+            layout: NodeLayout::Uniform {
+                ranks_per_node: 4,
+                placement: Placement::Block,
+            },
+            inter: net,
+            inter_rendezvous_above: None,
+        }),
+        ..TuneConfig::new(vec![Collective::Allreduce], vec![6], vec![8])
+    };
+    assert!(matches!(
+        plan_tuning(&shm, &bad),
+        Err(TuneError::Config { field: "nodes", .. })
+    ));
+}

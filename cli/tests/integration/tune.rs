@@ -31,6 +31,34 @@ fn bad_options_are_named_before_measuring() {
         (vec!["--procs", "2", "--mpirun", "mpirun -np 4"], "-np"),
         (vec!["--procs", "2", "--mpirun", "mpirun 'x"], "--mpirun"),
         (vec!["--procs", "2", "--run-timeout", "0"], "--run-timeout"),
+        // nodes of 4 cannot hold 6 ranks; a platform without the model between nodes
+        (
+            vec![
+                "--procs",
+                "4,6",
+                "--ranks-per-node",
+                "4",
+                "--inter-preset",
+                "mpich2-tcp",
+            ],
+            "--ranks-per-node",
+        ),
+        (
+            vec!["--procs", "4", "--ranks-per-node", "2"],
+            "--inter-model",
+        ),
+        (
+            vec![
+                "--procs",
+                "4",
+                "--closed-form",
+                "--ranks-per-node",
+                "2",
+                "--inter-preset",
+                "mpich2-tcp",
+            ],
+            "--closed-form",
+        ),
     ] {
         let args: Vec<&str> = base.iter().copied().chain(extra.iter().copied()).collect();
         let (code, _, err) = run_within(&args, Duration::from_secs(20));
