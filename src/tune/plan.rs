@@ -5,9 +5,31 @@ use crate::collectives::ompi::fixed_decision;
 use crate::collectives::{Choice, Collective, Problem, cost_in, rank_in};
 use crate::export::{mpich_function_of, mpich_size_key};
 use crate::sim::{
-    SimLimits, TwoLevel, cost_on_nodes_in, cost_simulated_in, rank_on_nodes_in, rank_simulated_in,
+    SimError, SimLimits, SimOptions, TwoLevel, cost_on_nodes_in, cost_simulated_in,
+    rank_on_nodes_in, rank_simulated_in,
 };
 use crate::{CommModel, Message};
+
+/// `price` on `config`'s nodes, placed for `problem`'s communicator (`None` without nodes).
+fn on_nodes<T>(
+    config: &TuneConfig,
+    problem: &Problem,
+    price: impl FnOnce(TwoLevel<'_>, &SimOptions) -> Result<T, SimError>,
+) -> Option<Result<T, TuneError>> {
+    let nodes = config.nodes.as_ref()?;
+    let model_error = |e: SimError| TuneError::Model(e.to_string());
+    let map = match nodes.layout.map_for_communicator(problem.processes) {
+        Ok(map) => map,
+        Err(e) => return Some(Err(model_error(e))),
+    };
+    let platform = TwoLevel {
+        nodes: &map,
+        inter: nodes.inter.as_ref(),
+        inter_rendezvous_above: nodes.inter_rendezvous_above,
+    };
+    let options = config.simulation.unwrap_or_default();
+    Some(price(platform, &options).map_err(model_error))
+}
 
 /// `c`'s algorithms in the tuned library's family for `problem`, cheapest first, as `config`
 /// prices them.
@@ -17,27 +39,18 @@ pub(super) fn ranked(
     c: Collective,
     problem: &Problem,
 ) -> Result<Vec<Choice>, TuneError> {
-    if let Some(nodes) = &config.nodes {
-        let map = nodes
-            .layout
-            .map_for_communicator(problem.processes)
-            .map_err(|e| TuneError::Model(e.to_string()))?;
-        let platform = TwoLevel {
-            nodes: &map,
-            inter: nodes.inter.as_ref(),
-            inter_rendezvous_above: nodes.inter_rendezvous_above,
-        };
-        let options = config.simulation.unwrap_or_default();
-        return rank_on_nodes_in(
+    if let Some(priced) = on_nodes(config, problem, |platform, options| {
+        rank_on_nodes_in(
             model,
             platform,
             config.library.family(),
             c,
             problem,
             SimLimits::default(),
-            &options,
+            options,
         )
-        .map_err(|e| TuneError::Model(e.to_string()));
+    }) {
+        return priced;
     }
     match &config.simulation {
         None => rank_in(model, config.library.family(), c, problem)
@@ -63,18 +76,8 @@ pub(super) fn priced(
     name: &str,
     problem: &Problem,
 ) -> Result<f64, TuneError> {
-    if let Some(nodes) = &config.nodes {
-        let map = nodes
-            .layout
-            .map_for_communicator(problem.processes)
-            .map_err(|e| TuneError::Model(e.to_string()))?;
-        let platform = TwoLevel {
-            nodes: &map,
-            inter: nodes.inter.as_ref(),
-            inter_rendezvous_above: nodes.inter_rendezvous_above,
-        };
-        let options = config.simulation.unwrap_or_default();
-        return cost_on_nodes_in(
+    if let Some(priced) = on_nodes(config, problem, |platform, options| {
+        cost_on_nodes_in(
             model,
             platform,
             config.library.family(),
@@ -82,10 +85,11 @@ pub(super) fn priced(
             name,
             problem,
             SimLimits::default(),
-            &options,
+            options,
         )
         .map(|choice| choice.cost)
-        .map_err(|e| TuneError::Model(e.to_string()));
+    }) {
+        return priced;
     }
     let choice = match &config.simulation {
         None => cost_in(model, config.library.family(), c, name, problem)
