@@ -35,11 +35,15 @@
 # remote-shell agent is this script (`rsh`), which runs the daemon in the node's namespace with a
 # private UTS namespace and hostname node-K (so Open MPI sees distinct nodes and uses shared
 # memory only inside a node). Out-of-band and BTL traffic are restricted to the cluster subnet.
-# Idle ranks: `mpi_yield_when_idle 1`, and (--shim, the default) scripts/ompi_idle_sleep.c
-# preloaded into the ranks (built at run time with cc into /run/NAME-idle-sleep.so): after 50
-# consecutive empty non-blocking polls of Open MPI's progress loop a rank sleeps in ppoll() on the
-# same descriptors (at most 1 ms), so a waiting rank leaves the core to the one that has work;
-# --no-shim turns it off. --fifo (the default with one rank per node; --no-fifo turns it off)
+# Idle ranks: `mpi_yield_when_idle 1`, and (--shim, the default with one rank per node)
+# scripts/ompi_idle_sleep.c preloaded into the ranks (built at run time with cc into
+# /run/NAME-idle-sleep.so): after 50 consecutive empty non-blocking polls of Open MPI's progress
+# loop a rank sleeps in ppoll() on the same descriptors (at most 1 ms), so a waiting rank leaves
+# the core to the one that has work. Only TCP wakes it: a shared-memory (vader) message has no
+# descriptor, so its receiver sleeps out the 1 ms. With several ranks per node the shim is
+# therefore off by default (measured at 4 nodes x 2 ranks, 3 repeats: a reduce pipelined in 4 KiB
+# segments took 21-31 ms per 64 KiB call with the shim, 2.3-2.5 ms without); --shim forces it on,
+# --no-shim off. --fifo (the default with one rank per node; --no-fifo turns it off)
 # starts each node's orted, and so its ranks, with `chrt -f 1` (SCHED_FIFO priority 1), so that
 # other work on the machine does not delay them.
 #
@@ -231,7 +235,7 @@ build_idle_shim() {
 }
 
 cmd_mpirun() {
-  local ppn=1 btl="" use="" shim=1 fifo=""
+  local ppn=1 btl="" use="" shim="" fifo=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --ppn) ppn="$2"; shift 2 ;;
@@ -261,6 +265,9 @@ cmd_mpirun() {
   fi
   if [ -z "$fifo" ]; then
     if [ "$ppn" = 1 ]; then fifo=1; else fifo=0; fi
+  fi
+  if [ -z "$shim" ]; then
+    if [ "$ppn" = 1 ]; then shim=1; else shim=0; fi
   fi
   local hosts="" k
   for k in $(seq 1 "$n"); do hosts="${hosts:+$hosts,}${subnet}.$k:$ppn"; done

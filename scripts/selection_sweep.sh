@@ -7,7 +7,7 @@
 # Usage:
 #   scripts/selection_sweep.sh --osu DIR --out CSV [--rules FILE | --no-rules] [--rules-named NAME=FILE ...]
 #       [--platform vader|cluster] [--procs P] [--cluster NODESxRANKS] [--rate 1gbit]
-#       [--peakrate] [--no-shim] [--no-fifo]
+#       [--peakrate] [--shim|--no-shim] [--no-fifo]
 #       [--repeats 3] [--first-repeat 1] [--iterations 50] [--warmup W]
 #       [--iterations-large N] [--warmup-large W] [--large-from 32768]
 #       [--min-bytes 1] [--max-bytes 1048576] [--timeout 600]
@@ -19,8 +19,9 @@
 # --platform cluster: scripts/cluster-emu.sh builds NODES namespaces behind rate-limited links
 #   (--rate; --peakrate adds tbf's peakrate, see cluster-emu.sh), RANKS ranks per node (btl
 #   self,tcp; self,vader,tcp with several ranks per node), and removes them at the end (also on
-#   failure or interruption). The ranks run with cluster-emu.sh's idle-sleep shim (--no-shim: without)
-#   and, with one rank per node, under SCHED_FIFO (--no-fifo: without).
+#   failure or interruption). With one rank per node the ranks run with cluster-emu.sh's
+#   idle-sleep shim (--no-shim: without; with several ranks per node it is off, --shim: on) and
+#   under SCHED_FIFO (--no-fifo: without).
 # --rules FILE adds the configuration `rules` (coll_tuned_use_dynamic_rules with FILE); without
 #   --rules (or with --no-rules) only the default and the forced algorithms run.
 #   --rules-named NAME=FILE (repeatable) adds the configuration `rules:NAME` with FILE, so that
@@ -59,7 +60,7 @@ cd "$(dirname "$0")/.."
 
 osu="" rules="" out="" platform="vader" procs=2 cluster="" rate="1gbit" repeats=3 iters=50
 warm="" iters_large="" warm_large="" large_from=32768 min_bytes=1 max_bytes=1048576 forced=1
-first_repeat=1 run_timeout=600 peakrate=0 shim=1 fifo="" segsizes="" han=0
+first_repeat=1 run_timeout=600 peakrate=0 shim="" fifo="" segsizes="" han=0
 only="bcast reduce allreduce allgather alltoall gather scatter reduce_scatter barrier"
 named_names=() named_files=()
 while [ $# -gt 0 ]; do
@@ -78,6 +79,7 @@ while [ $# -gt 0 ]; do
     --rate) rate="$2"; shift 2 ;;
     --peakrate) peakrate=1; shift ;;
     --no-shim) shim=0; shift ;;
+    --shim) shim=1; shift ;;
     --no-fifo) fifo=0; shift ;;
     --repeats) repeats="$2"; shift 2 ;;
     --first-repeat) first_repeat="$2"; shift 2 ;;
@@ -125,7 +127,7 @@ case "$platform" in
     export CLUSTER_EMU_NAME="${CLUSTER_EMU_NAME:-ccsel}"
     up_opts=(--rate "$rate")
     if [ "$peakrate" = 1 ]; then up_opts+=(--peakrate); fi
-    if [ "$shim" = 0 ]; then emu_opts+=(--no-shim); fi
+    if [ "$shim" = 0 ]; then emu_opts+=(--no-shim); elif [ "$shim" = 1 ]; then emu_opts+=(--shim); fi
     if [ "$fifo" = 0 ]; then emu_opts+=(--no-fifo); fi
     trap 'scripts/cluster-emu.sh down' EXIT
     trap 'exit 130' INT TERM HUP
