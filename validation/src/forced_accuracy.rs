@@ -34,7 +34,7 @@ use commcost::sim::{
 };
 
 use crate::selection::{Config, Row};
-use crate::stats::{median, spearman};
+use crate::stats::{mean, median, spearman, spread};
 
 /// The size from which a configuration counts as large (bytes, OSU's size column).
 pub const LARGE_FROM: u64 = 8192;
@@ -298,12 +298,10 @@ pub fn price_on(
         }
         .map_err(|e| format!("{label}: {e}"))?;
         let finish = &result.rank_finish;
-        let predicted_avg = finish.iter().sum::<f64>() / finish.len().max(1) as f64;
+        let predicted_avg = mean(finish);
         let avgs: Vec<f64> = times.iter().map(|t| t.0).collect();
         let maxs: Vec<f64> = times.iter().map(|t| t.1).collect();
         let avg = median(&avgs);
-        let lo = avgs.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = avgs.iter().copied().fold(0.0, f64::max);
         out.push(Priced {
             collective,
             procs,
@@ -312,7 +310,7 @@ pub fn price_on(
             bytes,
             avg,
             max: median(&maxs),
-            spread: (hi - lo) / avg,
+            spread: spread(&avgs),
             repeats: times.len(),
             predicted_avg,
             predicted_max: result.makespan,

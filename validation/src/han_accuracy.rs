@@ -22,7 +22,7 @@ use commcost::sim::{
 
 use crate::forced_accuracy::{LARGE_FROM, Nodes, Pricing, osu_problem, quantile};
 use crate::selection::{Config, Row};
-use crate::stats::median;
+use crate::stats::{mean, median, spread};
 
 /// One cell: han and the default measured and predicted.
 #[derive(Debug, Clone)]
@@ -60,11 +60,6 @@ impl HanCell {
         self.verdict
             .map(|faster| (self.predicted_han < self.predicted_default) == faster)
     }
-}
-
-/// The mean over ranks of one simulated call.
-fn mean_finish(finish: &[f64]) -> f64 {
-    finish.iter().sum::<f64>() / finish.len().max(1) as f64
 }
 
 /// Prices every cell of `rows` with both a `han` and a `default` configuration, `inter`
@@ -140,7 +135,7 @@ pub fn price_han(
         let mut predict = |s| {
             simulator
                 .simulate_two_level(s, nodes.intra, platform, &inside)
-                .map(|r| mean_finish(&r.rank_finish))
+                .map(|r| mean(&r.rank_finish))
                 .map_err(|e| format!("{label}: {e}"))
         };
         let predicted_han = predict(&han_schedule)?;
@@ -160,16 +155,13 @@ pub fn price_han(
         } else {
             None
         };
-        let h = median(&hs);
-        let lo = hs.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = hs.iter().copied().fold(0.0, f64::max);
         out.push(HanCell {
             collective,
             procs,
             bytes,
-            han: h,
+            han: median(&hs),
             default: median(&ds),
-            spread: (hi - lo) / h,
+            spread: spread(&hs),
             verdict,
             predicted_han,
             predicted_default,

@@ -1,5 +1,5 @@
-//! Statistics of the validation reports: the median, Spearman's rank correlation of the
-//! predicted and the measured times.
+//! Statistics of the validation reports: the median, the mean, the repeat spread, Spearman's
+//! rank correlation of the predicted and the measured times.
 
 /// The median (the mean of the two middle values for an even count), NaN for none.
 pub fn median(v: &[f64]) -> f64 {
@@ -13,6 +13,22 @@ pub fn median(v: &[f64]) -> f64 {
     } else {
         (s[n / 2 - 1] + s[n / 2]) / 2.0
     }
+}
+
+/// The arithmetic mean, NaN for none.
+pub fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// The repeat spread of a cell: `(max - min) / median` of its repeats, NaN for none.
+pub fn spread(v: &[f64]) -> f64 {
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (hi - lo) / median(v)
 }
 
 /// Ranks (1-based) with ties sharing their average rank.

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::selection::{Config, Row};
-use crate::stats::median;
+use crate::stats::{median, spread};
 
 /// One collective's summary (or, with `collective` = `all`, every cell's).
 #[derive(Debug, Clone, PartialEq)]
@@ -157,14 +157,12 @@ pub fn tune_table(
             ratios.push(r_med / d_med);
             worst.push(least);
         }
-        let (lo, hi) = default
-            .values()
-            .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+        let ds: Vec<f64> = default.values().copied().collect();
         by.entry(coll.clone()).or_default().push(CellStat {
             ratios,
             oracle,
             worst,
-            spread: (hi - lo) / d_med,
+            spread: spread(&ds),
         });
     }
     let row = |collective: String, cells: &[&CellStat]| TuneRow {

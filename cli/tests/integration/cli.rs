@@ -41,6 +41,31 @@ fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).expect("valid JSON")
 }
 
+/// One entry of `select --json`'s ranking: algorithm, Open MPI ID and segment size (0 for
+/// another family), seconds.
+#[derive(Debug)]
+struct Ranked {
+    algorithm: String,
+    id: u64,
+    segsize: u64,
+    seconds: f64,
+}
+
+/// `select --json`'s ranking, cheapest first.
+fn ranked(v: &serde_json::Value) -> Vec<Ranked> {
+    v["ranking"]
+        .as_array()
+        .expect("a ranking")
+        .iter()
+        .map(|r| Ranked {
+            algorithm: r["algorithm"].as_str().expect("an algorithm").to_string(),
+            id: r["ompi"]["id"].as_u64().unwrap_or(0),
+            segsize: r["ompi"]["segsize"].as_u64().unwrap_or(0),
+            seconds: r["seconds"].as_f64().expect("seconds"),
+        })
+        .collect()
+}
+
 /// L = 5 µs, o = 1 µs, g = 2 µs, G = 0.3 ns/B: the hand calculations below use these.
 const LOGGP: &str = r#"{"model": "loggp", "latency": 5e-6, "overhead": 1e-6, "gap": 2e-6,
     "gap_per_byte": 0.3e-9, "processors": 64}"#;
@@ -2229,14 +2254,8 @@ fn select_on_nodes_prices_the_placement() {
         args.extend_from_slice(extra);
         let v = json(&ok(&args));
         assert_eq!(v["nodes"]["nodes"], 4);
-        v["ranking"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["algorithm"] == "ring")
-            .unwrap()["seconds"]
-            .as_f64()
-            .unwrap()
+        let ring = ranked(&v).into_iter().find(|r| r.algorithm == "ring");
+        ring.expect("ring is ranked").seconds
     };
     assert!(ring(&[]) < ring(&["--map-by", "node"]));
     // one node: the flat simulation of the intra-node model
@@ -2258,24 +2277,11 @@ fn select_on_nodes_prices_the_placement() {
         }
         a
     };
-    let seconds = |v: serde_json::Value| -> Vec<(String, f64)> {
-        v["ranking"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    r["algorithm"].as_str().unwrap().to_string(),
-                    r["seconds"].as_f64().unwrap(),
-                )
-            })
-            .collect()
-    };
-    let flat = seconds(json(&ok(&args(false))));
-    let one_node = seconds(json(&ok(&args(true))));
-    for (name, t) in &one_node {
-        let (_, f) = flat.iter().find(|(n, _)| n == name).unwrap();
-        assert_relative_eq!(*t, *f, max_relative = 1e-12);
+    let flat = ranked(&json(&ok(&args(false))));
+    let one_node = ranked(&json(&ok(&args(true))));
+    for r in &one_node {
+        let f = flat.iter().find(|f| f.algorithm == r.algorithm).unwrap();
+        assert_relative_eq!(r.seconds, f.seconds, max_relative = 1e-12);
     }
     // mistakes name the option
     let base = [
@@ -2395,8 +2401,8 @@ fn export_and_table_on_nodes_follow_the_placement() {
         "--inter-preset",
         "mpich2-tcp",
     ];
-    // select's ranking: (algorithm, Open MPI ID, segment size, seconds), cheapest first
-    let ranking = |c: &str, p: u64, bytes: u64| -> Vec<(String, u64, u64, f64)> {
+    // select's ranking, cheapest first
+    let ranking = |c: &str, p: u64, bytes: u64| -> Vec<Ranked> {
         let v = json(&ok(&[
             &[
                 "select",
@@ -2410,27 +2416,16 @@ fn export_and_table_on_nodes_follow_the_placement() {
             &nodes[..],
         ]
         .concat()));
-        v["ranking"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    r["algorithm"].as_str().unwrap().to_string(),
-                    r["ompi"]["id"].as_u64().unwrap(),
-                    r["ompi"]["segsize"].as_u64().unwrap(),
-                    r["seconds"].as_f64().unwrap(),
-                )
-            })
-            .collect()
+        ranked(&v)
     };
     // the rule names an algorithm select prices as the cheapest (equal costs may tie)
     let cheapest = |c: &str, p: u64, bytes: u64, id: u64, segment: u64| {
         let r = ranking(c, p, bytes);
-        let best = r[0].3;
+        let best = r[0].seconds;
         assert!(
-            r.iter()
-                .any(|e| e.1 == id && e.2 == segment && e.3 <= best * (1.0 + 1e-9)),
+            r.iter().any(|e| e.id == id
+                && e.segsize == segment
+                && e.seconds <= best * (1.0 + 1e-9)),
             "{c} P = {p}, {bytes} B: rule {id} segment {segment}, ranking {r:?}"
         );
     };
@@ -2476,7 +2471,7 @@ fn export_and_table_on_nodes_follow_the_placement() {
     let r = ranking("bcast", 8, 8);
     assert!(
         r.iter()
-            .any(|e| e.0 == first_row_algorithm && e.3 <= r[0].3 * (1.0 + 1e-9)),
+            .any(|e| e.algorithm == first_row_algorithm && e.seconds <= r[0].seconds * (1.0 + 1e-9)),
         "{csv} {r:?}"
     );
     let e = user_error(
