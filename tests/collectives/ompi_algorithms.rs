@@ -219,13 +219,13 @@ fn allreduce_hand_calculations() {
 fn reduce_hand_calculations() {
     // 20 + 6 max(13, 1.5) + 7 * 1.5
     assert_relative_eq!(cost(Reduce::Linear, 8, 1000), 108.5, max_relative = 1e-12);
-    // binomial of 8 as Open MPI lists children (0: 1 2 4, 1: 3 5, 2: 6, 3: 7), absorbed in
-    // that order, hop T + op = 21.5, a later sibling max(I, or + op) = 13: F(3) = 21.5,
-    // F(1) = max(F(3) + 21.5 + 13, 21.5) = 56, F(2) = 21.5,
-    // F(0) = max(F(1) + 21.5 + 2 * 13, F(2) + 21.5 + 13, 21.5) = 103.5
+    // the in-order binomial tree of 8 Open MPI's reduce runs (coll_base_topo.c's drawing:
+    // 0: 1 2 4, 2: 3, 4: 5 6, 6: 7), children absorbed in that order, hop T + op = 21.5, a
+    // later sibling max(I, or + op) = 13: F(6) = 21.5, F(4) = max(21.5 + 13, F(6) + 21.5) = 43,
+    // F(2) = 21.5, F(0) = max(21.5 + 2 * 13, F(2) + 21.5 + 13, F(4) + 21.5) = 64.5
     assert_relative_eq!(
         cost(Reduce::Binomial { segment: 0 }, 8, 1000),
-        103.5,
+        64.5,
         max_relative = 1e-12
     );
     // P = 4, 4 segments of 250: hop T(250) + op(250) = 13.25, 3 hops = 39.75; step
@@ -235,13 +235,13 @@ fn reduce_hand_calculations() {
         56.25,
         max_relative = 1e-12
     );
-    // binomial of 4 (0: 1 2, 1: 3), 4 segments of 250: hop T(250) + op(250) = 13.25, a later
-    // sibling max(I(250), or + op(250)) = max(5.5, 2.25) = 5.5: F(1) = 13.25, F(0) =
-    // 13.25 + 13.25 + 5.5 = 32; per segment the root's NIC takes 2 segments 5.5 apart: step
-    // max(2 * 5.5, 1 * 2.25 + 1, 5.5) = 11, 3 more: 32 + 33
+    // in-order binomial of 4 (0: 1 2, 2: 3), 4 segments of 250: hop T(250) + op(250) = 13.25,
+    // a later sibling max(I(250), or + op(250)) = max(5.5, 2.25) = 5.5: F(2) = 13.25, F(0) =
+    // max(13.25 + 5.5, F(2) + 13.25) = 26.5; per segment the root's NIC takes 2 segments 5.5
+    // apart: step max(2 * 5.5, 1 * 2.25 + 1, 5.5) = 11, 3 more: 26.5 + 33
     assert_relative_eq!(
         cost(Reduce::Binomial { segment: 250 }, 4, 1000),
-        65.0,
+        59.5,
         max_relative = 1e-12
     );
     // the chain of fan-out 3 on 6 processes (0: 1 3 5, 1: 2, 3: 4): the first chain waits for

@@ -119,3 +119,21 @@ fn the_mpich_table_is_what_the_fixture_gives() {
     }
     assert_eq!(doc_block("tune_mpich"), text);
 }
+
+/// docs/ACCURACY.md, "Nodes of several ranks": OSU on 4 nodes of 2 ranks with Open MPI's default
+/// and the rules `export ompi-rules --ranks-per-node 2` wrote (`rules-nodes-4x2.rules`), 5
+/// repeats interleaved with the forced runs of `forced-4x2.csv`, the oracle.
+#[test]
+fn the_rules_on_nodes_table_is_what_the_fixtures_give() {
+    let oracle = rows("tests/fixtures/nodes/forced-4x2.csv");
+    let t = tune_table(
+        &rows("tests/fixtures/nodes/rules-4x2.csv"),
+        &[&oracle],
+        8,
+        8,
+        1 << 20,
+    )
+    .unwrap();
+    assert_eq!(t.names, ["nodes"]);
+    assert_eq!(t.markdown(), doc_block("tune_validation nodes"));
+}

@@ -22,7 +22,7 @@ use crate::util::bits::floor_log2;
 /// | 2 | `Chain` | `Reduce(chain(fanout), m, segment)` |
 /// | 3 | `Pipeline` | `Reduce(chain(1), m, segment)` |
 /// | 4 | `Binary` | `Reduce(binary, m, segment)` |
-/// | 5 | `Binomial` | `Reduce(binomial, m, segment)` |
+/// | 5 | `Binomial` | `Reduce(in-order binomial, m, segment)`, the tree walked over its subtree sizes: `F(n) = max(max_{j<k-1} B(j) + hop + (k-1-j) wait, F(n - 2^(k-1)) + hop)`, `k = ⌈log2 n⌉`, `B(t) = max_{j<t} B(j) + hop + (t-1-j) wait` |
 /// | 6 | `InOrderBinary` | `Reduce(in-order binary, m, segment)`, the tree walked over its subtree sizes: `F(n) = max(F(n - 1 - R) + hop + [R > 0] wait, F(R) + hop)`, `R = ⌊n/2⌋` for `n >= 3` (else 0), plus `T(m)`: the tree's root is `P - 1`, which sends the result to the root 0 |
 /// | 7 | `Rabenseifner` | `[np2](2 T(⌈m/2⌉) + op(⌈m/2⌉) + lag(⌈m/2⌉, op)) + Σ_{k=1}^{h'} (2 T(⌈m/2^k⌉) + op(⌈m/2^k⌉) + lag(⌈m/2^k⌉, op))`; `Linear` when `m < 2^h'` |
 ///
@@ -32,17 +32,18 @@ use crate::util::bits::floor_log2;
 ///
 /// A reduction absorbs a parent's children in Open MPI's list order, so a child's data waits
 /// for its *later* siblings: the trees' paths are those of the module docs with the waits
-/// counted after (chain: the first, long chain waits for the `f - 1` others; binomial: the
-/// children from the largest subtree down, the slowest path every bit below the top bit of
-/// `P - 1`, `Σ_{b<t} (t-1-b)` waits and one more per bit whose prefix is below `P - 2^t`).
+/// counted after (chain: the first, long chain waits for the `f - 1` others; binomial: Open
+/// MPI's *in-order* binomial tree, `ompi_coll_base_topo_build_in_order_bmtree`, whose
+/// subtrees hold consecutive ranks and whose children come smallest subtree first — not the
+/// broadcast's tree, whose children come largest first).
 ///
 /// Against a simulation of the schedule Open MPI runs ([`ToSchedule`](crate::sim::ToSchedule),
 /// `tests/slow/sim_ompi_crosscheck.rs`, `docs/SIMULATOR.md`): 1 and 7 are upper bounds (7 up to 25 %
 /// below the simulation when the sender cannot keep pace); the unsegmented in-order binary tree
-/// is exact; the unsegmented chain, binary and binomial trees and the segmented binomial tree
-/// are upper bounds (down to 0.63 of the closed form: a later sibling whose data arrived first
-/// costs only its operator, not `max(I, or + op)`); the other segmented trees are within a
-/// factor: in-order binary 0.85 to 1.15, chain 0.75 to 1.07, binary 0.6 to 1.15. Rank them
+/// is exact; the unsegmented chain, binary and binomial trees are upper bounds (down to 0.63 of
+/// the closed form: a later sibling whose data arrived first costs only its operator, not
+/// `max(I, or + op)`); the segmented trees are within a factor: binomial 0.8 to 1.1, in-order
+/// binary 0.85 to 1.15, chain 0.75 to 1.07, binary 0.6 to 1.15. Rank them
 /// with [`rank_simulated`](crate::sim::rank_simulated).
 ///
 /// # Examples
@@ -84,7 +85,8 @@ pub enum Reduce {
         /// Segment size, bytes.
         segment: u64,
     },
-    /// 5, `binomial`.
+    /// 5, `binomial`: the in-order binomial tree (children `v + 2^j` below `v`'s lowest set
+    /// bit, smallest subtree first).
     Binomial {
         /// Segment size, bytes.
         segment: u64,
@@ -170,7 +172,7 @@ impl Reduce {
             }
             Self::Binary { segment } => reduce_tree(&mut x, m, segment, &Shape::binary_fan_in(p)),
             Self::Binomial { segment } => {
-                reduce_tree(&mut x, m, segment, &Shape::binomial_fan_in(p))
+                reduce_tree(&mut x, m, segment, &Shape::in_order_binomial_fan_in(p))
             }
             // the tree is rooted at P - 1, which then sends the result to the root, 0
             Self::InOrderBinary { segment } => {

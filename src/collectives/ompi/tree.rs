@@ -27,6 +27,8 @@ pub(crate) enum Shape {
     Knomial { radix: u64, processes: u64 },
     /// An in-order binary tree for a reduction, walked over its subtree sizes.
     InOrder { processes: u64 },
+    /// An in-order binomial tree for a reduction, walked over its subtree sizes.
+    InOrderBinomial { processes: u64 },
 }
 
 /// Largest popcount of the integers `0..=n`: `n`'s own, or one less than its bit length.
@@ -146,32 +148,14 @@ impl Shape {
         }
     }
 
-    /// The binomial tree of [`binomial`](Self::binomial) for a reduction: Open MPI lists a
-    /// process's children from the largest subtree down, and a reduction absorbs them in
-    /// that order, so the data of child `u + 2^b` waits for its later siblings `u + 2^j < P`,
-    /// `j > b`: `t - 1 - b` of them, plus one when `u < P - 2^t` (`t` the top bit of `P - 1`).
-    /// The slowest path takes every bit below `t` from the lowest up (and bit `t` too when
-    /// `P = 2^(t+1)`): `k` hops and `Σ_{b<t} (t-1-b) + #{i < t : 2^i - 1 < P - 2^t}` waits.
-    pub(crate) fn binomial_fan_in(p: u64) -> Self {
-        let Self::Paths {
-            root_children,
-            inner_children,
-            ..
-        } = Self::binomial(p)
-        else {
-            return Self::binomial(p);
-        };
-        let t = u64::from(floor_log2(p - 1));
-        let rest = p - (1u64 << t);
-        let cut = (0..t).filter(|&i| (1u64 << i) - 1 < rest).count() as u64;
-        let hops = t + u64::from(p.is_power_of_two());
-        let waits = t * t.saturating_sub(1) / 2 + cut;
-        let path = |hops, waits| Path { hops, waits };
-        Self::Paths {
-            paths: [path(hops, waits), path(0, 0), path(0, 0)],
-            root_children,
-            inner_children,
-        }
+    /// Open MPI's in-order binomial tree (`ompi_coll_base_topo_build_in_order_bmtree`, the
+    /// tree of its binomial reduce) for a reduction, `P >= 2`: the children of `v` are
+    /// `v + 2^j` for the `2^j` below `v`'s lowest set bit (every `2^j < P` for the root),
+    /// smallest subtree first, and a parent absorbs them in that order, so the data of child
+    /// `j` of `k` waits for its `k - 1 - j` later siblings. Walked over subtree sizes
+    /// ([`in_order_binomial_fan_in`]).
+    pub(crate) fn in_order_binomial_fan_in(p: u64) -> Self {
+        Self::InOrderBinomial { processes: p }
     }
 
     /// Open MPI's k-nomial tree (`ompi_coll_base_topo_build_kmtree`), `radix >= 2`, `P >= 2`.
@@ -201,6 +185,17 @@ impl Shape {
                     _ => 2,
                 },
             ),
+            // the root has a child per 2^j < P; another process v has those below its lowest
+            // set bit: most at 2^(h-1) (2^j < P - 2^(h-1), j < h - 1) or at 2^(h-2) (h - 2)
+            Self::InOrderBinomial { processes: p } => {
+                if p <= 2 {
+                    return (p.saturating_sub(1), 0);
+                }
+                let h = u64::from(ceil_log2(p));
+                let half = 1u64 << (h - 1);
+                let top = u64::from(ceil_log2(p - half)).min(h - 1);
+                (h, top.max(h - 2))
+            }
             Self::Knomial { radix, processes } => {
                 // N = P - 1 has d digits, the top one N_{d-1} >= 1. The root's children are
                 // c r^j < P: r - 1 for each j < d - 1 (N >= r^(j+1)) and N_{d-1} at j = d - 1.
@@ -241,6 +236,7 @@ impl Shape {
                 .fold(0.0, f64::max),
             Self::Knomial { radix, processes } => knomial_arrival(radix, processes, hop, wait),
             Self::InOrder { processes } => in_order_fan_in(processes, hop, wait, &mut Vec::new()),
+            Self::InOrderBinomial { processes } => in_order_binomial_fan_in(processes, hop, wait),
         }
     }
 }
@@ -266,6 +262,35 @@ fn in_order_fan_in(n: u64, hop: f64, wait: f64, memo: &mut Vec<(u64, f64)>) -> f
     }
     memo.push((n, v));
     v
+}
+
+/// The slowest contribution to the root of Open MPI's in-order binomial tree of `n`
+/// processes in a reduction. A full subtree of `2^t` processes has children of full subtrees
+/// `2^j`, `j < t`: `B(t) = max_j B(j) + hop + (t - 1 - j) wait`, `B(0) = 0`. A subtree of `n`
+/// processes has `k = ⌈log2 n⌉` children, all full but possibly the last, of `n - 2^(k-1)`:
+/// `F(n) = max(max_{j < k-1} B(j) + hop + (k - 1 - j) wait, F(n - 2^(k-1)) + hop)`, `F(1) = 0`.
+/// `O(log² n)`.
+fn in_order_binomial_fan_in(n: u64, hop: f64, wait: f64) -> f64 {
+    let mut full = [0.0f64; 65];
+    let h = ceil_log2(n.max(1)) as usize;
+    for t in 1..=h.min(64) {
+        full[t] = (0..t)
+            .map(|j| full[j] + hop + (t - 1 - j) as f64 * wait)
+            .fold(0.0, f64::max);
+    }
+    let mut answer: f64 = 0.0;
+    // the path down the partial subtrees: `above` is the time its hops add on the way up
+    let mut above = 0.0;
+    let mut rest = n;
+    while rest > 1 {
+        let k = ceil_log2(rest) as usize;
+        for (j, b) in full.iter().enumerate().take(k - 1) {
+            answer = answer.max(above + b + hop + (k - 1 - j) as f64 * wait);
+        }
+        above += hop;
+        rest -= 1u64 << (k - 1);
+    }
+    answer.max(above)
 }
 
 /// The base-`radix` digits of `n`, lowest first, and how many there are (`⌈log_r (n + 1)⌉`,
@@ -669,18 +694,18 @@ mod tests {
     #[test]
     fn fan_in_paths_match_the_trees() {
         for p in 2..300u64 {
-            let bm = move |v: u64| {
-                let mut mask = if v == 0 { 1 } else { v.next_power_of_two() };
-                if v.is_power_of_two() {
-                    mask = v << 1;
-                }
+            // coll_base_topo.c's in-order bmtree: vrank ^ mask, the parent at the first
+            // smaller one
+            let in_order_bm = move |v: u64| {
                 let mut out = vec![];
+                let mut mask = 1u64;
                 while mask < p {
                     let remote = v ^ mask;
-                    if remote >= p {
+                    if remote < v {
                         break;
+                    } else if remote < p {
+                        out.push(remote);
                     }
-                    out.push(remote);
                     mask <<= 1;
                 }
                 out
@@ -693,14 +718,16 @@ mod tests {
                     .filter(|&c| c < p)
                     .collect::<Vec<_>>()
             };
-            // hop >= wait: the slowest path takes every hop it can
-            for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (1.0, 1.0)] {
-                let closed = Shape::binomial_fan_in(p).first_arrival(hop, wait);
-                let brute = fan_in_brute(bm, 0, hop, wait);
+            for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (1.0, 1.0), (0.2, 1.0), (1.0, 0.0)] {
+                let closed = Shape::in_order_binomial_fan_in(p).first_arrival(hop, wait);
+                let brute = fan_in_brute(in_order_bm, 0, hop, wait);
                 assert!(
                     (closed - brute).abs() < 1e-9,
-                    "binomial p {p}: {closed} vs {brute}"
+                    "in-order binomial p {p}: {closed} vs {brute}"
                 );
+            }
+            // hop >= wait: the slowest path takes every hop it can
+            for (hop, wait) in [(1.0, 0.1), (1.0, 0.9), (1.0, 1.0)] {
                 let closed = Shape::binary_fan_in(p).first_arrival(hop, wait);
                 let brute = fan_in_brute(bin, 0, hop, wait);
                 assert!(
@@ -708,6 +735,17 @@ mod tests {
                     "binary p {p}: {closed} vs {brute}"
                 );
             }
+            // the fan-outs: the root's, and the most of any other process
+            let root = in_order_bm(0).len() as u64;
+            let inner = (1..p)
+                .map(|v| in_order_bm(v).len() as u64)
+                .max()
+                .unwrap_or(0);
+            assert_eq!(
+                Shape::in_order_binomial_fan_in(p).fanouts(),
+                (root, inner),
+                "p {p}"
+            );
         }
     }
 }

@@ -317,6 +317,13 @@ mod tests {
         assert_eq!(t.children[0], vec![1, 2, 4]);
         assert_eq!(t.children[1], vec![3, 5]);
         assert_eq!(t.children[3], vec![7]);
+        // in-order bmtree, size 8 (coll_base_topo.c's drawing): 0 → 1 2 4, 2 → 3, 4 → 5 6, 6 → 7
+        let t = Tree::in_order_binomial(8);
+        assert_eq!(t.children[0], vec![1, 2, 4]);
+        assert!(t.children[1].is_empty());
+        assert_eq!(t.children[2], vec![3]);
+        assert_eq!(t.children[4], vec![5, 6]);
+        assert_eq!(t.children[6], vec![7]);
         // k-nomial, size 10, radix 3: 0 → 9 3 6 1 2, 3 → 4 5, 6 → 7 8
         let t = Tree::knomial(3, 10);
         assert_eq!(t.children[0], vec![9, 3, 6, 1, 2]);
@@ -381,6 +388,7 @@ mod tests {
                 Tree::chain(1, p),
                 Tree::binary(p),
                 Tree::binomial(p),
+                Tree::in_order_binomial(p),
                 Tree::knomial(4, p),
                 Tree::knomial(3, p),
                 Tree::in_order_binary(p),

@@ -47,7 +47,9 @@ impl ToSchedule for Reduce {
             }
             Self::Pipeline { segment } => reduce_tree(problem, &Tree::chain(1, p), m, segment),
             Self::Binary { segment } => reduce_tree(problem, &Tree::binary(p), m, segment),
-            Self::Binomial { segment } => reduce_tree(problem, &Tree::binomial(p), m, segment),
+            Self::Binomial { segment } => {
+                reduce_tree(problem, &Tree::in_order_binomial(p), m, segment)
+            }
             Self::InOrderBinary { segment } => {
                 let tree = Tree::in_order_binary(p);
                 let (s, q) = segments(m, segment);

@@ -99,6 +99,23 @@ impl Tree {
         })
     }
 
+    /// `ompi_coll_base_topo_build_in_order_bmtree` (reduce's and gather's binomial tree):
+    /// children `v + 2^j` for the `2^j` below `v`'s lowest set bit (every `2^j < P` for the
+    /// root), smallest subtree first, so that a subtree holds consecutive ranks.
+    pub(super) fn in_order_binomial(p: u64) -> Self {
+        Self::from_children(p, 0, |v| {
+            let mut out = Vec::new();
+            let mut mask = 1u64;
+            while mask < p && (v == 0 || mask < (v & v.wrapping_neg())) {
+                if v + mask < p {
+                    out.push(v + mask);
+                }
+                mask <<= 1;
+            }
+            out
+        })
+    }
+
     /// `ompi_coll_base_topo_build_kmtree`: children `v + c r^j` (`j` below `v`'s lowest
     /// non-zero digit, from the largest down, `c = 1 … r-1`) that are below `P`.
     pub(super) fn knomial(radix: u64, p: u64) -> Self {
