@@ -269,14 +269,17 @@ fn in_order_fan_in(n: u64, hop: f64, wait: f64, memo: &mut Vec<(u64, f64)>) -> f
 /// `2^j`, `j < t`: `B(t) = max_j B(j) + hop + (t - 1 - j) wait`, `B(0) = 0`. A subtree of `n`
 /// processes has `k = ⌈log2 n⌉` children, all full but possibly the last, of `n - 2^(k-1)`:
 /// `F(n) = max(max_{j < k-1} B(j) + hop + (k - 1 - j) wait, F(n - 2^(k-1)) + hop)`, `F(1) = 0`.
-/// `O(log² n)`.
+/// With the prefix maxima `C(t) = max_{j<t} (B(j) - j wait)`, `B(t) = C(t) + hop + (t - 1) wait`
+/// and a level's full children give `C(k - 1) + hop + (k - 1) wait`: `O(log n)`.
 fn in_order_binomial_fan_in(n: u64, hop: f64, wait: f64) -> f64 {
-    let mut full = [0.0f64; 65];
+    // prefix[t] = C(t) (no child below t = 0); B(t) from it
+    let mut prefix = [f64::NEG_INFINITY; 66];
+    let mut full = 0.0f64;
     let h = ceil_log2(n.max(1)) as usize;
-    for t in 1..=h.min(64) {
-        full[t] = (0..t)
-            .map(|j| full[j] + hop + (t - 1 - j) as f64 * wait)
-            .fold(0.0, f64::max);
+    for t in 0..h.min(64) {
+        // full = B(t)
+        prefix[t + 1] = prefix[t].max(full - t as f64 * wait);
+        full = prefix[t + 1] + hop + t as f64 * wait;
     }
     let mut answer: f64 = 0.0;
     // the path down the partial subtrees: `above` is the time its hops add on the way up
@@ -284,9 +287,7 @@ fn in_order_binomial_fan_in(n: u64, hop: f64, wait: f64) -> f64 {
     let mut rest = n;
     while rest > 1 {
         let k = ceil_log2(rest) as usize;
-        for (j, b) in full.iter().enumerate().take(k - 1) {
-            answer = answer.max(above + b + hop + (k - 1 - j) as f64 * wait);
-        }
+        answer = answer.max(above + prefix[k - 1] + hop + (k - 1) as f64 * wait);
         above += hop;
         rest -= 1u64 << (k - 1);
     }
