@@ -131,6 +131,14 @@ fn call_costs_fitted_on_one_run_improve_the_picks_of_another() {
         })
         .collect();
     assert_eq!(picks, [(2, 71, 37, 41), (4, 71, 34, 36), (8, 71, 18, 33)]);
+    // the median errors docs/ACCURACY.md states, without -> with the call costs (percent)
+    let pct = |x: f64| (100.0 * x).round() as u32;
+    let medians: Vec<(u64, u32, u32)> = check
+        .by_processes
+        .iter()
+        .map(|(p, e)| (*p, pct(e.median_without), pct(e.median_with)))
+        .collect();
+    assert_eq!(medians, [(2, 56, 52), (4, 87, 87), (8, 92, 92)]);
 }
 
 /// OSU's forced runs in a selection sweep's CSV (`tests/fixtures/selection/vader-p2.csv`, made
