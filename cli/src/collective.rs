@@ -284,10 +284,7 @@ fn simulated_winner<A: SimAlgorithm>(
             inter: &layout.inter.spec,
             inter_rendezvous_above: layout.inter_rendezvous_above(),
         };
-        let options = SimOptions {
-            link_burst: options.link_burst.or(layout.inter.platform.link_burst),
-            ..*options
-        };
+        let options = layout.options(*options);
         let ranking =
             commcost::sim::rank_on_nodes::<A>(model, platform, &problem, limits, &options)
                 .map_err(|e| Failure(format!("{}: {e}", at())))?;

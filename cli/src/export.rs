@@ -249,10 +249,7 @@ fn ompi(
         layout: &layout.layout,
         inter: &layout.inter.spec,
         inter_rendezvous_above: layout.inter_rendezvous_above(),
-        simulation: SimOptions {
-            link_burst: simulation.link_burst.or(layout.inter.platform.link_burst),
-            ..simulation
-        },
+        simulation: layout.options(simulation),
         limits: SimLimits::default(),
     };
     let rules = ompi_rules_on_nodes(

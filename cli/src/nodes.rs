@@ -3,7 +3,7 @@
 //! collectives by simulation.
 
 use commcost::CommModel;
-use commcost::sim::{NodeLayout, NodeMap, Placement, SimOptions, TwoLevel};
+use commcost::sim::{Finish, NodeLayout, NodeMap, Placement, SimOptions, TwoLevel};
 
 use crate::model::{self, Loaded};
 use crate::{Failure, fail};
@@ -17,6 +17,26 @@ pub enum MapBy {
     Core,
     /// Ranks dealt to the nodes in turn (`--map-by node`).
     Node,
+}
+
+/// Which completion a price on nodes is (`commcost::sim::Finish`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum FinishArg {
+    /// The last rank's completion (the makespan): what a job whose next step waits for every
+    /// rank pays; OSU's "Max Latency".
+    #[default]
+    Last,
+    /// The mean over the ranks of their completions: OSU's "Avg Latency" (its default output).
+    Mean,
+}
+
+impl From<FinishArg> for Finish {
+    fn from(f: FinishArg) -> Self {
+        match f {
+            FinishArg::Last => Finish::Last,
+            FinishArg::Mean => Finish::Mean,
+        }
+    }
 }
 
 /// The two-level platform's flags.
@@ -42,6 +62,10 @@ pub struct NodesArgs {
     /// An embedded parameter set as the model between nodes (with --ranks-per-node).
     #[arg(long, value_name = "NAME", requires = "ranks_per_node")]
     pub inter_preset: Option<String>,
+    /// Which completion a price on nodes is: the last rank's or the mean over ranks (needs a
+    /// platform: --ranks-per-node or a model file's `nodes` section; `simulate` prints both).
+    #[arg(long, value_enum, default_value_t)]
+    pub finish: FinishArg,
 }
 
 /// A resolved two-level platform: the node map and the inter-node model.
@@ -50,6 +74,8 @@ pub struct Nodes {
     pub inter: Loaded,
     /// How the map was made, for reports (`4 ranks per node, map by core`).
     pub layout: String,
+    /// Which completion a price is (--finish).
+    pub finish: Finish,
 }
 
 impl Nodes {
@@ -67,12 +93,10 @@ impl Nodes {
         }
     }
 
-    /// `options` with the inter-node file's shaped link, unless the flags gave one.
+    /// `options` with the inter-node file's shaped link, unless the flags gave one, and the
+    /// completion --finish names.
     pub fn options(&self, options: SimOptions) -> SimOptions {
-        SimOptions {
-            link_burst: options.link_burst.or(self.inter.platform.link_burst),
-            ..options
-        }
+        with_platform(options, &self.inter, self.finish)
     }
 
     /// `N nodes (K ranks per node, map by core), between nodes model M`.
@@ -94,9 +118,26 @@ pub struct Layout {
     pub describe: String,
     /// Whether the layout came from the flags (errors then name `--ranks-per-node`).
     from_flags: bool,
+    /// Which completion a price is (--finish).
+    pub finish: Finish,
+}
+
+/// `options` with `inter`'s shaped link (unless `options` has one) and `finish`.
+fn with_platform(options: SimOptions, inter: &Loaded, finish: Finish) -> SimOptions {
+    SimOptions {
+        link_burst: options.link_burst.or(inter.platform.link_burst),
+        finish,
+        ..options
+    }
 }
 
 impl Layout {
+    /// `options` with the inter-node file's shaped link, unless the flags gave one, and the
+    /// completion --finish names.
+    pub fn options(&self, options: SimOptions) -> SimOptions {
+        with_platform(options, &self.inter, self.finish)
+    }
+
     /// The inter-node model's eager limit: its file's platform, else its own threshold.
     pub fn inter_rendezvous_above(&self) -> Option<u64> {
         self.inter
@@ -120,6 +161,7 @@ impl Layout {
             map,
             inter: self.inter,
             layout: self.describe,
+            finish: self.finish,
         })
     }
 }
@@ -143,6 +185,11 @@ impl NodesArgs {
     pub fn layout(&self, model: &Loaded) -> Result<Option<Layout>, Failure> {
         let Some(k) = self.ranks_per_node else {
             let Some(section) = &model.nodes else {
+                if self.finish == FinishArg::Mean {
+                    return fail(
+                        "--finish mean: prices on nodes only (give --ranks-per-node, or a model file with a `nodes` section)",
+                    );
+                }
                 return Ok(None);
             };
             let describe = match &section.layout {
@@ -170,6 +217,7 @@ impl NodesArgs {
                 },
                 describe,
                 from_flags: false,
+                finish: self.finish.into(),
             }));
         };
         let inter = match (&self.inter_model, &self.inter_preset) {
@@ -203,6 +251,7 @@ impl NodesArgs {
             inter,
             describe,
             from_flags: true,
+            finish: self.finish.into(),
         }))
     }
 }

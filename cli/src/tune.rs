@@ -327,11 +327,10 @@ pub fn run(args: TuneArgs) -> Result<(), Failure> {
             args.rendezvous_above,
             SimOptions::default().with_protocols_of(&loaded.spec),
         );
-        // the inter-node file's shaped link, unless the flags gave one
-        let burst = layout.as_ref().and_then(|l| l.inter.platform.link_burst);
-        SimOptions {
-            link_burst: o.link_burst.or(burst),
-            ..o
+        // the inter-node file's shaped link, unless the flags gave one; --finish
+        match &layout {
+            Some(l) => l.options(o),
+            None => o,
         }
     });
     let nodes = layout.map(|l| TuneNodes {

@@ -51,7 +51,9 @@
 //! ([`SimResult::mean_finish`](crate::sim::SimResult::mean_finish): OSU's "Avg Latency", the
 //! number OSU prints without `-f`) and their maximum
 //! ([`SimResult::makespan`](crate::sim::SimResult::makespan)); [`rank_simulated`](crate::sim::rank_simulated)
-//! ranks by the makespan.
+//! ranks by the makespan, or by the mean with
+//! [`SimOptions::finish`](crate::sim::SimOptions::finish) set to
+//! [`Finish::Mean`](crate::sim::Finish::Mean).
 //!
 //! Message sizes: `problem.message` is the message of the collective as MPI counts it — the
 //! broadcast buffer, each process's contribution to a reduction, gather or allgather, each

@@ -241,7 +241,7 @@ pub fn cost_hierarchical(
     let s = hierarchy.schedule_within(collective, platform.nodes, problem, max)?;
     Ok(Simulator::new()
         .simulate_two_level(&s, intra, platform, options)?
-        .makespan)
+        .time(options.finish))
 }
 
 impl Hierarchical {

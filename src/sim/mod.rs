@@ -176,7 +176,7 @@ pub use nodes::{MAX_MAPPED_RANKS, NodeLayout, NodeMap, Placement, TwoLevel};
 pub use noise::Noise;
 pub use on_nodes::{cost_on_nodes_in, rank_on_nodes, rank_on_nodes_in};
 pub use op::{Calc, Dependency, OpId, OpKind};
-pub use options::{RendezvousCompletion, SimOptions};
+pub use options::{Finish, RendezvousCompletion, SimOptions};
 pub use platform::Platform;
 pub use rank::{
     CostSource, ExactClosedForm, RankedAlgorithm, SimLimits, price_simulated_on, rank_simulated,

@@ -42,6 +42,63 @@ pub struct SimOptions {
     /// both directions (Open MPI's TCP transport on a queueing link). `false` (the default):
     /// the acknowledgement leaves at once.
     pub ack_behind_sends: bool,
+    /// Which completion a price read from a simulation is ([`Finish`]): the last rank's (the
+    /// default, the makespan, the closed forms' reading) or the mean over the ranks (what
+    /// OSU's "Avg Latency" measures). The simulation itself does not change; the rankings on a
+    /// platform ([`rank_on_nodes_in`](super::rank_on_nodes_in)), the simulated rankings
+    /// ([`rank_simulated_on`](super::rank_simulated_on): every candidate simulated when this
+    /// is [`Finish::Mean`]) and [`cost_hierarchical`](super::cost_hierarchical) read it.
+    pub finish: Finish,
+}
+
+/// Which completion time of a simulated collective a price is ([`SimOptions::finish`]).
+///
+/// A rooted collective's ranks return at different times: a reduction's leaves after their
+/// one send, its root after the last arrival. A job whose next step waits for every rank pays
+/// the last completion; a benchmark that averages over ranks (the OSU Micro-Benchmarks'
+/// "Avg Latency", their default output) and a rank that goes on with independent work see the
+/// mean ([`SimResult::mean_finish`](super::SimResult::mean_finish)). The cheapest algorithm
+/// can differ between the two: Open MPI's pipelined reduce finishes its leaves early and its
+/// root late.
+///
+/// # Examples
+///
+/// Open MPI's gathers of 1 byte on 4 processes, LogGP `L = 3`, `o = 1`, `g = 4` µs, `G = 0`.
+/// The linear gather's senders are done after their overhead (1 µs); the root receives at 4,
+/// 8 and 12 µs and is done at 13 µs: mean `(13 + 3 · 1) / 4 = 4` µs. The binomial gather ends
+/// at 10 µs (rank 2 forwards rank 3's byte, done at 6 µs; ranks 1 and 3 at 1 µs): mean
+/// `(10 + 1 + 6 + 1) / 4 = 4.5` µs. By the last completion the binomial gather wins, by the
+/// mean the linear one.
+///
+/// ```
+/// use commcost::collectives::{Problem, ompi::Gather};
+/// use commcost::sim::{Finish, SimLimits, SimOptions, rank_simulated_on};
+/// use commcost::{LogGP, Message};
+///
+/// let model = LogGP::new(3e-6, 1e-6, 4e-6, 0.0)?;
+/// let problem = Problem::new(4, Message::contiguous(1));
+/// let last = rank_simulated_on::<Gather>(&model, &problem, SimLimits::default(), &SimOptions::default())?;
+/// assert_eq!(last[0].algorithm, Gather::Binomial);
+/// assert!((last[0].cost - 10e-6).abs() < 1e-15);
+/// let mean = SimOptions { finish: Finish::Mean, ..SimOptions::default() };
+/// let by_mean = rank_simulated_on::<Gather>(&model, &problem, SimLimits::default(), &mean)?;
+/// assert_eq!(by_mean[0].algorithm, Gather::BasicLinear);
+/// assert!((by_mean[0].cost - 4e-6).abs() < 1e-15);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Finish {
+    /// The last rank's completion: the makespan ([`SimResult::makespan`](super::SimResult::makespan)).
+    #[default]
+    Last,
+    /// The mean over the ranks of their completions
+    /// ([`SimResult::mean_finish`](super::SimResult::mean_finish)).
+    Mean,
 }
 
 /// When the send of a rendezvous message completes (in a model file: `"with_receive"`,

@@ -75,8 +75,9 @@ impl Default for SimLimits {
 pub struct RankedAlgorithm<A> {
     /// The algorithm.
     pub algorithm: A,
-    /// The cost the ranking uses, seconds: the closed form, or the simulated makespan plus what
-    /// `problem.local` adds to the closed form (copies, buffers, call costs).
+    /// The cost the ranking uses, seconds: the closed form, or the simulated completion
+    /// ([`SimOptions::finish`]) plus what `problem.local` adds to the closed form (copies,
+    /// buffers, call costs).
     pub cost: f64,
     /// Where `cost` comes from.
     pub source: CostSource,
@@ -92,8 +93,10 @@ pub struct RankedAlgorithm<A> {
 ///
 /// The default path, [`collectives::rank`](crate::collectives::rank), stays closed-form only;
 /// this one costs a schedule build and a simulation per inexact candidate. A simulated
-/// candidate's cost is its makespan plus what `problem.local` adds to its closed form (the
-/// schedules hold messages and operator only).
+/// candidate's cost is its makespan (or the mean of its ranks' completions, with
+/// [`SimOptions::finish`] set to [`Finish::Mean`](super::Finish::Mean): then every candidate is
+/// simulated) plus what `problem.local` adds to its closed form (the schedules hold messages
+/// and operator only).
 ///
 /// # Errors
 ///
@@ -211,8 +214,9 @@ where
 }
 
 /// One algorithm priced as [`rank_simulated_on`] prices each candidate: its closed form where
-/// that is exact and `options` add nothing to LogGOPS, else its simulated makespan (within
-/// `limits`) plus what `problem.local` adds.
+/// that is exact and `options` add nothing to LogGOPS (nor ask for the mean completion), else
+/// its simulated completion ([`SimOptions::finish`], within `limits`) plus what
+/// `problem.local` adds.
 ///
 /// # Errors
 ///
@@ -293,7 +297,7 @@ where
         }
         let run = simulator.simulate_two_level(&s, model, platform, options)?;
         return Ok(RankedAlgorithm {
-            cost: run.makespan + local_part(&algorithm, model, problem, closed_form)?,
+            cost: run.time(options.finish) + local_part(&algorithm, model, problem, closed_form)?,
             algorithm,
             source: CostSource::Simulated,
             closed_form,
@@ -303,7 +307,8 @@ where
         && options.noise.is_none()
         && options.cores.is_none()
         && options.link_burst.is_none()
-        && !options.ack_behind_sends;
+        && !options.ack_behind_sends
+        && options.finish == super::Finish::Last;
     let closed_form = algorithm.cost(model, problem)?;
     let simulated = if (plain && algorithm.closed_form_exact(model, problem))
         || problem.processes > limits.max_processes
@@ -312,7 +317,7 @@ where
     } else {
         match algorithm.schedule(problem) {
             Ok(s) if (s.len() as u64) <= limits.max_operations => {
-                Some(simulator.simulate(&s, model, options)?.makespan)
+                Some(simulator.simulate(&s, model, options)?.time(options.finish))
             }
             Ok(_) | Err(SimError::TooLarge { .. } | SimError::MemoryBudget { .. }) => None,
             Err(e) => return Err(e),
@@ -321,8 +326,8 @@ where
     Ok(match simulated {
         // the schedule holds the messages and the operator; the local work and the call
         // cost (`problem.local`) are added as the closed form adds them
-        Some(makespan) => RankedAlgorithm {
-            cost: makespan + local_part(&algorithm, model, problem, closed_form)?,
+        Some(simulated) => RankedAlgorithm {
+            cost: simulated + local_part(&algorithm, model, problem, closed_form)?,
             algorithm,
             source: CostSource::Simulated,
             closed_form,

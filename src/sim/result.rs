@@ -117,6 +117,31 @@ impl SimResult {
         }
     }
 
+    /// The completion [`finish`](super::Finish) names: the [`makespan`](Self::makespan) or
+    /// the [`mean_finish`](Self::mean_finish), seconds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use commcost::LogGP;
+    /// use commcost::sim::{Finish, ScheduleBuilder, SimOptions, simulate};
+    ///
+    /// let mut b = ScheduleBuilder::new(2);
+    /// b.send(0, 1, 0, 1001);
+    /// b.recv(1, 0, 0, 1001);
+    /// let model = LogGP::new(5e-6, 1e-6, 2e-6, 1e-9)?;
+    /// let r = simulate(&b.build()?, &model, &SimOptions::default())?;
+    /// assert!((r.time(Finish::Last) - 8e-6).abs() < 1e-15);
+    /// assert!((r.time(Finish::Mean) - 4.5e-6).abs() < 1e-15);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn time(&self, finish: super::Finish) -> f64 {
+        match finish {
+            super::Finish::Last => self.makespan,
+            super::Finish::Mean => self.mean_finish(),
+        }
+    }
+
     /// Writes the timeline as CSV: `rank,op,kind,peer,bytes,start,end` (times in seconds), one
     /// line per operation in operation order. Writes only the header when no timeline was kept.
     ///

@@ -121,8 +121,9 @@ fn the_mpich_table_is_what_the_fixture_gives() {
 }
 
 /// docs/ACCURACY.md, "Nodes of several ranks": OSU on 4 nodes of 2 ranks with Open MPI's default
-/// and the rules `export ompi-rules --ranks-per-node 2` wrote (`rules-nodes-4x2.rules`), 5
-/// repeats interleaved with the forced runs of `forced-4x2.csv`, the oracle.
+/// and the rules `export ompi-rules --ranks-per-node 2` wrote by the last rank's completion
+/// (`rules-nodes-4x2.rules`) and by the mean over ranks (`rules-nodes-mean-4x2.rules`), 5 repeats
+/// interleaved; the oracle from the forced runs of `forced-4x2.csv`.
 #[test]
 fn the_rules_on_nodes_table_is_what_the_fixtures_give() {
     let oracle = rows("tests/fixtures/nodes/forced-4x2.csv");
@@ -134,6 +135,6 @@ fn the_rules_on_nodes_table_is_what_the_fixtures_give() {
         1 << 20,
     )
     .unwrap();
-    assert_eq!(t.names, ["nodes"]);
+    assert_eq!(t.names, ["last", "mean"]);
     assert_eq!(t.markdown(), doc_block("tune_validation nodes"));
 }

@@ -2407,6 +2407,65 @@ fn a_model_files_nodes_section_is_the_platform() {
     assert!(e.contains("nodes.layout") && e.contains("--procs 7"), "{e}");
 }
 
+/// `select --finish mean` prices each algorithm on nodes by the mean of its ranks' completions:
+/// what `simulate` reports as the mean finish of the same schedule on the same platform, below
+/// the last rank's completion for a reduction (its leaves return after one send); without a
+/// platform the flag is refused, naming it.
+#[test]
+fn select_on_nodes_prices_the_finish_asked_for() {
+    let base = [
+        "reduce",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "8",
+        "--bytes",
+        "64K",
+        "--json",
+        "--ranks-per-node",
+        "2",
+        "--inter-preset",
+        "mpich2-tcp",
+    ];
+    let select = |finish: &str| {
+        ranked(&json(&ok(
+            &[&["select"], &base[..], &["--finish", finish]].concat()
+        )))
+    };
+    let (last, mean) = (select("last"), select("mean"));
+    assert_eq!(last.len(), mean.len());
+    for m in &mean {
+        let l = last.iter().find(|l| l.algorithm == m.algorithm).unwrap();
+        let run = json(&ok(&[
+            &["simulate"],
+            &base[..],
+            &["--algorithm", m.algorithm.as_str()],
+        ]
+        .concat()));
+        let simulated_mean = run["rank_finish"]["mean_seconds"].as_f64().unwrap();
+        let makespan = run["makespan_seconds"].as_f64().unwrap();
+        assert_relative_eq!(m.seconds, simulated_mean, max_relative = 1e-12);
+        assert_relative_eq!(l.seconds, makespan, max_relative = 1e-12);
+        assert!(m.seconds < l.seconds, "{}", m.algorithm);
+    }
+    let e = user_error(&[
+        "select",
+        "reduce",
+        "--preset",
+        "open-mpi-openib",
+        "--procs",
+        "8",
+        "--bytes",
+        "8",
+        "--finish",
+        "mean",
+    ]);
+    assert!(
+        e.contains("--finish mean") && e.contains("--ranks-per-node"),
+        "{e}"
+    );
+}
+
 /// `export ompi-rules` and `table` on nodes name, at each cell, the algorithm `select` ranks
 /// first on the same platform; other formats refuse `--ranks-per-node`; a communicator size
 /// the nodes cannot hold is an error naming `--procs`.

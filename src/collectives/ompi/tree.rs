@@ -235,7 +235,7 @@ impl Shape {
                 .map(|p| p.hops as f64 * hop + p.waits as f64 * wait)
                 .fold(0.0, f64::max),
             Self::Knomial { radix, processes } => knomial_arrival(radix, processes, hop, wait),
-            Self::InOrder { processes } => in_order_fan_in(processes, hop, wait, &mut Vec::new()),
+            Self::InOrder { processes } => in_order_fan_in(processes, hop, wait),
             Self::InOrderBinomial { processes } => in_order_binomial_fan_in(processes, hop, wait),
         }
     }
@@ -245,23 +245,43 @@ impl Shape {
 /// a reduction: the root `n - 1` has the left child `n - 2` over the `n - 1 - R` processes
 /// above the right subtree, and for `n >= 3` the right child `R - 1` over `R = ⌊n/2⌋`; it
 /// absorbs the left child first, so the left one waits for its sibling:
-/// `F(n) = max(F(n - 1 - R) + hop + [R > 0] wait, F(R) + hop)`, `F(1) = 0`. Subtree sizes
-/// halve, and each level holds at most a few distinct ones: `O(log n)` with `memo`.
-fn in_order_fan_in(n: u64, hop: f64, wait: f64, memo: &mut Vec<(u64, f64)>) -> f64 {
-    if n <= 1 {
-        return 0.0;
+/// `F(n) = max(F(n - 1 - R) + hop + [R > 0] wait, F(R) + hop)`, `F(1) = 0`.
+///
+/// The two subtrees of a subtree of `s >= 3` processes hold `⌈s/2⌉ - 1` and `⌊s/2⌋`: the sizes
+/// one level down from `{b, b + 1}` lie in `{⌈b/2⌉ - 1, ⌈b/2⌉}`. The walk goes down the bases
+/// `b` to a subtree of at most 3 processes and comes back up with `F(b)` and `F(b + 1)`: `O(log
+/// n)`, no allocation.
+fn in_order_fan_in(n: u64, hop: f64, wait: f64) -> f64 {
+    // F of subtrees of at most 3 processes: one child costs a hop, two a hop and a wait
+    let small = |s: u64| match s {
+        0 | 1 => 0.0,
+        2 => hop,
+        _ => hop + wait,
+    };
+    let mut bases = [0u64; 66];
+    bases[0] = n;
+    let mut depth = 0;
+    while bases[depth] > 2 && depth + 1 < bases.len() {
+        bases[depth + 1] = bases[depth].div_ceil(2) - 1;
+        depth += 1;
     }
-    if let Some(&(_, v)) = memo.iter().find(|(k, _)| *k == n) {
-        return v;
+    // (F(b), F(b + 1)) at the level walked back up to
+    let mut pair = (small(bases[depth]), small(bases[depth] + 1));
+    for d in (0..depth).rev() {
+        let below = bases[d + 1];
+        let at = |x: u64| if x == below { pair.0 } else { pair.1 };
+        let f = |s: u64| {
+            if s <= 3 {
+                return small(s);
+            }
+            let right = s / 2;
+            let left = s - 1 - right;
+            (at(left) + hop + wait).max(at(right) + hop)
+        };
+        // `b + 1` saturates at `u64::MAX`, where only `F(b)` is asked for
+        pair = (f(bases[d]), f(bases[d].saturating_add(1)));
     }
-    let right = if n >= 3 { n / 2 } else { 0 };
-    let left = n - 1 - right;
-    let mut v = in_order_fan_in(left, hop, wait, memo) + hop;
-    if right > 0 {
-        v = (v + wait).max(in_order_fan_in(right, hop, wait, memo) + hop);
-    }
-    memo.push((n, v));
-    v
+    pair.0
 }
 
 /// The slowest contribution to the root of Open MPI's in-order binomial tree of `n`
@@ -673,6 +693,12 @@ mod tests {
             let root = kids(p - 1).len() as u64;
             let inner = (0..p - 1).map(|v| kids(v).len() as u64).max().unwrap_or(0);
             assert_eq!(Shape::in_order_fan_in(p).fanouts(), (root, inner), "p {p}");
+        }
+        // `2^k - 1` processes: two subtrees of `2^(k-1) - 1` under the root, `k - 1` hops deep
+        for k in [20u32, 40, 64] {
+            let p = u64::MAX >> (64 - k);
+            let closed = Shape::in_order_fan_in(p).first_arrival(1.0, 0.0);
+            assert!((closed - f64::from(k - 1)).abs() < 1e-12, "k {k}: {closed}");
         }
     }
 

@@ -44,8 +44,21 @@ pub(super) fn binomial_down(w: &mut Steps<'_>, r: u64, p: u64, bytes: impl Fn(u6
     }
 }
 
-/// Binomial tree upwards (gather, reduce): receive from each child, smallest subtree first,
-/// each receive followed by `op(m)` when `reduce`; then send to the parent.
+/// The children of `v` in the in-order binomial tree of `p` ranks rooted at rank 0 (Open MPI's
+/// `ompi_coll_base_topo_build_in_order_bmtree`; the textbook gather's and reduce's tree): `v +
+/// 2^j` below `p` for every `2^j` under `v`'s lowest set bit (every `2^j < p` for the root),
+/// smallest subtree first.
+pub(super) fn in_order_binomial_children(v: u64, p: u64) -> impl Iterator<Item = u64> {
+    let top = if v == 0 { p } else { lowbit(v) };
+    (0..u64::BITS)
+        .map(|j| 1u64 << j)
+        .take_while(move |&mask| mask < top)
+        .filter_map(move |mask| v.checked_add(mask).filter(|&child| child < p))
+}
+
+/// Binomial tree upwards (gather, reduce): receive from each child
+/// ([`in_order_binomial_children`], smallest subtree first), each receive followed by `op(m)`
+/// when `reduce`; then send to the parent.
 pub(super) fn binomial_up(
     w: &mut Steps<'_>,
     r: u64,
@@ -53,22 +66,12 @@ pub(super) fn binomial_up(
     bytes: impl Fn(u64) -> u64,
     reduce: bool,
 ) {
-    let top = if r == 0 {
-        1u64 << ceil_log2(p)
-    } else {
-        lowbit(r)
-    };
-    let mut mask = 1;
-    while mask < top {
-        let child = r + mask;
-        if child < p {
-            w.recv_step(child, 0, bytes(child));
-            if reduce {
-                let m = w.m();
-                w.op(m);
-            }
+    for child in in_order_binomial_children(r, p) {
+        w.recv_step(child, 0, bytes(child));
+        if reduce {
+            let m = w.m();
+            w.op(m);
         }
-        mask <<= 1;
     }
     if r > 0 {
         w.send_step(r - lowbit(r), 0, bytes(r));

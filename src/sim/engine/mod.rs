@@ -843,6 +843,7 @@ mod tests {
             cores: Some(2),
             link_burst: Some(9000),
             ack_behind_sends: true,
+            finish: crate::sim::Finish::Mean,
         };
         let mut simulator = Simulator::new();
         for round in 0..2 {

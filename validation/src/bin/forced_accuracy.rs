@@ -194,22 +194,22 @@ fn report(
             .ok_or("--han needs --intra-model and --ranks-per-node")?;
         let cells = price_han(&rows, model, pricing, nodes)?;
         if list {
-            println!(
-                "collective,procs,bytes,han_us,pred_han_us,default_us,pred_default_us,verdict"
+            print_csv(
+                "collective,procs,bytes,han_us,pred_han_us,default_us,pred_default_us,verdict",
+                cells.iter().map(|c| {
+                    format!(
+                        "{},{},{},{:.2},{:.2},{:.2},{:.2},{:?}",
+                        c.collective.name(),
+                        c.procs,
+                        c.bytes,
+                        c.han * 1e6,
+                        c.predicted_han * 1e6,
+                        c.default * 1e6,
+                        c.predicted_default * 1e6,
+                        c.verdict
+                    )
+                }),
             );
-            for c in &cells {
-                println!(
-                    "{},{},{},{:.2},{:.2},{:.2},{:.2},{:?}",
-                    c.collective.name(),
-                    c.procs,
-                    c.bytes,
-                    c.han * 1e6,
-                    c.predicted_han * 1e6,
-                    c.default * 1e6,
-                    c.predicted_default * 1e6,
-                    c.verdict
-                );
-            }
             return Ok(());
         }
         let procs = cells.first().map_or(0, |c| c.procs);
@@ -223,24 +223,34 @@ fn report(
     }
     let priced = price_on(&rows, model, pricing, nodes.as_ref())?;
     if list {
-        println!("collective,procs,id,segsize,bytes,avg_us,pred_avg_us,max_us,pred_max_us,spread");
-        for p in &priced {
-            println!(
-                "{},{},{},{},{},{:.2},{:.2},{:.2},{:.2},{:.3}",
-                p.collective.name(),
-                p.procs,
-                p.id,
-                p.segsize,
-                p.bytes,
-                p.avg * 1e6,
-                p.predicted_avg * 1e6,
-                p.max * 1e6,
-                p.predicted_max * 1e6,
-                p.spread
-            );
-        }
+        print_csv(
+            "collective,procs,id,segsize,bytes,avg_us,pred_avg_us,max_us,pred_max_us,spread",
+            priced.iter().map(|p| {
+                format!(
+                    "{},{},{},{},{},{:.2},{:.2},{:.2},{:.2},{:.3}",
+                    p.collective.name(),
+                    p.procs,
+                    p.id,
+                    p.segsize,
+                    p.bytes,
+                    p.avg * 1e6,
+                    p.predicted_avg * 1e6,
+                    p.max * 1e6,
+                    p.predicted_max * 1e6,
+                    p.spread
+                )
+            }),
+        );
     } else {
         print!("{}", markdown(&priced));
     }
     Ok(())
+}
+
+/// `--list`: a CSV header, then one line per cell.
+fn print_csv(header: &str, lines: impl Iterator<Item = String>) {
+    println!("{header}");
+    for line in lines {
+        println!("{line}");
+    }
 }

@@ -104,15 +104,7 @@ impl Tree {
     /// root), smallest subtree first, so that a subtree holds consecutive ranks.
     pub(super) fn in_order_binomial(p: u64) -> Self {
         Self::from_children(p, 0, |v| {
-            let mut out = Vec::new();
-            let mut mask = 1u64;
-            while mask < p && (v == 0 || mask < (v & v.wrapping_neg())) {
-                if v + mask < p {
-                    out.push(v + mask);
-                }
-                mask <<= 1;
-            }
-            out
+            super::super::shapes::in_order_binomial_children(v, p).collect()
         })
     }
 
