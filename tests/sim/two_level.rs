@@ -162,3 +162,40 @@ fn a_node_map_of_another_size_is_an_error_naming_it() {
         "{e}"
     );
 }
+
+/// A rendezvous message over a node's shared link holds the link from when its data leaves,
+/// not from its send: Open MPI's linear reduce on 2 nodes of 2 ranks, root 0 receiving rank
+/// 3's block first and rank 2's after it (both on node 1, both sending at time 0). Rank 3's data
+/// leaves at once (its receive is posted) and arrives after `T = p2p(m)`; rank 2's request
+/// waits until the root posts its receive at `T` (its data has not held the link meanwhile),
+/// then crosses in `T`: `2 T`. Held from the sends, rank 2's send (first in rank order) would
+/// keep the link for its interval while its receive is not even posted: `I + 2 T`.
+#[test]
+fn a_rendezvous_message_holds_a_shared_link_from_when_its_data_leaves() {
+    let intra = LogGP::new(0.3e-6, 0.2e-6, 0.1e-6, 0.05e-9).unwrap();
+    let inter = LogGP::new(10e-6, 1e-6, 2e-6, 1e-9).unwrap();
+    let bytes = 1_000_000;
+    let t = inter.p2p(&Message::contiguous(bytes));
+    let nodes = NodeMap::block(2, 2).unwrap();
+    let mut b = ScheduleBuilder::new(4);
+    b.send(2, 0, 0, bytes);
+    b.send(3, 0, 0, bytes);
+    let first = b.recv(0, 3, 0, bytes);
+    let second = b.recv(0, 2, 0, bytes);
+    b.requires(second, first);
+    let schedule = b.build().unwrap();
+    let platform = TwoLevel {
+        nodes: &nodes,
+        inter: &inter,
+        inter_rendezvous_above: Some(65536),
+    };
+    let run = Simulator::new()
+        .simulate_two_level(&schedule, &intra, platform, &SimOptions::default())
+        .unwrap();
+    assert!(
+        (run.makespan - 2.0 * t).abs() < 1e-12,
+        "{} against {}",
+        run.makespan,
+        2.0 * t
+    );
+}

@@ -382,6 +382,29 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
         (leaves - asked, leaves + h)
     }
 
+    /// The data of rendezvous send `op` (message class `class`, quantity offset included) over
+    /// a node's shared sending link `nic` (`nic >= P`), free to leave at `go`: it leaves once the
+    /// link is free, holds it for its send interval (less the link's token-bucket credit then)
+    /// and arrives a flight later. Returns when it leaves and when it arrives.
+    fn depart(&mut self, nic: usize, class: usize, op: usize, go: f64) -> (f64, f64) {
+        let q = self.q[class];
+        let free = self.ranks[nic].nic_send_free;
+        let at = go.max(free);
+        let mut saved = 0.0;
+        if self.burst > 0.0 {
+            let (left, save) = self.credit(class, free, self.credits[nic].0, at);
+            saved = save;
+            self.credits[nic].0 = left;
+        }
+        let busy_until = at + q.send_interval - saved;
+        self.ranks[nic].nic_send_free = busy_until;
+        self.wake_next(2 * (nic - self.p), busy_until, |h| h.nic_send);
+        if !self.holders.is_empty() {
+            self.holders[nic].nic_send = op as u32;
+        }
+        (at, at + (q.p2p - q.recv_overhead - saved).max(0.0))
+    }
+
     fn ready(&mut self, op: usize, t: f64) {
         let (x, r, partner) = self.l.describe(op);
         let (r, partner) = (r as usize, partner as usize);
@@ -402,26 +425,41 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
                 self.node[op].start = s;
                 let overhead_end = s + q.send_overhead + self.cpu_noise(op, 0);
                 self.hold_cpu(r, overhead_end);
+                // a rendezvous message over a node's shared link holds the link when its data
+                // leaves, after the handshake ([`depart`](Self::depart)): the request is a byte
+                let deferred = PLATFORM
+                    && nic >= self.p
+                    && self.rendezvous[class]
+                    && self.shared_link[nic - self.p];
                 let mut saved = 0.0;
-                if PLATFORM && self.burst > 0.0 {
+                if deferred {
+                    // the request has passed: the next send waiting for the link may go
+                    let free = self.ranks[nic].nic_send_free.max(s);
+                    self.wake_next(2 * (nic - self.p), free, |h| h.nic_send);
+                    if !self.holders.is_empty() {
+                        self.holders[r].cpu = op as u32;
+                    }
+                } else if PLATFORM && self.burst > 0.0 {
                     let (left, save) =
                         self.credit(class, self.ranks[nic].nic_send_free, self.credits[nic].0, s);
                     saved = save;
                     self.credits[nic].0 = left;
                 }
-                self.ranks[nic].nic_send_free = s + q.send_interval - saved;
-                if PLATFORM && nic >= self.p {
-                    let w = 2 * (nic - self.p);
-                    self.wake_next(w, s + q.send_interval - saved, |h| h.nic_send);
-                }
-                if PLATFORM && self.ack.is_some() {
-                    // (a send that started later than its place in the queue)
-                    let b = &mut self.backlog[nic];
-                    *b = b.max(s + q.send_interval - saved);
-                }
-                if !self.holders.is_empty() {
-                    self.holders[r].cpu = op as u32;
-                    self.holders[nic].nic_send = op as u32;
+                if !deferred {
+                    self.ranks[nic].nic_send_free = s + q.send_interval - saved;
+                    if PLATFORM && nic >= self.p {
+                        let w = 2 * (nic - self.p);
+                        self.wake_next(w, s + q.send_interval - saved, |h| h.nic_send);
+                    }
+                    if PLATFORM && self.ack.is_some() {
+                        // (a send that started later than its place in the queue)
+                        let b = &mut self.backlog[nic];
+                        *b = b.max(s + q.send_interval - saved);
+                    }
+                    if !self.holders.is_empty() {
+                        self.holders[r].cpu = op as u32;
+                        self.holders[nic].nic_send = op as u32;
+                    }
                 }
                 self.satisfy(op, s, true);
                 let flight = (q.p2p - q.recv_overhead - saved).max(0.0);
@@ -434,12 +472,23 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
                             let (receiver_nic, _) = self.route(receiver, op);
                             let (delay, ack) = self.handshake_of(receiver_nic, s, posted, h);
                             go += delay;
-                            self.push(go + flight, partner as u32, EV_ARRIVE);
+                            let (leaves, arrival) = if deferred {
+                                self.depart(nic, class, op, go)
+                            } else {
+                                (go, go + flight)
+                            };
+                            self.push(arrival, partner as u32, EV_ARRIVE);
                             if self.handshake.is_some() {
-                                self.complete(op, r, overhead_end.max(ack));
+                                // (handed to the transport once its data may leave)
+                                self.complete(op, r, overhead_end.max(ack).max(leaves));
                             }
                         } else {
-                            self.push(go + flight, partner as u32, EV_ARRIVE);
+                            let arrival = if deferred {
+                                self.depart(nic, class, op, go).1
+                            } else {
+                                go + flight
+                            };
+                            self.push(arrival, partner as u32, EV_ARRIVE);
                         }
                     } else {
                         self.node[op].state |= WAITING;
@@ -468,17 +517,26 @@ impl<'a, L: Layout, const PLATFORM: bool> Engine<'a, L, PLATFORM> {
                         go += delay;
                         ack = Some(at);
                     }
-                    self.push(
-                        go + (q.p2p - q.recv_overhead).max(0.0),
-                        op as u32,
-                        EV_ARRIVE,
-                    );
+                    let sender_nic = self.route(self.l.rank(partner) as usize, op).0;
+                    let (leaves, arrival) = if PLATFORM
+                        && sender_nic >= self.p
+                        && self.shared_link[sender_nic - self.p]
+                    {
+                        self.depart(sender_nic, class, partner, go)
+                    } else {
+                        (go, go + (q.p2p - q.recv_overhead).max(0.0))
+                    };
+                    self.push(arrival, op as u32, EV_ARRIVE);
                     if PLATFORM
                         && self.handshake.is_some()
                         && let Some(at) = ack
                     {
                         let sender = self.l.rank(partner) as usize;
-                        self.complete(partner, sender, (sent + q.send_overhead).max(at));
+                        self.complete(
+                            partner,
+                            sender,
+                            (sent + q.send_overhead).max(at).max(leaves),
+                        );
                     }
                 }
                 if self.node[op].state & ARRIVED != 0 {

@@ -201,6 +201,11 @@ struct Engine<'a, L: Layout, const PLATFORM: bool> {
     /// Per node NIC and direction (`2 (nic - p) + 0` sending, `+ 1` receiving), the operations
     /// waiting for it, by operation order, and whether one of them is due to try again.
     nic_waiters: Vec<NicWaiters>,
+    /// Per node (two-level platform): whether several ranks share its link. A rendezvous
+    /// message over such a link holds it only from when its data leaves
+    /// ([`depart`](Self::depart)); a rank alone on its node holds its link from the send on, as
+    /// on a flat network.
+    shared_link: Vec<bool>,
     noise: Option<Noise>,
     queue: RadixQueue,
     now_ready: std::collections::VecDeque<u32>,
@@ -496,6 +501,14 @@ fn run_engine<L: Layout, const PLATFORM: bool>(
         w.ranks.len().saturating_sub(schedule.ranks() as usize)
     };
     let nic_waiters = vec![(std::collections::BinaryHeap::new(), false); 2 * node_nics];
+    // the nodes whose link several ranks share
+    let mut ranks_on = vec![0u32; node_nics];
+    for &n in &w.node_of {
+        if let Some(c) = ranks_on.get_mut(n as usize) {
+            *c = c.saturating_add(1);
+        }
+    }
+    let shared_link: Vec<bool> = ranks_on.iter().map(|&c| c > 1).collect();
     let mut engine = Engine::<L, PLATFORM> {
         q: std::mem::take(&mut w.q),
         rendezvous: std::mem::take(&mut w.rendezvous),
@@ -512,6 +525,7 @@ fn run_engine<L: Layout, const PLATFORM: bool>(
         inter_off: w.inter_off,
         h_inter: w.h_inter,
         nic_waiters,
+        shared_link,
         noise: options.noise,
         queue: std::mem::take(&mut w.queue),
         now_ready: std::mem::take(&mut w.now_ready),
